@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring - the command: dispatches to one subcommand per file in cli/. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/common.h>
+
+#include "cli.h"
+
+struct pfr_cmd {
+	const char *name;
+	pfr_cmd_fn *fn;
+	const char *summary;
+};
+
+static const struct pfr_cmd *cmds(void)
+{
+	static struct pfr_cmd table[7];
+
+	if (!table[0].name) {
+		const struct pfr_cmd all[] = {
+			{ "info", pfr_cmd_info,
+			  "version, target, barrier backend and instructions" },
+			{ "stress", pfr_cmd_stress,
+			  "verified writer/reader run over a ring" },
+			{ "record", pfr_cmd_record,
+			  "record the kernel's perf ring into perf.data" },
+			{ "script", pfr_cmd_script,
+			  "print the records of a perf.data file" },
+			{ "litmus", pfr_cmd_litmus,
+			  "run litmus tests of the barriers on this CPU" },
+			{ "bench", pfr_cmd_bench,
+			  "benchmark the ring against peers and limits" },
+		};
+		size_t n = 0;
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			if (all[i].fn)
+				table[n++] = all[i];
+	}
+	return table;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: perfring [--version] [--help] <command> [<args>]\n\n"
+		   "commands:\n");
+	for (const struct pfr_cmd *c = cmds(); c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\n'perfring <command> --help' describes a command.\n");
+}
+
+int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perfring%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'perfring%s%s --help'.\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return PFR_EXIT_USAGE;
+}
+
+void pfr_cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int pfr_cli_parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v, mul = 1;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	if (!strcmp(end, "k") || !strcmp(end, "K"))
+		mul = 1000ULL;
+	else if (!strcmp(end, "M"))
+		mul = 1000000ULL;
+	else if (!strcmp(end, "G"))
+		mul = 1000000000ULL;
+	else if (!strcmp(end, "Ki"))
+		mul = 1ULL << 10;
+	else if (!strcmp(end, "Mi"))
+		mul = 1ULL << 20;
+	else if (!strcmp(end, "Gi"))
+		mul = 1ULL << 30;
+	else if (*end)
+		return -1;
+	if (v && mul > ~0ULL / v)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+void pfr_cli_progress(const char *what, double fraction, int done)
+{
+	static time_t last;
+	time_t now = time(NULL);
+	int tty = isatty(STDERR_FILENO);
+
+	if (!done && !tty && now == last)
+		return;
+	if (!done && tty == 0 && last == 0) {
+		last = now;
+		return;
+	}
+	last = now;
+	fprintf(stderr, "%s%s: %3.0f%%%s", tty ? "\r" : "", what,
+		fraction * 100.0, (done || !tty) ? "\n" : "");
+	fflush(stderr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return PFR_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0) {
+			char *av[] = { argv[2], (char *)"--help", NULL };
+
+			for (const struct pfr_cmd *c = cmds(); c->name; c++)
+				if (!strcmp(c->name, argv[2]))
+					return c->fn(2, av);
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("perfring %s\n", pfr_version());
+		return 0;
+	}
+	for (const struct pfr_cmd *c = cmds(); c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		return pfr_cli_usage_error(NULL, "unknown option '%s'", argv[1]);
+	return pfr_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/barrier.h> - the kernel's barrier vocabulary for user space.
+ *
+ * This dispatch header picks one backend from the compiler's target macros,
+ * then <perfring/arch/generic.h> supplies every name the backend left out.
+ *
+ *   pfr_barrier()                  compiler barrier, no instruction
+ *   PFR_READ_ONCE(x)               one untorn load of a 1/2/4/8-byte scalar
+ *   PFR_WRITE_ONCE(x, v)           one untorn store of a 1/2/4/8-byte scalar
+ *   pfr_smp_mb()                   orders everything before everything
+ *   pfr_smp_rmb()                  orders loads before later loads
+ *   pfr_smp_wmb()                  orders stores before later stores
+ *   pfr_smp_tmb()                  the TSO barrier: R->R, R->W, W->W, not W->R
+ *   pfr_smp_load_acquire(p)        load *p; later accesses stay after it
+ *   pfr_smp_store_release(p, v)    earlier accesses stay before the store
+ *   pfr_smp_acquire__after_ctrl_dep()  upgrades a control dependency on an
+ *                                  earlier load to acquire ordering
+ *   pfr_cpu_relax()                spin-loop hint
+ *   PFR_BARRIER_BACKEND            the backend's name, a string literal
+ *
+ * Backends: x86-64, aarch64, armv7, ppc64 (LE and BE), s390x, riscv64, and
+ * C11 __atomic for any other target, when PFR_FORCE_C11 is defined, and
+ * under ThreadSanitizer (which does not see inline assembly).
+ *
+ * Every macro evaluates its pointer argument once.  The acquire/release and
+ * ONCE macros accept integer, enum and pointer objects of 1, 2, 4 or 8 bytes.
+ */
+#ifndef PERFRING_BARRIER_H
+#define PERFRING_BARRIER_H
+
+#include <stdint.h>
+
+#define PFR__BARRIER_INSIDE 1
+
+#if defined(__SANITIZE_THREAD__)
+#define PFR__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PFR__TSAN 1
+#endif
+#endif
+
+/*
+ * Strips const and volatile from the type of a scalar expression: a cast
+ * yields an unqualified rvalue in both C and C++.
+ */
+#define pfr__unqual_typeof(x) __typeof__((__typeof__(x))0)
+
+#if defined(PFR_FORCE_C11) || defined(PFR__TSAN) || defined(__clang_analyzer__)
+#include "arch/c11.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64.h"
+#elif defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7
+#include "arch/armv7.h"
+#elif defined(__powerpc64__)
+#include "arch/ppc64.h"
+#elif defined(__s390x__)
+#include "arch/s390x.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "arch/riscv64.h"
+#else
+#include "arch/c11.h"
+#endif
+
+#include "arch/generic.h"
+
+#undef PFR__BARRIER_INSIDE
+
+#endif /* PERFRING_BARRIER_H */

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs every Debian package perfring's build, tests and benchmarks use:
+# the seven-target cross toolchains and qemu-user, Relacy, the benchmark
+# peers, linux-perf, gnuplot, the fuzzers and clang's sanitizer runtimes.
+# Run as root (or through sudo) on Debian 12.  Safe to run again.
+set -eu
+pkgs=(
+	build-essential pkg-config clang clang-format libclang-rt-14-dev
+	binutils-multiarch qemu-user
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
+	gcc-s390x-linux-gnu libc6-dev-s390x-cross
+	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+	relacy-dev afl++ linux-perf gnuplot-nox
+	libdpdk-dev libck-dev libboost-dev libatomic-queue-dev
+	valgrind bc
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+	--no-install-recommends "${missing[@]}"

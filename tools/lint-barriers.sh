@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Fails on any barrier, acquire, release or fence without a comment naming
+# its partner or purpose, as the kernel's checkpatch does for smp_*().
+# The comment goes on the same line or ends on the line just before, and
+# contains "pairs with", "matches" or "purpose:".
+# Usage: lint-barriers.sh [FILE...]   (default: the project's sources)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+if [ $# -eq 0 ]; then
+	set -- $(ls src/*.[ch] cli/*.[ch] include/perfring/*.h bench/*.[ch] \
+		bench/*.cc tests/*/*.[ch] tests/*/*.cc 2>/dev/null |
+		grep -v -e '^include/perfring/barrier.h$' \
+			-e '^include/perfring/linux-compat.h$')
+fi
+awk '
+function labelled(s) { return s ~ /pairs with|matches|purpose:/ }
+FNR == 1 { prev = ""; incomment = 0; block = "" }
+{
+	line = $0
+	# Track the text of the comment block that ends on the previous line.
+	if (line ~ /pfr_smp_(mb|rmb|wmb|tmb|load_acquire|store_release|acquire__after_ctrl_dep)[ \t]*\(|pfr__fence_(acquire|release)[ \t]*\(|__atomic_thread_fence[ \t]*\(|__ATOMIC_(ACQUIRE|RELEASE|ACQ_REL|SEQ_CST)/ &&
+	    line !~ /^[ \t]*#[ \t]*define/ && line !~ /^[ \t]*(\*|\/\*|\/\/)/) {
+		if (!labelled(line) && !labelled(block)) {
+			printf "%s:%d: barrier without a pairing or purpose comment:\n\t%s\n", FILENAME, FNR, line
+			bad++
+		}
+	}
+	if (line ~ /\/\*/ || incomment) {
+		if (line ~ /^[ \t]*\/\*/ && !incomment)
+			block = ""
+		block = block " " line
+		incomment = (line !~ /\*\//)
+	} else if (line ~ /\/\//) {
+		block = line
+	} else if (line !~ /^[ \t]*$/) {
+		block = ""
+	}
+	# a code line with a trailing comment is its own label; do not carry it
+	if (line !~ /^[ \t]*(\/\*|\*|\/\/)/ && !incomment)
+		block = (line ~ /^[ \t]*$/) ? block : ""
+}
+END { if (bad) { printf "%d unlabelled barrier(s)\n", bad; exit 1 } }
+' "$@"
