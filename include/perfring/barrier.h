@@ -42,10 +42,16 @@
 #endif
 
 /*
- * Strips const and volatile from the type of a scalar expression: a cast
- * yields an unqualified rvalue in both C and C++.
+ * Strips const and volatile from the type of a scalar expression: in C a
+ * cast yields an unqualified rvalue; C++ has the type traits for it.
  */
+#ifdef __cplusplus
+#include <type_traits>
+#define pfr__unqual_typeof(x)                                                  \
+	std::remove_cv<std::remove_reference<decltype(x)>::type>::type
+#else
 #define pfr__unqual_typeof(x) __typeof__((__typeof__(x))0)
+#endif
 
 #if defined(PFR_FORCE_C11) || defined(PFR__TSAN) || defined(__clang_analyzer__)
 #include "arch/c11.h"

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/ring-proto.h> - the ring protocol, one source instantiated once
+ * per ordering (FULL, ACQREL, CTRLDEP) as pfr__<fn>_<ordering>().  Included
+ * by <perfring/ring.h>; not for direct use.
+ *
+ *        WRITER                                READER
+ *   tail = LOAD(->tail)                  head = LOAD(->head)
+ *   (A)                                  (C)
+ *   if (space) STORE records             LOAD records up to head
+ *   (B)                                  (D)
+ *   STORE(->head, new head)              STORE(->tail, new tail)
+ *
+ * A pairs with D: the reader's loads of a record happen before its store of
+ * the tail that frees it (D), and the writer's load of that tail happens
+ * before its stores into the freed space (A); without either, the writer
+ * can overwrite a record the reader is still reading (load buffering).
+ * B pairs with C: the writer's stores of a record happen before its store
+ * of head (B), and the reader's load of head happens before its loads of
+ * the record (C); without either, the reader sees a new head and stale
+ * record bytes (message passing).
+ *
+ *   ordering   A                          B                C             D
+ *   FULL       READ_ONCE; smp_mb          smp_wmb; WRITE   READ; rmb     mb; WRITE
+ *   ACQREL     load_acquire               store_release    load_acquire  store_release
+ *   CTRLDEP    READ_ONCE; if (space)      store_release    load_acquire  store_release
+ *              smp_acquire__after_ctrl_dep()
+ *
+ * smp_rmb cannot serve as A, nor smp_wmb as D: neither orders an earlier
+ * load before a later store.  CTRLDEP keeps the kernel writer's shape (the
+ * branch on the loaded tail) but does not rely on the branch alone: C11 and
+ * the Linux-kernel memory model ignore control dependencies before plain
+ * stores (the record is written with memcpy), so the taken branch ends with
+ * smp_acquire__after_ctrl_dep(), which makes it an acquire.  A runs only
+ * when the writer's cached tail shows too little space, so its cost is
+ * paid once per ring-full of data, not per record.
+ *
+ * Blocking wake-up is separate from A-D and is the store-buffering shape:
+ * each side stores its own word (head, or "reader asleep") and then loads
+ * the other's; only smp_mb() orders a store before a later load, on every
+ * architecture including x86.  It lives in src/ring.c and publish below.
+ */
+#ifndef PERFRING_RING_H
+#error "include <perfring/ring.h>, not <perfring/ring-proto.h>"
+#endif
+
+#ifndef PFR__PROTO_ORD
+/* ---- first inclusion: the ordering-independent helpers, then the three
+ * instantiations ---- */
+
+/* Where a record of `size` bytes starting at free-running *pos lands: at
+ * *pos, or at the start of the data area after a PAD record if it would
+ * straddle the end.  Advances *pos past it; returns its start. */
+static inline uint64_t pfr__place(uint64_t *pos, uint64_t size, uint64_t mask)
+{
+	uint64_t start = *pos;
+	uint64_t room = mask + 1 - (start & mask);
+
+	if (size > room)
+		start += room;
+	*pos = start + size;
+	return start;
+}
+
+/* The wake-up condition, the same on both sides. */
+static inline int pfr__wake_met(uint64_t bytes, uint64_t records,
+				uint32_t wake_bytes, uint32_t wake_records)
+{
+	return bytes >= (wake_bytes ? wake_bytes : 1) ||
+	       (wake_records && records >= wake_records);
+}
+
+/* Copies n bytes (a multiple of 8) out of shared memory with untorn 8-byte
+ * loads; used where a hostile or concurrent writer may change them. */
+static inline void pfr__copy_out(void *dst, const unsigned char *src,
+				 uint64_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+
+	for (uint64_t i = 0; i < n; i += 8) {
+		uint64_t v = PFR_READ_ONCE(*(const uint64_t *)(src + i));
+
+		memcpy(d + i, &v, 8);
+	}
+}
+
+#define PFR__PROTO_ORD 0
+#define PFR__FN(name) pfr__##name##_full
+#include <perfring/ring-proto.h>
+#undef PFR__FN
+#undef PFR__PROTO_ORD
+
+#define PFR__PROTO_ORD 1
+#define PFR__FN(name) pfr__##name##_acqrel
+#include <perfring/ring-proto.h>
+#undef PFR__FN
+#undef PFR__PROTO_ORD
+
+#define PFR__PROTO_ORD 2
+#define PFR__FN(name) pfr__##name##_ctrldep
+#include <perfring/ring-proto.h>
+#undef PFR__FN
+#undef PFR__PROTO_ORD
+
+/* Dispatch on the ring's ordering.  The branch is perfectly predicted; the
+ * functions it selects are the instantiations above. */
+#define PFR__DISPATCH(ord, fn, ...)                                            \
+	((ord) == PFR_ORDER_ACQREL    ? pfr__##fn##_acqrel(__VA_ARGS__)        \
+	 : (ord) == PFR_ORDER_CTRLDEP ? pfr__##fn##_ctrldep(__VA_ARGS__)       \
+				      : pfr__##fn##_full(__VA_ARGS__))
+
+/* Loads the reader's tail with this ring's A ordering and returns the free
+ * space, or 0 when tail is hostile (ahead of head or more than a ring
+ * behind it). */
+static inline uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
+{
+	return PFR__DISPATCH(w->ordering, space, w, need);
+}
+
+static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
+				     size_t len, void **payload)
+{
+	uint64_t size = ((uint64_t)len + sizeof(struct pfr_record_header) + 7) &
+			~(uint64_t)7;
+	uint64_t off = w->head & w->mask;
+
+	if (__builtin_expect(len > w->max_record, 0))
+		return -PFR_E_INVAL;
+	/* Fast path: nothing lost to report, no wrap, and the cached tail
+	 * already shows room.  head - tail_cache <= data size always, so
+	 * the unsigned sum cannot wrap. */
+	if (__builtin_expect(w->lost == 0 && off + size <= w->mask + 1 &&
+				     w->head + size - w->tail_cache <=
+					     w->mask + 1 &&
+				     w->policy != PFR_POLICY_OVERWRITE &&
+				     size <= w->max_record,
+			     1)) {
+		w->res_pos = w->head;
+		w->res_size = (uint32_t)size;
+		w->res_type = type;
+		*payload = w->data + off + sizeof(struct pfr_record_header);
+		return 0;
+	}
+	if (size > w->max_record)
+		return -PFR_E_INVAL;
+	w->res_type = type;
+	{
+		int err = pfr__writer_reserve_slow(w, (uint32_t)size);
+
+		if (err)
+			return err;
+	}
+	*payload = w->data + (w->res_pos & w->mask) +
+		   sizeof(struct pfr_record_header);
+	return 0;
+}
+
+static inline void pfr_writer_commit_deferred(struct pfr_writer *w)
+{
+	struct pfr_record_header h;
+
+	if (!w->res_size)
+		return;
+	h.type = w->res_type;
+	h.misc = 0;
+	h.size = (uint16_t)w->res_size;
+	memcpy(w->data + (w->res_pos & w->mask), &h, sizeof(h));
+	w->head = w->res_pos + w->res_size;
+	w->records++;
+	w->res_size = 0;
+}
+
+static inline void pfr_writer_publish(struct pfr_writer *w)
+{
+	if (w->head == w->published)
+		return;
+	PFR__DISPATCH(w->ordering, publish, w);
+	w->published = w->head;
+	if (w->wait_flag) {
+		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+		 * pfr_reader_wait(): head store before reader_waiting load */
+		pfr_smp_mb();
+		if (PFR_READ_ONCE(w->ctl->reader_waiting))
+			pfr__writer_wake_reader(w);
+	}
+}
+
+static inline void pfr_writer_commit(struct pfr_writer *w)
+{
+	pfr_writer_commit_deferred(w);
+	pfr_writer_publish(w);
+}
+
+static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
+				   const void *buf, size_t len)
+{
+	void *p;
+	int err = pfr_writer_reserve(w, type, len, &p);
+
+	if (err)
+		return err;
+	memcpy(p, buf, len);
+	pfr_writer_commit(w);
+	return 0;
+}
+
+static inline int64_t pfr_reader_begin(struct pfr_reader *r)
+{
+	return PFR__DISPATCH(r->ordering, begin, r);
+}
+
+static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
+{
+	for (;;) {
+		uint64_t avail = r->head - r->tail;
+		uint64_t off = r->tail & r->mask;
+		struct pfr_record_header h;
+
+		if (!avail)
+			return 0;
+		/* The header is read once into a private copy; everything
+		 * below uses the copy (no double fetch).  tail is 8-aligned
+		 * and the data area a power of two >= 8, so the header never
+		 * straddles the end. */
+		{
+			uint64_t raw = PFR_READ_ONCE(
+				*(const uint64_t *)(r->data + off));
+
+			memcpy(&h, &raw, sizeof(h));
+		}
+		if (h.size == 0)
+			return -PFR_E_RECSIZE_ZERO;
+		if (h.size & 7)
+			return -PFR_E_RECSIZE_ALIGN;
+		if (h.size > avail)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		rec->hdr = h;
+		rec->pos = r->tail;
+		rec->len = h.size - (uint32_t)sizeof(h);
+		if (off + h.size <= r->mask + 1) {
+			rec->payload = r->data + off + sizeof(h);
+		} else {
+			/* Straddles the end (kernel rings): copy out in two
+			 * pieces, both within the data area. */
+			uint64_t first = r->mask + 1 - off;
+
+			memcpy(r->scratch, &h, sizeof(h));
+			pfr__copy_out(r->scratch + sizeof(h),
+				      r->data + off + sizeof(h),
+				      first - sizeof(h));
+			pfr__copy_out(r->scratch + first, r->data,
+				      h.size - first);
+			rec->payload = r->scratch + sizeof(h);
+		}
+		r->tail += h.size;
+		if (h.type == PFR_RECORD_PAD &&
+		    (r->flags & PFR_READER_SKIP_PAD))
+			continue;
+		return 1;
+	}
+}
+
+/* Internal reader flag: the ring's writer may sleep waiting for space. */
+#define PFR__READER_WAKE_WRITER 0x100u
+PFR_API void pfr__reader_wake_writer(struct pfr_reader *r);
+
+static inline void pfr_reader_end(struct pfr_reader *r)
+{
+	if (r->tail == r->published)
+		return;
+	PFR__DISPATCH(r->ordering, end, r);
+	r->published = r->tail;
+	if (r->flags & PFR__READER_WAKE_WRITER) {
+		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+		 * the BLOCK wait of pfr__writer_reserve_slow(): tail store
+		 * before writer_waiting load */
+		pfr_smp_mb();
+		if (PFR_READ_ONCE(r->ctl->writer_waiting))
+			pfr__reader_wake_writer(r);
+	}
+}
+
+#else /* PFR__PROTO_ORD: one instantiation */
+
+/*
+ * A: load the reader's tail before storing into the space it frees.
+ * Returns the free space (data size - used), 0 if none or if the tail is
+ * hostile.  The caller stores into the ring only when the result covers
+ * what it needs.
+ */
+static inline uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
+{
+	uint64_t size = w->mask + 1, t;
+
+#if PFR__PROTO_ORD == 0
+	t = PFR_READ_ONCE(w->ctl->tail);
+	pfr_smp_mb(); /* A: pairs with D (smp_mb) in pfr__end_full() */
+#elif PFR__PROTO_ORD == 1
+	/* A: pairs with D (store_release) in pfr__end_acqrel() */
+	t = pfr_smp_load_acquire(&w->ctl->tail);
+#else
+	t = PFR_READ_ONCE(w->ctl->tail);
+#endif
+	if (w->head - t > size || (t & 7))
+		return 0; /* hostile reader: never trust it for space */
+	w->tail_cache = t;
+	if (w->head + need - t > size)
+		return 0;
+#if PFR__PROTO_ORD == 2
+	/* A: the branch above depends on t; this makes it an acquire
+	 * (C11 and the LKMM do not order plain stores after a control
+	 * dependency).  Pairs with D (store_release) in
+	 * pfr__end_ctrldep(). */
+	pfr_smp_acquire__after_ctrl_dep();
+#endif
+	return size - (w->head - t);
+}
+
+/* B: the record stores before the store of head. */
+static inline void PFR__FN(publish)(struct pfr_writer *w)
+{
+#if PFR__PROTO_ORD == 0
+	pfr_smp_wmb(); /* B: pairs with C (smp_rmb) in pfr__begin_full() */
+	PFR_WRITE_ONCE(w->ctl->head, w->head);
+#else
+	/* B: pairs with C (load_acquire) in pfr__begin_*() */
+	pfr_smp_store_release(&w->ctl->head, w->head);
+#endif
+}
+
+/* C: the load of head before the loads of the records.  Returns the bytes
+ * available, or an error for a head that is impossible. */
+static inline int64_t PFR__FN(begin)(struct pfr_reader *r)
+{
+	uint64_t h;
+
+#if PFR__PROTO_ORD == 0
+	h = PFR_READ_ONCE(*r->head_p);
+	pfr_smp_rmb(); /* C: pairs with B (smp_wmb) in pfr__publish_full() */
+#else
+	/* C: pairs with B (store_release) in pfr__publish_*(), or with
+	 * the kernel's smp_wmb() (B) in perf_output_put_handle() */
+	h = pfr_smp_load_acquire(r->head_p);
+#endif
+	/* Free-running counters: head - tail is the data in use, correct
+	 * across wrap-around; more than the data size, or "negative" (a
+	 * head behind our tail, which the subtraction turns into a huge
+	 * value), cannot come from an honest writer. */
+	if (h - r->tail > r->mask + 1) {
+		if ((int64_t)(h - r->tail) < 0)
+			return -PFR_E_HEAD_BEHIND;
+		return -PFR_E_HEAD_AHEAD;
+	}
+	if (h & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	r->head = h;
+	return (int64_t)(h - r->tail);
+}
+
+/* D: the loads of the records before the store of tail. */
+static inline void PFR__FN(end)(struct pfr_reader *r)
+{
+#if PFR__PROTO_ORD == 0
+	pfr_smp_mb(); /* D: pairs with A (smp_mb) in pfr__space_full() */
+	PFR_WRITE_ONCE(*r->tail_p, r->tail);
+#else
+	/* D: pairs with A in pfr__space_*(), or with the kernel's control
+	 * dependency (A) in perf_output_begin() */
+	pfr_smp_store_release(r->tail_p, r->tail);
+#endif
+}
+
+#endif /* PFR__PROTO_ORD */

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/ring.h> - the perf ring buffer protocol in user space.
+ *
+ * One writer and one reader share a control block and a data area of 2^n
+ * bytes.  Records are perf records: an 8-byte header
+ * { u32 type; u16 misc; u16 size; } then the payload, size counting the
+ * header, every record 8-byte aligned.  head (written by the writer) and
+ * tail (written by the reader) are free-running 64-bit byte counters: the
+ * byte at counter c lives at data[c & (size - 1)], head - tail bytes are in
+ * use, and unsigned subtraction makes counter wrap-around harmless.
+ *
+ *        WRITER                                READER
+ *   tail = LOAD(->tail)                  head = LOAD(->head)
+ *   (A)                                  (C)
+ *   if (space) STORE records             LOAD records up to head
+ *   (B)                                  (D)
+ *   STORE(->head, new head)              STORE(->tail, new tail)
+ *
+ * A pairs with D: the writer must not overwrite a record before the reader
+ * has finished reading it (load-buffering shape).  B pairs with C: the
+ * reader must not see the new head before the record bytes
+ * (message-passing shape).  The orderings that implement A-D are in
+ * <perfring/ring-proto.h>, instantiated once per enum pfr_ordering.
+ *
+ * The reader is written once against (head, tail, data, size), so the same
+ * code reads perfring's own rings and the kernel's perf mmap page
+ * (<perfring/perf.h>).  The reader treats everything in shared memory as
+ * hostile: it validates every value once and reports a distinct error code
+ * instead of crashing, looping or reading outside the mapping.
+ */
+#ifndef PERFRING_RING_H
+#define PERFRING_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <perfring/barrier.h>
+#include <perfring/common.h>
+
+PFR__EXTERN_C_BEGIN
+
+/* The perf record header (struct perf_event_header's layout). */
+struct pfr_record_header {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size; /* bytes, header included, a multiple of 8 */
+};
+
+/* Record types perfring itself writes.  LOST is perf's PERF_RECORD_LOST,
+ * payload { u64 id; u64 lost; }.  PAD fills the end of the data area when
+ * a record would straddle it; readers skip it.  Types with the top bit set
+ * are reserved for perfring. */
+#define PFR_RECORD_LOST 2u
+#define PFR_RECORD_PAD 0x80000001u
+#define PFR_RECORD_USER_MAX 0x7fffffffu
+
+struct pfr_lost_record {
+	struct pfr_record_header hdr;
+	uint64_t id;
+	uint64_t lost;
+};
+
+/* Largest record (header included) the header's u16 size can express. */
+#define PFR_RECORD_MAX 65528u
+
+/* Errors: returned negated (e.g. -PFR_E_NOSPC).  pfr_strerror() names them. */
+enum pfr_error {
+	PFR_OK = 0,
+	PFR_E_AGAIN = 1,      /* nothing to read / no space right now */
+	PFR_E_NOSPC,          /* DROP: record dropped and counted */
+	PFR_E_TIMEDOUT,       /* a wait timed out */
+	PFR_E_INVAL,          /* bad argument (e.g. record larger than max) */
+	PFR_E_HEAD_AHEAD,     /* shared head beyond tail + data size */
+	PFR_E_HEAD_BEHIND,    /* shared head before the reader's tail */
+	PFR_E_RECSIZE_ZERO,   /* a record header with size 0 */
+	PFR_E_RECSIZE_ALIGN,  /* record size not a multiple of 8 */
+	PFR_E_RECSIZE_SHORT,  /* record size smaller than its type needs */
+	PFR_E_RECSIZE_PAST_HEAD, /* record extends past head */
+	PFR_E_MAGIC,          /* control block: wrong magic number */
+	PFR_E_VERSION,        /* control block: other layout version */
+	PFR_E_LAYOUT,         /* control block: sizes/offsets inconsistent */
+	PFR_E_MAPPING,        /* shared object smaller than its sizes say */
+	PFR_E_OVERWRITTEN,    /* OVERWRITE snapshot: all data overwritten */
+	PFR_E_SYSTEM,         /* a system call failed: see errno */
+	PFR_E_BUSY,           /* the writer or reader role is already taken */
+	PFR_E__COUNT
+};
+
+/* Returns a constant string describing a PFR_E_* code (either sign). */
+PFR_API const char *pfr_strerror(int err);
+
+/* The orderings of A-D, all compiled in, selectable per ring:
+ *   FULL     A smp_mb, B smp_wmb, C smp_rmb, D smp_mb (the 2013 code)
+ *   ACQREL   A load_acquire(tail), B store_release(head),
+ *            C load_acquire(head), D store_release(tail) (Linux 3.14)
+ *   CTRLDEP  A READ_ONCE(tail) feeding the space check, then
+ *            smp_acquire__after_ctrl_dep() on the path that writes; B, C,
+ *            D as ACQREL (what the kernel's writer does today, made sound
+ *            for C11 and the LKMM, which ignore control dependencies
+ *            before plain stores). */
+enum pfr_ordering {
+	PFR_ORDER_FULL = 0,
+	PFR_ORDER_ACQREL = 1,
+	PFR_ORDER_CTRLDEP = 2,
+	PFR_ORDER__COUNT
+};
+#define PFR_ORDER_DEFAULT PFR_ORDER_ACQREL
+
+/* What the writer does when a record does not fit. */
+enum pfr_policy {
+	PFR_POLICY_DROP = 0,      /* discard, count, LOST record later (perf) */
+	PFR_POLICY_BLOCK = 1,     /* wait for space, with a time-out */
+	PFR_POLICY_OVERWRITE = 2, /* flight recorder: keep the newest */
+	PFR_POLICY__COUNT
+};
+
+PFR_API const char *pfr_ordering_name(enum pfr_ordering o);
+PFR_API const char *pfr_policy_name(enum pfr_policy p);
+/* Parses "full", "acqrel", "ctrldep" (or "drop", "block", "overwrite");
+ * returns the value or -1. */
+PFR_API int pfr_ordering_parse(const char *s);
+PFR_API int pfr_policy_parse(const char *s);
+
+/* Ring flags. */
+#define PFR_RING_WAIT 0x1u /* the reader may block in pfr_reader_wait():
+			    * the writer then checks for a sleeping reader
+			    * after each publication (one smp_mb each) */
+
+#define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
+#define PFR_RING_VERSION 1u
+#define PFR_RING_LINE 128 /* two 64-byte lines: adjacent-line prefetch */
+
+/*
+ * The control block at the start of every perfring ring (shared memory).
+ * Line 0 is written once at creation; line 1 only by the writer (but
+ * reader_waiting's partner, writer_waiting, see below); line 2 only by the
+ * reader.  The data area starts at data_offset (a page multiple).
+ */
+struct pfr_ring_ctl {
+	/* line 0: immutable after creation */
+	uint64_t magic;
+	uint32_t version;
+	uint32_t ctl_size;
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint32_t policy;
+	uint32_t ordering;
+	uint32_t flags;
+	uint32_t max_record;
+	uint64_t lost_id;
+	uint8_t pad0[PFR_RING_LINE - 56];
+
+	/* line 1: the writer's */
+	uint64_t head;        /* published head (B -> C) */
+	uint64_t oldest;      /* OVERWRITE: first intact record */
+	uint64_t records;     /* records published, ever */
+	uint64_t lost_total;  /* records dropped, ever */
+	uint64_t lost_pending; /* dropped, not yet reported by a LOST record */
+	uint32_t writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
+	uint32_t writer_pid;
+	uint8_t pad1[PFR_RING_LINE - 48];
+
+	/* line 2: the reader's */
+	uint64_t tail;        /* published tail (D -> A) */
+	uint64_t wake_mark;   /* `records` when the reader went to sleep */
+	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
+	uint32_t wake_bytes;  /* wake the reader at this many bytes ... */
+	uint32_t wake_records; /* ... or this many records */
+	uint32_t reader_pid;
+	uint8_t pad2[PFR_RING_LINE - 32];
+};
+
+#if defined(__cplusplus)
+#define PFR__STATIC_ASSERT static_assert
+#else
+#define PFR__STATIC_ASSERT _Static_assert
+#endif
+PFR__STATIC_ASSERT(sizeof(struct pfr_record_header) == 8, "perf header");
+PFR__STATIC_ASSERT(offsetof(struct pfr_ring_ctl, head) == PFR_RING_LINE,
+		   "head starts line 1");
+PFR__STATIC_ASSERT(offsetof(struct pfr_ring_ctl, tail) == 2 * PFR_RING_LINE,
+		   "tail starts line 2, away from head");
+PFR__STATIC_ASSERT(sizeof(struct pfr_ring_ctl) == 3 * PFR_RING_LINE,
+		   "three lines");
+
+/* The writer's private state.  Fields are private: use the functions. */
+struct pfr_writer {
+	struct pfr_ring_ctl *ctl;
+	unsigned char *data;
+	uint64_t mask;        /* data_size - 1 */
+	uint64_t head;        /* next byte to write, >= published */
+	uint64_t published;   /* head as last published (B) */
+	uint64_t tail_cache;  /* tail as last loaded (A) */
+	uint64_t records;     /* records committed, ever */
+	uint64_t lost;        /* dropped since the last LOST record */
+	uint64_t lost_total;
+	uint64_t oldest;      /* OVERWRITE: first intact record */
+	uint64_t timeout_ns;  /* BLOCK: longest wait in reserve */
+	uint64_t res_pos;     /* reserved record's position */
+	uint32_t res_size;    /* reserved record's size (0: none) */
+	uint32_t res_type;
+	uint32_t max_record;
+	uint8_t policy, ordering, wait_flag, pad;
+};
+
+/* The reader's private state: the same for perfring's rings and the
+ * kernel's.  Fields are private: use the functions. */
+struct pfr_reader {
+	const uint64_t *head_p;
+	uint64_t *tail_p;
+	const unsigned char *data;
+	struct pfr_ring_ctl *ctl; /* NULL for a raw (e.g. kernel) ring */
+	uint64_t mask;
+	uint64_t head;            /* loaded by begin (C) */
+	uint64_t tail;            /* consumed so far (private) */
+	uint64_t published;       /* tail as last published (D) */
+	unsigned char *scratch;   /* copy of a record straddling the end */
+	uint32_t flags;
+	uint8_t ordering, pad[3];
+};
+
+/* Reader flags for pfr_reader_init(). */
+#define PFR_READER_SKIP_PAD 0x1u /* skip PFR_RECORD_PAD (perfring rings) */
+
+/* One record, as pfr_reader_next() returns it.  hdr is a validated private
+ * copy; payload points into the ring (or into the reader's scratch buffer
+ * when the record straddled the end of the data area) and stays valid until
+ * pfr_reader_end(). */
+struct pfr_record {
+	struct pfr_record_header hdr;
+	const void *payload;
+	uint32_t len;  /* hdr.size - 8 */
+	uint64_t pos;  /* free-running position of the header */
+};
+
+/* Ring handle: a mapping of one ring (private, POSIX shm or memfd). */
+struct pfr_ring;
+
+struct pfr_ring_opts {
+	uint64_t data_size;   /* power of two >= 4096; 0: 1 MiB */
+	enum pfr_policy policy;
+	enum pfr_ordering ordering;
+	uint32_t flags;       /* PFR_RING_* */
+	uint64_t lost_id;     /* id in LOST records */
+	uint32_t mode;        /* shm permission bits; 0: 0600 */
+};
+
+/* Create a ring in private memory (one process, two threads). 0 or -err.
+ * Concurrency: any thread.  Progress: blocking (allocates). */
+PFR_API int pfr_ring_create(struct pfr_ring **ring,
+			    const struct pfr_ring_opts *opts);
+/* Create a ring in a new POSIX shared-memory object /NAME (O_EXCL). */
+PFR_API int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
+				const struct pfr_ring_opts *opts);
+/* Create a ring in a new memfd; pfr_ring_fd() gives the fd to pass on. */
+PFR_API int pfr_ring_create_memfd(struct pfr_ring **ring,
+				  const struct pfr_ring_opts *opts);
+/* Attach to an existing ring by shm name or by fd (dup'ed).  Validates
+ * magic, version and every size before trusting them: -PFR_E_MAGIC,
+ * -PFR_E_VERSION, -PFR_E_LAYOUT, -PFR_E_MAPPING. */
+PFR_API int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name);
+PFR_API int pfr_ring_attach_fd(struct pfr_ring **ring, int fd);
+/* Unmap and free (does not unlink). */
+PFR_API void pfr_ring_close(struct pfr_ring *ring);
+/* Remove a POSIX shared-memory ring's name. */
+PFR_API int pfr_ring_unlink(const char *name);
+PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
+PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
+
+/* Open the writer or reader side of a ring; continues from the published
+ * positions (a writer or reader that replaces a dead one resumes there).
+ * Concurrency: at most one writer and one reader per ring at a time.
+ * Progress: wait-free. */
+PFR_API int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w);
+PFR_API int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r);
+
+/* A reader over any ring given by head, tail, data and size (a power of
+ * two): the kernel's perf mmap page, for one.  scratch must hold
+ * PFR_RECORD_MAX bytes (records straddling the end are copied there).
+ * Returns 0 or -PFR_E_INVAL. */
+PFR_API int pfr_reader_init(struct pfr_reader *r, const uint64_t *head,
+			    uint64_t *tail, const void *data, uint64_t size,
+			    enum pfr_ordering ordering, uint32_t flags,
+			    void *scratch);
+
+/* --- writer --- */
+
+/* BLOCK policy: how long pfr_writer_reserve() waits for space. */
+PFR_API void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns);
+
+/* Reserve space for a record of `len` payload bytes (rounded up to 8) and
+ * return a pointer to its payload in *payload.  Nothing is visible to the
+ * reader until commit and publication.  Returns 0, -PFR_E_NOSPC (DROP: the
+ * record is counted as lost), -PFR_E_TIMEDOUT (BLOCK: also counted as
+ * lost) or -PFR_E_INVAL (too large for this ring: not counted).
+ * Concurrency: the writer only.  Progress: wait-free (DROP, OVERWRITE),
+ * blocking (BLOCK). */
+static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
+				     size_t len, void **payload);
+/* Commit the reserved record and publish head (B). */
+static inline void pfr_writer_commit(struct pfr_writer *w);
+/* Commit the reserved record without publishing: several records can be
+ * committed and then published at once with pfr_writer_publish(). */
+static inline void pfr_writer_commit_deferred(struct pfr_writer *w);
+/* Publish every committed record (B).  Wakes a sleeping reader if the ring
+ * has PFR_RING_WAIT and its threshold is met (no syscall otherwise). */
+static inline void pfr_writer_publish(struct pfr_writer *w);
+/* reserve + copy + commit (+ publish): 0 or a reserve error. */
+static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
+				   const void *buf, size_t len);
+/* Largest payload this ring accepts in one record. */
+static inline size_t pfr_writer_max_payload(const struct pfr_writer *w)
+{
+	return w->max_record - sizeof(struct pfr_record_header);
+}
+/* Records dropped, ever (DROP, BLOCK time-outs). */
+static inline uint64_t pfr_writer_lost(const struct pfr_writer *w)
+{
+	return w->lost_total;
+}
+/* Publish and wake the reader regardless of its thresholds. */
+PFR_API void pfr_writer_flush(struct pfr_writer *w);
+
+/* --- reader --- */
+
+/* Start a batch: load head once (C).  Returns the bytes available (>= 0)
+ * or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
+ * Concurrency: the reader only.  Progress: wait-free. */
+static inline int64_t pfr_reader_begin(struct pfr_reader *r);
+/* Next record before the head loaded by begin.  Returns 1 with *rec filled,
+ * 0 when the batch is drained, or a negative PFR_E_RECSIZE_* error (the
+ * reader then stays at the bad record).  Skips PAD records on perfring
+ * rings.  Progress: wait-free. */
+static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
+/* End the batch: publish tail (D), freeing everything read so far. */
+static inline void pfr_reader_end(struct pfr_reader *r);
+/* Bytes available without loading head again. */
+static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
+{
+	return r->head - r->tail;
+}
+/* Block until the writer has published at least the reader's threshold
+ * (pfr_reader_set_wakeup) or timeout_ns passed (UINT64_MAX: forever).
+ * Works across processes (futex on the shared word).  Needs a perfring
+ * ring created with PFR_RING_WAIT.  Returns the bytes available,
+ * -PFR_E_TIMEDOUT, or -PFR_E_INVAL.  Progress: blocking. */
+PFR_API int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns);
+/* Wake-up thresholds: bytes published and/or records published since the
+ * reader went to sleep (0 = 1 byte / any record). */
+PFR_API void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
+				   uint32_t records);
+
+/* OVERWRITE rings: copy the newest intact records into buf (at most
+ * buflen bytes, whole records only) without consuming anything.  Never
+ * returns a torn or half-overwritten record.  Returns bytes copied (a
+ * sequence of records), or a negative error.  Safe while the writer runs.
+ * Progress: wait-free. */
+PFR_API int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf,
+				  size_t buflen);
+
+/* Counters for a ring, read from shared memory (approximate while the
+ * writer and reader run). */
+struct pfr_ring_stats {
+	uint64_t head, tail, records, lost_total, data_size;
+};
+PFR_API void pfr_ring_stats(const struct pfr_ring *ring,
+			    struct pfr_ring_stats *st);
+
+/* Slow paths of the inline functions (internal, not for callers). */
+PFR_API int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size);
+PFR_API void pfr__writer_wake_reader(struct pfr_writer *w);
+
+PFR__EXTERN_C_END
+
+#include <perfring/ring-proto.h>
+
+#endif /* PERFRING_RING_H */
