@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The instructions each barrier primitive compiles to on the c11 backend
+# (see insn-check.sh and expected.txt).
+exec bash "$(dirname "$0")/insn-check.sh" c11
