@@ -120,20 +120,20 @@ static inline uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
 static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 				     size_t len, void **payload)
 {
-	uint64_t size = ((uint64_t)len + sizeof(struct pfr_record_header) + 7) &
-			~(uint64_t)7;
-	uint64_t off = w->head & w->mask;
+	uint64_t size, off = w->head & w->mask;
 
 	if (__builtin_expect(len > w->max_record, 0))
+		return -PFR_E_INVAL; /* also keeps the sum below from wrapping */
+	size = ((uint64_t)len + sizeof(struct pfr_record_header) + 7) &
+	       ~(uint64_t)7;
+	if (__builtin_expect(size > w->max_record, 0))
 		return -PFR_E_INVAL;
 	/* Fast path: nothing lost to report, no wrap, and the cached tail
-	 * already shows room.  head - tail_cache <= data size always, so
-	 * the unsigned sum cannot wrap. */
+	 * (OVERWRITE: the oldest record) already shows room.
+	 * head - tail_cache <= data size always, so the sum cannot wrap. */
 	if (__builtin_expect(w->lost == 0 && off + size <= w->mask + 1 &&
 				     w->head + size - w->tail_cache <=
-					     w->mask + 1 &&
-				     w->policy != PFR_POLICY_OVERWRITE &&
-				     size <= w->max_record,
+					     w->mask + 1,
 			     1)) {
 		w->res_pos = w->head;
 		w->res_size = (uint32_t)size;
@@ -141,8 +141,6 @@ static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 		*payload = w->data + off + sizeof(struct pfr_record_header);
 		return 0;
 	}
-	if (size > w->max_record)
-		return -PFR_E_INVAL;
 	w->res_type = type;
 	{
 		int err = pfr__writer_reserve_slow(w, (uint32_t)size);
@@ -177,6 +175,7 @@ static inline void pfr_writer_publish(struct pfr_writer *w)
 	PFR__DISPATCH(w->ordering, publish, w);
 	w->published = w->head;
 	if (w->wait_flag) {
+		PFR_WRITE_ONCE(w->ctl->records, w->records);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 		 * pfr_reader_wait(): head store before reader_waiting load */
 		pfr_smp_mb();

@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ring's out-of-line parts: creation and attachment (private memory,
+ * POSIX shared memory, memfd), the writer's slow path (wrap padding, LOST
+ * records, the DROP, BLOCK and OVERWRITE policies), blocking waits with
+ * futexes, and flight-recorder snapshots.  The protocol itself (A-D) is in
+ * <perfring/ring-proto.h>; the pairings are drawn there.
+ *
+ * The two blocking hand-shakes here are the store-buffering shape, not the
+ * A-D shapes: a side that goes to sleep stores "I am waiting" and then
+ * loads the other side's position; the other side stores its position
+ * and then loads "waiting?".  Each needs smp_mb() between its store and its
+ * load, on x86 too (the one reordering TSO allows).  Without them both
+ * sides can miss each other: the sleeper sees no progress and the waker
+ * sees no sleeper, and the wake-up is lost until the time-out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/ring.h>
+
+#include "compiler.h"
+
+struct pfr_ring {
+	struct pfr_ring_ctl *ctl;
+	unsigned char *data;
+	size_t map_len;
+	uint64_t data_size;
+	uint64_t max_record;
+	uint32_t policy, ordering, flags;
+	int fd;
+	unsigned char *scratch; /* reader's copy of a straddling record */
+	unsigned char *snap;    /* snapshot copy (OVERWRITE) */
+};
+
+static const char *const pfr_errors[PFR_E__COUNT] = {
+	[PFR_OK] = "success",
+	[PFR_E_AGAIN] = "nothing to do now, try again",
+	[PFR_E_NOSPC] = "ring full: record dropped and counted",
+	[PFR_E_TIMEDOUT] = "timed out",
+	[PFR_E_INVAL] = "invalid argument",
+	[PFR_E_HEAD_AHEAD] = "shared head is more than a ring ahead of tail",
+	[PFR_E_HEAD_BEHIND] = "shared head is behind the reader's tail",
+	[PFR_E_RECSIZE_ZERO] = "record header with size 0",
+	[PFR_E_RECSIZE_ALIGN] = "record size or position not a multiple of 8",
+	[PFR_E_RECSIZE_SHORT] = "record too short for its type",
+	[PFR_E_RECSIZE_PAST_HEAD] = "record extends past head",
+	[PFR_E_MAGIC] = "not a perfring ring (bad magic number)",
+	[PFR_E_VERSION] = "ring made by another perfring layout version",
+	[PFR_E_LAYOUT] = "ring control block has inconsistent sizes",
+	[PFR_E_MAPPING] = "shared object smaller than the ring it describes",
+	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
+	[PFR_E_SYSTEM] = "system call failed",
+	[PFR_E_BUSY] = "role already taken",
+};
+
+const char *pfr_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= PFR_E__COUNT || !pfr_errors[err])
+		return "unknown perfring error";
+	return pfr_errors[err];
+}
+
+static const char *const pfr_orderings[] = { "full", "acqrel", "ctrldep" };
+static const char *const pfr_policies[] = { "drop", "block", "overwrite" };
+
+const char *pfr_ordering_name(enum pfr_ordering o)
+{
+	return (unsigned)o < PFR_ORDER__COUNT ? pfr_orderings[o] : "?";
+}
+
+const char *pfr_policy_name(enum pfr_policy p)
+{
+	return (unsigned)p < PFR_POLICY__COUNT ? pfr_policies[p] : "?";
+}
+
+int pfr_ordering_parse(const char *s)
+{
+	for (int i = 0; i < PFR_ORDER__COUNT; i++)
+		if (!strcmp(s, pfr_orderings[i]))
+			return i;
+	return -1;
+}
+
+int pfr_policy_parse(const char *s)
+{
+	for (int i = 0; i < PFR_POLICY__COUNT; i++)
+		if (!strcmp(s, pfr_policies[i]))
+			return i;
+	return -1;
+}
+
+/* ---- layout ---- */
+
+#define PFR__DATA_MIN 4096ull
+#define PFR__DATA_MAX (1ull << 40)
+#define PFR__OFFSET_ALIGN 4096ull
+#define PFR__OFFSET_MAX (1ull << 20)
+
+/* The largest record a ring of data_size bytes takes: a LOST record (24
+ * bytes), the padding before a record that would straddle the end (less
+ * than the record) and the record itself must fit in an empty ring. */
+static uint64_t pfr__max_record(uint64_t data_size)
+{
+	uint64_t m = (data_size / 2 - 8) & ~7ull;
+
+	return m < PFR_RECORD_MAX ? m : PFR_RECORD_MAX;
+}
+
+static uint64_t pfr__data_offset(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 && (uint64_t)pg >= PFR__OFFSET_ALIGN ? (uint64_t)pg
+							   : PFR__OFFSET_ALIGN;
+}
+
+static int pfr__check_opts(const struct pfr_ring_opts *o)
+{
+	uint64_t sz = o->data_size ? o->data_size : 1u << 20;
+
+	if (sz < PFR__DATA_MIN || sz > PFR__DATA_MAX || (sz & (sz - 1)))
+		return -PFR_E_INVAL;
+	if ((unsigned)o->policy >= PFR_POLICY__COUNT ||
+	    (unsigned)o->ordering >= PFR_ORDER__COUNT ||
+	    (o->flags & ~PFR_RING_WAIT))
+		return -PFR_E_INVAL;
+	return 0;
+}
+
+static void pfr__ring_fill(struct pfr_ring *ring)
+{
+	ring->data = (unsigned char *)ring->ctl + ring->map_len -
+		     ring->data_size;
+	ring->max_record = pfr__max_record(ring->data_size);
+}
+
+/* Maps a new ring of the given options onto fd (-1: anonymous shared
+ * memory, inherited across fork) and initialises its control block. */
+static int pfr__ring_new(struct pfr_ring **ringp, int fd,
+			 const struct pfr_ring_opts *o)
+{
+	uint64_t size = o->data_size ? o->data_size : 1u << 20;
+	uint64_t off = pfr__data_offset();
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *ctl;
+	void *p;
+
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return -PFR_E_SYSTEM;
+	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
+		goto fail;
+	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
+		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	ring->ctl = ctl = (struct pfr_ring_ctl *)p;
+	ring->map_len = off + size;
+	ring->data_size = size;
+	ring->policy = o->policy;
+	ring->ordering = o->ordering;
+	ring->flags = o->flags;
+	ring->fd = fd;
+	pfr__ring_fill(ring);
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->version = PFR_RING_VERSION;
+	ctl->ctl_size = sizeof(*ctl);
+	ctl->data_offset = off;
+	ctl->data_size = size;
+	ctl->policy = o->policy;
+	ctl->ordering = o->ordering;
+	ctl->flags = o->flags;
+	ctl->max_record = (uint32_t)ring->max_record;
+	ctl->lost_id = o->lost_id;
+	/* purpose: publish the initialised control block before the magic
+	 * that tells an attaching process it is complete; pairs with the
+	 * attacher's smp_rmb() after loading magic in pfr__ring_map(). */
+	pfr_smp_wmb();
+	PFR_WRITE_ONCE(ctl->magic, PFR_RING_MAGIC);
+	*ringp = ring;
+	return 0;
+fail:
+	free(ring);
+	return -PFR_E_SYSTEM;
+}
+
+int pfr_ring_create(struct pfr_ring **ring, const struct pfr_ring_opts *opts)
+{
+	int err = pfr__check_opts(opts);
+
+	return err ? err : pfr__ring_new(ring, -1, opts);
+}
+
+static int pfr__shm_path(char *buf, size_t len, const char *name)
+{
+	if (!name || !*name || strchr(name + 1, '/') ||
+	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
+		return -PFR_E_INVAL;
+	buf[0] = '/';
+	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
+	return 0;
+}
+
+int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
+			const struct pfr_ring_opts *opts)
+{
+	char path[NAME_MAX + 1];
+	int err = pfr__check_opts(opts), fd;
+
+	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
+		return err;
+	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		      opts->mode ? (mode_t)opts->mode : 0600);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	if (opts->mode)
+		(void)fchmod(fd, (mode_t)opts->mode); /* past the umask */
+	err = pfr__ring_new(ring, fd, opts);
+	if (err) {
+		int e = errno;
+
+		close(fd);
+		shm_unlink(path);
+		errno = e;
+	}
+	return err;
+}
+
+int pfr_ring_create_memfd(struct pfr_ring **ring,
+			  const struct pfr_ring_opts *opts)
+{
+	int err = pfr__check_opts(opts), fd;
+
+	if (err)
+		return err;
+	fd = memfd_create("perfring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__ring_new(ring, fd, opts);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	/* An attacher that finds these seals knows no peer can shrink the
+	 * object under its mapping (which would turn reads into SIGBUS). */
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	return 0;
+}
+
+/*
+ * Validates a ring's control block before trusting any of it.  Every field
+ * is loaded once into a local; the ring handle keeps the validated copies,
+ * and nothing later reads line 0 again, so a peer that rewrites it after
+ * the check cannot change what this process uses.
+ */
+static int pfr__ring_map(struct pfr_ring **ringp, int fd)
+{
+	struct stat st;
+	struct pfr_ring_ctl *c;
+	struct pfr_ring *ring;
+	uint64_t magic, off, size;
+	uint32_t version, ctl_size, policy, ordering, flags, max_record;
+	void *p;
+	int err;
+
+	if (fstat(fd, &st) < 0)
+		return -PFR_E_SYSTEM;
+	if ((uint64_t)st.st_size < sizeof(struct pfr_ring_ctl))
+		return -PFR_E_MAPPING;
+	c = (struct pfr_ring_ctl *)mmap(NULL, sizeof(*c), PROT_READ,
+					MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return -PFR_E_SYSTEM;
+	magic = PFR_READ_ONCE(c->magic);
+	/* purpose: read the control block only after its magic; pairs with
+	 * smp_wmb() in pfr__ring_new() */
+	pfr_smp_rmb();
+	version = PFR_READ_ONCE(c->version);
+	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	off = PFR_READ_ONCE(c->data_offset);
+	size = PFR_READ_ONCE(c->data_size);
+	policy = PFR_READ_ONCE(c->policy);
+	ordering = PFR_READ_ONCE(c->ordering);
+	flags = PFR_READ_ONCE(c->flags);
+	max_record = PFR_READ_ONCE(c->max_record);
+	munmap(c, sizeof(*c));
+
+	if (magic != PFR_RING_MAGIC)
+		return -PFR_E_MAGIC;
+	if (version != PFR_RING_VERSION)
+		return -PFR_E_VERSION;
+	if (ctl_size != sizeof(struct pfr_ring_ctl) || off < ctl_size ||
+	    off % PFR__OFFSET_ALIGN || off > PFR__OFFSET_MAX ||
+	    size < PFR__DATA_MIN || size > PFR__DATA_MAX ||
+	    (size & (size - 1)) || policy >= PFR_POLICY__COUNT ||
+	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR_RING_WAIT) ||
+	    max_record != pfr__max_record(size))
+		return -PFR_E_LAYOUT;
+	if ((uint64_t)st.st_size < off + size)
+		return -PFR_E_MAPPING;
+
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return -PFR_E_SYSTEM;
+	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = -PFR_E_SYSTEM;
+		free(ring);
+		return err;
+	}
+	ring->ctl = (struct pfr_ring_ctl *)p;
+	ring->map_len = off + size;
+	ring->data_size = size;
+	ring->policy = policy;
+	ring->ordering = ordering;
+	ring->flags = flags;
+	ring->fd = fd;
+	pfr__ring_fill(ring);
+	*ringp = ring;
+	return 0;
+}
+
+int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+
+	if (dup_fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__ring_map(ring, dup_fd);
+	if (err)
+		close(dup_fd);
+	return err;
+}
+
+int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
+{
+	char path[NAME_MAX + 1];
+	int err = pfr__shm_path(path, sizeof(path), name), fd;
+
+	if (err)
+		return err;
+	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__ring_map(ring, fd);
+	if (err) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return err;
+}
+
+void pfr_ring_close(struct pfr_ring *ring)
+{
+	if (!ring)
+		return;
+	munmap(ring->ctl, ring->map_len);
+	if (ring->fd >= 0)
+		close(ring->fd);
+	free(ring->scratch);
+	free(ring->snap);
+	free(ring);
+}
+
+int pfr_ring_unlink(const char *name)
+{
+	char path[NAME_MAX + 1];
+	int err = pfr__shm_path(path, sizeof(path), name);
+
+	if (err)
+		return err;
+	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+}
+
+int pfr_ring_fd(const struct pfr_ring *ring)
+{
+	return ring->fd;
+}
+
+struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring)
+{
+	return ring->ctl;
+}
+
+void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
+{
+	st->head = PFR_READ_ONCE(ring->ctl->head);
+	st->tail = PFR_READ_ONCE(ring->ctl->tail);
+	st->records = PFR_READ_ONCE(ring->ctl->records);
+	st->lost_total = PFR_READ_ONCE(ring->ctl->lost_total);
+	st->data_size = ring->data_size;
+}
+
+/* ---- opening the two sides ---- */
+
+int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
+{
+	struct pfr_ring_ctl *c = ring->ctl;
+	uint64_t head = PFR_READ_ONCE(c->head);
+	uint64_t oldest = PFR_READ_ONCE(c->oldest);
+	uint64_t t;
+
+	memset(w, 0, sizeof(*w));
+	w->ctl = c;
+	w->data = ring->data;
+	w->mask = ring->data_size - 1;
+	w->policy = (uint8_t)ring->policy;
+	w->ordering = (uint8_t)ring->ordering;
+	w->wait_flag = !!(ring->flags & PFR_RING_WAIT);
+	w->max_record = (uint32_t)ring->max_record;
+	w->timeout_ns = 1000000000ull;
+	if (head & 7)
+		return -PFR_E_LAYOUT;
+	w->head = w->published = head;
+	w->records = PFR_READ_ONCE(c->records);
+	w->lost = PFR_READ_ONCE(c->lost_pending);
+	w->lost_total = PFR_READ_ONCE(c->lost_total);
+	if (ring->policy == PFR_POLICY_OVERWRITE) {
+		/* A flight recorder has no reader tail: the writer's own
+		 * oldest record plays its part in the space check. */
+		if (head - oldest > ring->data_size || (oldest & 7))
+			oldest = head; /* resume with an empty window */
+		w->oldest = w->tail_cache = oldest;
+		PFR_WRITE_ONCE(c->oldest, oldest);
+	} else {
+		/* The first load of tail, checked like every later one. */
+		t = PFR_READ_ONCE(c->tail);
+		if (head - t > ring->data_size || (t & 7))
+			return -PFR_E_LAYOUT;
+		/* Start with a cached tail that shows no space, so that the
+		 * first reserve loads tail with A's ordering. */
+		w->tail_cache = head - ring->data_size;
+	}
+	PFR_WRITE_ONCE(c->writer_pid, (uint32_t)getpid());
+	return 0;
+}
+
+#define PFR__READER_CAN_WAIT 0x200u
+
+int pfr_reader_init(struct pfr_reader *r, const uint64_t *head,
+		    uint64_t *tail, const void *data, uint64_t size,
+		    enum pfr_ordering ordering, uint32_t flags, void *scratch)
+{
+	if (!head || !tail || !data || !scratch || size < 8 ||
+	    (size & (size - 1)) || (unsigned)ordering >= PFR_ORDER__COUNT ||
+	    (flags & ~PFR_READER_SKIP_PAD))
+		return -PFR_E_INVAL;
+	memset(r, 0, sizeof(*r));
+	r->head_p = head;
+	r->tail_p = tail;
+	r->data = (const unsigned char *)data;
+	r->mask = size - 1;
+	r->ordering = (uint8_t)ordering;
+	r->flags = flags;
+	r->scratch = (unsigned char *)scratch;
+	r->tail = PFR_READ_ONCE(*tail);
+	if (r->tail & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	r->head = r->published = r->tail;
+	return 0;
+}
+
+int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
+{
+	struct pfr_ring_ctl *c = ring->ctl;
+	int err;
+
+	if (ring->policy == PFR_POLICY_OVERWRITE)
+		return -PFR_E_INVAL; /* use pfr_ring_snapshot() */
+	if (!ring->scratch) {
+		ring->scratch = malloc(PFR_RECORD_MAX + 8);
+		if (!ring->scratch)
+			return -PFR_E_SYSTEM;
+	}
+	err = pfr_reader_init(r, &c->head, &c->tail, ring->data,
+			      ring->data_size,
+			      (enum pfr_ordering)ring->ordering,
+			      PFR_READER_SKIP_PAD, ring->scratch);
+	if (err)
+		return err;
+	r->ctl = c;
+	if (ring->policy == PFR_POLICY_BLOCK)
+		r->flags |= PFR__READER_WAKE_WRITER;
+	if (ring->flags & PFR_RING_WAIT)
+		r->flags |= PFR__READER_CAN_WAIT;
+	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
+	return 0;
+}
+
+/* ---- futexes ---- */
+
+static uint64_t pfr__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Shared (not FUTEX_PRIVATE) so that it works across processes. */
+static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void pfr__futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static uint64_t pfr__deadline(uint64_t now, uint64_t timeout)
+{
+	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
+}
+
+void pfr__writer_wake_reader(struct pfr_writer *w)
+{
+	struct pfr_ring_ctl *c = w->ctl;
+	uint64_t bytes = w->published - PFR_READ_ONCE(c->tail);
+	uint64_t recs = w->records - PFR_READ_ONCE(c->wake_mark);
+
+	if (!pfr__wake_met(bytes, recs, PFR_READ_ONCE(c->wake_bytes),
+			   PFR_READ_ONCE(c->wake_records)))
+		return;
+	PFR_WRITE_ONCE(c->reader_waiting, 0);
+	pfr__futex_wake(&c->reader_waiting);
+}
+
+void pfr__reader_wake_writer(struct pfr_reader *r)
+{
+	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
+	pfr__futex_wake(&r->ctl->writer_waiting);
+}
+
+/* ---- the writer's slow path ---- */
+
+static void pfr__put_header(struct pfr_writer *w, uint64_t pos, uint32_t type,
+			    uint64_t size)
+{
+	struct pfr_record_header h;
+
+	h.type = type;
+	h.misc = 0;
+	h.size = (uint16_t)size;
+	memcpy(w->data + (pos & w->mask), &h, sizeof(h));
+}
+
+/* Fills [w->head, to) with one PAD record (the gap is less than a record
+ * and a multiple of 8, so it fits the header's u16 size). */
+static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
+{
+	if (to != w->head) {
+		pfr__put_header(w, w->head, PFR_RECORD_PAD, to - w->head);
+		w->head = to;
+	}
+}
+
+static void pfr__count_lost(struct pfr_writer *w)
+{
+	w->lost++;
+	w->lost_total++;
+	PFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);
+	PFR_WRITE_ONCE(w->ctl->lost_total, w->lost_total);
+}
+
+/* OVERWRITE: move `oldest` past whole records until the bytes up to `end`
+ * fit, and publish it before any byte of those records is overwritten. */
+static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
+{
+	uint64_t old = w->oldest, size = w->mask + 1;
+
+	while (end - old > size && old != w->head) {
+		struct pfr_record_header h;
+
+		memcpy(&h, w->data + (old & w->mask), sizeof(h));
+		if (h.size == 0 || (h.size & 7) ||
+		    h.size > w->head - old) {
+			old = w->head; /* damaged: forget it all */
+			break;
+		}
+		old += h.size;
+	}
+	if (old == w->oldest)
+		return;
+	w->oldest = w->tail_cache = old;
+	PFR_WRITE_ONCE(w->ctl->oldest, old);
+	/* purpose: the new oldest before the stores that overwrite what it
+	 * frees; pairs with smp_rmb() in pfr_ring_snapshot(), which loads
+	 * the bytes and then oldest, seqlock-style. */
+	pfr_smp_wmb();
+}
+
+/* BLOCK: sleep until the reader frees `need` bytes or the deadline. */
+static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
+			     uint64_t *deadline)
+{
+	uint64_t now;
+
+	for (int spin = 0; spin < 256; spin++) {
+		pfr_cpu_relax();
+		if (pfr__writer_space(w, need))
+			return 0;
+	}
+	now = pfr__now_ns();
+	if (!*deadline)
+		*deadline = pfr__deadline(now, w->timeout_ns);
+	if (now >= *deadline)
+		return -PFR_E_TIMEDOUT;
+	PFR_WRITE_ONCE(w->ctl->writer_waiting, 1);
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_reader_end(): writer_waiting store before the tail load */
+	pfr_smp_mb();
+	if (pfr__writer_space(w, need)) {
+		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
+		return 0;
+	}
+	pfr__futex_wait(&w->ctl->writer_waiting, 1, *deadline - now);
+	return 0;
+}
+
+int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
+{
+	const uint64_t lost_size = sizeof(struct pfr_lost_record);
+	uint64_t deadline = 0, pos, at;
+	int err;
+
+	for (;;) {
+		pos = w->head;
+		if (w->lost)
+			pfr__place(&pos, lost_size, w->mask);
+		pfr__place(&pos, size, w->mask);
+		/* pos - tail_cache: bytes in use once these records are
+		 * written; the cached tail is a lower bound on the real one */
+		if (pos - w->tail_cache <= w->mask + 1)
+			break;
+		if (w->policy == PFR_POLICY_OVERWRITE) {
+			pfr__overwrite_room(w, pos);
+			break;
+		}
+		if (pfr__writer_space(w, pos - w->head))
+			break;
+		if (w->policy == PFR_POLICY_DROP) {
+			pfr__count_lost(w);
+			return -PFR_E_NOSPC;
+		}
+		err = pfr__writer_block(w, pos - w->head, &deadline);
+		if (err) {
+			pfr__count_lost(w);
+			return err;
+		}
+	}
+	pos = w->head;
+	if (w->lost) {
+		struct pfr_lost_record lr;
+
+		at = pfr__place(&pos, lost_size, w->mask);
+		pfr__pad_to(w, at);
+		lr.hdr.type = PFR_RECORD_LOST;
+		lr.hdr.misc = 0;
+		lr.hdr.size = (uint16_t)lost_size;
+		lr.id = PFR_READ_ONCE(w->ctl->lost_id);
+		lr.lost = w->lost;
+		memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
+		w->head = pos;
+		w->records++;
+		w->lost = 0;
+		PFR_WRITE_ONCE(w->ctl->lost_pending, 0);
+	}
+	at = pfr__place(&pos, size, w->mask);
+	pfr__pad_to(w, at);
+	w->res_pos = at;
+	w->res_size = size;
+	return 0;
+}
+
+void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns)
+{
+	w->timeout_ns = ns;
+}
+
+void pfr_writer_flush(struct pfr_writer *w)
+{
+	struct pfr_ring_ctl *c = w->ctl;
+
+	/* A pending LOST count goes out now if it fits, in front of an
+	 * 8-byte PAD record (the slow path always places the LOST record
+	 * in front of another).  Never waits, never drops. */
+	if (w->lost && w->policy != PFR_POLICY_OVERWRITE) {
+		uint64_t pos = w->head;
+
+		pfr__place(&pos, sizeof(struct pfr_lost_record), w->mask);
+		pfr__place(&pos, 8, w->mask);
+		if (pos - w->tail_cache <= w->mask + 1 ||
+		    pfr__writer_space(w, pos - w->head)) {
+			w->res_type = PFR_RECORD_PAD;
+			if (pfr__writer_reserve_slow(w, 8) == 0)
+				pfr_writer_commit_deferred(w);
+		}
+	}
+	pfr_writer_publish(w);
+	PFR_WRITE_ONCE(c->records, w->records);
+	/* purpose: the head store above before the reader_waiting load, as
+	 * in pfr_writer_publish(); pairs with smp_mb() in
+	 * pfr_reader_wait() */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(c->reader_waiting)) {
+		PFR_WRITE_ONCE(c->reader_waiting, 0);
+		pfr__futex_wake(&c->reader_waiting);
+	}
+}
+
+/* ---- the reader's blocking wait ---- */
+
+void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
+			   uint32_t records)
+{
+	if (!r->ctl)
+		return;
+	PFR_WRITE_ONCE(r->ctl->wake_bytes, bytes);
+	PFR_WRITE_ONCE(r->ctl->wake_records, records);
+}
+
+int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
+{
+	struct pfr_ring_ctl *c = r->ctl;
+	uint64_t deadline, now, mark;
+	uint32_t wb, wr;
+	int64_t avail;
+
+	if (!c || !(r->flags & PFR__READER_CAN_WAIT))
+		return -PFR_E_INVAL;
+	pfr_reader_end(r);
+	wb = PFR_READ_ONCE(c->wake_bytes);
+	wr = PFR_READ_ONCE(c->wake_records);
+	mark = PFR_READ_ONCE(c->records);
+	deadline = pfr__deadline(pfr__now_ns(), timeout_ns);
+	for (;;) {
+		avail = pfr_reader_begin(r);
+		if (avail < 0 ||
+		    pfr__wake_met((uint64_t)avail,
+				  PFR_READ_ONCE(c->records) - mark, wb, wr))
+			return avail;
+		PFR_WRITE_ONCE(c->wake_mark, mark);
+		PFR_WRITE_ONCE(c->reader_waiting, 1);
+		/* purpose: store-buffering hand-shake; pairs with smp_mb()
+		 * in pfr_writer_publish(): reader_waiting store before the
+		 * head load in pfr_reader_begin() */
+		pfr_smp_mb();
+		avail = pfr_reader_begin(r);
+		if (avail < 0 ||
+		    pfr__wake_met((uint64_t)avail,
+				  PFR_READ_ONCE(c->records) - mark, wb, wr)) {
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+			return avail;
+		}
+		now = pfr__now_ns();
+		if (now >= deadline) {
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+			return avail > 0 ? avail : -PFR_E_TIMEDOUT;
+		}
+		pfr__futex_wait(&c->reader_waiting, 1, deadline - now);
+	}
+}
+
+/* ---- flight-recorder snapshots ---- */
+
+/*
+ * The writer publishes `oldest` (the first record it has not begun to
+ * overwrite) before it overwrites anything, and head after it writes.  The
+ * snapshot loads head, copies the bytes from the oldest record to head,
+ * then loads oldest again: any byte it copied from a position below the
+ * second oldest may have been overwritten, every byte at or above it was
+ * intact when copied (the seqlock argument: had the copy seen an
+ * overwritten byte, the load of oldest after smp_rmb() would see the
+ * oldest stored before that overwrite).  Records are then parsed from the
+ * second oldest, which is a record boundary, and every header is checked.
+ */
+int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf, size_t buflen)
+{
+	struct pfr_ring_ctl *c = ring->ctl;
+	uint64_t size = ring->data_size, mask = size - 1;
+	uint64_t h, o1, o2, p, start;
+	unsigned char *out = (unsigned char *)buf;
+	size_t n = 0;
+
+	if (ring->policy != PFR_POLICY_OVERWRITE)
+		return -PFR_E_INVAL;
+	if (!ring->snap) {
+		ring->snap = malloc(size);
+		if (!ring->snap)
+			return -PFR_E_SYSTEM;
+	}
+	/* purpose: head before the record bytes; pairs with B
+	 * (store_release or smp_wmb) in pfr_writer_publish() */
+	h = pfr_smp_load_acquire(&c->head);
+	o1 = PFR_READ_ONCE(c->oldest);
+	if ((h & 7) || (o1 & 7))
+		return -PFR_E_RECSIZE_ALIGN;
+	if (h - o1 > size) {
+		/* oldest ran ahead of the head we loaded (the writer is
+		 * making room for a record it has not published yet), or
+		 * the control block is hostile */
+		if ((int64_t)(h - o1) < 0)
+			return -PFR_E_OVERWRITTEN;
+		return -PFR_E_HEAD_AHEAD;
+	}
+	for (p = o1; p != h;) {
+		uint64_t off = p & mask, chunk = size - off;
+
+		if (chunk > h - p)
+			chunk = h - p;
+		pfr__copy_out(ring->snap + (p - o1), ring->data + off, chunk);
+		p += chunk;
+	}
+	/* purpose: the copied bytes before the second load of oldest;
+	 * pairs with smp_wmb() in pfr__overwrite_room() */
+	pfr_smp_rmb();
+	o2 = PFR_READ_ONCE(c->oldest);
+	if (o2 - o1 > h - o1)
+		return -PFR_E_OVERWRITTEN;
+
+	/* Parse from o2; keep the newest whole records that fit in buf. */
+	start = o2;
+	for (p = o2; p != h;) {
+		struct pfr_record_header hd;
+
+		memcpy(&hd, ring->snap + (p - o1), sizeof(hd));
+		if (hd.size == 0)
+			return -PFR_E_RECSIZE_ZERO;
+		if (hd.size & 7)
+			return -PFR_E_RECSIZE_ALIGN;
+		if (hd.size > h - p)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		p += hd.size;
+		while (p - start > buflen) {
+			memcpy(&hd, ring->snap + (start - o1), sizeof(hd));
+			start += hd.size;
+		}
+	}
+	for (p = start; p != h;) {
+		struct pfr_record_header hd;
+
+		memcpy(&hd, ring->snap + (p - o1), sizeof(hd));
+		if (hd.type != PFR_RECORD_PAD) {
+			memcpy(out + n, ring->snap + (p - o1), hd.size);
+			n += hd.size;
+		}
+		p += hd.size;
+	}
+	return (int64_t)n;
+}
