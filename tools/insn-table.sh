@@ -25,6 +25,12 @@
 #	A C header for cli/cmd_info.c from an extract.
 #   insn-table.sh header-none BACKEND TARGET REASON
 #	The same header with an empty table and the reason.
+#   insn-table.sh build CC... -- PROBES.o CFLAGS...
+#	The header for the build's own compiler: the target from
+#	"CC -dumpmachine", the backend by preprocessing barrier.h with
+#	CFLAGS, the table from PROBES.o.  When the target has no rules here
+#	or no objdump can read it, the header says so and has no rows: a
+#	build never fails for want of a disassembler.
 #   insn-table.sh markdown DIR BACKEND...
 #	docs/instructions.md from DIR/BACKEND.tsv files.
 set -eu -o pipefail
@@ -323,6 +329,37 @@ EOF
 	done <"$dir/$1.tsv"
 }
 
+build() {
+	local cc=() obj triple rules objdump backend tmp
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		cc+=("$1")
+		shift
+	done
+	[ $# -ge 2 ] || die "build CC... -- PROBES.o CFLAGS..."
+	shift
+	obj=$1
+	shift
+	triple=$("${cc[@]}" -dumpmachine 2>/dev/null) || triple=unknown
+	backend=$(printf '#include <perfring/barrier.h>\nPFR_BARRIER_BACKEND\n' |
+		"${cc[@]}" "$@" -E -P -x c - 2>/dev/null | tail -n 1 |
+		tr -d '"') || backend=unknown
+	if ! rules=$(arch_of "$triple"); then
+		header_none "$backend" "$triple" \
+			"no disassembly rules for $triple in tools/insn-table.sh"
+		return 0
+	fi
+	objdump=$(objdump_of "$triple")
+	tmp=$(mktemp)
+	if ! extract "$rules" "$objdump" "$obj" >"$tmp" 2>/dev/null; then
+		rm -f "$tmp"
+		header_none "$backend" "$triple" \
+			"$objdump could not disassemble this build's probes"
+		return 0
+	fi
+	header "$backend" "$triple" "$tmp"
+	rm -f "$tmp"
+}
+
 [ $# -ge 1 ] || die "usage: see the head of this script"
 cmd=$1
 shift
@@ -333,6 +370,7 @@ objdump) [ $# -eq 1 ] || die "objdump TRIPLE"; objdump_of "$1" ;;
 header) [ $# -eq 3 ] || die "header BACKEND TARGET TSV"; header "$@" ;;
 header-none) [ $# -eq 3 ] || die "header-none BACKEND TARGET REASON"
 	header_none "$@" ;;
+build) build "$@" ;;
 markdown) [ $# -ge 2 ] || die "markdown DIR BACKEND..."; markdown "$@" ;;
 *) die "unknown command '$cmd'" ;;
 esac
