@@ -16,7 +16,9 @@
 #include <perfring/barrier.h>
 
 /* Keeps -Wmissing-prototypes quiet: the probes exist to be disassembled. */
-#define PFR__PROBE(ret, name, args) ret pfr_probe_##name args; ret pfr_probe_##name args
+#define PFR__PROBE(ret, name, args)                                            \
+	ret pfr_probe_##name args;                                             \
+	ret pfr_probe_##name args
 
 PFR__PROBE(void, barrier, (void))
 {
@@ -59,7 +61,8 @@ PFR__PROBE(void, acquire__after_ctrl_dep, (void))
 	{                                                                      \
 		return PFR_READ_ONCE(*p);                                      \
 	}                                                                      \
-	PFR__PROBE(void, write_once_##bits, (uint##bits##_t *p, uint##bits##_t v)) \
+	PFR__PROBE(void, write_once_##bits,                                    \
+		   (uint##bits##_t * p, uint##bits##_t v))                     \
 	{                                                                      \
 		PFR_WRITE_ONCE(*p, v);                                         \
 	}                                                                      \
@@ -69,7 +72,7 @@ PFR__PROBE(void, acquire__after_ctrl_dep, (void))
 		return pfr_smp_load_acquire(p); /* purpose: probe */           \
 	}                                                                      \
 	PFR__PROBE(void, store_release_##bits,                                 \
-		   (uint##bits##_t *p, uint##bits##_t v))                      \
+		   (uint##bits##_t * p, uint##bits##_t v))                     \
 	{                                                                      \
 		pfr_smp_store_release(p, v); /* purpose: probe */              \
 	}

@@ -85,35 +85,36 @@ struct node {
 			   memcmp(&s.hi, &guard.hi, sizeof(T)) == 0,           \
 		   "%s WRITE_ONCE leaves its neighbours alone", #T);           \
 		got = PFR_READ_ONCE(*cp);                                      \
-		ok(got == want1, "%s READ_ONCE(const) reads WRITE_ONCE's value", \
-		   #T);                                                        \
-		ok(SAME_TYPE(PFR_READ_ONCE(*cp), T),                           \
-		   "%s READ_ONCE yields %s", #T, #T);                          \
+		ok(got == want1,                                               \
+		   "%s READ_ONCE(const) reads WRITE_ONCE's value", #T);        \
+		ok(SAME_TYPE(PFR_READ_ONCE(*cp), T), "%s READ_ONCE yields %s", \
+		   #T, #T);                                                    \
 		ok(sizeof(PFR_READ_ONCE(s.x)) == sizeof(T),                    \
 		   "%s READ_ONCE has the object's size", #T);                  \
                                                                                \
-		pfr_smp_store_release(p, want2); /* purpose: test */          \
+		pfr_smp_store_release(p, want2); /* purpose: test */           \
 		ok(memcmp(&s.lo, &guard.lo, sizeof(T)) == 0 &&                 \
 			   memcmp(&s.hi, &guard.hi, sizeof(T)) == 0,           \
 		   "%s store_release leaves its neighbours alone", #T);        \
-		got = pfr_smp_load_acquire(cp); /* purpose: test */           \
-		ok(got == want2, "%s load_acquire(const) reads store_release's " \
-				 "value",                                      \
+		got = pfr_smp_load_acquire(cp); /* purpose: test */            \
+		ok(got == want2,                                               \
+		   "%s load_acquire(const) reads store_release's "             \
+		   "value",                                                    \
 		   #T);                                                        \
 		ok(SAME_TYPE(pfr_smp_load_acquire(cp), T), /* purpose: test */ \
 		   "%s load_acquire yields %s", #T, #T);                       \
-		ok(PFR_READ_ONCE(s.x) == want2 && memcmp(&s.x, &want2,         \
-							 sizeof(T)) == 0,      \
+		ok(PFR_READ_ONCE(s.x) == want2 &&                              \
+			   memcmp(&s.x, &want2, sizeof(T)) == 0,               \
 		   "%s store_release wrote the whole object", #T);             \
                                                                                \
-		/* each macro evaluates its pointer and value once */         \
+		/* each macro evaluates its pointer and value once */          \
 		pp = p;                                                        \
 		n = 0;                                                         \
 		pfr_smp_store_release(pp++, (n++, want1)); /* purpose: test */ \
 		ok(pp == p + 1 && n == 1 && s.x == want1,                      \
 		   "%s store_release evaluates its arguments once", #T);       \
 		pp = p;                                                        \
-		got = pfr_smp_load_acquire(pp++); /* purpose: test */         \
+		got = pfr_smp_load_acquire(pp++); /* purpose: test */          \
 		ok(pp == p + 1 && got == want1,                                \
 		   "%s load_acquire evaluates its pointer once", #T);          \
 		pp = p;                                                        \
@@ -149,7 +150,7 @@ TEST_SCALAR(uintptr_t, uptr, (uintptr_t)-2, (uintptr_t)1)
 typedef struct node *node_ptr;
 typedef const char *cstr;
 typedef void *vptr;
-static struct node node_a = { 1 }, node_b = { 2 };
+static struct node node_a = {1}, node_b = {2};
 TEST_SCALAR(node_ptr, ptr, &node_a, &node_b)
 TEST_SCALAR(cstr, cptr, "perfring", (const char *)0)
 TEST_SCALAR(vptr, vptr, (void *)&node_b, (void *)&node_a)
@@ -162,7 +163,7 @@ static void test_pointer_use(void)
 	struct node *got;
 
 	pfr_smp_store_release(&head, &node_b); /* purpose: test */
-	got = pfr_smp_load_acquire(src);       /* purpose: test */
+	got = pfr_smp_load_acquire(src); /* purpose: test */
 	ok(got == &node_b && got->v == 2, "pointer via acquire dereferences");
 	ok(PFR_READ_ONCE(*src)->v == 2, "pointer via READ_ONCE dereferences");
 }
@@ -188,7 +189,7 @@ static void test_fences(void)
 	int i, spins = 0, flag = 1;
 
 	pfr_barrier();
-	pfr_smp_mb();  /* purpose: test that it runs */
+	pfr_smp_mb(); /* purpose: test that it runs */
 	pfr_smp_rmb(); /* purpose: test that it runs */
 	pfr_smp_wmb(); /* purpose: test that it runs */
 	pfr_smp_tmb(); /* purpose: test that it runs */
