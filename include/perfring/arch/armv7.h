@@ -26,8 +26,14 @@
 
 #define PFR_READ_ONCE(x)                                                       \
 	__atomic_load_n((volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED)
+/* The value goes through a temporary of the object's type: g++ does not
+ * convert an array (a string literal) to a pointer for __atomic_store_n. */
 #define PFR_WRITE_ONCE(x, v)                                                   \
-	__atomic_store_n((volatile __typeof__(x) *)&(x), (v), __ATOMIC_RELAXED)
+	do {                                                                   \
+		pfr__unqual_typeof(x) pfr__wo_v = (v);                         \
+		__atomic_store_n((volatile __typeof__(x) *)&(x), pfr__wo_v,    \
+				 __ATOMIC_RELAXED);                            \
+	} while (0)
 
 #define pfr_smp_mb() __asm__ __volatile__("dmb ish" ::: "memory")
 #define pfr_smp_rmb() __asm__ __volatile__("dmb ish" ::: "memory")

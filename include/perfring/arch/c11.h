@@ -23,8 +23,14 @@
 
 #define PFR_READ_ONCE(x)                                                       \
 	__atomic_load_n((volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED)
+/* The value goes through a temporary of the object's type: g++ does not
+ * convert an array (a string literal) to a pointer for __atomic_store_n. */
 #define PFR_WRITE_ONCE(x, v)                                                   \
-	__atomic_store_n((volatile __typeof__(x) *)&(x), (v), __ATOMIC_RELAXED)
+	do {                                                                   \
+		pfr__unqual_typeof(x) pfr__wo_v = (v);                         \
+		__atomic_store_n((volatile __typeof__(x) *)&(x), pfr__wo_v,    \
+				 __ATOMIC_RELAXED);                            \
+	} while (0)
 
 #define pfr_smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define pfr_smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
@@ -33,7 +39,11 @@
 
 #define pfr_smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define pfr_smp_store_release(p, v)                                            \
-	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+	do {                                                                   \
+		__typeof__(p) pfr__sr_p = (p);                                 \
+		pfr__unqual_typeof(*pfr__sr_p) pfr__sr_v = (v);                \
+		__atomic_store_n(pfr__sr_p, pfr__sr_v, __ATOMIC_RELEASE);      \
+	} while (0)
 
 #define pfr_smp_acquire__after_ctrl_dep()                                      \
 	__atomic_thread_fence(__ATOMIC_ACQUIRE)
