@@ -53,7 +53,16 @@
 #define pfr__unqual_typeof(x) __typeof__((__typeof__(x))0)
 #endif
 
-#if defined(PFR_FORCE_C11) || defined(PFR__TSAN) || defined(__clang_analyzer__)
+/*
+ * Test-only hook: a build may name its own backend header with
+ * -DPFR_BARRIER_OVERRIDE='"file.h"' (the Relacy model build,
+ * tests/model/, maps every primitive onto the model checker this way).
+ * Never defined by the library's own build.
+ */
+#if defined(PFR_BARRIER_OVERRIDE)
+#include PFR_BARRIER_OVERRIDE
+#elif defined(PFR_FORCE_C11) || defined(PFR__TSAN) ||                          \
+	defined(__clang_analyzer__)
 #include "arch/c11.h"
 #elif defined(__x86_64__)
 #include "arch/x86_64.h"
