@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfring litmus - the table of litmus tests run on the host CPU and the
+ * context their threads run in.  cli/litmus_tests.c holds the tests (one
+ * compiled thread function per test, so every barrier is the real inline
+ * instruction), cli/cmd_litmus.c the runner.
+ */
+#ifndef PFR_CLI_LITMUS_H
+#define PFR_CLI_LITMUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PFR_LIT_MAX_THREADS 4
+#define PFR_LIT_MAX_VARS 3
+
+/* Memory models the tests state their verdict in, one bit each. */
+enum pfr_lit_model {
+	PFR_LIT_TSO = 1 << 0,	/* x86-64 (x86-TSO), s390x (TSO-like) */
+	PFR_LIT_ARMV8 = 1 << 1, /* aarch64: other-multi-copy-atomic ARMv8 */
+	PFR_LIT_POWER = 1 << 2, /* ppc64/ppc64le: Power, not multi-copy atomic */
+	PFR_LIT_ARMV7 = 1 << 3, /* armv7 */
+	PFR_LIT_RVWMO = 1 << 4, /* riscv64 */
+	PFR_LIT_C11 = 1 << 5,	/* the C11 backend: ISO C11 (SC fences as C++20) */
+};
+#define PFR_LIT_ALL 0x3f
+
+/*
+ * Everything one thread needs for one round of instances.  Instance i of
+ * variable v lives at var[v][i * stride]; the loads of thread t land in
+ * reg[t][0..1][i]; bar[i] is instance i's start counter.
+ */
+struct pfr_lit_ctx {
+	uint32_t *var[PFR_LIT_MAX_VARS];
+	uint32_t *reg[PFR_LIT_MAX_THREADS][2];
+	uint32_t *bar;
+	size_t n;		/* instances in this round */
+	size_t stride;		/* in uint32_t units */
+	uint32_t nthreads;
+	int sync_instance;	/* spin on bar[i] before every instance */
+};
+
+typedef void pfr_lit_thread_fn(struct pfr_lit_ctx *c, int tid);
+
+/*
+ * One thread's program: a[0]; fence; a[1].  A load of a[j] lands in
+ * reg[tid][j].  PFR_LIT_CST is a store done only when a[0] loaded 1 (a
+ * control dependency on that load).
+ */
+enum pfr_lit_op { PFR_LIT_NOP, PFR_LIT_ST, PFR_LIT_LD, PFR_LIT_CST };
+enum pfr_lit_acc { PFR_LIT_ONCE, PFR_LIT_REL, PFR_LIT_ACQ };
+enum pfr_lit_fence {
+	PFR_LIT_F_NONE,
+	PFR_LIT_F_BARRIER,
+	PFR_LIT_F_RMB,
+	PFR_LIT_F_WMB,
+	PFR_LIT_F_TMB,
+	PFR_LIT_F_MB,
+	PFR_LIT_F_ACQCTRL, /* smp_acquire__after_ctrl_dep() inside the if */
+};
+
+struct pfr_lit_access {
+	uint8_t op, var, val, acc;
+};
+
+struct pfr_lit_prog {
+	struct pfr_lit_access a[2];
+	uint8_t fence;
+};
+
+struct pfr_lit_test {
+	const char *name;	/* e.g. "SB+mbs" */
+	const char *shape;	/* e.g. "SB" */
+	const char *vars[PFR_LIT_MAX_VARS]; /* location names */
+	int nthreads;
+	unsigned finals;	/* bit v: variable v's final value observed */
+	const char *cond;	/* "0:r0=0 /\ 1:r0=0" */
+	unsigned forbidden;	/* models (pfr_lit_model) that forbid cond */
+	const char *why;	/* one line: what the test shows */
+	struct pfr_lit_prog prog[PFR_LIT_MAX_THREADS];
+	pfr_lit_thread_fn *fn;
+};
+
+extern const struct pfr_lit_test pfr_lit_tests[];
+extern const size_t pfr_lit_ntests;
+
+#endif
