@@ -8,12 +8,13 @@ set -eu
 pkgs=(
 	build-essential pkg-config clang clang-format libclang-rt-14-dev
 	binutils-multiarch qemu-user
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
-	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
-	gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
-	gcc-s390x-linux-gnu libc6-dev-s390x-cross
-	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+	gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
+	gcc-powerpc64le-linux-gnu g++-powerpc64le-linux-gnu
+	libc6-dev-ppc64el-cross
+	gcc-powerpc64-linux-gnu g++-powerpc64-linux-gnu libc6-dev-ppc64-cross
+	gcc-s390x-linux-gnu g++-s390x-linux-gnu libc6-dev-s390x-cross
+	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
 	relacy-dev afl++ linux-perf gnuplot-nox
 	libdpdk-dev libck-dev libboost-dev libatomic-queue-dev
 	valgrind bc

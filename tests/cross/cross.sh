@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Cross-target test for one Debian architecture (called by
+# t_cross_<arch>.sh): builds the library, `perfring` and every unit test
+# (tests/unit/*.c, whoever added them) with that target's gcc into
+# build-<arch>/, runs each unit test under qemu-user, and runs
+# `perfring info` under qemu to check the backend, the compile-time target
+# and that its instruction table came from this build's disassembly.
+# Under emulation no weak-memory behaviour shows: this proves the code
+# builds, assembles and behaves on the target (endianness, sizes,
+# encodings), not that the barriers are sufficient.
+# Exit 77 only when the target's gcc, its libc or qemu is missing.
+#
+#   cross.sh ARCH     ARCH: aarch64 armhf ppc64el ppc64 s390x riscv64
+set -u
+top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+arch=${1:?usage: cross.sh ARCH}
+case $arch in
+aarch64) triple=aarch64-linux-gnu qemu=qemu-aarch64 backend=aarch64 target=aarch64 ;;
+armhf) triple=arm-linux-gnueabihf qemu=qemu-arm backend=armv7 target=armv7 ;;
+ppc64el) triple=powerpc64le-linux-gnu qemu=qemu-ppc64le backend=ppc64le target=ppc64le ;;
+ppc64) triple=powerpc64-linux-gnu qemu=qemu-ppc64 backend=ppc64 target=ppc64 ;;
+s390x) triple=s390x-linux-gnu qemu=qemu-s390x backend=s390x target=s390x ;;
+riscv64) triple=riscv64-linux-gnu qemu=qemu-riscv64 backend=riscv64 target=riscv64 ;;
+*) echo "Bail out! unknown architecture $arch"; exit 2 ;;
+esac
+# For the instruction row checked against expected.txt.
+insn_backend=$backend
+
+for need in "$triple-gcc" "$qemu"; do
+	command -v "$need" >/dev/null 2>&1 || {
+		echo "1..0 # SKIP $need not installed (tools/deps.sh installs it)"
+		exit 77
+	}
+done
+[ -e "/usr/$triple/lib" ] || {
+	echo "1..0 # SKIP no /usr/$triple (libc6-dev-*-cross; tools/deps.sh)"
+	exit 77
+}
+
+build=build-$arch
+runner=("$qemu" -L "/usr/$triple")
+n=0 bad=0
+tap() { # tap STATUS DESCRIPTION [LOG]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		bad=$((bad + 1))
+		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/#   /'
+	fi
+}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# A sub-make must not inherit the outer `make check`'s command-line
+# variables (BUILD=, SANITIZE=, CFLAGS=) through MAKEFLAGS.
+mk() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CPPFLAGS \
+		-u LDFLAGS make -C "$top" --no-print-directory "$@"
+}
+
+units=()
+for src in "$top"/tests/unit/*.c; do
+	[ -e "$src" ] || continue
+	units+=("$(basename "$src" .c)")
+done
+
+mk -j2 BUILD="$build" CC="$triple-gcc" CXX="$triple-g++" AR="$triple-ar" \
+	all unit-tests >"$log" 2>&1
+rc=$?
+tap $rc "$arch: make all unit-tests with $triple-gcc" "$log"
+if [ $rc -ne 0 ]; then
+	echo "1..$n"
+	exit 1
+fi
+
+for u in "${units[@]}"; do
+	bin=$top/$build/tests/unit/$u
+	if [ ! -x "$bin" ]; then
+		tap 1 "$arch: unit/$u was not built"
+		continue
+	fi
+	(cd "$top" && timeout -k 10 300 "${runner[@]}" "$bin") >"$log" 2>&1
+	rc=$?
+	summary=$(grep -c '^ok' "$log")
+	tap $rc "$arch: unit/$u under $qemu ($summary checks passed, exit $rc)" \
+		"$log"
+done
+
+# perfring info under qemu: backend, target from the compiler, the table.
+perfring=$top/$build/perfring
+"${runner[@]}" "$perfring" info >"$log" 2>&1
+rc=$?
+tap $rc "$arch: perfring info runs under $qemu" "$log"
+grep -q "^backend: *$backend\$" "$log"
+tap $? "$arch: perfring info says backend $backend" "$log"
+grep -q "^target: *$target " "$log"
+tap $? "$arch: perfring info says target $target (compile-time)" "$log"
+want=$(awk -v b="$insn_backend" '$1 == b && $2 == "smp_mb" {
+	$1 = ""; $2 = ""; sub(/^ +/, ""); print }' "$top/tests/insn/expected.txt")
+got=$(awk '$1 == "smp_mb()" { $1 = ""; sub(/^ +/, ""); print }' "$log")
+[ -n "$want" ] && [ "$got" = "$want" ]
+tap $? "$arch: perfring info's smp_mb() is '$got' (expected.txt: '$want')" \
+	"$log"
+"${runner[@]}" "$perfring" info --json >"$log" 2>&1
+grep -q "\"backend\":\"$backend\"" "$log" &&
+	grep -q "\"target\":\"$target\"" "$log" &&
+	grep -q '"instructions":\[{' "$log"
+tap $? "$arch: perfring info --json has backend, target and the table" "$log"
+
+echo "1..$n"
+[ "$bad" -eq 0 ]

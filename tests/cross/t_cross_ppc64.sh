@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Build everything for ppc64 and run the unit tests under qemu (cross.sh).
+exec bash "$(dirname "$0")/cross.sh" ppc64
