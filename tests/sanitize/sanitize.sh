@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Sanitizer runs (called by t_asan.sh and t_tsan.sh): builds the library,
+# `perfring` and every unit test with `make SANITIZE=...` into its own
+# build directory, then runs the selected unit tests (tests/unit/*.c, by
+# name, whoever added them) and fails on any failing test or any sanitizer
+# report.  Never runs `make check` (that would recurse).
+#
+#   sanitize.sh address   every unit test, SANITIZE=address,undefined
+#   sanitize.sh thread    unit tests named *stress* or *mp*, SANITIZE=thread
+#                         (barrier.h selects the C11 backend under TSan)
+set -u
+top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+kind=${1:?usage: sanitize.sh address|thread}
+cc=${CC:-cc}
+case $kind in
+address) sanitize=address,undefined build=build-asan ;;
+thread) sanitize=thread build=build-tsan ;;
+*) echo "Bail out! unknown sanitizer $kind"; exit 2 ;;
+esac
+
+# The compiler must have the runtime: a one-line program shows it.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+echo 'int main(void) { return 0; }' >"$probe/p.c"
+if ! $cc -fsanitize="$sanitize" "$probe/p.c" -o "$probe/p" \
+	>"$probe/log" 2>&1 || ! "$probe/p" >>"$probe/log" 2>&1; then
+	echo "1..0 # SKIP $cc has no working -fsanitize=$sanitize runtime:" \
+		"$(head -c 200 "$probe/log" | tr '\n' ' ')"
+	exit 77
+fi
+
+n=0 bad=0
+log=$probe/run.log
+tap() { # tap STATUS DESCRIPTION [LOG]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		bad=$((bad + 1))
+		[ -n "${3:-}" ] && tail -n 40 "$3" | sed 's/^/#   /'
+	fi
+}
+
+# A sub-make must not inherit the outer make's command-line variables.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" --no-print-directory \
+	-j2 BUILD="$build" SANITIZE="$sanitize" CC="$cc" all unit-tests \
+	>"$log" 2>&1
+rc=$?
+tap $rc "make BUILD=$build SANITIZE=$sanitize all unit-tests" "$log"
+[ $rc -eq 0 ] || { echo "1..$n"; exit 1; }
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+export PFR_TOP=$top PFR_BUILD=$top/$build PERFRING=$top/$build/perfring
+ran=0
+for src in "$top"/tests/unit/*.c; do
+	[ -e "$src" ] || continue
+	u=$(basename "$src" .c)
+	if [ "$kind" = thread ]; then
+		case $u in
+		*stress* | *mp*) ;;
+		*) continue ;;
+		esac
+	fi
+	bin=$top/$build/tests/unit/$u
+	(cd "$top" && timeout -k 10 600 "$bin") >"$log" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "ok $((n + 1)) - unit/$u # SKIP $(grep -m1 -o 'SKIP.*' "$log")"
+		n=$((n + 1))
+		continue
+	fi
+	# a report that did not change the exit status still fails
+	if grep -q -e 'ERROR: AddressSanitizer' -e 'runtime error:' \
+		-e 'WARNING: ThreadSanitizer' -e 'ERROR: LeakSanitizer' "$log"; then
+		[ $rc -eq 0 ] && rc=1
+	fi
+	tap $rc "unit/$u under -fsanitize=$sanitize (exit $rc)" "$log"
+	ran=$((ran + 1))
+done
+[ $ran -gt 0 ]
+tap $? "ran $ran unit test(s)"
+"$top/$build/perfring" info >"$log" 2>&1 &&
+	! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
+tap $? "perfring info under -fsanitize=$sanitize" "$log"
+echo "1..$n"
+[ "$bad" -eq 0 ]
