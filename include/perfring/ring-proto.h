@@ -302,15 +302,20 @@ static inline uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 #endif
 	if (w->head - t > size || (t & 7))
 		return 0; /* hostile reader: never trust it for space */
-	w->tail_cache = t;
-	if (w->head + need - t > size)
-		return 0;
 #if PFR__PROTO_ORD == 2
+	if (w->head + need - t > size)
+		return 0; /* not cached: nothing is written on its strength */
 	/* A: the branch above depends on t; this makes it an acquire
 	 * (C11 and the LKMM do not order plain stores after a control
-	 * dependency).  Pairs with D (store_release) in
-	 * pfr__end_ctrldep(). */
+	 * dependency).  Only now may t be cached: the fast path writes
+	 * into the space it frees without loading tail again.  Pairs
+	 * with D (store_release) in pfr__end_ctrldep(). */
 	pfr_smp_acquire__after_ctrl_dep();
+	w->tail_cache = t;
+#else
+	w->tail_cache = t; /* ordered by A above */
+	if (w->head + need - t > size)
+		return 0;
 #endif
 	return size - (w->head - t);
 }
