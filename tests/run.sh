@@ -21,7 +21,11 @@ mkdir -p "$logdir"
 pass=0 fail=0 skip=0
 failed=()
 for t in "$@"; do
-	name=${t#"${PFR_BUILD:-build}/"}
+	name=$t
+	case $t in
+	"${PFR_BUILD:-build}"/*) name=${t#"${PFR_BUILD:-build}/"} ;;
+	build*/*) name=${t#*/} ;;
+	esac
 	log=$logdir/$(echo "$name" | tr '/' '_').log
 	start=$(date +%s%N)
 	case $t in
