@@ -14,7 +14,7 @@ if [ $# -eq 0 ]; then
 			-e '^include/perfring/linux-compat.h$')
 fi
 awk '
-function labelled(s) { return s ~ /pairs with|matches|purpose:/ }
+function labelled(s) { s = tolower(s); return s ~ /pairs[ \t]+with|matches|purpose:/ }
 FNR == 1 { prev = ""; incomment = 0; block = "" }
 {
 	line = $0
@@ -29,7 +29,9 @@ FNR == 1 { prev = ""; incomment = 0; block = "" }
 	if (line ~ /\/\*/ || incomment) {
 		if (line ~ /^[ \t]*\/\*/ && !incomment)
 			block = ""
-		block = block " " line
+		l = line
+		sub(/^[ \t]*(\/\*+|\*+)?[ \t]*/, "", l)
+		block = block " " l
 		incomment = (line !~ /\*\//)
 	} else if (line ~ /\/\//) {
 		block = line
