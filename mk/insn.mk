@@ -31,3 +31,11 @@ unit-tests: $(UNIT_BINS)
 
 insn-docs:
 	tests/insn/t_insn_docs.sh --regen
+
+# tools/mb-cost: the cost of the x86-64 full-barrier candidates
+# (docs/barriers.md).  Not built by `all`.
+.PHONY: mb-cost
+mb-cost: $(BUILD)/tools/mb-cost
+$(BUILD)/tools/mb-cost: tools/mb-cost.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<

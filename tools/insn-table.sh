@@ -309,7 +309,9 @@ as the source writes them, not as objdump prints them: s390x `bcr 14,0`
 (objdump: `bnor %r0`), ppc `or 1,1,1 ; or 2,2,2` (objdump: `mr r1,r1 ; mr
 r2,r2`) and riscv `pause` (older objdump: `.word 0x0100000f`).  ppc `sync`
 is shown as objdump's `hwsync`, the same instruction.  `c11` is the C11
-backend forced on the x86-64 host; `armv7` is Debian's armhf (Thumb-2).
+backend forced on the x86-64 host and `c11-aarch64` the same on aarch64 (the
+compiler's own mapping of the C11 fences and accesses, for comparison);
+`armv7` is Debian's armhf (Thumb-2).
 
 EOF
 	row="| primitive |"

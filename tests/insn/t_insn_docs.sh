@@ -5,7 +5,7 @@
 #   t_insn_docs.sh --regen    rewrites docs/instructions.md
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-backends="x86_64 c11 aarch64 armv7 ppc64le ppc64 s390x riscv64"
+backends="x86_64 c11 aarch64 c11-aarch64 armv7 ppc64le ppc64 s390x riscv64"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for b in $backends; do
