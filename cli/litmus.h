@@ -16,12 +16,14 @@
 
 /* Memory models the tests state their verdict in, one bit each. */
 enum pfr_lit_model {
-	PFR_LIT_TSO = 1 << 0,	/* x86-64 (x86-TSO), s390x (TSO-like) */
+	PFR_LIT_TSO = 1 << 0, /* x86-64 (x86-TSO), s390x (TSO-like) */
 	PFR_LIT_ARMV8 = 1 << 1, /* aarch64: other-multi-copy-atomic ARMv8 */
-	PFR_LIT_POWER = 1 << 2, /* ppc64/ppc64le: Power, not multi-copy atomic */
+	PFR_LIT_POWER =
+		1 << 2, /* ppc64/ppc64le: Power, not multi-copy atomic */
 	PFR_LIT_ARMV7 = 1 << 3, /* armv7 */
 	PFR_LIT_RVWMO = 1 << 4, /* riscv64 */
-	PFR_LIT_C11 = 1 << 5,	/* the C11 backend: ISO C11 (SC fences as C++20) */
+	PFR_LIT_C11 =
+		1 << 5, /* the C11 backend: ISO C11 (SC fences as C++20) */
 };
 #define PFR_LIT_ALL 0x3f
 
@@ -34,10 +36,10 @@ struct pfr_lit_ctx {
 	uint32_t *var[PFR_LIT_MAX_VARS];
 	uint32_t *reg[PFR_LIT_MAX_THREADS][2];
 	uint32_t *bar;
-	size_t n;		/* instances in this round */
-	size_t stride;		/* in uint32_t units */
+	size_t n; /* instances in this round */
+	size_t stride; /* in uint32_t units */
 	uint32_t nthreads;
-	int sync_instance;	/* spin on bar[i] before every instance */
+	int sync_instance; /* spin on bar[i] before every instance */
 };
 
 typedef void pfr_lit_thread_fn(struct pfr_lit_ctx *c, int tid);
@@ -69,19 +71,23 @@ struct pfr_lit_prog {
 };
 
 struct pfr_lit_test {
-	const char *name;	/* e.g. "SB+mbs" */
-	const char *shape;	/* e.g. "SB" */
+	const char *name; /* e.g. "SB+mbs" */
+	const char *shape; /* e.g. "SB" */
 	const char *vars[PFR_LIT_MAX_VARS]; /* location names */
 	int nthreads;
-	unsigned finals;	/* bit v: variable v's final value observed */
-	const char *cond;	/* "0:r0=0 /\ 1:r0=0" */
-	unsigned forbidden;	/* models (pfr_lit_model) that forbid cond */
-	const char *why;	/* one line: what the test shows */
+	unsigned finals; /* bit v: variable v's final value observed */
+	const char *cond; /* "0:r0=0 /\ 1:r0=0" */
+	unsigned forbidden; /* models (pfr_lit_model) that forbid cond */
+	const char *why; /* one line: what the test shows */
 	struct pfr_lit_prog prog[PFR_LIT_MAX_THREADS];
 	pfr_lit_thread_fn *fn;
 };
 
 extern const struct pfr_lit_test pfr_lit_tests[];
 extern const size_t pfr_lit_ntests;
+
+/* The models among t->forbidden whose verdict rests on this build's
+ * instruction being stronger than the primitive's contract. */
+unsigned pfr_lit_beyond(const struct pfr_lit_test *t);
 
 #endif
