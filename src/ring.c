@@ -716,9 +716,12 @@ void pfr_writer_flush(struct pfr_writer *w)
 	}
 	pfr_writer_publish(w);
 	PFR_WRITE_ONCE(c->records, w->records);
-	/* purpose: the head store above before the reader_waiting load, as
-	 * in pfr_writer_publish(); pairs with smp_mb() in
-	 * pfr_reader_wait() */
+	/* A reader asleep below its thresholds must return: it sees the new
+	 * count after its smp_mb(), or we see it asleep after ours. */
+	PFR_WRITE_ONCE(c->flushes, PFR_READ_ONCE(c->flushes) + 1);
+	/* purpose: the head and flushes stores above before the
+	 * reader_waiting load, as in pfr_writer_publish(); pairs with
+	 * smp_mb() in pfr_reader_wait() */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->reader_waiting)) {
 		PFR_WRITE_ONCE(c->reader_waiting, 0);
@@ -737,11 +740,22 @@ void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 	PFR_WRITE_ONCE(r->ctl->wake_records, records);
 }
 
+/* Whether pfr_reader_wait() returns now: a hostile head, the thresholds
+ * met, or data and a pfr_writer_flush() since the wait began. */
+static int pfr__wait_done(struct pfr_ring_ctl *c, int64_t avail, uint64_t mark,
+			  uint32_t wb, uint32_t wr, uint32_t flushes)
+{
+	return avail < 0 ||
+	       pfr__wake_met((uint64_t)avail, PFR_READ_ONCE(c->records) - mark,
+			     wb, wr) ||
+	       (avail > 0 && PFR_READ_ONCE(c->flushes) != flushes);
+}
+
 int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 {
 	struct pfr_ring_ctl *c = r->ctl;
 	uint64_t deadline, now, mark;
-	uint32_t wb, wr;
+	uint32_t wb, wr, fl;
 	int64_t avail;
 
 	if (!c || !(r->flags & PFR__READER_CAN_WAIT))
@@ -750,23 +764,20 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
+	fl = PFR_READ_ONCE(c->flushes);
 	deadline = pfr__deadline(pfr__now_ns(), timeout_ns);
 	for (;;) {
 		avail = pfr_reader_begin(r);
-		if (avail < 0 ||
-		    pfr__wake_met((uint64_t)avail,
-				  PFR_READ_ONCE(c->records) - mark, wb, wr))
+		if (pfr__wait_done(c, avail, mark, wb, wr, fl))
 			return avail;
 		PFR_WRITE_ONCE(c->wake_mark, mark);
 		PFR_WRITE_ONCE(c->reader_waiting, 1);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb()
-		 * in pfr_writer_publish(): reader_waiting store before the
-		 * head load in pfr_reader_begin() */
+		 * in pfr_writer_publish() and pfr_writer_flush():
+		 * reader_waiting store before the head (and flushes) load */
 		pfr_smp_mb();
 		avail = pfr_reader_begin(r);
-		if (avail < 0 ||
-		    pfr__wake_met((uint64_t)avail,
-				  PFR_READ_ONCE(c->records) - mark, wb, wr)) {
+		if (pfr__wait_done(c, avail, mark, wb, wr, fl)) {
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return avail;
 		}

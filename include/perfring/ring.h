@@ -160,7 +160,9 @@ struct pfr_ring_ctl {
 	uint64_t lost_pending; /* dropped, not yet reported by a LOST record */
 	uint32_t writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
 	uint32_t writer_pid;
-	uint8_t pad1[PFR_RING_LINE - 48];
+	uint32_t flushes;     /* pfr_writer_flush() calls, ever */
+	uint32_t pad1a;
+	uint8_t pad1[PFR_RING_LINE - 56];
 
 	/* line 2: the reader's */
 	uint64_t tail;        /* published tail (D -> A) */
@@ -342,7 +344,9 @@ static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
 	return r->head - r->tail;
 }
 /* Block until the writer has published at least the reader's threshold
- * (pfr_reader_set_wakeup) or timeout_ns passed (UINT64_MAX: forever).
+ * (pfr_reader_set_wakeup), or has published data and called
+ * pfr_writer_flush() since the wait began, or timeout_ns passed
+ * (UINT64_MAX: forever).
  * Works across processes (futex on the shared word).  Needs a perfring
  * ring created with PFR_RING_WAIT.  Returns the bytes available,
  * -PFR_E_TIMEDOUT, or -PFR_E_INVAL.  Progress: blocking. */
