@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Hostile shared memory (issue 3, point 9): the reader, the writer, attach
+ * and snapshots against heads, tails, records and control blocks no honest
+ * peer writes.  Each case must give its own error code, never a crash, an
+ * endless loop or a read outside the mapping.  Data areas sit between
+ * PROT_NONE guard pages, so an out-of-bounds access faults even without
+ * ASan (run it under SANITIZE=address,undefined too).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ring_common.h"
+
+#define PG 4096u
+
+/* size bytes of data with a guard page on either side. */
+static unsigned char *guarded(uint64_t size)
+{
+	unsigned char *m = mmap(NULL, size + 2 * PG, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		tap_skip_all("mmap: %s", strerror(errno));
+	mprotect(m, PG, PROT_NONE);
+	mprotect(m + PG + size, PG, PROT_NONE);
+	return m + PG;
+}
+
+static void unguard(unsigned char *d, uint64_t size)
+{
+	munmap(d - PG, size + 2 * PG);
+}
+
+static void put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
+		    uint32_t type, uint16_t size)
+{
+	struct pfr_record_header h = { type, 0, size };
+
+	memcpy(data + (pos & mask), &h, 8);
+}
+
+/* ---- pfr_reader_init ---- */
+
+static void test_init(void)
+{
+	struct pfr_reader r;
+	uint64_t head = 0, tail = 0;
+	unsigned char d[4096], s[16];
+
+	is_int(pfr_reader_init(&r, NULL, &tail, d, 4096, 0, 0, s),
+	       -PFR_E_INVAL, "init: NULL head");
+	is_int(pfr_reader_init(&r, &head, NULL, d, 4096, 0, 0, s),
+	       -PFR_E_INVAL, "init: NULL tail");
+	is_int(pfr_reader_init(&r, &head, &tail, NULL, 4096, 0, 0, s),
+	       -PFR_E_INVAL, "init: NULL data");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, 0, 0, NULL),
+	       -PFR_E_INVAL, "init: NULL scratch");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 0, 0, 0, s), -PFR_E_INVAL,
+	       "init: size 0");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4, 0, 0, s), -PFR_E_INVAL,
+	       "init: size below a header");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 3000, 0, 0, s),
+	       -PFR_E_INVAL, "init: size not a power of two");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4096,
+			       (enum pfr_ordering)3, 0, s),
+	       -PFR_E_INVAL, "init: unknown ordering");
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, 0, 0x4, s),
+	       -PFR_E_INVAL, "init: unknown flag");
+	tail = 12;
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, 0, 0, s),
+	       -PFR_E_RECSIZE_ALIGN, "init: unaligned tail");
+}
+
+/* ---- a raw reader against hostile heads and records ---- */
+
+static void test_raw(enum pfr_ordering ord, uint64_t base)
+{
+	const char *on = pfr_ordering_name(ord);
+	const uint64_t ds = 4096, mask = ds - 1;
+	unsigned char *data = guarded(ds);
+	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
+	struct pfr_reader r;
+	struct pfr_record rec;
+	uint64_t head = base, tail = base;
+
+	memset(data, 0xa5, ds);
+	if (!ok(pfr_reader_init(&r, &head, &tail, data, ds, ord, 0,
+				scratch) == 0,
+		"%s base %#llx: init", on, (unsigned long long)base))
+		return;
+	is_int(pfr_reader_begin(&r), 0, "empty");
+
+	head = base + ds + 8;
+	is_int(pfr_reader_begin(&r), -PFR_E_HEAD_AHEAD,
+	       "head beyond tail + size");
+	head = base + ((uint64_t)1 << 62);
+	is_int(pfr_reader_begin(&r), -PFR_E_HEAD_AHEAD, "head far ahead");
+	head = base - 8;
+	is_int(pfr_reader_begin(&r), -PFR_E_HEAD_BEHIND, "head behind tail");
+	head = base - ds - 8;
+	is_int(pfr_reader_begin(&r), -PFR_E_HEAD_BEHIND,
+	       "head a ring behind tail");
+	head = base + 20;
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ALIGN,
+	       "head not a multiple of 8");
+	is_uint(pfr_reader_pending(&r), 0, "bad heads were not taken");
+
+	/* records: size 0, unaligned, past head; the reader stays put */
+	head = base + 64;
+	put_hdr(data, mask, base, 1, 0);
+	is_int(pfr_reader_begin(&r), 64, "64 bytes");
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO, "size 0");
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO,
+	       "size 0 again: no progress, no loop");
+	put_hdr(data, mask, base, 1, 12);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ALIGN,
+	       "size 12: not a multiple of 8");
+	put_hdr(data, mask, base, 1, 7);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ALIGN, "size 7");
+	put_hdr(data, mask, base, 1, 72);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
+	       "size 72 with 64 bytes published");
+	put_hdr(data, mask, base, 1, 0xfff8);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
+	       "size 65528 in a 4096-byte ring");
+	pfr_reader_end(&r);
+	is_uint(tail, base, "end after errors publishes nothing");
+
+	/* a good record then a bad one: only the good one is freed */
+	put_hdr(data, mask, base, 1, 16);
+	put_hdr(data, mask, base + 16, 1, 0);
+	is_int(pfr_reader_begin(&r), 64, "begin");
+	is_int(pfr_reader_next(&r, &rec), 1, "good record");
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO, "then bad");
+	pfr_reader_end(&r);
+	is_uint(tail, base + 16, "tail past the good record only");
+
+	/* the full ring as one record straddling the end, from every
+	 * offset: copied in two pieces, within the mapping */
+	{
+		int good = 1;
+
+		for (uint64_t off = 0; off < ds; off += 8) {
+			uint64_t t = base + off;
+
+			tail = t;
+			head = t + ds;
+			put_hdr(data, mask, t, 3, (uint16_t)ds);
+			pfr_reader_init(&r, &head, &tail, data, ds, ord, 0,
+					scratch);
+			if (pfr_reader_begin(&r) != (int64_t)ds ||
+			    pfr_reader_next(&r, &rec) != 1 ||
+			    rec.len != ds - 8 || pfr_reader_next(&r, &rec))
+				good = 0;
+		}
+		ok(good, "whole-ring records at all 512 offsets");
+	}
+	/* a PAD without SKIP_PAD is a record like any other; with it,
+	 * skipped */
+	tail = head = base;
+	pfr_reader_init(&r, &head, &tail, data, ds, ord, PFR_READER_SKIP_PAD,
+			scratch);
+	put_hdr(data, mask, base, PFR_RECORD_PAD, 40);
+	put_hdr(data, mask, base + 40, 4, 8);
+	head = base + 48;
+	pfr_reader_begin(&r);
+	ok(pfr_reader_next(&r, &rec) == 1 && rec.hdr.type == 4 &&
+		   rec.pos == base + 40,
+	   "PAD skipped");
+	/* a hostile PAD with size 0 still stops the reader */
+	put_hdr(data, mask, base + 48, PFR_RECORD_PAD, 0);
+	head = base + 56;
+	pfr_reader_begin(&r);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO,
+	       "PAD of size 0 is an error, not a loop");
+	free(scratch);
+	unguard(data, ds);
+}
+
+/* A writer thread flips a header between a good size and a huge one while
+ * the reader reads it: the reader must use the size it checked. */
+struct flipper {
+	unsigned char *p;
+	volatile int stop;
+};
+
+static void *flip(void *arg)
+{
+	struct flipper *f = (struct flipper *)arg;
+	struct pfr_record_header a = { 1, 0, 8 }, b = { 1, 0, 0xfff8 };
+	uint64_t va, vb;
+
+	memcpy(&va, &a, 8);
+	memcpy(&vb, &b, 8);
+	while (!f->stop) {
+		__atomic_store_n((uint64_t *)f->p, va, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)f->p, vb, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_double_fetch(void)
+{
+	const uint64_t ds = 4096;
+	unsigned char *data = guarded(ds);
+	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
+	struct flipper f = { data + ds - 8, 0 };
+	struct pfr_reader r;
+	struct pfr_record rec;
+	uint64_t head, tail;
+	long good = 0, bad = 0, other = 0;
+	pthread_t th;
+
+	pthread_create(&th, NULL, flip, &f);
+	while (!__atomic_load_n((uint64_t *)f.p, __ATOMIC_RELAXED))
+		; /* the flipper runs */
+	for (uint64_t t0 = rt_now_ns(); rt_now_ns() - t0 < 100000000ull;) {
+		tail = ds - 8;
+		head = ds;
+		pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL,
+				0, scratch);
+		pfr_reader_begin(&r);
+		int e = pfr_reader_next(&r, &rec);
+
+		if (e == 1 && rec.hdr.size == 8 && rec.len == 0)
+			good++;
+		else if (e == -PFR_E_RECSIZE_PAST_HEAD)
+			bad++;
+		else if (other++ < 3)
+			tap_diag("e %d size %u", e, rec.hdr.size);
+	}
+	f.stop = 1;
+	pthread_join(th, NULL);
+	ok(other == 0, "header changing under the reader: %ld good, %ld "
+		       "past head, %ld other", good, bad, other);
+	free(scratch);
+	unguard(data, ds);
+}
+
+/* ---- the writer against a hostile reader ---- */
+
+static void test_writer(enum pfr_ordering ord)
+{
+	const char *on = pfr_ordering_name(ord);
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	unsigned char *data, *copy = malloc(4096);
+	static const int64_t bad_tails[] = { 8, 4, -4096 - 8, 1 << 30 };
+
+	for (int pol = 0; pol < 2; pol++) {
+		rt_mkring(&ring, 4096, (enum pfr_policy)pol, ord, 0);
+		c = pfr_ring_ctl(ring);
+		data = (unsigned char *)c + c->data_offset;
+		c->tail = 8; /* ahead of head */
+		is_intf(pfr_ring_writer(ring, &w), -PFR_E_LAYOUT,
+			"%s %s: writer refuses tail ahead of head", on,
+			pfr_policy_name((enum pfr_policy)pol));
+		c->tail = 0;
+		c->head = 4;
+		is_int(pfr_ring_writer(ring, &w), -PFR_E_LAYOUT,
+		       "writer refuses an unaligned head");
+		c->head = 0;
+		is_int(pfr_ring_writer(ring, &w), 0, "writer");
+		pfr_writer_set_timeout(&w, 5 * 1000000ull);
+		memset(data, 0x5a, 4096);
+		for (size_t i = 0; i < sizeof(bad_tails) / 8; i++) {
+			c->tail = (uint64_t)bad_tails[i];
+			memcpy(copy, data, 4096);
+			int e = pfr_writer_write(&w, 1, "hostile!", 8);
+
+			ok(e == (pol ? -PFR_E_TIMEDOUT : -PFR_E_NOSPC) &&
+				   !memcmp(copy, data, 4096),
+			   "tail %lld: refused (%d), nothing written",
+			   (long long)bad_tails[i], e);
+		}
+		c->tail = 0;
+		is_int(pfr_writer_write(&w, 1, "honest..", 8), 0,
+		       "honest tail again: writes");
+		/* an honest tail, then one that jumps more than a ring back
+		 * after the writer cached the honest one */
+		{
+			uint64_t h0 = c->head;
+			int refused = 0;
+
+			c->tail = h0;
+			for (int i = 0; i < 270; i++)
+				pfr_writer_write(&w, 1, "yyyyyyyy", 8);
+			ok(c->head - h0 <= 4096 && c->head - h0 >= 4096 - 16,
+			   "filled up to the honest tail + size");
+			c->tail = c->head - 4096 - 64;
+			memcpy(copy, data, 4096);
+			for (int i = 0; i < 10; i++)
+				refused += pfr_writer_write(&w, 1, "zzzzzzzz",
+							    8) != 0;
+			ok(refused == 10 && !memcmp(copy, data, 4096),
+			   "a tail more than a ring behind is not trusted");
+		}
+		pfr_ring_close(ring);
+	}
+	free(copy);
+}
+
+/* ---- attach: hostile control blocks ---- */
+
+static int memfd_with(const void *buf, size_t len, off_t size)
+{
+	int fd = memfd_create("pfr-hostile", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (len && write(fd, buf, len) != (ssize_t)len)
+		return close(fd), -1;
+	if (size >= 0 && ftruncate(fd, size) < 0)
+		return close(fd), -1;
+	return fd;
+}
+
+static int attach_mod(const unsigned char *img, size_t len, size_t at,
+		      const void *val, size_t vlen, off_t size)
+{
+	unsigned char *b = malloc(len);
+	struct pfr_ring *ring;
+	int fd, err;
+
+	memcpy(b, img, len);
+	if (vlen)
+		memcpy(b + at, val, vlen);
+	fd = memfd_with(b, len, size);
+	free(b);
+	if (fd < 0)
+		return 1000;
+	err = pfr_ring_attach_fd(&ring, fd);
+	if (!err)
+		pfr_ring_close(ring);
+	close(fd);
+	return err;
+}
+
+#define OFF(f) offsetof(struct pfr_ring_ctl, f)
+
+static void test_attach(void)
+{
+	struct pfr_ring_opts o = { 8192, PFR_POLICY_DROP, PFR_ORDER_ACQREL,
+				   PFR_RING_WAIT, 0, 0 };
+	struct pfr_ring *ring;
+	unsigned char *img;
+	size_t len;
+	uint64_t v64;
+	uint32_t v32;
+	int fd;
+
+	if (pfr_ring_create_memfd(&ring, &o))
+		return (void)ok(0, "create");
+	fd = pfr_ring_fd(ring);
+	len = (size_t)lseek(fd, 0, SEEK_END);
+	img = malloc(len);
+	ok(pread(fd, img, len, 0) == (ssize_t)len, "control block image");
+	pfr_ring_close(ring);
+
+	is_int(attach_mod(img, len, 0, NULL, 0, -1), 0,
+	       "an unsealed copy attaches");
+	v64 = PFR_RING_MAGIC ^ 1;
+	is_int(attach_mod(img, len, OFF(magic), &v64, 8, -1), -PFR_E_MAGIC,
+	       "another magic");
+	v64 = 0;
+	is_int(attach_mod(img, len, OFF(magic), &v64, 8, -1), -PFR_E_MAGIC,
+	       "no magic (not yet initialised)");
+	v32 = PFR_RING_VERSION + 1;
+	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1),
+	       -PFR_E_VERSION, "another version");
+	v32 = 0;
+	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1),
+	       -PFR_E_VERSION, "version 0");
+	v32 = 256;
+	is_int(attach_mod(img, len, OFF(ctl_size), &v32, 4, -1), -PFR_E_LAYOUT,
+	       "another ctl_size");
+	{
+		static const uint64_t offs[] = { 0, 384, 4096 + 8, 2048,
+						 1ull << 21, 1ull << 63 };
+
+		for (size_t i = 0; i < sizeof(offs) / 8; i++)
+			is_intf(attach_mod(img, len, OFF(data_offset), &offs[i],
+					   8, -1),
+				-PFR_E_LAYOUT, "data_offset %#llx",
+				(unsigned long long)offs[i]);
+	}
+	{
+		static const uint64_t sizes[] = { 0, 2048, 4096 * 3, 8192 + 8,
+						  1ull << 41, 1ull << 63 };
+
+		for (size_t i = 0; i < sizeof(sizes) / 8; i++)
+			is_intf(attach_mod(img, len, OFF(data_size), &sizes[i],
+					   8, -1),
+				-PFR_E_LAYOUT, "data_size %#llx",
+				(unsigned long long)sizes[i]);
+	}
+	v32 = PFR_POLICY__COUNT;
+	is_int(attach_mod(img, len, OFF(policy), &v32, 4, -1), -PFR_E_LAYOUT,
+	       "unknown policy");
+	v32 = PFR_ORDER__COUNT;
+	is_int(attach_mod(img, len, OFF(ordering), &v32, 4, -1), -PFR_E_LAYOUT,
+	       "unknown ordering");
+	v32 = 0x10;
+	is_int(attach_mod(img, len, OFF(flags), &v32, 4, -1), -PFR_E_LAYOUT,
+	       "unknown flag");
+	v32 = 65528;
+	is_int(attach_mod(img, len, OFF(max_record), &v32, 4, -1),
+	       -PFR_E_LAYOUT, "max_record larger than the ring allows");
+	v32 = 8;
+	is_int(attach_mod(img, len, OFF(max_record), &v32, 4, -1),
+	       -PFR_E_LAYOUT, "max_record inconsistent (smaller)");
+	/* objects truncated below their sizes */
+	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len - 4096),
+	       -PFR_E_MAPPING, "object a page short");
+	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len - 8),
+	       -PFR_E_MAPPING, "object 8 bytes short");
+	is_int(attach_mod(img, len, 0, NULL, 0, 4096), -PFR_E_MAPPING,
+	       "only the control page");
+	is_int(attach_mod(img, len, 0, NULL, 0, 383), -PFR_E_MAPPING,
+	       "shorter than the control block");
+	is_int(attach_mod(img, len, 0, NULL, 0, 0), -PFR_E_MAPPING,
+	       "empty object");
+	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len + 4096), 0,
+	       "a longer object is fine");
+	v64 = 1ull << 40;
+	{
+		/* the largest data size, consistent, in a small object */
+		unsigned char b[384];
+		uint32_t mr = 65528;
+
+		memcpy(b, img, 384);
+		memcpy(b + OFF(data_size), &v64, 8);
+		memcpy(b + OFF(max_record), &mr, 4);
+		is_int(attach_mod(b, 384, 0, NULL, 0, 8192), -PFR_E_MAPPING,
+		       "1 TiB ring in 8 KiB: not mapped");
+	}
+	{
+		/* distinct codes for the four kinds */
+		int e[4] = { -PFR_E_MAGIC, -PFR_E_VERSION, -PFR_E_LAYOUT,
+			     -PFR_E_MAPPING };
+
+		ok(e[0] != e[1] && e[1] != e[2] && e[2] != e[3] &&
+			   e[0] != e[3] && e[0] != e[2] && e[1] != e[3],
+		   "four distinct attach errors");
+	}
+	/* hostile positions in an attached ring reach the reader */
+	{
+		struct pfr_reader r;
+		uint64_t h = 8192 + 8, t = 0;
+		unsigned char *b = malloc(len);
+
+		memcpy(b, img, len);
+		memcpy(b + OFF(head), &h, 8);
+		memcpy(b + OFF(tail), &t, 8);
+		fd = memfd_with(b, len, -1);
+		if (ok(pfr_ring_attach_fd(&ring, fd) == 0, "attach")) {
+			is_int(pfr_ring_reader(ring, &r), 0, "reader");
+			is_int(pfr_reader_begin(&r), -PFR_E_HEAD_AHEAD,
+			       "attached ring: head ahead");
+			pfr_ring_ctl(ring)->head = 0xfffffffffffffff8ull;
+			is_int(pfr_reader_begin(&r), -PFR_E_HEAD_BEHIND,
+			       "attached ring: head behind");
+			pfr_ring_ctl(ring)->tail = 3;
+			is_int(pfr_ring_reader(ring, &r), -PFR_E_RECSIZE_ALIGN,
+			       "attached ring: unaligned tail");
+			pfr_ring_close(ring);
+		}
+		close(fd);
+		free(b);
+	}
+	free(img);
+}
+
+/* ---- snapshots of a hostile OVERWRITE ring ---- */
+
+static void test_snapshot(enum pfr_ordering ord)
+{
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	unsigned char *data, buf[4096];
+	uint64_t h, o;
+
+	rt_mkring(&ring, 4096, PFR_POLICY_OVERWRITE, ord, 0);
+	c = pfr_ring_ctl(ring);
+	data = (unsigned char *)c + c->data_offset;
+	pfr_ring_writer(ring, &w);
+	for (int i = 0; i < 100; i++)
+		pfr_writer_write(&w, 1, buf, 100);
+	h = c->head;
+	o = c->oldest;
+	ok(pfr_ring_snapshot(ring, buf, sizeof(buf)) > 0, "%s: snapshot",
+	   pfr_ordering_name(ord));
+	c->oldest = o + 4;
+	is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)), -PFR_E_RECSIZE_ALIGN,
+	       "unaligned oldest");
+	c->oldest = h - 4096 - 8;
+	is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)), -PFR_E_HEAD_AHEAD,
+	       "oldest more than a ring behind head");
+	c->oldest = h + 8;
+	is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)), -PFR_E_OVERWRITTEN,
+	       "oldest ahead of head");
+	c->oldest = o;
+	c->head = h + 4;
+	is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)), -PFR_E_RECSIZE_ALIGN,
+	       "unaligned head");
+	c->head = h;
+	{
+		unsigned char save[8];
+
+		memcpy(save, data + (o & 4095), 8);
+		put_hdr(data, 4095, o, 1, 0);
+		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
+		       -PFR_E_RECSIZE_ZERO, "record of size 0");
+		put_hdr(data, 4095, o, 1, 20);
+		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
+		       -PFR_E_RECSIZE_ALIGN, "record of size 20");
+		put_hdr(data, 4095, o, 1, 0xfff8);
+		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
+		       -PFR_E_RECSIZE_PAST_HEAD, "record past head");
+		/* the writer meets the damage when it makes room: it must
+		 * neither loop nor write outside the ring */
+		put_hdr(data, 4095, o, 1, 0);
+		for (int i = 0; i < 100; i++)
+			pfr_writer_write(&w, 1, buf, 200);
+		ok(pfr_ring_snapshot(ring, buf, sizeof(buf)) > 0,
+		   "writer recovered from a damaged window (%lld)",
+		   (long long)pfr_ring_snapshot(ring, buf, sizeof(buf)));
+		(void)save;
+	}
+	pfr_ring_close(ring);
+}
+
+int main(void)
+{
+	test_init();
+	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
+		test_raw(rt_orders[i], 0);
+		test_raw(rt_orders[i], (uint64_t)0 - 32);
+		test_raw(rt_orders[i], 1ull << 63);
+		test_writer(rt_orders[i]);
+		test_snapshot(rt_orders[i]);
+	}
+	test_double_fetch();
+	test_attach();
+	return rt_done();
+}
