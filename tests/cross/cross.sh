@@ -8,7 +8,8 @@
 # and that its instruction table came from this build's disassembly.
 # Under emulation no weak-memory behaviour shows: this proves the code
 # builds, assembles and behaves on the target (endianness, sizes,
-# encodings), not that the barriers are sufficient.
+# encodings), not that the barriers are sufficient.  The build directory is
+# $PFR_BUILD-<arch> (build-aarch64 for the default BUILD=build).
 # Exit 77 only when the target's gcc, its libc or qemu is missing.
 #
 #   cross.sh ARCH     ARCH: aarch64 armhf ppc64el ppc64 s390x riscv64
@@ -38,7 +39,10 @@ done
 	exit 77
 }
 
-build=build-$arch
+# build-<arch> next to the check's own build directory (build-h1-aarch64
+# for BUILD=build-h1), so concurrent checks with different BUILDs do not
+# share one.
+build=${PFR_BUILD:-$top/build}-$arch
 runner=("$qemu" -L "/usr/$triple")
 n=0 bad=0
 tap() { # tap STATUS DESCRIPTION [LOG]
@@ -77,7 +81,7 @@ if [ $rc -ne 0 ]; then
 fi
 
 for u in "${units[@]}"; do
-	bin=$top/$build/tests/unit/$u
+	bin=$build/tests/unit/$u
 	if [ ! -x "$bin" ]; then
 		tap 1 "$arch: unit/$u was not built"
 		continue
@@ -90,7 +94,7 @@ for u in "${units[@]}"; do
 done
 
 # perfring info under qemu: backend, target from the compiler, the table.
-perfring=$top/$build/perfring
+perfring=$build/perfring
 "${runner[@]}" "$perfring" info >"$log" 2>&1
 rc=$?
 tap $rc "$arch: perfring info runs under $qemu" "$log"

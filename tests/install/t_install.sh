@@ -5,8 +5,8 @@
 # symbols; a small program built with `pkg-config --cflags --libs perfring`
 # against the installed copy (and only it) compiles, links and runs; the
 # installed perfring runs; `make uninstall` removes every file it
-# installed.  Builds in build-install/ so the outer check's flags (BUILD,
-# SANITIZE) do not matter.
+# installed.  Builds in $PFR_BUILD-install (build-install by default), with
+# the default flags whatever the outer check's (SANITIZE, CFLAGS).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cc=${CC:-cc}
@@ -31,7 +31,8 @@ tap() {
 }
 mk() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" \
-		--no-print-directory BUILD=build-install CC="$cc" \
+		--no-print-directory BUILD="${PFR_BUILD:-$top/build}-install" \
+		CC="$cc" \
 		PREFIX=/usr DESTDIR="$dest" "$@"
 }
 

@@ -13,9 +13,12 @@ set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 kind=${1:?usage: sanitize.sh address|thread}
 cc=${CC:-cc}
+# Next to the check's own build directory: build-asan, build-tsan for the
+# default BUILD=build.
+base=${PFR_BUILD:-$top/build}
 case $kind in
-address) sanitize=address,undefined build=build-asan ;;
-thread) sanitize=thread build=build-tsan ;;
+address) sanitize=address,undefined build=$base-asan ;;
+thread) sanitize=thread build=$base-tsan ;;
 *) echo "Bail out! unknown sanitizer $kind"; exit 2 ;;
 esac
 
@@ -48,13 +51,13 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" --no-print-directory \
 	-j2 BUILD="$build" SANITIZE="$sanitize" CC="$cc" all unit-tests \
 	>"$log" 2>&1
 rc=$?
-tap $rc "make BUILD=$build SANITIZE=$sanitize all unit-tests" "$log"
+tap $rc "make BUILD=${build#"$top"/} SANITIZE=$sanitize all unit-tests" "$log"
 [ $rc -eq 0 ] || { echo "1..$n"; exit 1; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
-export PFR_TOP=$top PFR_BUILD=$top/$build PERFRING=$top/$build/perfring
+export PFR_TOP=$top PFR_BUILD=$build PERFRING=$build/perfring
 ran=0
 for src in "$top"/tests/unit/*.c; do
 	[ -e "$src" ] || continue
@@ -65,7 +68,7 @@ for src in "$top"/tests/unit/*.c; do
 		*) continue ;;
 		esac
 	fi
-	bin=$top/$build/tests/unit/$u
+	bin=$build/tests/unit/$u
 	(cd "$top" && timeout -k 10 600 "$bin") >"$log" 2>&1
 	rc=$?
 	if [ $rc -eq 77 ]; then
@@ -83,7 +86,7 @@ for src in "$top"/tests/unit/*.c; do
 done
 [ $ran -gt 0 ]
 tap $? "ran $ran unit test(s)"
-"$top/$build/perfring" info >"$log" 2>&1 &&
+"$build/perfring" info >"$log" 2>&1 &&
 	! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
 tap $? "perfring info under -fsanitize=$sanitize" "$log"
 echo "1..$n"
