@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfring script: print the records of a perf.data file (perfring's or
+ * perf's own), one line each in perf script's default shape, or JSON
+ * Lines.  See man/perfring-script.1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfring/perf.h>
+
+#include "cli.h"
+#include "perf_out.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfring script [-i FILE] [--json] [--samples] "
+		"[--no-symbols]\n"
+		"\n"
+		"Prints the records of a perf.data file (default ./perf.data) "
+		"in perf\n"
+		"script's shape, or JSON Lines with --json.\n"
+		"  -i, --input FILE  the file to read\n"
+		"      --json        one JSON object per record\n"
+		"      --samples     samples only (side-band records are used "
+		"but not printed)\n"
+		"      --no-symbols  print addresses without looking up "
+		"symbols\n"
+		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
+}
+
+int pfr_cmd_script(int argc, char **argv)
+{
+	const char *in = "perf.data";
+	unsigned flags = 0;
+	struct pfr_perf_file *f;
+	struct pfr_out *o;
+	struct pfr_record rec;
+	int err, n;
+	uint64_t records = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-i") ||
+			   !strcmp(argv[i], "--input")) {
+			if (i + 1 >= argc)
+				return pfr_cli_usage_error(
+					"script", "option '%s' needs a file",
+					argv[i]);
+			in = argv[++i];
+		} else if (!strcmp(argv[i], "--json")) {
+			flags |= PFR_OUT_JSON;
+		} else if (!strcmp(argv[i], "--samples")) {
+			flags |= PFR_OUT_SAMPLES_ONLY;
+		} else if (!strcmp(argv[i], "--no-symbols")) {
+			flags |= PFR_OUT_NO_SYMS;
+		} else {
+			return pfr_cli_usage_error("script",
+						   "unknown argument '%s'",
+						   argv[i]);
+		}
+	}
+	err = pfr_perf_file_open(&f, in);
+	if (err) {
+		fprintf(stderr, "perfring script: %s: %s\n", in,
+			err == -PFR_E_SYSTEM ? strerror(errno)
+					     : pfr_perf_strerror(err));
+		if (err == -PFR_E_SYSTEM && errno == ENOENT)
+			fprintf(stderr, "Fix: record one first (perfring "
+					"record -o %s -- CMD), or give -i FILE.\n",
+				in);
+		return 1;
+	}
+	o = pfr_out_new(stdout, flags);
+	if (!o) {
+		pfr_perf_file_close(f);
+		return 1;
+	}
+	while ((n = pfr_perf_file_next(f, &rec)) == 1) {
+		uint32_t ev = pfr_perf_file_event_of(f, &rec.hdr, rec.payload,
+						     rec.len);
+		struct pfr_perf_layout lay;
+
+		pfr_perf_file_layout(f, ev, &lay);
+		pfr_out_record(o, pfr_perf_file_event_name(f, ev), &lay,
+			       &rec.hdr, rec.payload, rec.len);
+		records++;
+	}
+	err = 0;
+	if (n < 0) {
+		fprintf(stderr,
+			"perfring script: %s: malformed record after %llu "
+			"records: %s\n",
+			in, (unsigned long long)records, pfr_perf_strerror(n));
+		err = 1;
+	}
+	if (pfr_out_bad(o))
+		fprintf(stderr,
+			"perfring script: %llu of %llu records malformed, "
+			"skipped\n",
+			(unsigned long long)pfr_out_bad(o),
+			(unsigned long long)records);
+	pfr_out_free(o);
+	pfr_perf_file_close(f);
+	return err;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/perf.h> - the Linux kernel's own perf ring, read with perfring's
+ * reader, and the perf.data file format that perf(1) reads.
+ *
+ * The kernel is the writer of this ring; perfring is the reader:
+ *
+ *        KERNEL (perf_output_*)                 perfring
+ *   tail = READ_ONCE(->data_tail)          head = ->data_head
+ *   (A) control dependency                 (C) smp_load_acquire
+ *   if (space) STORE records               LOAD records up to head
+ *   (B) smp_wmb()                          (D) smp_store_release
+ *   STORE(->data_head, new head)           STORE(->data_tail, new tail)
+ *
+ * A pairs with D: the kernel's perf_output_begin() loads data_tail and only
+ * writes into space our release of data_tail (D, pfr_reader_end()) freed, so
+ * it never overwrites a record we are still reading.  B pairs with C: the
+ * kernel's smp_wmb() in perf_output_put_handle() orders the record bytes
+ * before the new data_head, and our acquire load of data_head
+ * (pfr_reader_begin()) orders it before our loads of the records.  The ring
+ * is read with the same struct pfr_reader as perfring's own rings
+ * (<perfring/ring.h>), over the mmap page's data_head, data_tail,
+ * data_offset and data_size; records that straddle the end of the data
+ * area are copied out in two pieces.
+ *
+ * This header does not include <linux/perf_event.h> (its __u64 bit-fields
+ * are not ISO C); functions take struct perf_event_attr by pointer.  Include
+ * <linux/perf_event.h> yourself to fill one in.
+ */
+#ifndef PERFRING_PERF_H
+#define PERFRING_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <perfring/common.h>
+#include <perfring/ring.h>
+
+PFR__EXTERN_C_BEGIN
+
+struct perf_event_attr;
+struct perf_event_mmap_page;
+
+/* Errors of this header, returned negated like PFR_E_*; they start at 100
+ * so that both sets fit in one int.  pfr_perf_strerror() names either. */
+enum pfr_perf_error {
+	PFR_PERF_E_BASE = 100,
+	PFR_PERF_E_UNKNOWN_EVENT = 100, /* no such event name */
+	PFR_PERF_E_NO_TRACEFS,    /* tracefs not mounted (and could not be) */
+	PFR_PERF_E_NO_TRACEPOINT, /* tracefs has no such tracepoint */
+	PFR_PERF_E_SAMPLE_TYPE,   /* sample_type bits this decoder lacks */
+	PFR_PERF_E_TRUNCATED,     /* a field runs past the end of its record */
+	PFR_PERF_E_STRING,        /* a string without its terminating NUL */
+	PFR_PERF_E_FILE_MAGIC,    /* not a perf.data file (or other endian) */
+	PFR_PERF_E_FILE_LAYOUT,   /* perf.data sections out of bounds */
+	PFR_PERF_E__END
+};
+
+/* Names a PFR_E_* or PFR_PERF_E_* code (either sign). */
+PFR_API const char *pfr_perf_strerror(int err);
+
+/* --- events --- */
+
+/* Parses an event name into *attr (which it zeroes first): the software
+ * events cpu-clock, task-clock, page-faults (faults), minor-faults,
+ * major-faults, context-switches (cs), cpu-migrations (migrations),
+ * alignment-faults, emulation-faults, dummy; the generic hardware events
+ * (cycles, instructions, cache-references, cache-misses, branches,
+ * branch-misses, bus-cycles, ref-cycles), each with an optional ":u" or
+ * ":k" modifier; and tracepoints "subsystem:name", whose id is read from
+ * tracefs.  tracefs is looked up at $PFR_TRACEFS, /sys/kernel/tracing and
+ * /sys/kernel/debug/tracing; when none is mounted and mount_tracefs is set
+ * (and $PFR_TRACEFS is not), it mounts tracefs on /sys/kernel/tracing
+ * (root only).  Canonical name into name[namelen].  Returns 0,
+ * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_NO_TRACEFS,
+ * -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
+ * Concurrency: any thread.  Progress: blocking (file system). */
+PFR_API int pfr_perf_event_parse(const char *spec,
+				 struct perf_event_attr *attr, char *name,
+				 size_t namelen, int mount_tracefs);
+
+/* Where tracefs is (or would be mounted): a constant string. */
+PFR_API const char *pfr_perf_tracefs_path(void);
+
+/* The event names pfr_perf_event_parse() knows, NULL-terminated (without
+ * tracepoints). */
+PFR_API const char *const *pfr_perf_event_names(void);
+
+/* perf_event_open(2).  Returns the fd or -errno. */
+PFR_API int pfr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group_fd, unsigned long flags);
+
+/* The online CPUs (from /sys/devices/system/cpu/online) into cpus[max];
+ * returns how many, or -PFR_E_SYSTEM. */
+PFR_API int pfr_perf_online_cpus(int *cpus, int max);
+
+/* --- the mmap ring --- */
+
+struct pfr_perf_ring {
+	int fd;       /* the event that owns the ring */
+	int cpu;      /* -1 for a per-task ring */
+	int overwrite; /* read-only mapping, written backward */
+	int pad;
+	struct perf_event_mmap_page *page;
+	void *base;
+	size_t map_len;
+	uint64_t data_size;
+	unsigned char *scratch; /* PFR_RECORD_MAX bytes for straddlers */
+	struct pfr_reader reader;
+	uint64_t snap_head; /* overwrite: head of the last snapshot */
+};
+
+/* mmap 1 + data_pages pages of fd's ring (data_pages a power of two) and
+ * set up the reader over data_head/data_tail/data_offset/data_size, after
+ * checking them against the mapping.  overwrite: a read-only mapping, so
+ * the kernel overwrites the oldest records (the event must have been
+ * opened with write_backward).  Returns 0, -PFR_E_INVAL, -PFR_E_LAYOUT or
+ * -PFR_E_SYSTEM (errno set: EPERM past perf_event_mlock_kb, ENOMEM).
+ * Concurrency: one thread per ring.  Progress: blocking. */
+PFR_API int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
+			      uint32_t data_pages, int overwrite);
+/* Unmaps (does not close fd). */
+PFR_API void pfr_perf_ring_unmap(struct pfr_perf_ring *ring);
+
+/* Overwrite rings: pause the kernel's output (PERF_EVENT_IOC_PAUSE_OUTPUT),
+ * call fn for each intact record from the newest back to the oldest (at
+ * most one ring's worth; a record cut by the oldest edge is left out), and
+ * resume.  fn returns 0 to continue.  Returns the records passed to fn or
+ * a negative error.  Progress: blocking (two ioctls). */
+PFR_API int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
+				       int (*fn)(void *arg,
+						 const struct pfr_record *rec),
+				       void *arg);
+
+/* --- records --- */
+
+/* How the records of one event are laid out: the attr fields that matter. */
+struct pfr_perf_layout {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint32_t sample_id_all;
+	uint32_t pad;
+};
+
+/* Which fields of struct pfr_perf_rec are present. */
+#define PFR_PERF_F_IP 0x1u
+#define PFR_PERF_F_TID 0x2u     /* pid, tid */
+#define PFR_PERF_F_TIME 0x4u
+#define PFR_PERF_F_ADDR 0x8u
+#define PFR_PERF_F_ID 0x10u     /* id (ID or IDENTIFIER) */
+#define PFR_PERF_F_STREAM 0x20u
+#define PFR_PERF_F_CPU 0x40u
+#define PFR_PERF_F_PERIOD 0x80u
+#define PFR_PERF_F_CALLCHAIN 0x100u
+#define PFR_PERF_F_RAW 0x200u
+
+/* A decoded record.  Pointers point into the record passed to
+ * pfr_perf_decode().  Which union member is valid depends on type. */
+struct pfr_perf_rec {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	uint32_t fields; /* PFR_PERF_F_* */
+	uint32_t cpu;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id, stream_id;
+	/* SAMPLE */
+	uint64_t ip, addr, period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain; /* unaligned-safe copy: see pfr_perf_u64 */
+	uint32_t raw_size;
+	const void *raw;
+	union {
+		struct { /* MMAP, MMAP2 */
+			uint32_t pid, tid;
+			uint64_t start, len, pgoff;
+			uint32_t prot, flags; /* MMAP2 */
+			const char *filename;
+		} mmap;
+		struct { /* COMM */
+			uint32_t pid, tid;
+			const char *comm;
+		} comm;
+		struct { /* FORK, EXIT */
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} task;
+		struct { /* LOST: id, lost; LOST_SAMPLES: lost */
+			uint64_t id, lost;
+		} lost;
+		struct { /* THROTTLE, UNTHROTTLE */
+			uint64_t time, id, stream_id;
+		} throttle;
+		struct { /* SWITCH_CPU_WIDE */
+			uint32_t next_prev_pid, next_prev_tid;
+		} sw;
+		struct { /* KSYMBOL */
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type, flags;
+			const char *name;
+		} ksymbol;
+	} u;
+};
+
+/* Decodes one record (hdr, then len payload bytes at payload, as
+ * pfr_reader_next() or pfr_perf_file_next() give it) laid out as lay says.
+ * Every field is bounds-checked against len, every string against the
+ * record; unknown types decode to their header only (skip them by size).
+ * Returns 0, -PFR_PERF_E_TRUNCATED, -PFR_PERF_E_STRING or
+ * -PFR_PERF_E_SAMPLE_TYPE.  Never reads outside [payload, payload+len).
+ * Concurrency: pure function.  Progress: wait-free. */
+PFR_API int pfr_perf_decode(const struct pfr_perf_layout *lay,
+			    const struct pfr_record_header *hdr,
+			    const void *payload, uint32_t len,
+			    struct pfr_perf_rec *out);
+
+/* The event id of a record when sample_type has PERF_SAMPLE_IDENTIFIER
+ * (first u64 of a SAMPLE, last u64 of others with sample_id_all).
+ * Returns 0 and *id, or -PFR_E_INVAL when there is none. */
+PFR_API int pfr_perf_record_id(uint64_t sample_type, uint32_t sample_id_all,
+			       const struct pfr_record_header *hdr,
+			       const void *payload, uint32_t len,
+			       uint64_t *id);
+
+/* perf's name for a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"...),
+ * or NULL for one it does not know. */
+PFR_API const char *pfr_perf_record_name(uint32_t type);
+
+/* Element i of a callchain (the array may be unaligned in a file). */
+static inline uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const unsigned char *)p + 8 * i, 8);
+	return v;
+}
+
+/* --- perf.data files --- */
+
+struct pfr_perf_file;
+
+/* Start writing a perf.data file (the header is written at close).
+ * Returns 0 or -PFR_E_SYSTEM (errno set). */
+PFR_API int pfr_perf_file_create(struct pfr_perf_file **f, const char *path);
+/* Declare an event: its attr, name, and the ids of its fds
+ * (PERF_EVENT_IOC_ID).  Before any record is written. */
+PFR_API int pfr_perf_file_add_event(struct pfr_perf_file *f,
+				    const struct perf_event_attr *attr,
+				    const char *name, const uint64_t *ids,
+				    uint32_t nr_ids);
+/* The command line for the CMDLINE header feature. */
+PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
+				      char *const *argv);
+/* Append one record: its header, then len payload bytes. */
+PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
+				const struct pfr_record_header *hdr,
+				const void *payload, uint32_t len);
+/* Write the attrs, the header and the feature sections, close.  Returns
+ * 0 or -PFR_E_SYSTEM; frees f either way. */
+PFR_API int pfr_perf_file_close(struct pfr_perf_file *f);
+
+/* Open a perf.data file (perfring's or perf's own) for reading; validates
+ * the header and every section against the file size.  Returns 0,
+ * -PFR_PERF_E_FILE_MAGIC, -PFR_PERF_E_FILE_LAYOUT or -PFR_E_SYSTEM. */
+PFR_API int pfr_perf_file_open(struct pfr_perf_file **f, const char *path);
+PFR_API uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f);
+/* Event i's attr (as stored, zero-extended to this header's size), its
+ * name (from the EVENT_DESC feature, else derived from the attr) and its
+ * layout. */
+PFR_API const struct perf_event_attr *
+pfr_perf_file_attr(const struct pfr_perf_file *f, uint32_t i);
+PFR_API const char *pfr_perf_file_event_name(const struct pfr_perf_file *f,
+					     uint32_t i);
+PFR_API void pfr_perf_file_layout(const struct pfr_perf_file *f, uint32_t i,
+				  struct pfr_perf_layout *lay);
+/* The event a record belongs to (by its id when records carry one),
+ * or 0. */
+PFR_API uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
+					const struct pfr_record_header *hdr,
+					const void *payload, uint32_t len);
+/* Next record of the data section: 1 with *rec filled (payload valid until
+ * the file is closed), 0 at the end, or -PFR_E_RECSIZE_* for a record
+ * that is too small or runs past the section. */
+PFR_API int pfr_perf_file_next(struct pfr_perf_file *f,
+			       struct pfr_record *rec);
+
+/* Builds the name perf derives for an attr without a name ("cpu-clock",
+ * "raw 0x..."), into buf. */
+PFR_API void pfr_perf_attr_name(const struct perf_event_attr *attr,
+				char *buf, size_t len);
+
+PFR__EXTERN_C_END
+
+#endif /* PERFRING_PERF_H */

@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data files, written so that perf report and perf script read them
+ * and read whether perf or perfring wrote them.  The format is the one in
+ * the kernel's tools/perf/Documentation/perf.data-file-format.txt:
+ *
+ *   [file header][ids of event 0][ids of event 1]...[attrs][data ...]
+ *   [feature sections' index][feature contents]
+ *
+ * The header names the attrs and data sections; the feature bitmap in the
+ * header says which feature sections follow the data, their index starting
+ * right at data.offset + data.size.  Everything is native-endian.  On
+ * reading, every section is checked against the file size before use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <perfring/perf.h>
+
+#include "compiler.h"
+
+#define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+
+/* Feature bits (tools/perf/util/header.h, HEADER_*). */
+enum {
+	PFR_FEAT_HOSTNAME = 3,
+	PFR_FEAT_OSRELEASE = 4,
+	PFR_FEAT_VERSION = 5,
+	PFR_FEAT_ARCH = 6,
+	PFR_FEAT_NRCPUS = 7,
+	PFR_FEAT_CMDLINE = 11,
+	PFR_FEAT_EVENT_DESC = 12,
+	PFR_FEAT_BITS = 256,
+};
+
+struct pfr_file_section {
+	uint64_t offset, size;
+};
+
+struct pfr_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct pfr_file_section attrs, data, event_types;
+	uint64_t features[PFR_FEAT_BITS / 64];
+};
+_Static_assert(sizeof(struct pfr_file_header) == 104, "perf_file_header");
+
+struct pfr_file_event {
+	struct perf_event_attr attr;
+	char name[256];
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pfr_perf_file {
+	/* writing */
+	FILE *out;
+	int fd;
+	int started;
+	uint64_t data_offset, data_size;
+	char *cmdline;
+	/* reading */
+	const unsigned char *map;
+	size_t map_len;
+	uint64_t pos, end;
+	/* both */
+	struct pfr_file_event *ev;
+	uint32_t nr_ev;
+};
+
+int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
+{
+	struct pfr_perf_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -PFR_E_SYSTEM;
+	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f->fd < 0) {
+		free(f);
+		return -PFR_E_SYSTEM;
+	}
+	f->out = fdopen(f->fd, "w");
+	if (!f->out) {
+		close(f->fd);
+		free(f);
+		return -PFR_E_SYSTEM;
+	}
+	setvbuf(f->out, NULL, _IOFBF, 1 << 20);
+	*fp = f;
+	return 0;
+}
+
+int pfr_perf_file_add_event(struct pfr_perf_file *f,
+			    const struct perf_event_attr *attr,
+			    const char *name, const uint64_t *ids,
+			    uint32_t nr_ids)
+{
+	struct pfr_file_event *ev;
+
+	if (f->started || !f->out)
+		return -PFR_E_INVAL;
+	ev = realloc(f->ev, (f->nr_ev + 1) * sizeof(*ev));
+	if (!ev)
+		return -PFR_E_SYSTEM;
+	f->ev = ev;
+	ev = &f->ev[f->nr_ev];
+	memset(ev, 0, sizeof(*ev));
+	ev->attr = *attr;
+	ev->attr.size = sizeof(ev->attr);
+	snprintf(ev->name, sizeof(ev->name), "%s", name ? name : "");
+	ev->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(uint64_t));
+	if (!ev->ids)
+		return -PFR_E_SYSTEM;
+	if (nr_ids)
+		memcpy(ev->ids, ids, nr_ids * sizeof(uint64_t));
+	ev->nr_ids = nr_ids;
+	f->nr_ev++;
+	return 0;
+}
+
+int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
+			      char *const *argv)
+{
+	size_t n = 1;
+	char *p;
+
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	free(f->cmdline);
+	f->cmdline = p = malloc(n);
+	if (!p)
+		return -PFR_E_SYSTEM;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		memcpy(p, argv[i], l);
+		p[l] = 0; /* NUL-separated list */
+		p += l + 1;
+	}
+	*p = 1; /* end marker, replaced below */
+	return 0;
+}
+
+/* The ids and the attrs go first; the data follows them. */
+static int pfr_file_start(struct pfr_perf_file *f)
+{
+	uint64_t off = sizeof(struct pfr_file_header);
+
+	if (f->started)
+		return 0;
+	f->started = 1;
+	if (fseeko(f->out, (off_t)off, SEEK_SET))
+		return -PFR_E_SYSTEM;
+	for (uint32_t i = 0; i < f->nr_ev; i++) {
+		if (f->ev[i].nr_ids &&
+		    fwrite(f->ev[i].ids, 8, f->ev[i].nr_ids, f->out) !=
+			    f->ev[i].nr_ids)
+			return -PFR_E_SYSTEM;
+		off += 8ULL * f->ev[i].nr_ids;
+	}
+	{
+		uint64_t ids_off = sizeof(struct pfr_file_header);
+
+		for (uint32_t i = 0; i < f->nr_ev; i++) {
+			struct pfr_file_section s = { ids_off,
+						      8ULL * f->ev[i].nr_ids };
+
+			if (fwrite(&f->ev[i].attr, sizeof(f->ev[i].attr), 1,
+				   f->out) != 1 ||
+			    fwrite(&s, sizeof(s), 1, f->out) != 1)
+				return -PFR_E_SYSTEM;
+			ids_off += s.size;
+		}
+	}
+	off += (uint64_t)f->nr_ev *
+	       (sizeof(struct perf_event_attr) + sizeof(struct pfr_file_section));
+	f->data_offset = off;
+	return 0;
+}
+
+int pfr_perf_file_write(struct pfr_perf_file *f,
+			const struct pfr_record_header *hdr,
+			const void *payload, uint32_t len)
+{
+	int err = pfr_file_start(f);
+
+	if (err)
+		return err;
+	if ((uint64_t)len + sizeof(*hdr) != hdr->size)
+		return -PFR_E_INVAL;
+	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
+	    (len && fwrite(payload, len, 1, f->out) != 1))
+		return -PFR_E_SYSTEM;
+	f->data_size += hdr->size;
+	return 0;
+}
+
+/* A perf_header_string: u32 length (with the NUL, padded to 64), bytes. */
+static int pfr_put_string(FILE *o, const char *s, uint64_t *size)
+{
+	static const char zero[64];
+	uint32_t l = (uint32_t)strlen(s) + 1;
+	uint32_t padded = (l + 63) & ~63u;
+
+	if (fwrite(&padded, 4, 1, o) != 1 || fwrite(s, l, 1, o) != 1 ||
+	    (padded > l && fwrite(zero, padded - l, 1, o) != 1))
+		return -1;
+	*size += 4 + padded;
+	return 0;
+}
+
+static int pfr_write_feature(struct pfr_perf_file *f, int feat,
+			     uint64_t *size)
+{
+	struct utsname u;
+	FILE *o = f->out;
+
+	uname(&u);
+	switch (feat) {
+	case PFR_FEAT_HOSTNAME:
+		return pfr_put_string(o, u.nodename, size);
+	case PFR_FEAT_OSRELEASE:
+		return pfr_put_string(o, u.release, size);
+	case PFR_FEAT_VERSION:
+		return pfr_put_string(o, "perfring-" PFR_VERSION_STRING, size);
+	case PFR_FEAT_ARCH:
+		return pfr_put_string(o, u.machine, size);
+	case PFR_FEAT_NRCPUS: {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		long on = sysconf(_SC_NPROCESSORS_ONLN);
+		uint32_t v[2] = { (uint32_t)(n > 0 ? n : 1),
+				  (uint32_t)(on > 0 ? on : 1) };
+
+		/* perf reads nr_cpus_avail, then nr_cpus_online. */
+		if (fwrite(v, sizeof(v), 1, o) != 1)
+			return -1;
+		*size += sizeof(v);
+		return 0;
+	}
+	case PFR_FEAT_CMDLINE: {
+		uint32_t nr = 0;
+		const char *p = f->cmdline;
+
+		for (; p && *p != 1; p += strlen(p) + 1)
+			nr++;
+		if (fwrite(&nr, 4, 1, o) != 1)
+			return -1;
+		*size += 4;
+		for (p = f->cmdline; p && *p != 1; p += strlen(p) + 1)
+			if (pfr_put_string(o, p, size))
+				return -1;
+		return 0;
+	}
+	case PFR_FEAT_EVENT_DESC: {
+		uint32_t v[2] = { f->nr_ev, sizeof(struct perf_event_attr) };
+
+		if (fwrite(v, sizeof(v), 1, o) != 1)
+			return -1;
+		*size += sizeof(v);
+		for (uint32_t i = 0; i < f->nr_ev; i++) {
+			struct pfr_file_event *e = &f->ev[i];
+
+			if (fwrite(&e->attr, sizeof(e->attr), 1, o) != 1 ||
+			    fwrite(&e->nr_ids, 4, 1, o) != 1)
+				return -1;
+			*size += sizeof(e->attr) + 4;
+			if (pfr_put_string(o, e->name, size))
+				return -1;
+			if (e->nr_ids &&
+			    fwrite(e->ids, 8, e->nr_ids, o) != e->nr_ids)
+				return -1;
+			*size += 8ULL * e->nr_ids;
+		}
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static void pfr_file_free(struct pfr_perf_file *f)
+{
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		if (!f->map)
+			free(f->ev[i].ids);
+	free(f->ev);
+	free(f->cmdline);
+	free(f);
+}
+
+int pfr_perf_file_close(struct pfr_perf_file *f)
+{
+	static const int feats[] = { PFR_FEAT_HOSTNAME, PFR_FEAT_OSRELEASE,
+				     PFR_FEAT_VERSION,	PFR_FEAT_ARCH,
+				     PFR_FEAT_NRCPUS,	PFR_FEAT_CMDLINE,
+				     PFR_FEAT_EVENT_DESC };
+	const int nfeat = (int)(sizeof(feats) / sizeof(feats[0]));
+	struct pfr_file_section secs[sizeof(feats) / sizeof(feats[0])];
+	struct pfr_file_header h;
+	uint64_t off;
+	int err = 0;
+
+	if (f->map) { /* opened for reading */
+		munmap((void *)f->map, f->map_len);
+		pfr_file_free(f);
+		return 0;
+	}
+	if (pfr_file_start(f))
+		err = -PFR_E_SYSTEM;
+	if (!f->cmdline)
+		pfr_perf_file_set_cmdline(f, 0, NULL);
+	memset(&h, 0, sizeof(h));
+	memset(secs, 0, sizeof(secs));
+	off = f->data_offset + f->data_size;
+	/* The index of feature sections, then their contents. */
+	if (!err && fseeko(f->out, (off_t)(off + sizeof(secs)), SEEK_SET))
+		err = -PFR_E_SYSTEM;
+	off += sizeof(secs);
+	for (int i = 0; i < nfeat && !err; i++) {
+		uint64_t size = 0;
+
+		if (pfr_write_feature(f, feats[i], &size)) {
+			err = -PFR_E_SYSTEM;
+			break;
+		}
+		secs[i].offset = off;
+		secs[i].size = size;
+		off += size;
+		h.features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+	}
+	h.magic = PFR_PERF_MAGIC2;
+	h.size = sizeof(h);
+	h.attr_size =
+		sizeof(struct perf_event_attr) + sizeof(struct pfr_file_section);
+	h.attrs.offset = sizeof(h);
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		h.attrs.offset += 8ULL * f->ev[i].nr_ids;
+	h.attrs.size = (uint64_t)f->nr_ev * h.attr_size;
+	h.data.offset = f->data_offset;
+	h.data.size = f->data_size;
+	if (!err &&
+	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size),
+		    SEEK_SET) ||
+	     fwrite(secs, sizeof(secs), 1, f->out) != 1 ||
+	     fseeko(f->out, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f->out) != 1))
+		err = -PFR_E_SYSTEM;
+	if (fclose(f->out) && !err)
+		err = -PFR_E_SYSTEM;
+	pfr_file_free(f);
+	return err;
+}
+
+/* --- reading --- */
+
+static int pfr_in_file(const struct pfr_perf_file *f,
+		       const struct pfr_file_section *s)
+{
+	return s->offset <= f->map_len && s->size <= f->map_len - s->offset;
+}
+
+/* Reads a perf_header_string at *off inside [*, end); 0 or -1. */
+static int pfr_get_string(const struct pfr_perf_file *f, uint64_t *off,
+			  uint64_t end, const char **s)
+{
+	uint32_t l;
+
+	if (end - *off < 4)
+		return -1;
+	memcpy(&l, f->map + *off, 4);
+	*off += 4;
+	if (l == 0 || l > end - *off || !memchr(f->map + *off, 0, l))
+		return -1;
+	*s = (const char *)f->map + *off;
+	*off += l;
+	return 0;
+}
+
+/* Names from the EVENT_DESC feature, matched to attrs by position. */
+static void pfr_read_event_desc(struct pfr_perf_file *f,
+				const struct pfr_file_section *s)
+{
+	uint64_t off = s->offset, end = s->offset + s->size;
+	uint32_t nr, asz;
+
+	if (end - off < 8)
+		return;
+	memcpy(&nr, f->map + off, 4);
+	memcpy(&asz, f->map + off + 4, 4);
+	off += 8;
+	for (uint32_t i = 0; i < nr && i < f->nr_ev; i++) {
+		uint32_t nids;
+		const char *name;
+
+		if (end - off < (uint64_t)asz + 4)
+			return;
+		off += asz;
+		memcpy(&nids, f->map + off, 4);
+		off += 4;
+		if (pfr_get_string(f, &off, end, &name))
+			return;
+		if ((end - off) / 8 < nids)
+			return;
+		off += 8ULL * nids;
+		if (*name)
+			snprintf(f->ev[i].name, sizeof(f->ev[i].name), "%s",
+				 name);
+	}
+}
+
+int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
+{
+	struct pfr_perf_file *f;
+	struct pfr_file_header h;
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(h)) {
+		int e = errno;
+
+		close(fd);
+		if (st.st_size < (off_t)sizeof(h))
+			return -PFR_PERF_E_FILE_MAGIC;
+		errno = e;
+		return -PFR_E_SYSTEM;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -PFR_E_SYSTEM;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		munmap(m, (size_t)st.st_size);
+		return -PFR_E_SYSTEM;
+	}
+	f->map = m;
+	f->map_len = (size_t)st.st_size;
+	f->fd = -1;
+	memcpy(&h, m, sizeof(h));
+	if (h.magic != PFR_PERF_MAGIC2) {
+		pfr_perf_file_close(f);
+		return -PFR_PERF_E_FILE_MAGIC;
+	}
+	if (h.size < sizeof(h) || h.attr_size < PERF_ATTR_SIZE_VER0 + 16 ||
+	    h.attr_size > (1u << 16) || !pfr_in_file(f, &h.attrs) ||
+	    !pfr_in_file(f, &h.data) || h.attrs.size % h.attr_size ||
+	    h.attrs.size / h.attr_size > 4096) {
+		pfr_perf_file_close(f);
+		return -PFR_PERF_E_FILE_LAYOUT;
+	}
+	f->nr_ev = (uint32_t)(h.attrs.size / h.attr_size);
+	f->ev = calloc(f->nr_ev ? f->nr_ev : 1, sizeof(*f->ev));
+	if (!f->ev) {
+		pfr_perf_file_close(f);
+		return -PFR_E_SYSTEM;
+	}
+	for (uint32_t i = 0; i < f->nr_ev; i++) {
+		const unsigned char *a = f->map + h.attrs.offset +
+					 (uint64_t)i * h.attr_size;
+		uint64_t asz = h.attr_size - 16;
+		struct pfr_file_section ids;
+
+		/* Zero-extend an older attr; ignore a newer one's tail. */
+		memcpy(&f->ev[i].attr, a,
+		       asz < sizeof(f->ev[i].attr) ? asz
+						   : sizeof(f->ev[i].attr));
+		memcpy(&ids, a + asz, sizeof(ids));
+		if (!pfr_in_file(f, &ids) || ids.size % 8) {
+			pfr_perf_file_close(f);
+			return -PFR_PERF_E_FILE_LAYOUT;
+		}
+		/* ids stay in the mapping (8-aligned in every writer). */
+		f->ev[i].ids = (uint64_t *)(uintptr_t)(f->map + ids.offset);
+		f->ev[i].nr_ids = (uint32_t)(ids.size / 8);
+		pfr_perf_attr_name(&f->ev[i].attr, f->ev[i].name,
+				   sizeof(f->ev[i].name));
+	}
+	/* Feature sections: only EVENT_DESC is used (for the names). */
+	{
+		struct pfr_file_section idx = { h.data.offset + h.data.size,
+						0 };
+		uint32_t k = 0;
+
+		for (int b = 1; b < PFR_FEAT_BITS; b++) {
+			struct pfr_file_section s;
+
+			if (!(h.features[b / 64] & (1ULL << (b % 64))))
+				continue;
+			idx.size = 16ULL * (k + 1);
+			if (!pfr_in_file(f, &idx))
+				break;
+			memcpy(&s, f->map + idx.offset + 16ULL * k, 16);
+			k++;
+			if (b == PFR_FEAT_EVENT_DESC && pfr_in_file(f, &s))
+				pfr_read_event_desc(f, &s);
+		}
+	}
+	f->pos = h.data.offset;
+	f->end = h.data.offset + h.data.size;
+	*fp = f;
+	return 0;
+}
+
+uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f)
+{
+	return f->nr_ev;
+}
+
+const struct perf_event_attr *pfr_perf_file_attr(const struct pfr_perf_file *f,
+						 uint32_t i)
+{
+	return i < f->nr_ev ? &f->ev[i].attr : NULL;
+}
+
+const char *pfr_perf_file_event_name(const struct pfr_perf_file *f,
+				     uint32_t i)
+{
+	return i < f->nr_ev ? f->ev[i].name : "?";
+}
+
+void pfr_perf_file_layout(const struct pfr_perf_file *f, uint32_t i,
+			  struct pfr_perf_layout *lay)
+{
+	memset(lay, 0, sizeof(*lay));
+	if (i >= f->nr_ev)
+		return;
+	lay->sample_type = f->ev[i].attr.sample_type;
+	lay->read_format = f->ev[i].attr.read_format;
+	lay->sample_id_all = f->ev[i].attr.sample_id_all;
+}
+
+uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
+				const struct pfr_record_header *hdr,
+				const void *payload, uint32_t len)
+{
+	uint64_t id;
+
+	if (f->nr_ev < 2 ||
+	    pfr_perf_record_id(f->ev[0].attr.sample_type,
+			       f->ev[0].attr.sample_id_all, hdr, payload, len,
+			       &id))
+		return 0;
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
+			if (pfr_perf_u64(f->ev[i].ids, j) == id)
+				return i;
+	return 0;
+}
+
+int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
+{
+	struct pfr_record_header h;
+
+	if (!f->map)
+		return -PFR_E_INVAL;
+	if (f->pos >= f->end)
+		return 0;
+	if (f->end - f->pos < sizeof(h))
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	memcpy(&h, f->map + f->pos, sizeof(h));
+	if (h.size < sizeof(h))
+		return -PFR_E_RECSIZE_ZERO;
+	if (h.size > f->end - f->pos)
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	rec->hdr = h;
+	rec->payload = f->map + f->pos + sizeof(h);
+	rec->len = h.size - (uint32_t)sizeof(h);
+	rec->pos = f->pos;
+	f->pos += h.size;
+	return 1;
+}
