@@ -31,6 +31,7 @@
 
 /* Feature bits (tools/perf/util/header.h, HEADER_*). */
 enum {
+	PFR_FEAT_TRACING_DATA = 1,
 	PFR_FEAT_HOSTNAME = 3,
 	PFR_FEAT_OSRELEASE = 4,
 	PFR_FEAT_VERSION = 5,
@@ -218,6 +219,145 @@ static int pfr_put_string(FILE *o, const char *s, uint64_t *size)
 	return 0;
 }
 
+/* Whole tracefs file (they report size 0 to stat) into a malloc'ed
+ * buffer; NULL on error. */
+static char *pfr_slurp(const char *path, uint64_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	ssize_t r;
+
+	if (fd < 0 || !b) {
+		if (fd >= 0)
+			close(fd);
+		free(b);
+		return NULL;
+	}
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += (size_t)r;
+		if (n == cap) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				close(fd);
+				return NULL;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	*len = n;
+	return b;
+}
+
+static int pfr_put_file(FILE *o, const char *label, const char *path,
+			uint64_t *size, int len8)
+{
+	uint64_t n = 0;
+	char *b = pfr_slurp(path, &n);
+	int err = 0;
+
+	if (!b)
+		return -1;
+	if (label && fwrite(label, strlen(label) + 1, 1, o) != 1)
+		err = -1;
+	if (label)
+		*size += strlen(label) + 1;
+	if (!err && len8 && fwrite(&n, 8, 1, o) != 1)
+		err = -1;
+	if (!err && n && fwrite(b, n, 1, o) != 1)
+		err = -1;
+	*size += 8 + n;
+	free(b);
+	return err;
+}
+
+static int pfr_has_tracepoints(const struct pfr_perf_file *f)
+{
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		if (f->ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
+		    strchr(f->ev[i].name, ':'))
+			return 1;
+	return 0;
+}
+
+/*
+ * HEADER_TRACING_DATA: what perf's trace_report() reads to decode
+ * tracepoint samples: magic, version "0.6", endianness, sizeof(long), page
+ * size, tracefs's events/header_page and header_event, no ftrace formats,
+ * the format file of each recorded tracepoint grouped by subsystem, then
+ * empty kallsyms, printk formats and saved cmdlines.
+ */
+static int pfr_write_tracing(struct pfr_perf_file *f, uint64_t *size)
+{
+	static const unsigned char magic[] = { 23, 8, 68, 't', 'r', 'a',
+					       'c', 'i', 'n', 'g' };
+	const char *tfs = pfr_perf_tracefs_path();
+	FILE *o = f->out;
+	char p[512];
+	unsigned char b[2] = { 0, (unsigned char)sizeof(long) };
+	uint32_t psz = (uint32_t)getpagesize(), nsys = 0, zero4 = 0;
+	uint64_t zero8 = 0;
+	const union {
+		uint16_t u;
+		unsigned char c[2];
+	} endian = { 1 };
+
+	b[0] = endian.c[0] ? 0 : 1; /* 1: big-endian */
+	if (fwrite(magic, sizeof(magic), 1, o) != 1 ||
+	    fwrite("0.6", 4, 1, o) != 1 || fwrite(b, 2, 1, o) != 1 ||
+	    fwrite(&psz, 4, 1, o) != 1)
+		return -1;
+	*size += sizeof(magic) + 4 + 2 + 4;
+	snprintf(p, sizeof(p), "%s/events/header_page", tfs);
+	if (pfr_put_file(o, "header_page", p, size, 1))
+		return -1;
+	snprintf(p, sizeof(p), "%s/events/header_event", tfs);
+	if (pfr_put_file(o, "header_event", p, size, 1))
+		return -1;
+	if (fwrite(&zero4, 4, 1, o) != 1) /* ftrace formats */
+		return -1;
+	*size += 4;
+	/* One "system" entry per tracepoint event (perf accepts repeats). */
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		if (f->ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
+		    strchr(f->ev[i].name, ':'))
+			nsys++;
+	if (fwrite(&nsys, 4, 1, o) != 1)
+		return -1;
+	*size += 4;
+	for (uint32_t i = 0; i < f->nr_ev; i++) {
+		char sys[128];
+		const char *colon = strchr(f->ev[i].name, ':');
+		uint32_t one = 1;
+		size_t sl;
+
+		if (f->ev[i].attr.type != PERF_TYPE_TRACEPOINT || !colon)
+			continue;
+		sl = (size_t)(colon - f->ev[i].name);
+		if (sl >= sizeof(sys))
+			return -1;
+		memcpy(sys, f->ev[i].name, sl);
+		sys[sl] = 0;
+		if (fwrite(sys, sl + 1, 1, o) != 1 ||
+		    fwrite(&one, 4, 1, o) != 1)
+			return -1;
+		*size += sl + 1 + 4;
+		snprintf(p, sizeof(p), "%s/events/%s/%s/format", tfs, sys,
+			 colon + 1);
+		if (pfr_put_file(o, NULL, p, size, 1))
+			return -1;
+	}
+	if (fwrite(&zero4, 4, 1, o) != 1 || fwrite(&zero4, 4, 1, o) != 1 ||
+	    fwrite(&zero8, 8, 1, o) != 1)
+		return -1;
+	*size += 16;
+	return 0;
+}
+
 static int pfr_write_feature(struct pfr_perf_file *f, int feat,
 			     uint64_t *size)
 {
@@ -226,6 +366,8 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat,
 
 	uname(&u);
 	switch (feat) {
+	case PFR_FEAT_TRACING_DATA:
+		return pfr_write_tracing(f, size);
 	case PFR_FEAT_HOSTNAME:
 		return pfr_put_string(o, u.nodename, size);
 	case PFR_FEAT_OSRELEASE:
@@ -298,12 +440,14 @@ static void pfr_file_free(struct pfr_perf_file *f)
 
 int pfr_perf_file_close(struct pfr_perf_file *f)
 {
-	static const int feats[] = { PFR_FEAT_HOSTNAME, PFR_FEAT_OSRELEASE,
+	static const int feats[] = { PFR_FEAT_TRACING_DATA,
+				     PFR_FEAT_HOSTNAME, PFR_FEAT_OSRELEASE,
 				     PFR_FEAT_VERSION,	PFR_FEAT_ARCH,
 				     PFR_FEAT_NRCPUS,	PFR_FEAT_CMDLINE,
 				     PFR_FEAT_EVENT_DESC };
 	const int nfeat = (int)(sizeof(feats) / sizeof(feats[0]));
 	struct pfr_file_section secs[sizeof(feats) / sizeof(feats[0])];
+	int skip_tracing;
 	struct pfr_file_header h;
 	uint64_t off;
 	int err = 0;
@@ -320,13 +464,21 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	memset(&h, 0, sizeof(h));
 	memset(secs, 0, sizeof(secs));
 	off = f->data_offset + f->data_size;
-	/* The index of feature sections, then their contents. */
-	if (!err && fseeko(f->out, (off_t)(off + sizeof(secs)), SEEK_SET))
-		err = -PFR_E_SYSTEM;
-	off += sizeof(secs);
+	/* The index of feature sections (one per bit set, in bit order),
+	 * then their contents. */
+	skip_tracing = !pfr_has_tracepoints(f);
+	{
+		size_t idx = sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0);
+
+		if (!err && fseeko(f->out, (off_t)(off + idx), SEEK_SET))
+			err = -PFR_E_SYSTEM;
+		off += idx;
+	}
 	for (int i = 0; i < nfeat && !err; i++) {
 		uint64_t size = 0;
 
+		if (feats[i] == PFR_FEAT_TRACING_DATA && skip_tracing)
+			continue;
 		if (pfr_write_feature(f, feats[i], &size)) {
 			err = -PFR_E_SYSTEM;
 			break;
@@ -349,7 +501,9 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	if (!err &&
 	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size),
 		    SEEK_SET) ||
-	     fwrite(secs, sizeof(secs), 1, f->out) != 1 ||
+	     fwrite(secs + skip_tracing,
+		    sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0), 1,
+		    f->out) != 1 ||
 	     fseeko(f->out, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f->out) != 1))
 		err = -PFR_E_SYSTEM;
 	if (fclose(f->out) && !err)
