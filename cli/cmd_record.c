@@ -58,6 +58,7 @@
 struct rec_ev {
 	char spec[128];
 	char name[160];
+	int tracking; /* overwrite mode: the side-band event, own rings */
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	uint32_t nids, cap;
@@ -104,6 +105,7 @@ struct rec {
 		lost_records, bytes, wakeups, snapshots, decode_errors;
 	uint64_t out_records;
 	int child_status;
+	struct rusage ru_loop; /* at the start of the reading loop */
 };
 
 static volatile sig_atomic_t sig_stop, sig_child, sig_snap;
@@ -440,7 +442,7 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 		a->task = 1;
 		a->context_switch = R->switch_events;
 	}
-	if (R->overwrite) {
+	if (R->overwrite && !e->tracking) {
 		a->write_backward = 1;
 	} else {
 		uint64_t data = R->pages * (uint64_t)getpagesize();
@@ -472,17 +474,19 @@ static int add_id(struct rec_ev *e, uint64_t id)
 
 static int open_all(struct rec *R)
 {
-	R->rings = calloc(R->ncpu, sizeof(*R->rings));
+	R->rings = calloc(2 * R->ncpu, sizeof(*R->rings));
 	R->fds = calloc((size_t)R->ncpu * R->ntargets * R->nev + 1,
 			sizeof(int));
 	if (!R->rings || !R->fds)
 		return fail(EX_FAIL, "out of memory");
 	for (int c = 0; c < R->ncpu; c++) {
-		int ring_fd = -1;
+		int ring_fds[2] = { -1, -1 };
 
 		for (int t = 0; t < R->ntargets; t++)
 			for (int i = 0; i < R->nev; i++) {
 				struct rec_ev *e = &R->ev[i];
+				int ow = R->overwrite && !e->tracking;
+				int *ring_fd = &ring_fds[ow];
 				int fd = pfr_perf_open(&e->attr, R->targets[t],
 						       R->cpus[c], -1,
 						       PERF_FLAG_FD_CLOEXEC);
@@ -499,11 +503,11 @@ static int open_all(struct rec *R)
 					return fail(EX_FAIL,
 						    "PERF_EVENT_IOC_ID: %s",
 						    strerror(errno));
-				if (ring_fd < 0) {
+				if (*ring_fd < 0) {
 					int err = pfr_perf_ring_map(
 						&R->rings[R->nrings], fd,
 						R->cpus[c], (uint32_t)R->pages,
-						R->overwrite);
+						ow);
 
 					if (err == -PFR_E_SYSTEM)
 						return mmap_error(R, errno);
@@ -513,9 +517,9 @@ static int open_all(struct rec *R)
 							    pfr_perf_strerror(
 								    err));
 					R->nrings++;
-					ring_fd = fd;
+					*ring_fd = fd;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-						 ring_fd)) {
+						 *ring_fd)) {
 					return fail(EX_FAIL,
 						    "PERF_EVENT_IOC_SET_OUTPUT:"
 						    " %s",
@@ -711,9 +715,11 @@ static int drain_all(struct rec *R, int final)
 
 	R->round_max = 0;
 	for (int i = 0; i < R->nrings; i++)
-		if ((err = drain_ring(R, &R->rings[i])))
+		if (!R->rings[i].overwrite &&
+		    (err = drain_ring(R, &R->rings[i])))
 			return err;
-	err = flush(R, final ? UINT64_MAX : R->prev_max);
+	/* Overwrite mode: side-band waits for the snapshot it belongs to. */
+	err = flush(R, final ? UINT64_MAX : R->overwrite ? 0 : R->prev_max);
 	if (R->round_max > R->prev_max)
 		R->prev_max = R->round_max;
 	return err;
@@ -745,9 +751,17 @@ static int snap_one(void *arg, const struct pfr_record *rec)
 
 static int snapshot(struct rec *R)
 {
+	int err = drain_all(R, 0); /* side-band rings first */
+
+	if (err)
+		return err;
 	for (int i = 0; i < R->nrings; i++) {
 		struct snap_ctx s = { R, R->snap_last[i], R->snap_last[i], 0 };
-		int64_t n = pfr_perf_ring_snapshot(&R->rings[i], snap_one, &s);
+		int64_t n;
+
+		if (!R->rings[i].overwrite)
+			continue;
+		n = pfr_perf_ring_snapshot(&R->rings[i], snap_one, &s);
 
 		if (n < 0)
 			return fail(EX_FAIL, "snapshot of CPU %d: %s",
@@ -970,6 +984,8 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 {
 	FILE *f = R->json && !R->output ? stdout : stderr;
 	double user = tv_s(ru->ru_utime), sys = tv_s(ru->ru_stime);
+	double loop = user + sys - tv_s(R->ru_loop.ru_utime) -
+		      tv_s(R->ru_loop.ru_stime);
 	int first = 1;
 
 	if (R->json && !R->output) {
@@ -994,6 +1010,7 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			"\"wakeups\":%llu,\"snapshots\":%llu,"
 			"\"decode_errors\":%llu,\"rings\":%d,"
 			"\"ring_bytes\":%llu,\"reader_cpu_s\":%.6f,"
+			"\"reader_loop_cpu_s\":%.6f,"
 			"\"reader_user_s\":%.6f,\"reader_sys_s\":%.6f,"
 			"\"wall_s\":%.3f}\n",
 			(unsigned long long)R->samples,
@@ -1004,7 +1021,7 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			(unsigned long long)R->snapshots,
 			(unsigned long long)R->decode_errors, R->nrings,
 			R->pages * (unsigned long long)getpagesize(),
-			user + sys, user, sys, wall);
+			user + sys, loop, user, sys, wall);
 		return;
 	}
 	fprintf(f, "[ perfring record: %llu records:",
@@ -1041,8 +1058,8 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			(unsigned long long)R->decode_errors);
 	fprintf(f,
 		"[ perfring record: reader CPU time %.3f s (user %.3f s, "
-		"sys %.3f s) over %.3f s ]\n",
-		user + sys, user, sys, wall);
+		"sys %.3f s; %.3f s in the read loop) over %.3f s ]\n",
+		user + sys, user, sys, loop, wall);
 	if (R->output)
 		fprintf(f, "[ perfring record: wrote %s (%llu records) ]\n",
 			R->output, (unsigned long long)R->out_records);
@@ -1194,6 +1211,15 @@ int pfr_cmd_record(int argc, char **argv)
 	if (!R->nev)
 		snprintf(R->ev[R->nev++].spec, sizeof(R->ev[0].spec),
 			 "cpu-clock");
+	if (R->overwrite) {
+		/* The flight recorder keeps only the newest records; the
+		 * side-band (mmap, comm, task) that symbolizes them goes to
+		 * a dummy event with ordinary rings, as perf does. */
+		if (R->nev == MAX_EV)
+			return pfr_cli_usage_error("record", "too many events");
+		snprintf(R->ev[R->nev].spec, sizeof(R->ev[0].spec), "dummy");
+		R->ev[R->nev++].tracking = 1;
+	}
 	for (int i = 0; i < R->nev; i++) {
 		int err = pfr_perf_event_parse(R->ev[i].spec, &R->ev[i].attr,
 					       R->ev[i].name,
@@ -1202,7 +1228,8 @@ int pfr_cmd_record(int argc, char **argv)
 
 		if (err)
 			return event_parse_error(R->ev[i].spec, err);
-		setup_attr(R, &R->ev[i], i == 0);
+		setup_attr(R, &R->ev[i],
+			   R->overwrite ? R->ev[i].tracking : i == 0);
 	}
 	R->lay.sample_type = R->ev[0].attr.sample_type;
 	R->lay.sample_id_all = 1;
@@ -1313,9 +1340,11 @@ int pfr_cmd_record(int argc, char **argv)
 	}
 	for (int i = 0; i < R->nrings; i++) {
 		pfd[i].fd = R->rings[i].fd;
-		pfd[i].events = POLLIN;
+		/* Overwrite rings are never drained: only their hang-up. */
+		pfd[i].events = R->rings[i].overwrite ? 0 : POLLIN;
 	}
 	live = R->nrings;
+	getrusage(RUSAGE_SELF, &R->ru_loop);
 	while (!rc) {
 		int n;
 
@@ -1334,7 +1363,7 @@ int pfr_cmd_record(int argc, char **argv)
 			if (R->overwrite)
 				rc = snapshot(R);
 		}
-		if (!R->overwrite && !rc)
+		if (!rc)
 			rc = drain_all(R, 0);
 		if (sig_stop || rc || !live)
 			break;
