@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/model/model.h - the interface between the ring's own code, compiled
+ * as C against relacy-barrier.h (model_ring.c includes src/ring.c), and the
+ * Relacy harness (relacy_ring.cc) that implements every hook on Relacy's
+ * types.  Test-only; nothing here is part of the library.
+ */
+#ifndef PFR_MODEL_H
+#define PFR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory orders of a modelled load or store. */
+enum pfr_model_mo {
+	PFR_MODEL_RELAXED = 0, /* PFR_READ_ONCE / PFR_WRITE_ONCE */
+	PFR_MODEL_ACQUIRE = 1, /* pfr_smp_load_acquire */
+	PFR_MODEL_RELEASE = 2, /* pfr_smp_store_release */
+};
+
+/* The barrier macros, by name (each maps onto one C11 fence). */
+enum pfr_model_fence {
+	PFR_MODEL_MB = 0,       /* pfr_smp_mb: seq_cst fence */
+	PFR_MODEL_RMB = 1,      /* pfr_smp_rmb: acquire fence */
+	PFR_MODEL_WMB = 2,      /* pfr_smp_wmb: release fence */
+	PFR_MODEL_TMB = 3,      /* pfr_smp_tmb: acq_rel fence */
+	PFR_MODEL_CTRL_DEP = 4, /* pfr_smp_acquire__after_ctrl_dep: acquire */
+};
+
+/* Where a hook was called from: the function (mutants are selected by
+ * it), file and line (Relacy's reports point there). */
+#define PFR_MODEL_SITE __func__, __FILE__, __LINE__
+#define PFR_MODEL_SITE_ARGS const char *func, const char *file, int line
+
+/* ---- hooks, implemented in relacy_ring.cc ---- */
+
+/* A 1/2/4/8-byte load or store.  Addresses in the ring's control block go
+ * to an rl::atomic per field, addresses in the data area to an rl::var per
+ * 8-byte word (plain: unordered accesses are data races), anything else
+ * (private memory) to the real memory. */
+uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
+			PFR_MODEL_SITE_ARGS);
+void pfr_model_store(volatile void *p, size_t size, uint64_t v, int mo,
+		     PFR_MODEL_SITE_ARGS);
+void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS);
+/* pfr_cpu_relax(): a Relacy yield, so that spin loops stay finite. */
+void pfr_model_relax(PFR_MODEL_SITE_ARGS);
+/* memcpy() in the ring's code: plain accesses, per word, to the data
+ * area's rl::var shadows when either side is in the data area. */
+void *pfr_model_memcpy(void *dst, const void *src, size_t n,
+		       PFR_MODEL_SITE_ARGS);
+/* syscall() in the ring's code: only SYS_futex (FUTEX_WAIT, FUTEX_WAKE) is
+ * modelled; anything else fails the test. */
+long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...);
+/* Fails the Relacy iteration (user assertion) when !ok. */
+void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS);
+
+/* ---- the scenario, implemented in model_ring.c ---- */
+
+enum pfr_model_scenario {
+	/* BLOCK writer, polling reader: A-D and the writer's BLOCK wait */
+	PFR_MODEL_PROTO = 0,
+	/* DROP writer on a ring that never fills, reader in
+	 * pfr_reader_wait(): the reader's wake-up hand-shake */
+	PFR_MODEL_WAKE = 1,
+};
+
+/* enum pfr_ordering's values (model_ring.c checks that they match), for
+ * the harness, which does not include <perfring/ring.h>. */
+enum pfr_model_ordering {
+	PFR_MODEL_FULL = 0,
+	PFR_MODEL_ACQREL = 1,
+	PFR_MODEL_CTRLDEP = 2,
+};
+
+struct pfr_model_cfg {
+	int scenario;       /* enum pfr_model_scenario */
+	int ordering;       /* enum pfr_ordering */
+	uint64_t data_size; /* power of two, <= PFR_MODEL_DATA_MAX */
+	unsigned records;   /* records the writer writes and the reader reads */
+	unsigned payload;   /* payload bytes per record, a multiple of 8 */
+};
+
+#define PFR_MODEL_DATA_MAX 256
+
+/* The shared memory the hooks must shadow. */
+struct pfr_model_layout {
+	void *ctl;
+	size_t ctl_size;
+	void *data;
+	size_t data_size;
+	uint32_t *reader_futex, *writer_futex;
+};
+
+/* Describes the shared memory (valid for the whole run). */
+void pfr_model_layout(struct pfr_model_layout *l);
+/* Both run in Relacy's before(), once per iteration.  setup initialises
+ * the control block and poisons the data area with plain stores (the
+ * harness then copies the control block into its shadows); open attaches
+ * the writer and the reader with pfr_ring_writer() and pfr_ring_reader(),
+ * through the hooks.  open returns 0 or a -PFR_E_ code. */
+void pfr_model_setup(const struct pfr_model_cfg *cfg);
+int pfr_model_open(void);
+/* The two threads' bodies. */
+void pfr_model_writer(void);
+void pfr_model_reader(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PFR_MODEL_H */
