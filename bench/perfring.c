@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/perfring.c - perfring's ring as a contestant: each ordering (FULL,
+ * ACQREL, CTRLDEP), per-record and batched publication, DROP and BLOCK,
+ * two threads or two processes over POSIX shared memory, and the one-way
+ * latency ping-pong over two rings.
+ *
+ * Producer: stamps one prepared message and writes it as one record
+ * (pfr_writer_write(): reserve, one memcpy, commit and publish), or, when
+ * batched, reserves, copies and commits `batch` records and publishes once.
+ * Consumer (both modes): loads head once (pfr_reader_begin), verifies every
+ * record up to it in place (zero copy), then publishes tail once
+ * (pfr_reader_end) - the reader the API is built for.
+ *
+ * BLOCK rings are lossless (the producer waits for space, as the peers'
+ * producers do); DROP rings never make the producer wait, so the consumer
+ * receives what fits and LOST records account for every gap - the run
+ * checks that delivered + lost equals sent and that each record's sequence
+ * number is exactly where the LOST records say.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfring/ring.h>
+
+#include "bench.h"
+#include "probes.h"
+
+#define BENCH_TYPE 1u
+/* A consumer that sees no progress for this long gives up (a dead
+ * producer must not hang the bench). */
+#define STALL_NS 10000000000ull
+
+struct pr_q {
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct pfr_bench_flag *done; /* producer finished (DROP end) */
+	struct pfr_bench_flag done_local;
+};
+
+static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
+		       const char *shm_name)
+{
+	struct pfr_ring_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.data_size = run->capacity;
+	o.policy = (enum pfr_policy)run->policy;
+	o.ordering = (enum pfr_ordering)run->ordering;
+	if (shm_name)
+		return pfr_ring_create_shm(ring, shm_name, &o);
+	return pfr_ring_create(ring, &o);
+}
+
+static int pr_setup(struct pfr_bench_run *run, void **qp)
+{
+	struct pr_q *q = (struct pr_q *)aligned_alloc(128, sizeof(*q));
+
+	if (!q)
+		return -1;
+	memset(q, 0, sizeof(*q));
+	q->done = &q->done_local;
+	if (pr_ring_new(run, &q->ring, NULL)) {
+		free(q);
+		return -1;
+	}
+	if (pfr_ring_writer(q->ring, &q->w) || pfr_ring_reader(q->ring, &q->r) ||
+	    run->payload > pfr_writer_max_payload(&q->w)) {
+		pfr_ring_close(q->ring);
+		free(q);
+		return -1;
+	}
+	pfr_writer_set_timeout(&q->w, STALL_NS);
+	*qp = q;
+	return 0;
+}
+
+static void pr_teardown(void *p)
+{
+	struct pr_q *q = (struct pr_q *)p;
+
+	pfr_ring_close(q->ring);
+	free(q);
+}
+
+/* ---- producer ---- */
+
+static inline __attribute__((always_inline)) void
+pr_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
+{
+	struct pfr_writer *w = &q->w;
+	uint64_t m[PFR_BENCH_MAX_PAYLOAD / 8] __attribute__((aligned(64)));
+	size_t words = payload / 8;
+	unsigned k = 0;
+
+	memcpy(m, run->msg, payload);
+	for (uint64_t seq = 0; seq < run->n; seq++) {
+		int err;
+
+		pfr_bench_stamp(m, words, seq);
+		if (run->batch <= 1) {
+			err = pfr_writer_write(w, BENCH_TYPE, m, payload);
+		} else {
+			void *p;
+
+			err = pfr_writer_reserve(w, BENCH_TYPE, payload, &p);
+			if (!err) {
+				memcpy(p, m, payload);
+				pfr_writer_commit_deferred(w);
+			}
+			if (++k == run->batch) {
+				pfr_writer_publish(w);
+				k = 0;
+			}
+		}
+		if (__builtin_expect(err != 0, 0) && err != -PFR_E_NOSPC) {
+			run->error = err;
+			break;
+		}
+	}
+	pfr_writer_flush(w); /* the last batch, and a pending LOST count */
+	run->lost = pfr_writer_lost(w);
+	/* purpose: the counts above before `done`; pairs with the acquire
+	 * load of done in pr_consume_body() */
+	__atomic_store_n(&q->done->v, 1, __ATOMIC_RELEASE);
+}
+
+static void pr_produce(void *p, struct pfr_bench_run *run)
+{
+	struct pr_q *q = (struct pr_q *)p;
+
+	/* One instance per payload size, so that the copy into the ring is
+	 * inlined for the small ones, as a caller's constant size would
+	 * be (the peers' slot types are compile-time sizes too). */
+	switch (run->payload) {
+	case 8: pr_produce_body(q, run, 8); break;
+	case 64: pr_produce_body(q, run, 64); break;
+	case 256: pr_produce_body(q, run, 256); break;
+	case 1024: pr_produce_body(q, run, 1024); break;
+	case 4096: pr_produce_body(q, run, 4096); break;
+	case PFR_BENCH_MAX_PAYLOAD:
+		pr_produce_body(q, run, PFR_BENCH_MAX_PAYLOAD);
+		break;
+	default: pr_produce_body(q, run, run->payload); break;
+	}
+}
+
+/* ---- consumer ---- */
+
+static inline __attribute__((always_inline)) void
+pr_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
+{
+	struct pfr_reader *r = &q->r;
+	uint64_t expect = 0, idle = 0, stall_t0 = 0;
+
+	while (expect < run->n) {
+		struct pfr_record rec;
+		int64_t avail = pfr_reader_begin(r);
+		int rc;
+
+		if (__builtin_expect(avail <= 0, 0)) {
+			if (avail < 0) {
+				run->error = (int)avail;
+				break;
+			}
+			/* purpose: pairs with the release store of done in
+			 * pr_produce_body(): everything published before it
+			 * is visible to the begin below */
+			if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE)) {
+				if (pfr_reader_begin(r) == 0)
+					break;
+				continue;
+			}
+			pfr_cpu_relax();
+			if (__builtin_expect(!(++idle & 0xfffff), 0)) {
+				uint64_t now = pfr_bench_now_ns();
+
+				if (!stall_t0)
+					stall_t0 = now;
+				else if (now - stall_t0 > STALL_NS) {
+					run->error = -PFR_E_TIMEDOUT;
+					break;
+				}
+			}
+			continue;
+		}
+		idle = stall_t0 = 0;
+		while ((rc = pfr_reader_next(r, &rec)) == 1) {
+			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST, 0)) {
+				uint64_t lost;
+
+				memcpy(&lost, (const char *)rec.payload + 8, 8);
+				expect += lost;
+				continue;
+			}
+			if (__builtin_expect(rec.len != payload, 0)) {
+				if (!run->bad++)
+					run->bad_seq = expect;
+				expect++;
+				continue;
+			}
+			pfr_bench_got(run, rec.payload, expect, payload / 8);
+			expect++;
+		}
+		pfr_reader_end(r);
+		if (rc < 0) {
+			run->error = rc;
+			break;
+		}
+	}
+	pfr_bench_done(run);
+}
+
+static void pr_consume(void *p, struct pfr_bench_run *run)
+{
+	struct pr_q *q = (struct pr_q *)p;
+
+	switch (run->payload) {
+	case 8: pr_consume_body(q, run, 8); break;
+	case 64: pr_consume_body(q, run, 64); break;
+	case 256: pr_consume_body(q, run, 256); break;
+	case 1024: pr_consume_body(q, run, 1024); break;
+	case 4096: pr_consume_body(q, run, 4096); break;
+	case PFR_BENCH_MAX_PAYLOAD:
+		pr_consume_body(q, run, PFR_BENCH_MAX_PAYLOAD);
+		break;
+	default: pr_consume_body(q, run, run->payload); break;
+	}
+}
+
+/* ---- two processes over POSIX shared memory ---- */
+
+struct pr_shared {
+	struct pfr_bench_flag ready, go, done;
+	struct pfr_bench_run run; /* the consumer's outputs */
+	double share;
+	long nivcsw;
+	int err;
+};
+
+struct pr_parent {
+	struct pr_q *q;
+	struct pr_shared *sh;
+	struct pfr_bench_run *run;
+	double share;
+	long nivcsw;
+	int pin_err;
+};
+
+static void *pr_parent_main(void *p)
+{
+	struct pr_parent *a = (struct pr_parent *)p;
+	uint64_t c0, w0, t0 = pfr_bench_now_ns();
+
+	a->pin_err = pfr_bench_pin(0);
+	/* purpose: pairs with the release store of ready in the child */
+	while (!__atomic_load_n(&a->sh->ready.v, __ATOMIC_ACQUIRE)) {
+		if (pfr_bench_now_ns() - t0 > STALL_NS) {
+			a->run->error = -PFR_E_TIMEDOUT;
+			/* purpose: pairs with the child's acquire of go */
+			__atomic_store_n(&a->sh->go.v, 2, __ATOMIC_RELEASE);
+			return NULL;
+		}
+		pfr_cpu_relax();
+	}
+	/* purpose: releases the child; pairs with its acquire load of go */
+	__atomic_store_n(&a->sh->go.v, 1, __ATOMIC_RELEASE);
+	a->nivcsw = pfr_bench_thread_nivcsw();
+	c0 = pfr_bench_thread_cpu_ns();
+	w0 = pfr_bench_now_ns();
+	pr_produce(a->q, a->run);
+	a->share = (double)(pfr_bench_thread_cpu_ns() - c0) /
+		   (double)(pfr_bench_now_ns() - w0 + 1);
+	a->nivcsw = pfr_bench_thread_nivcsw() - a->nivcsw;
+	return NULL;
+}
+
+static void pr_child(const char *name, struct pr_shared *sh)
+{
+	struct pfr_ring *ring;
+	struct pr_q q;
+	uint64_t c0, w0;
+
+	memset(&q, 0, sizeof(q));
+	q.done = &sh->done;
+	if (pfr_ring_attach_shm(&ring, name) || pfr_ring_reader(ring, &q.r)) {
+		sh->err = -1;
+		/* purpose: pairs with the parent's acquire load of ready */
+		__atomic_store_n(&sh->ready.v, 1, __ATOMIC_RELEASE);
+		_exit(1);
+	}
+	sh->err = pfr_bench_pin(1);
+	/* purpose: pairs with the parent's acquire load of ready */
+	__atomic_store_n(&sh->ready.v, 1, __ATOMIC_RELEASE);
+	/* purpose: pairs with the parent's release store of go */
+	while (!__atomic_load_n(&sh->go.v, __ATOMIC_ACQUIRE))
+		pfr_cpu_relax();
+	if (sh->go.v == 1) {
+		sh->nivcsw = pfr_bench_thread_nivcsw();
+		c0 = pfr_bench_thread_cpu_ns();
+		w0 = pfr_bench_now_ns();
+		pr_consume(&q, &sh->run);
+		sh->share = (double)(pfr_bench_thread_cpu_ns() - c0) /
+			    (double)(pfr_bench_now_ns() - w0 + 1);
+		sh->nivcsw = pfr_bench_thread_nivcsw() - sh->nivcsw;
+	}
+	pfr_ring_close(ring);
+	_exit(0);
+}
+
+static int pr_run_processes(const struct pfr_bench_queue *bq,
+			    struct pfr_bench_run *run)
+{
+	static unsigned seq;
+	struct pr_parent a;
+	struct pr_shared *sh;
+	struct pr_q *q;
+	char name[64];
+	pthread_t t;
+	pid_t pid;
+	int status, err = 0;
+
+	(void)bq;
+	sh = (struct pr_shared *)mmap(NULL, sizeof(*sh),
+				      PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -1;
+	memset(sh, 0, sizeof(*sh));
+	sh->run = *run;
+	q = (struct pr_q *)aligned_alloc(128, sizeof(*q));
+	if (!q) {
+		munmap(sh, sizeof(*sh));
+		return -1;
+	}
+	memset(q, 0, sizeof(*q));
+	q->done = &sh->done;
+	snprintf(name, sizeof(name), "/perfring-bench-%d-%u", (int)getpid(),
+		 seq++);
+	if (pr_ring_new(run, &q->ring, name)) {
+		free(q);
+		munmap(sh, sizeof(*sh));
+		return -1;
+	}
+	if (pfr_ring_writer(q->ring, &q->w)) {
+		err = -1;
+		goto out;
+	}
+	if (run->payload > pfr_writer_max_payload(&q->w)) {
+		err = -2;
+		goto out;
+	}
+	pfr_writer_set_timeout(&q->w, STALL_NS);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -1;
+		goto out;
+	}
+	if (pid == 0)
+		pr_child(name, sh); /* does not return */
+	memset(&a, 0, sizeof(a));
+	a.q = q;
+	a.sh = sh;
+	a.run = run;
+	if (pthread_create(&t, NULL, pr_parent_main, &a)) {
+		kill(pid, SIGKILL);
+		err = -1;
+	} else {
+		pthread_join(t, NULL);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (err || !WIFEXITED(status) || WEXITSTATUS(status) || sh->err ||
+	    a.pin_err) {
+		err = -1;
+		if (!run->error)
+			run->error = -1;
+	}
+	/* The consumer's outputs come back through the shared page. */
+	run->t0 = sh->run.t0;
+	run->t1 = sh->run.t1;
+	run->timed = sh->run.timed;
+	run->delivered = sh->run.delivered;
+	run->bad = sh->run.bad;
+	run->bad_seq = sh->run.bad_seq;
+	if (sh->run.error && !run->error)
+		run->error = sh->run.error;
+	run->share[0] = a.share;
+	run->share[1] = sh->share;
+	run->nivcsw[0] = a.nivcsw;
+	run->nivcsw[1] = sh->nivcsw;
+out:
+	pfr_ring_close(q->ring);
+	pfr_ring_unlink(name);
+	free(q);
+	munmap(sh, sizeof(*sh));
+	return err;
+}
+
+#define PR(var, ord, pol, batched, proc)                                       \
+	{ "perfring", var, batched, pr_setup, pr_produce, pr_consume,          \
+	  pr_teardown, proc ? pr_run_processes : NULL, ord, pol, proc }
+
+const struct pfr_bench_queue pfr_bench_perfring[] = {
+	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
+	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
+	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
+	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),
+	PR("", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0),
+	PR("batch", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 1, 0),
+	PR("", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0),
+	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 1, 0),
+	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 1),
+	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 1),
+	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
+};
+
+/* ---- one-way latency: ping-pong over two rings ---- */
+
+struct lat_side {
+	struct pfr_writer w; /* this side's writer (request or reply) */
+	struct pfr_reader r; /* this side's reader */
+	struct pfr_bench_run *run;
+	uint64_t n;
+	uint64_t *ticks;     /* client: round trips */
+	uint64_t bad;
+	int err;
+	int *stop;           /* set by the side that fails */
+};
+
+/* Client: write request i, spin until its echo arrives, verify it.  Pure
+ * spinning on both sides, as in the cache-line probe. */
+static void *lat_client(void *p)
+{
+	struct lat_side *s = (struct lat_side *)p;
+	size_t payload = s->run->payload, words = payload / 8;
+	uint64_t *m = (uint64_t *)aligned_alloc(64, payload);
+
+	if (!m) {
+		s->err = -1;
+		__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	memcpy(m, s->run->msg, payload);
+	for (uint64_t i = 0; i < s->n && !s->err; i++) {
+		struct pfr_record rec;
+		uint64_t t;
+
+		pfr_bench_stamp(m, words, i);
+		t = pfr_bench_ticks();
+		if (pfr_writer_write(&s->w, BENCH_TYPE, m, payload)) {
+			s->err = -1;
+			__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		while (pfr_reader_begin(&s->r) == 0)
+			if (__atomic_load_n(s->stop, __ATOMIC_RELAXED))
+				break;
+		if (pfr_reader_next(&s->r, &rec) != 1 ||
+		    rec.len != payload ||
+		    !pfr_bench_check(rec.payload, words, i, s->run->body_sum))
+			s->bad++;
+		pfr_reader_end(&s->r);
+		s->ticks[i] = pfr_bench_ticks() - t;
+	}
+	free(m);
+	return NULL;
+}
+
+/* Server: echo each request into the reply ring straight from the
+ * request ring (one copy). */
+static void *lat_server(void *p)
+{
+	struct lat_side *s = (struct lat_side *)p;
+
+	for (uint64_t i = 0; i < s->n && !s->err; i++) {
+		struct pfr_record rec;
+		uint64_t spins = 0;
+		int64_t a;
+
+		while ((a = pfr_reader_begin(&s->r)) == 0)
+			if (!(++spins & 0xfff) &&
+			    __atomic_load_n(s->stop, __ATOMIC_RELAXED))
+				return NULL;
+		if (a < 0 || pfr_reader_next(&s->r, &rec) != 1 ||
+		    pfr_writer_write(&s->w, BENCH_TYPE, rec.payload,
+				     rec.len)) {
+			s->err = -1;
+			__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		pfr_reader_end(&s->r);
+	}
+	return NULL;
+}
+
+int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
+			       uint64_t n, double *p50, double *p99,
+			       int *verified)
+{
+	struct pfr_bench_run run;
+	struct pfr_ring *req = NULL, *rsp = NULL;
+	struct lat_side c, s;
+	uint64_t *pattern = NULL;
+	double share[2], *v = NULL;
+	uint64_t skip = n / 10;
+	int err = -1, stop = 0;
+
+	memset(&run, 0, sizeof(run));
+	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	run.payload = payload;
+	run.ordering = ordering;
+	run.policy = policy;
+	run.capacity = 65536;
+	while (run.capacity < 4 * (payload + 8))
+		run.capacity *= 2;
+	pattern = (uint64_t *)malloc(payload);
+	c.ticks = (uint64_t *)calloc(n, sizeof(uint64_t));
+	v = (double *)calloc(n, sizeof(double));
+	if (!pattern || !c.ticks || !v || n < 10)
+		goto out;
+	for (size_t i = 0; i < payload / 8; i++) {
+		pattern[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+		if (i && i + 1 < payload / 8)
+			run.body_sum += pattern[i];
+	}
+	run.msg = pattern;
+	if (pr_ring_new(&run, &req, NULL) || pr_ring_new(&run, &rsp, NULL) ||
+	    pfr_ring_writer(req, &c.w) || pfr_ring_reader(rsp, &c.r) ||
+	    pfr_ring_writer(rsp, &s.w) || pfr_ring_reader(req, &s.r))
+		goto out;
+	c.run = s.run = &run;
+	c.stop = s.stop = &stop;
+	c.n = s.n = n;
+	if (pfr_bench_pair(lat_client, &c, lat_server, &s, share, NULL) || c.err ||
+	    s.err)
+		goto out;
+	for (uint64_t i = skip; i < n; i++)
+		v[i - skip] = pfr_bench_ticks_to_ns((double)c.ticks[i]) / 2;
+	*p50 = pfr_bench_percentile(v, n - skip, 0.5);
+	*p99 = pfr_bench_percentile(v, n - skip, 0.99);
+	*verified = c.bad == 0;
+	err = 0;
+out:
+	if (req)
+		pfr_ring_close(req);
+	if (rsp)
+		pfr_ring_close(rsp);
+	free(pattern);
+	free(c.ticks);
+	free(v);
+	return err;
+}

@@ -1,0 +1,1406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfring bench - perfring's ring against the peers and against the
+ * machine's physical limits, in one run.
+ *
+ * Method: the producer runs on one CPU, the consumer on another (pinned);
+ * every contestant and payload (a "cell") first runs once as warm-up, which
+ * also sizes the runs to a target duration; then the repetitions go round
+ * all cells in turn (A B C ... A B C ...), each round starting with a
+ * cache-line round-trip probe that is recorded with the round's results.
+ * Every delivered message is verified (sequence number and a sum over all
+ * its words).  A run in which a bench thread was preempted (involuntary
+ * context switches while it got less than 90% of the CPU) or the host stole
+ * more than 5% of the CPUs is repeated, up to twice, and flagged "busy" if
+ * it stays so; a round whose round trip drifted above 1.5x the fastest
+ * round flags its results "rtt-drift".  Reported: the median and the range
+ * over the repetitions.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfring/barrier.h>
+#include <perfring/common.h>
+#include <perfring/ring.h>
+
+#include "../bench/bench.h"
+#include "../bench/probes.h"
+#include "cli.h"
+
+#ifndef PFR_BENCH_CFLAGS
+#define PFR_BENCH_CFLAGS "unknown"
+#endif
+
+#define MAX_REPS 64
+
+struct cell {
+	const struct pfr_bench_queue *q;
+	size_t payload;
+	unsigned batch;
+	uint64_t n;                /* messages per run (from the warm-up) */
+	int unsupported;           /* setup refused this payload */
+	int nreps;
+	double mps[MAX_REPS];      /* msgs/s per repetition */
+	double rtt[MAX_REPS];      /* the round's round trip */
+	int ok[MAX_REPS];
+	int busy, drift;
+	uint64_t messages, lost, sent;
+	int failed;                /* a run failed or did not verify */
+	char why[96];
+};
+
+struct lat_cell {
+	int ordering, policy;
+	size_t payload;
+	int nreps;
+	double p50[MAX_REPS], p99[MAX_REPS], rtt[MAX_REPS];
+	int verified, failed;
+};
+
+struct opts {
+	int quick, json, csv, reps, threads, processes, peers;
+	double run_ms;
+	size_t capacity;
+	const char *plot;
+	const char *only;
+	int payload_on[PFR_BENCH_NPAYLOADS];
+};
+
+/* ---- small helpers ---- */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n, double *lo, double *hi)
+{
+	double t[MAX_REPS];
+
+	if (n <= 0) {
+		if (lo)
+			*lo = 0;
+		if (hi)
+			*hi = 0;
+		return 0;
+	}
+	memcpy(t, v, (size_t)n * sizeof(double));
+	qsort(t, (size_t)n, sizeof(double), cmp_d);
+	if (lo)
+		*lo = t[0];
+	if (hi)
+		*hi = t[n - 1];
+	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+static const char *ord_name(int o)
+{
+	return o < 0 ? "" : pfr_ordering_name((enum pfr_ordering)o);
+}
+
+static const char *pol_name(int p)
+{
+	return p < 0 ? "" : pfr_policy_name((enum pfr_policy)p);
+}
+
+/* "perfring acqrel batch", "rte_ring burst", "perfring acqrel drop" ... */
+static void label(char *buf, size_t len, const struct pfr_bench_queue *q)
+{
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s", q->name,
+		 q->ordering >= 0 ? " " : "", ord_name(q->ordering),
+		 q->variant[0] ? " " : "", q->variant,
+		 q->policy == PFR_POLICY_DROP ? " drop" : "",
+		 q->processes ? " processes" : "", "");
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c || (strncmp(line, "model name", 10) &&
+			   strncmp(line, "Processor", 9) &&
+			   strncmp(line, "cpu model", 9) &&
+			   strncmp(line, "uarch", 5)))
+			continue;
+		c++;
+		while (*c == ' ' || *c == '\t')
+			c++;
+		c[strcspn(c, "\n")] = 0;
+		snprintf(buf, len, "%s", c);
+		break;
+	}
+	fclose(f);
+}
+
+static const char *compiler(void)
+{
+#if defined(__clang__)
+	return "clang " __clang_version__;
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
+#else
+	return "unknown";
+#endif
+}
+
+static uint64_t pattern_body_sum(const uint64_t *m, size_t words)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 1; i + 1 < words; i++)
+		s += m[i];
+	return s;
+}
+
+/* ---- the contestants of this build ---- */
+
+static const struct pfr_bench_queue *all_queues[64];
+static int nqueues;
+
+static void add_table(const struct pfr_bench_queue *t)
+{
+	for (; t && t->name; t++)
+		if (nqueues < (int)(sizeof(all_queues) / sizeof(all_queues[0])))
+			all_queues[nqueues++] = t;
+}
+
+static void collect_queues(void)
+{
+	nqueues = 0;
+	add_table(pfr_bench_perfring);
+#ifdef PFR_BENCH_HAVE_DPDK
+	add_table(pfr_bench_dpdk);
+#endif
+#ifdef PFR_BENCH_HAVE_CK
+	add_table(pfr_bench_ck);
+#endif
+#ifdef PFR_BENCH_HAVE_CXX
+	add_table(pfr_bench_cxx);
+#endif
+	add_table(pfr_bench_mutex);
+}
+
+static int name_selected(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!list)
+		return 1;
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, name, n))
+			return 1;
+		p += k;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* ---- one run, with the busy check and retries ---- */
+
+struct run_out {
+	double mps, wall_ms;
+	int ok, busy;
+	uint64_t delivered, lost, sent;
+	char why[96];
+};
+
+static const uint64_t *msg_pattern;
+
+static int one_run(const struct cell *c, uint64_t n, size_t capacity,
+		   struct run_out *o)
+{
+	struct pfr_bench_run run;
+	struct pfr_bench_cpustat s0, s1;
+	int err, have_stat;
+	uint64_t w0;
+	double wall;
+
+	memset(&run, 0, sizeof(run));
+	memset(o, 0, sizeof(*o));
+	run.n = n;
+	/* DROP: the consumer may receive fewer than n/8 messages; its
+	 * clock starts at the first one */
+	run.warm = n / 8 && c->q->policy != PFR_POLICY_DROP ? n / 8 : 1;
+	run.payload = c->payload;
+	run.capacity = capacity;
+	run.batch = c->q->batched ? c->batch : 1;
+	run.ordering = c->q->ordering;
+	run.policy = c->q->policy;
+	run.msg = msg_pattern;
+	run.body_sum = pattern_body_sum(msg_pattern, c->payload / 8);
+	have_stat = pfr_bench_cpustat(&s0) == 0;
+	w0 = pfr_bench_now_ns();
+	if (c->q->run_pair)
+		err = c->q->run_pair(c->q, &run);
+	else
+		err = pfr_bench_run_threads(c->q, &run);
+	wall = (double)(pfr_bench_now_ns() - w0);
+	o->wall_ms = wall / 1e6;
+	o->delivered = run.delivered;
+	o->lost = run.lost;
+	o->sent = n;
+	if (err == -2) {
+		snprintf(o->why, sizeof(o->why), "unsupported");
+		return -2;
+	}
+	if (err || run.error) {
+		snprintf(o->why, sizeof(o->why), "run failed (%d: %s)",
+			 run.error ? run.error : err,
+			 run.error ? pfr_strerror(run.error) : "setup");
+		return -1;
+	}
+	if (run.bad) {
+		snprintf(o->why, sizeof(o->why),
+			 "%llu messages failed verification (first: seq %llu)",
+			 (unsigned long long)run.bad,
+			 (unsigned long long)run.bad_seq);
+		return -1;
+	}
+	if (run.delivered + run.lost != n ||
+	    (c->q->policy != PFR_POLICY_DROP && run.lost)) {
+		snprintf(o->why, sizeof(o->why),
+			 "delivered %llu + lost %llu != sent %llu",
+			 (unsigned long long)run.delivered,
+			 (unsigned long long)run.lost, (unsigned long long)n);
+		return -1;
+	}
+	o->ok = 1;
+	if (run.t0 && run.t1 > run.t0 && run.timed &&
+	    run.timed <= run.delivered)
+		o->mps = (double)run.timed * 1e9 / (double)(run.t1 - run.t0);
+	else
+		o->mps = (double)run.delivered * 1e9 / wall;
+	for (int i = 0; i < 2; i++)
+		if (run.nivcsw[i] >= 2 && run.share[i] < 0.9)
+			o->busy = 1;
+	if (have_stat && pfr_bench_cpustat(&s1) == 0) {
+		double tot = (double)(s1.busy - s0.busy) +
+			     (double)(s1.idle - s0.idle) +
+			     (double)(s1.steal - s0.steal);
+
+		if (tot > 0 && (double)(s1.steal - s0.steal) / tot > 0.05)
+			o->busy = 1;
+	}
+	return 0;
+}
+
+/* ---- output ---- */
+
+static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
+{
+	fprintf(f, "%s\"%s\":", comma ? "," : "", k);
+	pfr_cli_json_str(f, v);
+}
+
+struct meta {
+	char cpu[256], kernel[256];
+	int ncpu;
+	double rtt_min, rtt_max;
+	int busy_start;
+	double busy_start_share;
+};
+
+static double cell_rtt(const struct cell *c)
+{
+	return median(c->rtt, c->nreps, NULL, NULL);
+}
+
+static void cell_stats(const struct cell *c, double *med, double *lo,
+		       double *hi)
+{
+	double v[MAX_REPS];
+	int k = 0;
+
+	for (int i = 0; i < c->nreps; i++)
+		if (c->ok[i])
+			v[k++] = c->mps[i];
+	*med = median(v, k, lo, hi);
+}
+
+static void flags_str(char *buf, size_t len, int busy, int drift, int failed)
+{
+	snprintf(buf, len, "%s%s%s%s%s", busy ? "busy" : "",
+		 busy && drift ? "," : "", drift ? "rtt-drift" : "",
+		 (busy || drift) && failed ? "," : "", failed ? "failed" : "");
+}
+
+/* ---- plot ---- */
+
+static int write_plot(const char *file, struct cell *cells, int ncells,
+		      const double *memcpy_gbps, const struct meta *m,
+		      const struct opts *op)
+{
+	char dir[] = "/tmp/perfring-plot.XXXXXX", path[512], lab[96];
+	const char *ext = strrchr(file, '.');
+	const char *term;
+	FILE *gp;
+	int series = 0, status;
+	pid_t pid;
+
+	if (ext && !strcmp(ext, ".svg"))
+		term = "svg size 1400,640 dynamic font 'sans,11'";
+	else
+		term = "pngcairo size 1400,640 font 'sans,10'";
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	gp = fopen(path, "w");
+	if (!gp)
+		return -1;
+	fprintf(gp, "set terminal %s\nset output '%s'\n", term, file);
+	fprintf(gp, "set multiplot layout 1,2 title 'perfring bench: %s, "
+		    "producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
+		    "for 64 KiB)'\n",
+		m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1],
+		op->capacity / 1024);
+	fprintf(gp, "set logscale xy\nset grid\nset key outside bottom center "
+		    "horizontal maxrows 6 font ',8'\n"
+		    "set xlabel 'payload bytes'\n"
+		    "set xtics ('8' 8, '64' 64, '256' 256, '1K' 1024, '4K' "
+		    "4096, '64K' 65520)\n");
+	/* one data file per series */
+	for (int i = 0; i < ncells; i++) {
+		FILE *d;
+
+		if (i && cells[i].q == cells[i - 1].q)
+			continue;
+		snprintf(path, sizeof(path), "%s/s%d.dat", dir, series++);
+		d = fopen(path, "w");
+		if (!d)
+			break;
+		for (int j = i; j < ncells && cells[j].q == cells[i].q; j++) {
+			double med, lo, hi;
+
+			if (cells[j].unsupported || cells[j].failed)
+				continue;
+			cell_stats(&cells[j], &med, &lo, &hi);
+			fprintf(d, "%zu %g %g %g %g\n", cells[j].payload,
+				med / 1e6, lo / 1e6, hi / 1e6,
+				med * (double)cells[j].payload / 1e9);
+		}
+		fclose(d);
+	}
+	snprintf(path, sizeof(path), "%s/memcpy.dat", dir);
+	{
+		FILE *d = fopen(path, "w");
+
+		if (d) {
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
+				if (op->payload_on[p] && memcpy_gbps[p] > 0)
+					fprintf(d, "%zu %g\n",
+						pfr_bench_payloads[p],
+						memcpy_gbps[p]);
+			fclose(d);
+		}
+	}
+	for (int panel = 0; panel < 2; panel++) {
+		int s = 0;
+
+		fprintf(gp, "set ylabel '%s'\nplot ",
+			panel ? "GB/s (payload bytes)"
+			      : "million messages / s (median)");
+		for (int i = 0; i < ncells; i++) {
+			if (i && cells[i].q == cells[i - 1].q)
+				continue;
+			label(lab, sizeof(lab), cells[i].q);
+			fprintf(gp,
+				"%s'%s/s%d.dat' using 1:%d with linespoints "
+				"lw 1.5 dt %d pt %d title '%s'",
+				s ? ", " : "", dir, s, panel ? 5 : 2,
+				1 + (s / 8) % 4, 1 + s % 13, lab);
+			s++;
+		}
+		if (panel)
+			fprintf(gp, ", '%s/memcpy.dat' using 1:2 with lines "
+				    "lw 3 lc rgb 'black' title 'memcpy "
+				    "(one core)'",
+				dir);
+		fprintf(gp, "\n");
+	}
+	fprintf(gp, "unset multiplot\n");
+	fclose(gp);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/plot.gp", dir);
+		execlp("gnuplot", "gnuplot", path, (char *)NULL);
+		_exit(127);
+	}
+	status = -1;
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	/* leave the script and data next to nothing: remove them */
+	for (int s = 0; s < series; s++) {
+		snprintf(path, sizeof(path), "%s/s%d.dat", dir, s);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/memcpy.dat", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	unlink(path);
+	rmdir(dir);
+	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0
+									  : -1;
+}
+
+/* ---- the command ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfring bench [options]\n"
+		"\n"
+		"Throughput of perfring's ring (each ordering, per-record and "
+		"batched\npublication, BLOCK and DROP, threads and processes) "
+		"and of the peers\nlinked into this build, with payloads of 8, "
+		"64, 256, 1024, 4096 and\n65520 bytes (the largest a perf "
+		"record carries: its u16 size is 65528\nwith the 8-byte "
+		"header); one-way latency over two rings; and the\nmachine's "
+		"limits: cache-line round trip, memcpy bandwidth, barrier "
+		"costs.\n"
+		"\n"
+		"  --quick            short runs (well under a minute)\n"
+		"  --reps N           repetitions per result (default 5, "
+		"minimum 1)\n"
+		"  --time MS          target duration of one run (default "
+		"200, quick 12)\n"
+		"  --cpus A,B         producer and consumer CPUs (default "
+		"0,1)\n"
+		"  --capacity BYTES   queue capacity, a power of two (default "
+		"256Ki;\n"
+		"                     at least 16 records: 1 MiB for 65520 "
+		"bytes)\n"
+		"  --payloads LIST    a subset of 8,64,256,1024,4096,65520\n"
+		"  --only LIST        contestants by name (perfring,rte_ring,"
+		"ck_ring,\n"
+		"                     boost_spsc,atomic_queue,mutex_condvar)\n"
+		"  --threads          perfring between threads only\n"
+		"  --processes        perfring between processes only (POSIX "
+		"shared memory)\n"
+		"  --no-peers         perfring only\n"
+		"  --json             JSON Lines: a meta object, then one "
+		"object per result\n"
+		"  --csv              CSV, one row per result\n"
+		"  --plot FILE        throughput against payload, PNG or SVG "
+		"(gnuplot)\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"A progress line goes to stderr.  Exit status: 0, 1 when a "
+		"run failed or\na message did not verify, 2 for a usage "
+		"error.\n");
+}
+
+static int parse_payloads(const char *s, struct opts *o)
+{
+	memset(o->payload_on, 0, sizeof(o->payload_on));
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 0);
+		int i;
+
+		if (end == s)
+			return -1;
+		if (*end == 'K' || *end == 'k') {
+			v *= 1024;
+			end++;
+		}
+		if (v == 65536)
+			v = PFR_BENCH_MAX_PAYLOAD;
+		i = pfr_bench_payload_index(v);
+		if (i < 0)
+			return -1;
+		o->payload_on[i] = 1;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return 0;
+}
+
+int pfr_cmd_bench(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "time", required_argument, NULL, 't' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "capacity", required_argument, NULL, 'k' },
+		{ "payloads", required_argument, NULL, 'P' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "processes", no_argument, NULL, 'X' },
+		{ "no-peers", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts op;
+	struct meta m;
+	struct cell *cells = NULL;
+	struct lat_cell *lats = NULL;
+	int ncells = 0, nlats = 0, opt, rc = 0;
+	double memcpy_gbps[PFR_BENCH_NPAYLOADS] = { 0 };
+	double rtt_round[MAX_REPS], rtt_mean0 = 0;
+	struct pfr_bench_barrier_cost bar[16];
+	int nbar = 0;
+	uint64_t *pattern = NULL;
+	int times_set = 0;
+	char lab[96];
+	FILE *out = stdout;
+
+	memset(&op, 0, sizeof(op));
+	op.reps = 5;
+	op.run_ms = 200;
+	op.capacity = PFR_BENCH_CAPACITY;
+	op.peers = 1;
+	for (int i = 0; i < PFR_BENCH_NPAYLOADS; i++)
+		op.payload_on[i] = 1;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		unsigned long long v;
+
+		switch (opt) {
+		case 'q': op.quick = 1; break;
+		case 'j': op.json = 1; break;
+		case 'c': op.csv = 1; break;
+		case 'p': op.plot = optarg; break;
+		case 'T': op.threads = 1; break;
+		case 'X': op.processes = 1; break;
+		case 'N': op.peers = 0; break;
+		case 'o': op.only = optarg; break;
+		case 'r':
+			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
+			    v > MAX_REPS)
+				return pfr_cli_usage_error(
+					"bench", "--reps wants 1..%d", MAX_REPS);
+			op.reps = (int)v;
+			break;
+		case 't':
+			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
+			    v > 60000)
+				return pfr_cli_usage_error(
+					"bench", "--time wants 1..60000 ms");
+			op.run_ms = (double)v;
+			times_set = 1;
+			break;
+		case 'C': {
+			int a, b;
+			char extra;
+
+			if (sscanf(optarg, "%d,%d%c", &a, &b, &extra) != 2 ||
+			    a < 0 || b < 0 || a == b || a >= CPU_SETSIZE ||
+			    b >= CPU_SETSIZE)
+				return pfr_cli_usage_error(
+					"bench", "--cpus wants two different "
+						 "CPU numbers, e.g. 0,1");
+			pfr_bench_cpu[0] = a;
+			pfr_bench_cpu[1] = b;
+			break;
+		}
+		case 'k':
+			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
+			    v > (1ull << 30) || (v & (v - 1)))
+				return pfr_cli_usage_error(
+					"bench", "--capacity wants a power of "
+						 "two from 4096 to 1Gi");
+			op.capacity = (size_t)v;
+			break;
+		case 'P':
+			if (parse_payloads(optarg, &op))
+				return pfr_cli_usage_error(
+					"bench", "--payloads wants a list of "
+						 "8,64,256,1024,4096,65520");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				return pfr_cli_usage_error(
+					"bench", "option '-%c' is unknown or "
+						 "needs a value", optopt);
+			return pfr_cli_usage_error(
+				"bench", "unknown option or missing value in "
+					 "'%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
+					   argv[optind]);
+	if (op.json && op.csv)
+		return pfr_cli_usage_error("bench",
+					   "--json and --csv exclude each other");
+	if (op.threads && op.processes)
+		return pfr_cli_usage_error(
+			"bench", "--threads and --processes exclude each other");
+	if (op.quick && !times_set)
+		op.run_ms = 12;
+
+	/* CPUs: pinning needs both CPUs in our affinity mask. */
+	{
+		cpu_set_t set;
+
+		memset(&m, 0, sizeof(m));
+		CPU_ZERO(&set);
+		if (sched_getaffinity(0, sizeof(set), &set) ||
+		    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
+		    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
+			pfr_bench_pinned = 0;
+			fprintf(stderr, "perfring bench: CPUs %d and %d are not "
+					"both available: running unpinned "
+					"(results flagged)\n",
+				pfr_bench_cpu[0], pfr_bench_cpu[1]);
+		}
+		m.ncpu = CPU_COUNT(&set);
+	}
+	cpu_model(m.cpu, sizeof(m.cpu));
+	{
+		struct utsname u;
+
+		if (!uname(&u))
+			snprintf(m.kernel, sizeof(m.kernel), "%s %s %s",
+				 u.sysname, u.release, u.machine);
+	}
+
+	/* Is anything else busy on the two CPUs?  200 ms of /proc/stat
+	 * while we sleep. */
+	{
+		struct pfr_bench_cpustat a, b;
+
+		if (!pfr_bench_cpustat(&a)) {
+			usleep(op.quick ? 100000 : 300000);
+			if (!pfr_bench_cpustat(&b)) {
+				double busy = (double)(b.busy - a.busy),
+				       tot = busy + (double)(b.idle - a.idle) +
+					     (double)(b.steal - a.steal);
+
+				m.busy_start_share = tot > 0 ? busy / tot : 0;
+				m.busy_start = m.busy_start_share > 0.10;
+				if (m.busy_start)
+					fprintf(stderr,
+						"perfring bench: warning: the "
+						"bench CPUs were %.0f%% busy "
+						"before the run: results will "
+						"be noisy\n",
+						100 * m.busy_start_share);
+			}
+		}
+	}
+
+	pattern = (uint64_t *)aligned_alloc(64, PFR_BENCH_MAX_PAYLOAD);
+	if (!pattern)
+		return 1;
+	for (size_t i = 0; i < PFR_BENCH_MAX_PAYLOAD / 8; i++)
+		pattern[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	msg_pattern = pattern;
+
+	collect_queues();
+	cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
+				      sizeof(*cells));
+	lats = (struct lat_cell *)calloc(4 * PFR_BENCH_NPAYLOADS,
+					 sizeof(*lats));
+	if (!cells || !lats) {
+		free(pattern);
+		free(cells);
+		free(lats);
+		return 1;
+	}
+	for (int i = 0; i < nqueues; i++) {
+		const struct pfr_bench_queue *q = all_queues[i];
+		int is_pfr = !strcmp(q->name, "perfring");
+
+		if (!is_pfr && !op.peers)
+			continue;
+		if (!name_selected(op.only, q->name))
+			continue;
+		if (is_pfr && q->processes && op.threads)
+			continue;
+		if (is_pfr && !q->processes && op.processes)
+			continue;
+		for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+			struct cell *c = &cells[ncells];
+			size_t cap;
+
+			if (!op.payload_on[p])
+				continue;
+			c->q = q;
+			c->payload = pfr_bench_payloads[p];
+			cap = PFR_BENCH_CAPACITY_FOR(op.capacity, c->payload);
+			/* batches fill at most half the queue */
+			c->batch = (unsigned)(cap / 2 / (c->payload + 8));
+			if (c->batch > 32)
+				c->batch = 32;
+			if (c->batch < 1)
+				c->batch = 1;
+			ncells++;
+		}
+	}
+	if (name_selected(op.only, "perfring") && !op.processes) {
+		static const int lo[4][2] = {
+			{ PFR_ORDER_ACQREL, PFR_POLICY_BLOCK },
+			{ PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK },
+			{ PFR_ORDER_FULL, PFR_POLICY_BLOCK },
+			{ PFR_ORDER_ACQREL, PFR_POLICY_DROP },
+		};
+
+		for (int k = 0; k < 4; k++)
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+				if (!op.payload_on[p])
+					continue;
+				lats[nlats].ordering = lo[k][0];
+				lats[nlats].policy = lo[k][1];
+				lats[nlats].payload = pfr_bench_payloads[p];
+				lats[nlats].verified = 1;
+				nlats++;
+			}
+	}
+
+	/* ---- physical probes ---- */
+	pfr_cli_progress("perfring bench: probes", 0, 0);
+	pfr_bench_calibrate_ticks();
+	{
+		double p50, mean;
+
+		if (pfr_bench_rtt(op.quick ? 20000 : 200000, &p50, &mean) == 0)
+			rtt_mean0 = mean;
+	}
+	nbar = pfr_bench_barriers(bar, 16, op.quick ? 200000 : 2000000);
+	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+		size_t cap;
+
+		if (!op.payload_on[p])
+			continue;
+		cap = PFR_BENCH_CAPACITY_FOR(op.capacity, pfr_bench_payloads[p]);
+		memcpy_gbps[p] = pfr_bench_memcpy_gbps(
+			pfr_bench_payloads[p], cap,
+			op.quick ? 10000000 : 100000000);
+	}
+
+	/* ---- warm-up: one run per cell, which also sizes the runs ---- */
+	for (int i = 0; i < ncells; i++) {
+		struct cell *c = &cells[i];
+		struct run_out o;
+		uint64_t n0 = op.quick ? 1024 : 4096, w0;
+		double secs;
+		int err;
+		size_t cap = PFR_BENCH_CAPACITY_FOR(op.capacity, c->payload);
+
+		pfr_cli_progress("perfring bench: warm-up",
+				 (double)i / (double)(ncells + 1), 0);
+		w0 = pfr_bench_now_ns();
+		err = one_run(c, n0, cap, &o);
+		if (err == -2) {
+			/* a refused setup is "not supported", not a failure */
+			c->unsupported = 1;
+			continue;
+		}
+		if (err) {
+			c->failed = 1;
+			snprintf(c->why, sizeof(c->why), "%s", o.why);
+			continue;
+		}
+		secs = (double)(pfr_bench_now_ns() - w0) / 1e9;
+		c->n = (uint64_t)((double)n0 / secs * op.run_ms / 1000.0);
+		if (c->n < 256)
+			c->n = 256;
+		if (c->n > 2000000000ull)
+			c->n = 2000000000ull;
+	}
+
+	/* ---- interleaved repetitions ---- */
+	for (int r = 0; r < op.reps; r++) {
+		double p50 = 0, mean = 0;
+
+		pfr_bench_rtt(op.quick ? 5000 : 50000, &p50, &mean);
+		rtt_round[r] = p50;
+		for (int i = 0; i < ncells; i++) {
+			struct cell *c = &cells[i];
+			struct run_out o;
+			size_t cap = PFR_BENCH_CAPACITY_FOR(op.capacity,
+							    c->payload);
+			int tries = 0;
+
+			pfr_cli_progress(
+				"perfring bench: runs",
+				((double)r * (ncells + nlats) + i) /
+					((double)op.reps * (ncells + nlats)),
+				0);
+			if (c->unsupported || c->failed)
+				continue;
+			do {
+				if (one_run(c, c->n, cap, &o)) {
+					c->failed = 1;
+					snprintf(c->why, sizeof(c->why), "%s",
+						 o.why);
+					break;
+				}
+			} while (o.busy && ++tries < (op.quick ? 1 : 3));
+			if (c->failed)
+				continue;
+			/* a run far over its time (a loaded machine, a
+			 * blocked producer): shorten the next ones */
+			if (o.wall_ms > 4 * op.run_ms) {
+				c->n = (uint64_t)((double)c->n * op.run_ms /
+						  o.wall_ms);
+				if (c->n < 256)
+					c->n = 256;
+			}
+			c->mps[c->nreps] = o.mps;
+			c->rtt[c->nreps] = p50;
+			c->ok[c->nreps] = 1;
+			c->nreps++;
+			c->busy |= o.busy;
+			c->messages += o.delivered;
+			c->lost += o.lost;
+			c->sent += o.sent;
+		}
+		for (int i = 0; i < nlats; i++) {
+			struct lat_cell *l = &lats[i];
+			double a, b;
+			int v = 0;
+
+			pfr_cli_progress(
+				"perfring bench: runs",
+				((double)r * (ncells + nlats) + ncells + i) /
+					((double)op.reps * (ncells + nlats)),
+				0);
+			if (l->failed)
+				continue;
+			if (pfr_bench_perfring_latency(
+				    l->ordering, l->policy, l->payload,
+				    op.quick ? 1000 : 20000, &a, &b, &v)) {
+				l->failed = 1;
+				continue;
+			}
+			l->p50[l->nreps] = a;
+			l->p99[l->nreps] = b;
+			l->rtt[l->nreps] = p50;
+			l->nreps++;
+			l->verified &= v;
+		}
+	}
+	pfr_cli_progress("perfring bench: runs", 1, 1);
+
+	/* rtt drift: a round more than 1.5x slower than the fastest */
+	m.rtt_min = m.rtt_max = rtt_round[0];
+	for (int r = 1; r < op.reps; r++) {
+		if (rtt_round[r] < m.rtt_min)
+			m.rtt_min = rtt_round[r];
+		if (rtt_round[r] > m.rtt_max)
+			m.rtt_max = rtt_round[r];
+	}
+	for (int i = 0; i < ncells; i++)
+		for (int r = 0; r < cells[i].nreps; r++)
+			if (cells[i].rtt[r] > 1.5 * m.rtt_min)
+				cells[i].drift = 1;
+
+	/* ---- results ---- */
+	{
+		double rtt_med = median(rtt_round, op.reps, NULL, NULL);
+		int any_fail = 0;
+
+		for (int i = 0; i < ncells; i++)
+			if (cells[i].failed)
+				any_fail = 1;
+		for (int i = 0; i < nlats; i++)
+			if (lats[i].failed || !lats[i].verified)
+				any_fail = 1;
+		rc = any_fail ? 1 : 0;
+
+		if (op.json) {
+			fprintf(out, "{\"kind\":\"meta\"");
+			json_kv_str(out, "perfring", pfr_version(), 1);
+			json_kv_str(out, "cpu", m.cpu, 1);
+			fprintf(out, ",\"cpus_online\":%ld,\"cpus_allowed\":%d",
+				sysconf(_SC_NPROCESSORS_ONLN), m.ncpu);
+			fprintf(out, ",\"producer_cpu\":%d,\"consumer_cpu\":%d,"
+				     "\"pinned\":%s",
+				pfr_bench_cpu[0], pfr_bench_cpu[1],
+				pfr_bench_pinned ? "true" : "false");
+			json_kv_str(out, "kernel", m.kernel, 1);
+			json_kv_str(out, "compiler", compiler(), 1);
+			json_kv_str(out, "flags", PFR_BENCH_CFLAGS, 1);
+			json_kv_str(out, "backend", PFR_BARRIER_BACKEND, 1);
+			fprintf(out, ",\"capacity_bytes\":%zu,\"reps\":%d,"
+				     "\"run_ms\":%g,\"quick\":%s",
+				op.capacity, op.reps, op.run_ms,
+				op.quick ? "true" : "false");
+			fprintf(out, ",\"busy_at_start\":%s,"
+				     "\"busy_at_start_share\":%.3f",
+				m.busy_start ? "true" : "false",
+				m.busy_start_share);
+			fprintf(out, ",\"rtt_ns_min\":%.1f,\"rtt_ns_max\":%.1f",
+				m.rtt_min, m.rtt_max);
+			fprintf(out, ",\"contestants\":[");
+			{
+				int k = 0;
+
+				for (int i = 0; i < ncells; i++) {
+					if (i && cells[i].q == cells[i - 1].q)
+						continue;
+					if (i && !strcmp(cells[i].q->name,
+							 cells[i - 1].q->name))
+						continue;
+					fprintf(out, "%s", k++ ? "," : "");
+					pfr_cli_json_str(out, cells[i].q->name);
+				}
+			}
+			fprintf(out, "]}\n");
+			fprintf(out, "{\"kind\":\"rtt\",\"rtt_ns\":%.1f,"
+				     "\"rtt_ns_mean\":%.1f,\"one_way_ns\":%.1f}\n",
+				rtt_med, rtt_mean0, rtt_med / 2);
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
+				if (op.payload_on[p])
+					fprintf(out, "{\"kind\":\"memcpy\","
+						     "\"payload_bytes\":%zu,"
+						     "\"gbytes_per_s\":%.2f}\n",
+						pfr_bench_payloads[p],
+						memcpy_gbps[p]);
+			for (int i = 0; i < nbar; i++) {
+				fprintf(out, "{\"kind\":\"barrier\"");
+				json_kv_str(out, "primitive", bar[i].name, 1);
+				fprintf(out, ",\"ns_per_op\":%.3f}\n",
+					bar[i].ns);
+			}
+		} else if (op.csv) {
+			fprintf(out,
+				"kind,contestant,variant,payload_bytes,batched,"
+				"batch,ordering,policy,transport,"
+				"msgs_per_s_median,msgs_per_s_min,"
+				"msgs_per_s_max,gbytes_per_s_median,rtt_ns,"
+				"verified,reps,messages,lost,latency_ns_p50,"
+				"latency_ns_p99,flags\n");
+			fprintf(out, "rtt,,,,,,,,,,,,,%.1f,,,,,%.1f,,\n",
+				rtt_med, rtt_med / 2);
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
+				if (op.payload_on[p])
+					fprintf(out,
+						"memcpy,memcpy,,%zu,,,,,,,,,"
+						"%.3f,,,,,,,,\n",
+						pfr_bench_payloads[p],
+						memcpy_gbps[p]);
+		} else {
+			fprintf(out, "perfring bench %s: %s; producer CPU%d, "
+				     "consumer CPU%d%s; %s; %s %s; barrier "
+				     "backend %s\n",
+				pfr_version(), m.cpu, pfr_bench_cpu[0],
+				pfr_bench_cpu[1],
+				pfr_bench_pinned ? " (pinned)" : " (NOT pinned)",
+				m.kernel, compiler(), PFR_BENCH_CFLAGS,
+				PFR_BARRIER_BACKEND);
+			fprintf(out, "capacity %zu KiB (1 MiB for 65520-byte "
+				     "payloads); %d interleaved repetitions of "
+				     "%g ms runs; median [min-max]\n",
+				op.capacity / 1024, op.reps, op.run_ms);
+			if (m.busy_start)
+				fprintf(out, "WARNING: the CPUs were %.0f%% "
+					     "busy before the run\n",
+					100 * m.busy_start_share);
+			fprintf(out, "\ncache-line round trip CPU%d<->CPU%d: "
+				     "%.1f ns median (one-way %.1f ns); "
+				     "rounds %.1f..%.1f ns\n",
+				pfr_bench_cpu[0], pfr_bench_cpu[1], rtt_med,
+				rtt_med / 2, m.rtt_min, m.rtt_max);
+			fprintf(out, "memcpy, one core, GB/s:");
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
+				if (op.payload_on[p])
+					fprintf(out, "  %zu B %.1f",
+						pfr_bench_payloads[p],
+						memcpy_gbps[p]);
+			fprintf(out, "\nbarriers, ns per operation:");
+			for (int i = 0; i < nbar; i++)
+				fprintf(out, "%s %s %.2f", i ? "," : "",
+					bar[i].name, bar[i].ns);
+			fprintf(out, "\n\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
+				"contestant", "payload", "Mmsg/s", "[min-max]",
+				"GB/s", "rtt", "ok", "flags");
+		}
+
+		for (int i = 0; i < ncells; i++) {
+			struct cell *c = &cells[i];
+			double med, lo, hi, gb;
+			char fl[64];
+			int verified = !c->failed && c->nreps > 0;
+
+			if (c->unsupported)
+				continue;
+			cell_stats(c, &med, &lo, &hi);
+			gb = med * (double)c->payload / 1e9;
+			flags_str(fl, sizeof(fl), c->busy, c->drift, c->failed);
+			label(lab, sizeof(lab), c->q);
+			if (op.json) {
+				fprintf(out, "{\"kind\":\"throughput\"");
+				json_kv_str(out, "contestant", c->q->name, 1);
+				json_kv_str(out, "label", lab, 1);
+				json_kv_str(out, "variant", c->q->variant, 1);
+				fprintf(out, ",\"payload_bytes\":%zu,"
+					     "\"batched\":%s,\"batch\":%u",
+					c->payload,
+					c->q->batched ? "true" : "false",
+					c->q->batched ? c->batch : 1);
+				if (c->q->ordering >= 0) {
+					json_kv_str(out, "ordering",
+						    ord_name(c->q->ordering), 1);
+					json_kv_str(out, "policy",
+						    pol_name(c->q->policy), 1);
+				}
+				json_kv_str(out, "transport",
+					    c->q->processes ? "processes"
+							    : "threads",
+					    1);
+				fprintf(out,
+					",\"msgs_per_s_median\":%.0f,"
+					"\"msgs_per_s_min\":%.0f,"
+					"\"msgs_per_s_max\":%.0f,"
+					"\"gbytes_per_s_median\":%.3f,"
+					"\"rtt_ns\":%.1f,\"verified\":%s,"
+					"\"reps\":%d,\"messages\":%llu,"
+					"\"lost\":%llu,\"busy\":%s,"
+					"\"rtt_drift\":%s",
+					med, lo, hi, gb, cell_rtt(c),
+					verified ? "true" : "false", c->nreps,
+					(unsigned long long)c->messages,
+					(unsigned long long)c->lost,
+					c->busy ? "true" : "false",
+					c->drift ? "true" : "false");
+				if (c->failed)
+					json_kv_str(out, "error", c->why, 1);
+				fprintf(out, "}\n");
+			} else if (op.csv) {
+				fprintf(out,
+					"throughput,%s,%s,%zu,%s,%u,%s,%s,%s,"
+					"%.0f,%.0f,%.0f,%.3f,%.1f,%s,%d,%llu,"
+					"%llu,,,%s\n",
+					c->q->name, c->q->variant, c->payload,
+					c->q->batched ? "true" : "false",
+					c->q->batched ? c->batch : 1,
+					ord_name(c->q->ordering),
+					pol_name(c->q->policy),
+					c->q->processes ? "processes"
+							: "threads",
+					med, lo, hi, gb, cell_rtt(c),
+					verified ? "true" : "false", c->nreps,
+					(unsigned long long)c->messages,
+					(unsigned long long)c->lost, fl);
+			} else {
+				char range[32];
+
+				snprintf(range, sizeof(range), "[%.1f-%.1f]",
+					 lo / 1e6, hi / 1e6);
+				fprintf(out,
+					"%-34s %7zu %9.1f %-21s %7.2f %5.0f "
+					"%-4s %s",
+					lab, c->payload, med / 1e6, range, gb,
+					cell_rtt(c), verified ? "yes" : "NO",
+					fl);
+				if (c->q->policy == PFR_POLICY_DROP && c->sent)
+					fprintf(out, " lost %.1f%%",
+						100.0 * (double)c->lost /
+							(double)c->sent);
+				if (c->failed)
+					fprintf(out, " (%s)", c->why);
+				fprintf(out, "\n");
+			}
+		}
+		if (!op.json && !op.csv && nlats)
+			fprintf(out, "\none-way latency, ping-pong over two "
+				     "rings (half the round trip), ns\n"
+				     "%-34s %7s %9s %9s %5s %s\n",
+				"contestant", "payload", "p50", "p99", "rtt",
+				"ok");
+		for (int i = 0; i < nlats; i++) {
+			struct lat_cell *l = &lats[i];
+			double p50 = median(l->p50, l->nreps, NULL, NULL);
+			double p99 = median(l->p99, l->nreps, NULL, NULL);
+			double rt = median(l->rtt, l->nreps, NULL, NULL);
+			int ok = !l->failed && l->verified && l->nreps;
+
+			snprintf(lab, sizeof(lab), "perfring %s%s",
+				 ord_name(l->ordering),
+				 l->policy == PFR_POLICY_DROP ? " drop" : "");
+			if (op.json) {
+				fprintf(out, "{\"kind\":\"latency\"");
+				json_kv_str(out, "contestant", "perfring", 1);
+				json_kv_str(out, "label", lab, 1);
+				fprintf(out, ",\"payload_bytes\":%zu,"
+					     "\"batched\":false",
+					l->payload);
+				json_kv_str(out, "ordering",
+					    ord_name(l->ordering), 1);
+				json_kv_str(out, "policy", pol_name(l->policy),
+					    1);
+				json_kv_str(out, "transport", "threads", 1);
+				fprintf(out, ",\"latency_ns_p50\":%.1f,"
+					     "\"latency_ns_p99\":%.1f,"
+					     "\"rtt_ns\":%.1f,\"verified\":%s,"
+					     "\"reps\":%d}\n",
+					p50, p99, rt, ok ? "true" : "false",
+					l->nreps);
+			} else if (op.csv) {
+				fprintf(out,
+					"latency,perfring,,%zu,false,1,%s,%s,"
+					"threads,,,,,%.1f,%s,%d,,,%.1f,%.1f,\n",
+					l->payload, ord_name(l->ordering),
+					pol_name(l->policy), rt,
+					ok ? "true" : "false", l->nreps, p50,
+					p99);
+			} else {
+				fprintf(out, "%-34s %7zu %9.1f %9.1f %5.0f %s\n",
+					lab, l->payload, p50, p99, rt,
+					ok ? "yes" : "NO");
+			}
+		}
+
+		/* ---- the targets, as ratios within this run ---- */
+		{
+			const struct cell *pr1[PFR_BENCH_NPAYLOADS] = { 0 },
+					  *prb[PFR_BENCH_NPAYLOADS] = { 0 },
+					  *fu1[PFR_BENCH_NPAYLOADS] = { 0 },
+					  *fub[PFR_BENCH_NPAYLOADS] = { 0 };
+			const struct cell *best1 = NULL, *bestb = NULL,
+					  *burst = NULL, *aq = NULL;
+			double v, w, lo, hi;
+
+			for (int i = 0; i < ncells; i++) {
+				const struct cell *c = &cells[i];
+				int p = pfr_bench_payload_index(c->payload);
+				int pfr = !strcmp(c->q->name, "perfring");
+
+				if (c->unsupported || c->failed || p < 0)
+					continue;
+				if (pfr && !c->q->processes &&
+				    c->q->policy == PFR_POLICY_BLOCK) {
+					if (c->q->ordering == PFR_ORDER_ACQREL)
+						*(c->q->batched ? &prb[p]
+								: &pr1[p]) = c;
+					if (c->q->ordering == PFR_ORDER_FULL)
+						*(c->q->batched ? &fub[p]
+								: &fu1[p]) = c;
+				}
+				if (pfr || c->payload != 8)
+					continue;
+				cell_stats(c, &v, &lo, &hi);
+				if (!c->q->batched) {
+					if (!best1 ||
+					    (cell_stats(best1, &w, &lo, &hi),
+					     v > w))
+						best1 = c;
+				} else if (!bestb ||
+					   (cell_stats(bestb, &w, &lo, &hi),
+					    v > w)) {
+					bestb = c;
+				}
+				if (!strcmp(c->q->name, "rte_ring") &&
+				    c->q->batched)
+					burst = c;
+				if (!strcmp(c->q->name, "atomic_queue"))
+					aq = c;
+			}
+#define T_OPEN(name)                                                           \
+	do {                                                                   \
+		if (op.json)                                                   \
+			fprintf(out, "{\"kind\":\"target\",\"target\":\"%s\"", \
+				name);                                         \
+	} while (0)
+			if (!op.json && !op.csv)
+				fprintf(out, "\ntargets (ratios within this "
+					     "run; perfring = acqrel, BLOCK, "
+					     "threads)\n");
+			if (pr1[0] && (best1 || aq)) {
+				const struct cell *peer = best1;
+				double a, b;
+
+				cell_stats(pr1[0], &a, &lo, &hi);
+				cell_stats(peer, &b, &lo, &hi);
+				label(lab, sizeof(lab), peer->q);
+				T_OPEN("8B unbatched >= best unbatched peer");
+				if (op.json)
+					fprintf(out, ",\"ratio\":%.3f,"
+						     "\"peer\":\"%s\",\"met\":%s}\n",
+						a / b, lab,
+						a >= b ? "true" : "false");
+				else if (!op.csv)
+					fprintf(out, "  8 B per-record vs best "
+						     "unbatched peer (%s): "
+						     "%.1f / %.1f M/s = %.2fx "
+						     "%s\n",
+						lab, a / 1e6, b / 1e6, a / b,
+						a >= b ? "MET" : "missed");
+				if (aq && aq != peer && !op.csv) {
+					cell_stats(aq, &b, &lo, &hi);
+					if (!op.json)
+						fprintf(out, "  8 B per-record "
+							     "vs atomic_queue: "
+							     "%.2fx\n",
+							a / b);
+				}
+			}
+			if (prb[0] && (burst || bestb)) {
+				const struct cell *peer = burst ? burst : bestb;
+				double a, b;
+
+				cell_stats(prb[0], &a, &lo, &hi);
+				cell_stats(peer, &b, &lo, &hi);
+				label(lab, sizeof(lab), peer->q);
+				T_OPEN("8B batched >= rte_ring burst");
+				if (op.json)
+					fprintf(out, ",\"ratio\":%.3f,"
+						     "\"peer\":\"%s\",\"met\":%s}\n",
+						a / b, lab,
+						a >= b ? "true" : "false");
+				else if (!op.csv)
+					fprintf(out, "  8 B batched vs %s: "
+						     "%.1f / %.1f M/s = %.2fx "
+						     "%s\n",
+						lab, a / 1e6, b / 1e6, a / b,
+						a >= b ? "MET" : "missed");
+			}
+			for (int p = 4; p < PFR_BENCH_NPAYLOADS; p++) {
+				for (int bt = 0; bt < 2; bt++) {
+					const struct cell *c =
+						bt ? prb[p] : pr1[p];
+					double a, g;
+
+					if (!c || memcpy_gbps[p] <= 0)
+						continue;
+					cell_stats(c, &a, &lo, &hi);
+					g = a * (double)c->payload / 1e9;
+					T_OPEN(">= half memcpy bandwidth");
+					if (op.json)
+						fprintf(out,
+							",\"payload_bytes\":%zu,"
+							"\"batched\":%s,"
+							"\"ratio\":%.3f,"
+							"\"gbytes_per_s\":%.2f,"
+							"\"memcpy_gbytes_per_s\""
+							":%.2f,\"met\":%s}\n",
+							c->payload,
+							bt ? "true" : "false",
+							g / memcpy_gbps[p], g,
+							memcpy_gbps[p],
+							g >= memcpy_gbps[p] / 2
+								? "true"
+								: "false");
+					else if (!op.csv)
+						fprintf(out,
+							"  %zu B %s: %.1f GB/s "
+							"vs memcpy %.1f GB/s "
+							"= %.2fx (target "
+							"0.5x) %s\n",
+							c->payload,
+							bt ? "batched"
+							   : "per-record",
+							g, memcpy_gbps[p],
+							g / memcpy_gbps[p],
+							g >= memcpy_gbps[p] / 2
+								? "MET"
+								: "missed");
+				}
+			}
+			for (int i = 0; i < nlats; i++) {
+				struct lat_cell *l = &lats[i];
+				double p50, one = rtt_med / 2;
+
+				if (l->ordering != PFR_ORDER_ACQREL ||
+				    l->payload != 8 || !l->nreps)
+					continue;
+				p50 = median(l->p50, l->nreps, NULL, NULL);
+				T_OPEN("latency p50 <= 1.5x one-way");
+				if (op.json)
+					fprintf(out,
+						",\"policy\":\"%s\",\"ratio\":"
+						"%.3f,\"latency_ns_p50\":%.1f,"
+						"\"one_way_ns\":%.1f,\"met\":"
+						"%s}\n",
+						pol_name(l->policy), p50 / one,
+						p50, one,
+						p50 <= 1.5 * one ? "true"
+								 : "false");
+				else if (!op.csv)
+					fprintf(out,
+						"  latency p50, 8 B, acqrel "
+						"%s: %.1f ns vs one-way "
+						"cache line %.1f ns = %.2fx "
+						"(target 1.5x) %s\n",
+						pol_name(l->policy), p50, one,
+						p50 / one,
+						p50 <= 1.5 * one ? "MET"
+								 : "missed");
+			}
+			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+				for (int bt = 0; bt < 2; bt++) {
+					const struct cell *a = bt ? prb[p]
+								  : pr1[p];
+					const struct cell *f = bt ? fub[p]
+								  : fu1[p];
+					double x, y;
+
+					if (!a || !f)
+						continue;
+					cell_stats(a, &x, &lo, &hi);
+					cell_stats(f, &y, &lo, &hi);
+					T_OPEN("acqrel / full");
+					if (op.json)
+						fprintf(out,
+							",\"payload_bytes\":%zu,"
+							"\"batched\":%s,"
+							"\"ratio\":%.3f}\n",
+							a->payload,
+							bt ? "true" : "false",
+							x / y);
+					else if (!op.csv)
+						fprintf(out,
+							"  acqrel / full, %zu B "
+							"%s: %.2fx\n",
+							a->payload,
+							bt ? "batched"
+							   : "per-record",
+							x / y);
+				}
+			}
+		}
+
+		if (op.plot) {
+			if (write_plot(op.plot, cells, ncells, memcpy_gbps, &m,
+				       &op)) {
+				fprintf(stderr, "perfring bench: could not "
+						"draw %s (is gnuplot "
+						"installed?)\n",
+					op.plot);
+				rc = 1;
+			}
+		}
+	}
+	fflush(out);
+	free(pattern);
+	free(cells);
+	free(lats);
+	return rc;
+}

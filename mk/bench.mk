@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: MIT
+# `perfring bench`: cli/cmd_bench.c and the objects in bench/.  The peers
+# are optional: bench/probe.sh compiles and links a test program against
+# each with this build's $(CC)/$(CXX) and flags, once per build directory
+# (again when the compilers or flags change), into $(BUILD)/bench/config.mk.
+# A cross build finds no peers for its target and builds perfring without
+# them.  The C++ adapter (boost, atomic_queue) is linked only when $(CXX)
+# targets the same machine as $(CC); then the command is linked with
+# $(CXX).  The library itself never links any peer.
+
+BENCH_CONF := $(BUILD)/bench/config.mk
+BENCH_KEY := $(subst $() ,_,$(CC)|$(CXX)|$(SANITIZE)|$(CFLAGS)|$(CXXFLAGS)|$(LDFLAGS))
+
+ifeq ($(filter clean format,$(MAKECMDGOALS)),)
+-include $(BENCH_CONF)
+ifneq ($(BENCH_CONF_KEY),$(BENCH_KEY))
+.PHONY: $(BENCH_CONF)
+endif
+endif
+
+$(BENCH_CONF): bench/probe.sh mk/bench.mk
+	@mkdir -p $(dir $@)
+	@CC="$(CC)" CXX="$(CXX)" SANITIZE="$(SANITIZE)" CFLAGS="$(CFLAGS)" \
+		CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" \
+		bench/probe.sh '$(BENCH_KEY)' >$@.tmp && mv $@.tmp $@
+	@echo "bench peers for $(CC):" \
+		$$(sed -n 's/^BENCH_HAVE_\([A-Z]*\) := y/\1/p' $@ | \
+		   tr '\n' ' ' | tr 'A-Z' 'a-z')
+
+BENCH_HDRS := bench/bench.h bench/probes.h
+BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
+	$(BUILD)/bench/perfring.o $(BUILD)/bench/peer_mutex.o
+BENCH_DEFS :=
+BENCH_LIBS :=
+BENCH_CXX_OBJS :=
+
+ifeq ($(BENCH_HAVE_DPDK),y)
+BENCH_OBJS += $(BUILD)/bench/peer_dpdk.o
+BENCH_DEFS += -DPFR_BENCH_HAVE_DPDK
+BENCH_LIBS += $(BENCH_DPDK_LIBS)
+endif
+ifeq ($(BENCH_HAVE_CK),y)
+BENCH_OBJS += $(BUILD)/bench/peer_ck.o
+BENCH_DEFS += -DPFR_BENCH_HAVE_CK
+BENCH_LIBS += $(BENCH_CK_LIBS)
+endif
+BENCH_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_BOOST)),-DPFR_BENCH_HAVE_BOOST) \
+	$(if $(filter y,$(BENCH_HAVE_AQ)),-DPFR_BENCH_HAVE_AQ)
+ifneq ($(strip $(BENCH_CXX_DEFS)),)
+BENCH_CXX_OBJS += $(BUILD)/bench/peers_cxx.o
+BENCH_DEFS += -DPFR_BENCH_HAVE_CXX
+CLI_LINK = $(CXX)
+endif
+
+CLI_EXTRA_OBJS += $(BENCH_OBJS) $(BENCH_CXX_OBJS)
+CLI_EXTRA_LIBS += $(BENCH_LIBS)
+
+# The peers' headers are not ours: their warnings are not ours to fix.
+BENCH_PEER_WARN := -Wno-shadow -Wno-strict-prototypes -Wno-unused-parameter \
+	-Wno-sign-compare -Wno-cast-qual -Wno-missing-field-initializers
+BENCH_CFLAGS_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
+BENCH_CFLAGS_peer_ck = $(BENCH_PEER_WARN)
+
+$(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS_$*) -c $< -o $@
+
+BENCH_CXXFLAGS = $(PFR_CPPFLAGS) $(CPPFLAGS) -std=gnu++17 -Wall -Wextra \
+	-Wno-unused-parameter -fvisibility=hidden \
+	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) \
+	$(filter-out -std=%,$(CFLAGS)) $(CXXFLAGS)
+
+$(BUILD)/bench/peers_cxx.o: bench/peers_cxx.cc $(BENCH_HDRS) $(HEADERS) \
+		$(BENCH_CONF)
+	@mkdir -p $(dir $@)
+	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_CXX_DEFS) -c $< -o $@
+
+$(BUILD)/cli/cmd_bench.o: $(BENCH_HDRS) $(BENCH_CONF)
+$(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
+	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `perfring bench --quick --json` once: every contestant this build links
+# ran (a throughput result for each one named in the meta object), every
+# result verified every message, the latency results verified their echoes,
+# and the output is what the issue asks for.  Asserts no speed.
+set -u
+: "${PERFRING:?}" "${PFR_BUILD:?}"
+out=$PFR_BUILD/test-logs/bench-quick.jsonl
+mkdir -p "$(dirname "$out")"
+echo "1..6"
+if ! ${RUNNER:-} "$PERFRING" bench --help >/dev/null 2>&1; then
+	echo "1..0 # SKIP perfring bench is not linked into this build"
+	exit 77
+fi
+n=0 fail=0
+t() { # ok|not ok, description
+	n=$((n + 1))
+	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+${RUNNER:-} "$PERFRING" bench --quick --json >"$out"
+rc=$?
+[ $rc -eq 0 ] && t ok "bench --quick --json exits 0" ||
+	t "not ok" "bench --quick --json exits 0 (got $rc)"
+
+first=$(head -n1 "$out")
+case $first in
+*'"kind":"meta"'*'"cpu":'*'"kernel":'*'"compiler":'*'"flags":'*'"backend":'*)
+	t ok "first line is the meta object" ;;
+*) t "not ok" "first line is the meta object: $first" ;;
+esac
+
+# every contestant named in meta has a throughput result
+names=$(sed -n '1s/.*"contestants":\[\([^]]*\)\].*/\1/p' "$out" | tr -d '"' |
+	tr ',' ' ')
+missing=
+for c in $names; do
+	grep -q "\"kind\":\"throughput\",\"contestant\":\"$c\"" "$out" ||
+		missing="$missing $c"
+done
+[ -n "$names" ] && [ -z "$missing" ] &&
+	t ok "every contestant ran:$(echo " $names")" ||
+	t "not ok" "every contestant ran (missing:${missing:- none named})"
+
+# every throughput and latency result verified
+bad=$(grep -E '"kind":"(throughput|latency)"' "$out" |
+	grep -c -v '"verified":true')
+total=$(grep -c -E '"kind":"(throughput|latency)"' "$out")
+[ "$total" -gt 0 ] && [ "$bad" -eq 0 ] &&
+	t ok "all $total results verified every message" ||
+	{ t "not ok" "$bad of $total results not verified"; \
+	  grep -E '"kind":"(throughput|latency)"' "$out" |
+		grep -v '"verified":true' | head -5 | sed 's/^/# /'; }
+
+# the fields the issue names
+f_ok=1
+for k in contestant payload_bytes batched transport msgs_per_s_median \
+	msgs_per_s_min msgs_per_s_max gbytes_per_s_median rtt_ns verified; do
+	grep '"kind":"throughput"' "$out" | grep -q -v "\"$k\":" && f_ok=0
+done
+grep '"kind":"throughput","contestant":"perfring"' "$out" |
+	grep -q -v '"ordering":' && f_ok=0
+grep '"kind":"latency"' "$out" | grep -q -v '"latency_ns_p99":' && f_ok=0
+[ $f_ok = 1 ] && t ok "results carry the required fields" ||
+	t "not ok" "results carry the required fields"
+
+# usage errors exit 2
+${RUNNER:-} "$PERFRING" bench --no-such-option >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] && t ok "a usage error exits 2" ||
+	t "not ok" "a usage error exits 2 (got $rc)"
+exit $fail
