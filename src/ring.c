@@ -607,13 +607,26 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 	pfr_smp_wmb();
 }
 
+/* BLOCK: how often the writer checks for space before it sleeps.  A
+ * test-only override: the Relacy model (tests/model/) spins less, because
+ * its fair scheduler lets the reader run during every spin and would never
+ * reach the sleep it checks. */
+#ifndef PFR__BLOCK_SPINS
+#define PFR__BLOCK_SPINS 256
+#endif
+
 /* BLOCK: sleep until the reader frees `need` bytes or the deadline. */
 static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 			     uint64_t *deadline)
 {
 	uint64_t now;
 
-	for (int spin = 0; spin < 256; spin++) {
+	/* The reader cannot free space it cannot see: publish the records
+	 * committed with pfr_writer_commit_deferred() before waiting for it
+	 * (otherwise a batch that fills the ring waits for its time-out). */
+	if (w->head != w->published)
+		pfr_writer_publish(w);
+	for (int spin = 0; spin < PFR__BLOCK_SPINS; spin++) {
 		pfr_cpu_relax();
 		if (pfr__writer_space(w, need))
 			return 0;

@@ -304,7 +304,9 @@ static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 /* Commit the reserved record and publish head (B). */
 static inline void pfr_writer_commit(struct pfr_writer *w);
 /* Commit the reserved record without publishing: several records can be
- * committed and then published at once with pfr_writer_publish(). */
+ * committed and then published at once with pfr_writer_publish().  A
+ * BLOCK writer that has to wait for space publishes what it has committed
+ * first (the reader cannot free space it cannot see). */
 static inline void pfr_writer_commit_deferred(struct pfr_writer *w);
 /* Publish every committed record (B).  Wakes a sleeping reader if the ring
  * has PFR_RING_WAIT and its threshold is met (no syscall otherwise). */
