@@ -614,6 +614,38 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 	is_int(drain(&r, &rseq, &lost, id, 600), 1, "the new record");
 	is_uint(lost, 1, "behind a LOST {id, 1}");
 	is_uint(rseq, seq, "sequence accounted");
+	/* a deferred batch that fills the ring: the reader cannot free
+	 * space it cannot see, so the waiting writer must publish it */
+	{
+		struct pfr_ring_ctl *c = pfr_ring_ctl(ring);
+		uint64_t h0 = c->head;
+		void *p;
+		int n = 0;
+
+		pfr_writer_set_timeout(&w, 0);
+		while (pfr_writer_reserve(&w, 1, 600, &p) == 0) {
+			rt_fill(p, 600, seq++);
+			pfr_writer_commit_deferred(&w);
+			n++;
+		}
+		seq++; /* the one that timed out */
+		ok(c->head != h0, "a full deferred batch was published "
+				  "when the writer had to wait (%d records)",
+		   n);
+		pfr_writer_set_timeout(&w, 5000 * 1000000ull);
+		d.records = 0;
+		d.delay_ns = 30 * 1000000ull;
+		pthread_create(&th, NULL, drain_later, &d);
+		t0 = rt_now_ns();
+		rt_fill(buf, 600, seq);
+		err = pfr_writer_write(&w, 1, buf, 600);
+		dt = rt_now_ns() - t0;
+		seq++;
+		pthread_join(th, NULL);
+		ok(err == 0 && dt < 4000 * 1000000ull && d.records == n,
+		   "then the reader drained it and the writer went on "
+		   "(%.1f ms)", dt / 1e6);
+	}
 	pfr_ring_close(ring);
 }
 
