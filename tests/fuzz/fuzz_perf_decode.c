@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target for everything in <perfring/perf.h> that reads bytes it
+ * does not trust: the record decoder, the ring reader feeding it (over a
+ * fake perf mmap page, records straddling the end included), and the
+ * perf.data reader.  Input layout: 16 bytes of parameters (sample_type,
+ * read_format bits, sample_id_all, ring tail, mode), then the bytes.
+ * Every buffer is allocated at its exact size so that AddressSanitizer
+ * catches a read one byte past it.
+ *
+ * Build and run: tests/fuzz/t_fuzz_perf.sh (FUZZ_SECONDS=N for longer).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <perfring/perf.h>
+
+static void decode_one(const struct pfr_perf_layout *lay, const uint8_t *d,
+		       size_t n)
+{
+	struct pfr_record_header h;
+	struct pfr_perf_rec r;
+	uint64_t id;
+	uint8_t *p;
+	uint32_t len;
+
+	if (n < 8)
+		return;
+	memcpy(&h, d, 8);
+	len = (uint32_t)(n - 8 > 65528 ? 65528 : n - 8);
+	p = malloc(len ? len : 1);
+	if (!p)
+		return;
+	memcpy(p, d + 8, len);
+	if (pfr_perf_decode(lay, &h, p, len, &r) == 0) {
+		/* Touch what the decoder handed out. */
+		volatile size_t sink = 0;
+
+		if (r.type == 1 || r.type == 10)
+			sink += strlen(r.u.mmap.filename);
+		if (r.type == 3)
+			sink += strlen(r.u.comm.comm);
+		if (r.type == 17)
+			sink += strlen(r.u.ksymbol.name);
+		for (uint64_t i = 0; i < r.nr_callchain; i++)
+			sink += (size_t)pfr_perf_u64(r.callchain, i);
+		if (r.raw_size)
+			sink += ((const uint8_t *)r.raw)[r.raw_size - 1];
+		(void)sink;
+	}
+	pfr_perf_record_id(lay->sample_type, lay->sample_id_all, &h, p, len,
+			   &id);
+	free(p);
+}
+
+static void ring(const struct pfr_perf_layout *lay, const uint8_t *d,
+		 size_t n, uint64_t tail)
+{
+	static unsigned char scratch[PFR_RECORD_MAX + 8];
+	enum { SIZE = 512 };
+	uint64_t head, t;
+	unsigned char *data = malloc(SIZE);
+	struct pfr_reader r;
+	struct pfr_record rec;
+
+	if (!data)
+		return;
+	memset(data, 0, SIZE);
+	memcpy(data, d, n < SIZE ? n : SIZE);
+	t = tail & ~7ULL;
+	head = t + ((n < SIZE ? n : SIZE) & ~(size_t)7);
+	if (pfr_reader_init(&r, &head, &t, data, SIZE, PFR_ORDER_ACQREL, 0,
+			    scratch) == 0 &&
+	    pfr_reader_begin(&r) >= 0) {
+		while (pfr_reader_next(&r, &rec) == 1) {
+			struct pfr_perf_rec pr;
+
+			pfr_perf_decode(lay, &rec.hdr, rec.payload, rec.len,
+					&pr);
+		}
+		pfr_reader_end(&r);
+	}
+	free(data);
+}
+
+static void file(const uint8_t *d, size_t n)
+{
+	char path[64];
+	struct pfr_perf_file *f;
+	struct pfr_record rec;
+	int fd = memfd_create("fuzz", 0);
+
+	if (fd < 0)
+		return;
+	if (write(fd, d, n) == (ssize_t)n) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (pfr_perf_file_open(&f, path) == 0) {
+			while (pfr_perf_file_next(f, &rec) == 1) {
+				struct pfr_perf_layout lay;
+				struct pfr_perf_rec pr;
+				uint32_t ev = pfr_perf_file_event_of(
+					f, &rec.hdr, rec.payload, rec.len);
+
+				pfr_perf_file_layout(f, ev, &lay);
+				pfr_perf_decode(&lay, &rec.hdr, rec.payload,
+						rec.len, &pr);
+				(void)pfr_perf_file_event_name(f, ev);
+			}
+			pfr_perf_file_close(f);
+		}
+	}
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pfr_perf_layout lay;
+	uint64_t tail;
+
+	if (size < 16)
+		return 0;
+	memset(&lay, 0, sizeof(lay));
+	memcpy(&lay.sample_type, data, 8);
+	lay.sample_type &= (1ULL << 25) - 1;
+	lay.read_format = data[8] & 0x1f;
+	lay.sample_id_all = data[9] & 1;
+	tail = (uint64_t)data[10] * 8 + ((uint64_t)data[11] << 40);
+	switch (data[12] & 3) {
+	case 0:
+		file(data + 16, size - 16);
+		break;
+	case 1:
+		ring(&lay, data + 16, size - 16, tail);
+		break;
+	default:
+		decode_one(&lay, data + 16, size - 16);
+		break;
+	}
+	return 0;
+}
