@@ -256,7 +256,7 @@ EOF
 }
 
 header() {
-	local backend=$1 target=$2 tsv=$3 p cls insns
+	local backend=$1 target=$2 tsv=$3 p insns
 	header_top "$backend" "$target"
 	echo '#define PFR_INSN_NOTE ""'
 	echo
@@ -264,7 +264,7 @@ header() {
 	echo '	const char *primitive;'
 	echo '	const char *insns;'
 	echo '} pfr_insn_table[] = {'
-	while IFS=$'\t' read -r p cls insns; do
+	while IFS=$'\t' read -r p _ insns; do
 		echo "	{ $(cstr "$(probe_title "$p")"), $(cstr "$insns") },"
 	done <"$tsv"
 	echo '	{ 0, 0 },'
@@ -288,7 +288,7 @@ header_none() {
 }
 
 markdown() {
-	local dir=$1 b p cls insns row
+	local dir=$1 b p insns row
 	shift
 	cat <<'EOF'
 # Instructions per primitive and target
@@ -320,7 +320,7 @@ EOF
 	row="|---|"
 	for b in "$@"; do row="$row---|"; done
 	echo "$row"
-	while IFS=$'\t' read -r p cls insns; do
+	while IFS=$'\t' read -r p _ _; do
 		row="| $(probe_title "$p") |"
 		for b in "$@"; do
 			insns=$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' \

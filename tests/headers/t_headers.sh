@@ -44,7 +44,7 @@ for c in "${compilers[@]}"; do
 		continue
 	}
 	x=c
-	[ "$lang" = C++ ] && x=c++
+	[ "$lang" = C++ ] && x="c++"
 	flags=("$std" -pedantic -Werror -Wall -Wextra -I"$top/include")
 	for h in "$top"/include/perfring/*.h; do
 		is_helper "$h" && continue

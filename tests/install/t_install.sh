@@ -80,7 +80,7 @@ tap $? "perfring.pc has prefix=/usr" "$lib/pkgconfig/perfring.pc"
 # Only the installed copy: the sysroot prefixes pkg-config's paths, and
 # /usr/include and /usr/lib must not be dropped as "system" directories.
 export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$lib/pkgconfig
-export PKG_CONFIG_PATH= PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
+export PKG_CONFIG_PATH='' PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
 export PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 flags=$(pkg-config --cflags --libs perfring 2>"$log")
 tap $? "pkg-config --cflags --libs perfring: $flags" "$log"
