@@ -32,8 +32,25 @@ static void usage(FILE *f)
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
+struct idx {
+	uint64_t time, seq;
+	struct pfr_record rec;
+	uint32_t ev;
+};
+
+static int idx_cmp(const void *a, const void *b)
+{
+	const struct idx *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 int pfr_cmd_script(int argc, char **argv)
 {
+	struct idx *idx = NULL;
+	size_t nidx = 0, capidx = 0;
 	const char *in = "perf.data";
 	unsigned flags = 0;
 	struct pfr_perf_file *f;
@@ -81,16 +98,51 @@ int pfr_cmd_script(int argc, char **argv)
 		pfr_perf_file_close(f);
 		return 1;
 	}
+	/* perf writes each ring's records in turn (FINISHED_ROUND marks the
+	 * rounds), so a file is in time order only per CPU: index every
+	 * record, then sort the index by time (stable: side-band records
+	 * without a time keep their place at the front). */
 	while ((n = pfr_perf_file_next(f, &rec)) == 1) {
 		uint32_t ev = pfr_perf_file_event_of(f, &rec.hdr, rec.payload,
 						     rec.len);
 		struct pfr_perf_layout lay;
+		struct pfr_perf_rec d;
 
+		if (nidx == capidx) {
+			size_t nc = capidx ? capidx * 2 : 4096;
+			struct idx *ni = realloc(idx, nc * sizeof(*ni));
+
+			if (!ni) {
+				fprintf(stderr, "perfring script: out of memory\n");
+				free(idx);
+				pfr_out_free(o);
+				pfr_perf_file_close(f);
+				return 1;
+			}
+			idx = ni;
+			capidx = nc;
+		}
 		pfr_perf_file_layout(f, ev, &lay);
-		pfr_out_record(o, pfr_perf_file_event_name(f, ev), &lay,
-			       &rec.hdr, rec.payload, rec.len);
+		idx[nidx].rec = rec;
+		idx[nidx].ev = ev;
+		idx[nidx].seq = nidx;
+		idx[nidx].time = 0;
+		if (!pfr_perf_decode(&lay, &rec.hdr, rec.payload, rec.len, &d) &&
+		    (d.fields & PFR_PERF_F_TIME))
+			idx[nidx].time = d.time;
+		nidx++;
+	}
+	qsort(idx, nidx, sizeof(*idx), idx_cmp);
+	for (size_t i = 0; i < nidx; i++) {
+		struct pfr_perf_layout lay;
+
+		pfr_perf_file_layout(f, idx[i].ev, &lay);
+		pfr_out_record(o, pfr_perf_file_event_name(f, idx[i].ev), &lay,
+			       &idx[i].rec.hdr, idx[i].rec.payload,
+			       idx[i].rec.len);
 		records++;
 	}
+	free(idx);
 	err = 0;
 	if (n < 0) {
 		fprintf(stderr,
