@@ -19,6 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: perfring script [-i FILE] [--json] [--samples] "
 		"[--no-symbols]\n"
+		"                       [--file-order]\n"
 		"\n"
 		"Prints the records of a perf.data file (default ./perf.data) "
 		"in perf\n"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 		"but not printed)\n"
 		"      --no-symbols  print addresses without looking up "
 		"symbols\n"
+		"      --file-order  as stored, not sorted by time\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
@@ -51,6 +53,7 @@ int pfr_cmd_script(int argc, char **argv)
 {
 	struct idx *idx = NULL;
 	size_t nidx = 0, capidx = 0;
+	int file_order = 0;
 	const char *in = "perf.data";
 	unsigned flags = 0;
 	struct pfr_perf_file *f;
@@ -76,6 +79,8 @@ int pfr_cmd_script(int argc, char **argv)
 			flags |= PFR_OUT_SAMPLES_ONLY;
 		} else if (!strcmp(argv[i], "--no-symbols")) {
 			flags |= PFR_OUT_NO_SYMS;
+		} else if (!strcmp(argv[i], "--file-order")) {
+			file_order = 1;
 		} else {
 			return pfr_cli_usage_error("script",
 						   "unknown argument '%s'",
@@ -132,7 +137,8 @@ int pfr_cmd_script(int argc, char **argv)
 			idx[nidx].time = d.time;
 		nidx++;
 	}
-	qsort(idx, nidx, sizeof(*idx), idx_cmp);
+	if (!file_order)
+		qsort(idx, nidx, sizeof(*idx), idx_cmp);
 	for (size_t i = 0; i < nidx; i++) {
 		struct pfr_perf_layout lay;
 
