@@ -235,13 +235,14 @@ static int open_error(struct rec *R, struct rec_ev *e, pid_t pid, int cpu,
 			return fail(
 				EX_EVENT,
 				"event '%s': hardware event not supported on "
-				"this machine (%s).\n"
+				"this machine (perf_event_open: %s).\n"
 				"A virtual machine usually exposes no PMU "
 				"counters to its guests.  Fix: use a software "
 				"event such as -e cpu-clock or -e task-clock.",
 				e->name, strerror(err));
 		return fail(EX_EVENT,
-			    "event '%s': not supported by this kernel (%s).\n"
+			    "event '%s': not supported by this kernel "
+			    "(perf_event_open: %s).\n"
 			    "Fix: pick another event; 'perfring record "
 			    "--help' lists the software events.",
 			    e->name, strerror(err));
@@ -1063,6 +1064,15 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 	if (R->output)
 		fprintf(f, "[ perfring record: wrote %s (%llu records) ]\n",
 			R->output, (unsigned long long)R->out_records);
+	if (R->cmd && WIFEXITED(R->child_status) &&
+	    WEXITSTATUS(R->child_status))
+		fprintf(f, "[ perfring record: the command exited with "
+			   "status %d ]\n",
+			WEXITSTATUS(R->child_status));
+	else if (R->cmd && WIFSIGNALED(R->child_status))
+		fprintf(f, "[ perfring record: the command was killed by "
+			   "signal %d ]\n",
+			WTERMSIG(R->child_status));
 }
 
 /* --- main --- */
