@@ -54,20 +54,25 @@ struct pfr_bench_run {
 	size_t payload;        /* bytes, a multiple of 8 */
 	size_t capacity;       /* queue capacity in bytes */
 	unsigned batch;        /* messages per publication (1: unbatched) */
+	unsigned rbatch;       /* perfring: the reader publishes tail after
+				* at most this many records */
 	int ordering, policy;  /* perfring only */
 	const uint64_t *msg;   /* a prepared message (pattern words) */
 	uint64_t body_sum;     /* sum of the pattern's inner words */
-	/* outputs of the consumer */
-	uint64_t t0, t1;       /* ns: after `warm` messages; after the last */
+	/* outputs of the consumer, on lines of their own: the producer
+	 * reads the inputs above all through the run (no false sharing) */
+	uint64_t t0 __attribute__((aligned(128))); /* ns: after `warm`
+						     * messages */
+	uint64_t t1;           /* ns: after the last */
 	uint64_t timed;        /* messages received in [t0, t1] */
 	uint64_t delivered;    /* messages received and verified */
 	uint64_t bad;          /* messages that failed verification */
 	uint64_t bad_seq;      /* the first one's expected sequence number */
 	/* outputs of the producer */
-	uint64_t lost;         /* DROP: messages the queue dropped */
+	uint64_t lost __attribute__((aligned(128))); /* DROP: dropped */
 	int error;             /* setup or run failure (nonzero) */
 	/* set by the harness */
-	double share[2];       /* thread CPU time / wall time: producer,
+	double share[2] __attribute__((aligned(128)));       /* thread CPU time / wall time: producer,
 				* consumer (below 1: sleeping or preempted) */
 	long nivcsw[2];        /* involuntary context switches: another
 				* task took the CPU */
@@ -92,6 +97,7 @@ struct pfr_bench_queue {
 	int ordering;          /* perfring: enum pfr_ordering, else -1 */
 	int policy;            /* perfring: enum pfr_policy, else -1 */
 	int processes;         /* 1: over shared memory between processes */
+	int reader_single;     /* perfring: tail published after every record */
 };
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */

@@ -5,7 +5,7 @@
 # make assignments (mk/bench.mk includes them).  A peer is left out when
 # its headers or libraries are missing for this target (cross builds),
 # when $CXX does not target the same machine as $CC (the C++ adapter would
-# not link), or under ThreadSanitizer for peers whose fences are inline
+# not link), for DPDK and ck when $CC is not the host's compiler, or under ThreadSanitizer for peers whose fences are inline
 # assembly that TSan cannot see (DPDK, Concurrency Kit).
 # Usage: CC=... CXX=... SANITIZE=... CFLAGS=... LDFLAGS=... probe.sh KEY
 set -u
@@ -31,8 +31,17 @@ try_cxx() {
 		${LDFLAGS:-} >/dev/null 2>&1
 }
 
+# DPDK and ck are installed for the host only: their headers are
+# configured for it (ck_md.h says CK_MD_TSO on x86-64, which would compile
+# ck's fences away on a weakly ordered target that still finds
+# /usr/include).  So they are probed for native builds only.
+cm=$($CC -dumpmachine 2>/dev/null)
+hm=$(cc -dumpmachine 2>/dev/null)
+native=0
+[ -n "$cm" ] && [ "$cm" = "$hm" ] && native=1
+
 # DPDK rte_ring: rte_ring_init on our own memory, the _elem API.
-if [ $tsan = 0 ] && command -v pkg-config >/dev/null 2>&1 &&
+if [ $tsan = 0 ] && [ $native = 1 ] && command -v pkg-config >/dev/null 2>&1 &&
 	pkg-config --exists libdpdk 2>/dev/null; then
 	dflags=$(pkg-config --cflags libdpdk)
 	cat >"$tmp/t.c" <<'C'
@@ -61,7 +70,7 @@ C
 fi
 
 # Concurrency Kit ck_ring.
-if [ $tsan = 0 ]; then
+if [ $tsan = 0 ] && [ $native = 1 ]; then
 	cat >"$tmp/t.c" <<'C'
 #include <ck_ring.h>
 struct m { unsigned long w[8]; };
@@ -86,7 +95,6 @@ C
 fi
 
 # The C++ peers: only when $CXX targets what $CC targets.
-cm=$($CC -dumpmachine 2>/dev/null)
 xm=$($CXX -dumpmachine 2>/dev/null)
 if [ -n "$cm" ] && [ "$cm" = "$xm" ]; then
 	cat >"$tmp/t.cc" <<'C'

@@ -68,6 +68,7 @@ struct lat_cell {
 
 struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
+	unsigned long long single; /* --single-thread: messages */
 	double run_ms;
 	size_t capacity;
 	const char *plot;
@@ -245,6 +246,7 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 	run.payload = c->payload;
 	run.capacity = capacity;
 	run.batch = c->q->batched ? c->batch : 1;
+	run.rbatch = c->q->reader_single ? 1 : c->batch;
 	run.ordering = c->q->ordering;
 	run.policy = c->q->policy;
 	run.msg = msg_pattern;
@@ -465,6 +467,60 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 									  : -1;
 }
 
+/* ---- --single-thread: instruction counts per message ---- */
+
+/* The producer loop writes k messages, then the consumer loop reads them,
+ * on this one thread, until op->single messages went through: under
+ * callgrind, each loop's inclusive instruction count divided by the
+ * messages is its cost per message, free of the other CPU's noise.  k is
+ * a quarter of the queue, so neither side ever waits. */
+static int single_thread(struct cell *cells, int ncells, const struct opts *op)
+{
+	int rc = 0;
+
+	for (int i = 0; i < ncells; i++) {
+		const struct cell *c = &cells[i];
+		struct pfr_bench_run run;
+		size_t cap = PFR_BENCH_CAPACITY_FOR(op->capacity, c->payload);
+		uint64_t k = cap / 4 / (c->payload + 8), done = 0;
+		void *q;
+		char lab[96];
+
+		if (c->q->processes)
+			continue;
+		if (k > 1024)
+			k = 1024;
+		memset(&run, 0, sizeof(run));
+		run.payload = c->payload;
+		run.capacity = cap;
+		run.batch = c->q->batched ? c->batch : 1;
+		run.rbatch = c->q->reader_single ? 1 : c->batch;
+		run.ordering = c->q->ordering;
+		run.policy = c->q->policy;
+		run.msg = msg_pattern;
+		run.body_sum = pattern_body_sum(msg_pattern, c->payload / 8);
+		run.n = k;
+		run.warm = 1;
+		label(lab, sizeof(lab), c->q);
+		if (c->q->setup(&run, &q))
+			continue;
+		while (done < op->single) {
+			c->q->produce(q, &run);
+			c->q->consume(q, &run);
+			if (run.error || run.bad || run.lost)
+				break;
+			done += k;
+		}
+		printf("%-34s %7zu %12llu messages%s\n", lab, c->payload,
+		       (unsigned long long)done,
+		       run.error || run.bad || run.lost ? " FAILED" : "");
+		if (run.error || run.bad || run.lost)
+			rc = 1;
+		c->q->teardown(q);
+	}
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static void usage(FILE *f)
@@ -495,7 +551,10 @@ static void usage(FILE *f)
 		"  --payloads LIST    a subset of 8,64,256,1024,4096,65520\n"
 		"  --only LIST        contestants by name (perfring,rte_ring,"
 		"ck_ring,\n"
-		"                     boost_spsc,atomic_queue,mutex_condvar)\n"
+		"                     boost_spsc,atomic_queue,mutex_condvar) "
+		"or by\n"
+		"                     label as the table prints it (\"perfring "
+		"acqrel batch\")\n"
 		"  --threads          perfring between threads only\n"
 		"  --processes        perfring between processes only (POSIX "
 		"shared memory)\n"
@@ -505,6 +564,13 @@ static void usage(FILE *f)
 		"  --csv              CSV, one row per result\n"
 		"  --plot FILE        throughput against payload, PNG or SVG "
 		"(gnuplot)\n"
+		"  --single-thread N  no measurement: each contestant's "
+		"producer and\n"
+		"                     consumer loops alternate on one thread "
+		"for N\n"
+		"                     messages (for valgrind --tool=callgrind "
+		"instruction\n"
+		"                     counts per message)\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"A progress line goes to stderr.  Exit status: 0, 1 when a "
@@ -557,6 +623,7 @@ int pfr_cmd_bench(int argc, char **argv)
 		{ "threads", no_argument, NULL, 'T' },
 		{ "processes", no_argument, NULL, 'X' },
 		{ "no-peers", no_argument, NULL, 'N' },
+		{ "single-thread", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -594,6 +661,12 @@ int pfr_cmd_bench(int argc, char **argv)
 		case 'T': op.threads = 1; break;
 		case 'X': op.processes = 1; break;
 		case 'N': op.peers = 0; break;
+		case 'S':
+			if (pfr_cli_parse_u64(optarg, &v) || v < 1)
+				return pfr_cli_usage_error(
+					"bench", "--single-thread wants a count");
+			op.single = v;
+			break;
 		case 'o': op.only = optarg; break;
 		case 'r':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
@@ -738,7 +811,9 @@ int pfr_cmd_bench(int argc, char **argv)
 
 		if (!is_pfr && !op.peers)
 			continue;
-		if (!name_selected(op.only, q->name))
+		label(lab, sizeof(lab), q);
+		if (!name_selected(op.only, q->name) &&
+		    !name_selected(op.only, lab))
 			continue;
 		if (is_pfr && q->processes && op.threads)
 			continue;
@@ -780,6 +855,14 @@ int pfr_cmd_bench(int argc, char **argv)
 				lats[nlats].verified = 1;
 				nlats++;
 			}
+	}
+
+	if (op.single) {
+		rc = single_thread(cells, ncells, &op);
+		free(pattern);
+		free(cells);
+		free(lats);
+		return rc;
 	}
 
 	/* ---- physical probes ---- */
@@ -1196,6 +1279,7 @@ int pfr_cmd_bench(int argc, char **argv)
 				if (c->unsupported || c->failed || p < 0)
 					continue;
 				if (pfr && !c->q->processes &&
+				    !c->q->reader_single &&
 				    c->q->policy == PFR_POLICY_BLOCK) {
 					if (c->q->ordering == PFR_ORDER_ACQREL)
 						*(c->q->batched ? &prb[p]
