@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-	cc -O1 -g -no-pie -fno-pie -o "$tmp/spin" "$tmp/spin.c"
+	cc -O1 -g -fno-omit-frame-pointer -no-pie -fno-pie -o "$tmp/spin" "$tmp/spin.c"
 }
 
 # Two processes passing a byte back and forth through pipes: two context
