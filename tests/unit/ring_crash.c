@@ -446,6 +446,79 @@ static void test_reader_killed_waiting(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* An OVERWRITE writer killed: snapshots stay whole; a new writer resumes
+ * at head with the old window, and snapshots go on into its records. */
+static int64_t snap_newest(struct pfr_ring *ring, unsigned char *buf,
+			   size_t len, int *bad)
+{
+	int64_t n = pfr_ring_snapshot(ring, buf, len), newest = -1;
+	uint64_t p = 0, prev = 0;
+	int first = 1;
+
+	if (n == -PFR_E_OVERWRITTEN)
+		return -2; /* overwritten while copied: try again */
+	if (n < 0)
+		return *bad = 1, -1;
+	while (p < (uint64_t)n) {
+		struct pfr_record_header h;
+		uint64_t seq;
+
+		memcpy(&h, buf + p, 8);
+		if (h.size < 8 + RT_HDR || p + h.size > (uint64_t)n ||
+		    !rt_verify(buf + p + 8, h.size - 8u, &seq) ||
+		    (!first && seq != prev + 1 && seq != EPOCH2))
+			return *bad = 1, -1;
+		first = 0;
+		prev = seq;
+		newest = (int64_t)seq;
+		p += h.size;
+	}
+	return newest;
+}
+
+static void test_overwrite_writer_killed(enum pfr_ordering ord)
+{
+	struct pfr_ring_opts o = { 8192, PFR_POLICY_OVERWRITE, ord, 0, 0, 0 };
+	struct pfr_ring *ring;
+	unsigned char buf[8192];
+	int bad = 0, st, snaps = 0;
+	int64_t newest = -1, n1;
+	uint64_t t0;
+	pid_t pid;
+
+	if (pfr_ring_create_memfd(&ring, &o))
+		return (void)ok(0, "create");
+	memset((void *)sh, 0, sizeof(*sh));
+	pid = fork();
+	if (pid == 0)
+		writer_child(NULL, pfr_ring_fd(ring), 0, 0);
+	t0 = rt_now_ns();
+	while (!bad && rt_now_ns() - t0 < 5000 * MS && newest < 20000) {
+		int64_t nn = snap_newest(ring, buf, sizeof(buf), &bad);
+
+		if (nn >= 0)
+			newest = nn, snaps++;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ok(!bad && newest >= 20000, "%s overwrite: writer killed after %lld "
+				    "records, %d snapshots whole",
+	   pfr_ordering_name(ord), (long long)newest, snaps);
+	n1 = snap_newest(ring, buf, sizeof(buf), &bad);
+	ok(!bad && n1 >= newest, "snapshot after the crash: whole, newest "
+				 "%lld", (long long)n1);
+	pid = fork();
+	if (pid == 0)
+		writer_child(NULL, pfr_ring_fd(ring), EPOCH2, 3);
+	waitpid(pid, &st, 0);
+	n1 = snap_newest(ring, buf, sizeof(buf), &bad);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !bad &&
+		   (uint64_t)n1 >= EPOCH2 + 2 && (uint64_t)n1 == sh->wseq - 1,
+	   "a new writer continued: newest %#llx, whole and contiguous",
+	   (unsigned long long)n1);
+	pfr_ring_close(ring);
+}
+
 int main(void)
 {
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -456,6 +529,7 @@ int main(void)
 		test_writer_killed(rt_orders[i], PFR_POLICY_BLOCK);
 		test_reader_killed(rt_orders[i]);
 		test_reader_killed_waiting(rt_orders[i]);
+		test_overwrite_writer_killed(rt_orders[i]);
 	}
 	return rt_done();
 }
