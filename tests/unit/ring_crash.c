@@ -52,7 +52,7 @@ struct vreader {
 	struct pfr_reader r;
 	uint64_t expect, lost, records;
 	int started, bad;
-	uint64_t first_seq, first_pos;
+	uint64_t first_seq, first_pos, first_type, first_lost;
 };
 
 /* Drains once; returns records read or -1 on corruption. */
@@ -70,11 +70,15 @@ static long vdrain(struct vreader *v)
 		if (!v->started) {
 			v->started = 1;
 			v->first_pos = rec.pos;
+			v->first_type = rec.hdr.type;
+			v->first_lost = 0;
 		}
 		if (rec.hdr.type == PFR_RECORD_LOST) {
 			uint64_t cnt;
 
 			memcpy(&cnt, (const char *)rec.payload + 8, 8);
+			if (!v->first_lost)
+				v->first_lost = cnt;
 			v->lost += cnt;
 			v->expect += cnt;
 			continue;
@@ -238,6 +242,16 @@ static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 		   "(%llu pending at the crash)",
 		   (unsigned long long)(v.records - before),
 		   (unsigned long long)v.lost, (unsigned long long)pending);
+		if (pending)
+			ok(v.first_type == PFR_RECORD_LOST &&
+				   v.first_lost == pending,
+			   "the dead writer's pending loss (%llu) came first, "
+			   "as LOST {%llu}",
+			   (unsigned long long)pending,
+			   (unsigned long long)v.first_lost);
+		else
+			ok(v.first_type == 1, "first record from the new "
+					      "writer (no loss pending)");
 		/* the second epoch's accounting is exact from its start */
 		is_uint(v.expect, sh->wseq,
 			"second writer: every seq read or reported lost");
