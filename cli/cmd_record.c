@@ -217,7 +217,7 @@ static int open_error(struct rec *R, struct rec_ev *e, pid_t pid, int cpu,
 				"Fix: run as root (or with CAP_PERFMON), or "
 				"lower it: sysctl -w kernel.perf_event_paranoid=%d",
 				e->name, paranoid,
-				cpu_wide ? "CPU-wide recording (-a)"
+				cpu_wide       ? "CPU-wide recording (-a)"
 				: paranoid > 2 ? "all perf events"
 					       : "kernel sampling",
 				cpu_wide ? 0 : 1);
@@ -272,16 +272,16 @@ static int open_error(struct rec *R, struct rec_ev *e, pid_t pid, int cpu,
 			    "CPU).\nFix: raise the limit (ulimit -n) or "
 			    "record fewer events.");
 	default:
-		return fail(EX_FAIL, "event '%s': perf_event_open: %s",
-			    e->name, strerror(err));
+		return fail(EX_FAIL, "event '%s': perf_event_open: %s", e->name,
+			    strerror(err));
 	}
 }
 
 static int mmap_error(struct rec *R, int err)
 {
 	long mlock_kb = 0;
-	unsigned long long kb = R->pages * (unsigned long long)getpagesize() /
-				1024;
+	unsigned long long kb =
+		R->pages * (unsigned long long)getpagesize() / 1024;
 
 	read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
 	if (err == EPERM || err == EACCES)
@@ -476,12 +476,12 @@ static int add_id(struct rec_ev *e, uint64_t id)
 static int open_all(struct rec *R)
 {
 	R->rings = calloc(2 * R->ncpu, sizeof(*R->rings));
-	R->fds = calloc((size_t)R->ncpu * R->ntargets * R->nev + 1,
-			sizeof(int));
+	R->fds =
+		calloc((size_t)R->ncpu * R->ntargets * R->nev + 1, sizeof(int));
 	if (!R->rings || !R->fds)
 		return fail(EX_FAIL, "out of memory");
 	for (int c = 0; c < R->ncpu; c++) {
-		int ring_fds[2] = { -1, -1 };
+		int ring_fds[2] = {-1, -1};
 
 		for (int t = 0; t < R->ntargets; t++)
 			for (int i = 0; i < R->nev; i++) {
@@ -513,10 +513,10 @@ static int open_all(struct rec *R)
 					if (err == -PFR_E_SYSTEM)
 						return mmap_error(R, errno);
 					if (err)
-						return fail(EX_MMAP,
-							    "perf ring: %s",
-							    pfr_perf_strerror(
-								    err));
+						return fail(
+							EX_MMAP,
+							"perf ring: %s",
+							pfr_perf_strerror(err));
 					R->nrings++;
 					*ring_fd = fd;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
@@ -577,13 +577,13 @@ static int pend_cmp(const void *a, const void *b)
 }
 
 static const char *event_name_of(struct rec *R,
-				  const struct pfr_record_header *h,
-				  const void *payload, uint32_t len)
+				 const struct pfr_record_header *h,
+				 const void *payload, uint32_t len)
 {
 	uint64_t id;
 
-	if (R->nev > 1 && !pfr_perf_record_id(R->lay.sample_type, 1, h,
-					      payload, len, &id))
+	if (R->nev > 1 &&
+	    !pfr_perf_record_id(R->lay.sample_type, 1, h, payload, len, &id))
 		for (int i = 0; i < R->nev; i++)
 			for (uint32_t k = 0; k < R->ev[i].nids; k++)
 				if (R->ev[i].ids[k] == id)
@@ -608,8 +608,8 @@ static int emit(struct rec *R, const unsigned char *rec)
 				    strerror(errno));
 		return 0;
 	}
-	pfr_out_record(R->out, event_name_of(R, &h, payload, len), &R->lay,
-		       &h, payload, len);
+	pfr_out_record(R->out, event_name_of(R, &h, payload, len), &R->lay, &h,
+		       payload, len);
 	return 0;
 }
 
@@ -757,7 +757,7 @@ static int snapshot(struct rec *R)
 	if (err)
 		return err;
 	for (int i = 0; i < R->nrings; i++) {
-		struct snap_ctx s = { R, R->snap_last[i], R->snap_last[i], 0 };
+		struct snap_ctx s = {R, R->snap_last[i], R->snap_last[i], 0};
 		int64_t n;
 
 		if (!R->rings[i].overwrite)
@@ -778,8 +778,8 @@ static int snapshot(struct rec *R)
 /* --- synthesized side-band for threads that exist already --- */
 
 /* Appends the sample_id trailer (sample_id_all) every kernel record has. */
-static int synth(struct rec *R, uint32_t type, uint16_t misc,
-		 const void *body, uint32_t blen, uint32_t pid, uint32_t tid)
+static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
+		 uint32_t blen, uint32_t pid, uint32_t tid)
 {
 	unsigned char buf[PFR_RECORD_MAX];
 	struct pfr_record_header h;
@@ -990,8 +990,9 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 	int first = 1;
 
 	if (R->json && !R->output) {
-		fprintf(f, "{\"type\":\"summary\",\"records\":%llu,"
-			   "\"by_type\":{",
+		fprintf(f,
+			"{\"type\":\"summary\",\"records\":%llu,"
+			"\"by_type\":{",
 			(unsigned long long)R->records);
 		for (int t = 0; t < NTYPES; t++)
 			if (R->by_type[t]) {
@@ -1055,7 +1056,8 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 		fprintf(f, "[ perfring record: %llu snapshots ]\n",
 			(unsigned long long)R->snapshots);
 	if (R->decode_errors)
-		fprintf(f, "[ perfring record: %llu malformed records skipped ]\n",
+		fprintf(f,
+			"[ perfring record: %llu malformed records skipped ]\n",
 			(unsigned long long)R->decode_errors);
 	fprintf(f,
 		"[ perfring record: reader CPU time %.3f s (user %.3f s, "
@@ -1066,12 +1068,14 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			R->output, (unsigned long long)R->out_records);
 	if (R->cmd && WIFEXITED(R->child_status) &&
 	    WEXITSTATUS(R->child_status))
-		fprintf(f, "[ perfring record: the command exited with "
-			   "status %d ]\n",
+		fprintf(f,
+			"[ perfring record: the command exited with "
+			"status %d ]\n",
 			WEXITSTATUS(R->child_status));
 	else if (R->cmd && WIFSIGNALED(R->child_status))
-		fprintf(f, "[ perfring record: the command was killed by "
-			   "signal %d ]\n",
+		fprintf(f,
+			"[ perfring record: the command was killed by "
+			"signal %d ]\n",
 			WTERMSIG(R->child_status));
 }
 
@@ -1087,9 +1091,8 @@ static int parse_args(struct rec *R, int argc, char **argv)
 #define NEED_ARG()                                                             \
 	do {                                                                   \
 		if (!v)                                                        \
-			return pfr_cli_usage_error("record",                   \
-						   "option '%s' needs a value", \
-						   a);                          \
+			return pfr_cli_usage_error(                            \
+				"record", "option '%s' needs a value", a);     \
 		i++;                                                           \
 	} while (0)
 		if (!strcmp(a, "--")) {
@@ -1122,8 +1125,8 @@ static int parse_args(struct rec *R, int argc, char **argv)
 			NEED_ARG();
 			if (pfr_cli_parse_u64(v, &n) || !n || n > 1000000000)
 				return pfr_cli_usage_error(
-					"record", "bad -F '%s': a frequency > 0",
-					v);
+					"record",
+					"bad -F '%s': a frequency > 0", v);
 			R->freq = n;
 		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
 			R->all_cpus = 1;
@@ -1231,10 +1234,9 @@ int pfr_cmd_record(int argc, char **argv)
 		R->ev[R->nev++].tracking = 1;
 	}
 	for (int i = 0; i < R->nev; i++) {
-		int err = pfr_perf_event_parse(R->ev[i].spec, &R->ev[i].attr,
-					       R->ev[i].name,
-					       sizeof(R->ev[i].name),
-					       geteuid() == 0);
+		int err = pfr_perf_event_parse(
+			R->ev[i].spec, &R->ev[i].attr, R->ev[i].name,
+			sizeof(R->ev[i].name), geteuid() == 0);
 
 		if (err)
 			return event_parse_error(R->ev[i].spec, err);
@@ -1300,9 +1302,9 @@ int pfr_cmd_record(int argc, char **argv)
 		if (!rc)
 			pfr_perf_file_set_cmdline(R->file, argc, argv);
 	} else if (!rc) {
-		R->out = pfr_out_new(stdout, (R->json ? PFR_OUT_JSON : 0) |
-						     (R->no_syms ? PFR_OUT_NO_SYMS
-								 : 0));
+		R->out = pfr_out_new(
+			stdout, (R->json ? PFR_OUT_JSON : 0) |
+					(R->no_syms ? PFR_OUT_NO_SYMS : 0));
 		if (!R->out)
 			rc = fail(EX_FAIL, "out of memory");
 	}

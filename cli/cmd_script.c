@@ -82,9 +82,8 @@ int pfr_cmd_script(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--file-order")) {
 			file_order = 1;
 		} else {
-			return pfr_cli_usage_error("script",
-						   "unknown argument '%s'",
-						   argv[i]);
+			return pfr_cli_usage_error(
+				"script", "unknown argument '%s'", argv[i]);
 		}
 	}
 	err = pfr_perf_file_open(&f, in);
@@ -93,8 +92,9 @@ int pfr_cmd_script(int argc, char **argv)
 			err == -PFR_E_SYSTEM ? strerror(errno)
 					     : pfr_perf_strerror(err));
 		if (err == -PFR_E_SYSTEM && errno == ENOENT)
-			fprintf(stderr, "Fix: record one first (perfring "
-					"record -o %s -- CMD), or give -i FILE.\n",
+			fprintf(stderr,
+				"Fix: record one first (perfring "
+				"record -o %s -- CMD), or give -i FILE.\n",
 				in);
 		return 1;
 	}
@@ -118,7 +118,8 @@ int pfr_cmd_script(int argc, char **argv)
 			struct idx *ni = realloc(idx, nc * sizeof(*ni));
 
 			if (!ni) {
-				fprintf(stderr, "perfring script: out of memory\n");
+				fprintf(stderr,
+					"perfring script: out of memory\n");
 				free(idx);
 				pfr_out_free(o);
 				pfr_perf_file_close(f);
@@ -132,7 +133,8 @@ int pfr_cmd_script(int argc, char **argv)
 		idx[nidx].ev = ev;
 		idx[nidx].seq = nidx;
 		idx[nidx].time = 0;
-		if (!pfr_perf_decode(&lay, &rec.hdr, rec.payload, rec.len, &d) &&
+		if (!pfr_perf_decode(&lay, &rec.hdr, rec.payload, rec.len,
+				     &d) &&
 		    (d.fields & PFR_PERF_F_TIME))
 			idx[nidx].time = d.time;
 		nidx++;

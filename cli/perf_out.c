@@ -261,8 +261,7 @@ static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 	eh = (const Elf64_Ehdr *)m;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > len ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > len ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len - eh->e_phoff)
 		goto out;
 	for (int i = 0; segs && i < eh->e_phnum && d->nsegs < 16; i++) {
@@ -282,8 +281,9 @@ static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 	if (segs && !pfr_build_id(m, len, eh, bid)) {
 		char dbg[128];
 
-		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 bid, bid + 2);
+		snprintf(dbg, sizeof(dbg),
+			 "/usr/lib/debug/.build-id/%.2s/%s.debug", bid,
+			 bid + 2);
 		if (!access(dbg, R_OK))
 			pfr_load_elf_file(d, dbg, 0);
 		if (d->nsyms)
@@ -298,7 +298,8 @@ static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 			size_t n;
 
 			if (s->sh_type != want || s->sh_link >= eh->e_shnum ||
-			    s->sh_offset > len || s->sh_size > len - s->sh_offset)
+			    s->sh_offset > len ||
+			    s->sh_size > len - s->sh_offset)
 				continue;
 			strs = &sh[s->sh_link];
 			if (strs->sh_offset > len ||
@@ -575,8 +576,9 @@ static void pfr_print_sample(struct pfr_out *o, const char *ev,
 		return;
 	}
 	if (found)
-		fprintf(f, " %16llx %s+0x%llx (%s)\n", (unsigned long long)r->ip,
-			sym, (unsigned long long)off, dso);
+		fprintf(f, " %16llx %s+0x%llx (%s)\n",
+			(unsigned long long)r->ip, sym, (unsigned long long)off,
+			dso);
 	else
 		fprintf(f, " %16llx %s (%s)\n", (unsigned long long)r->ip, sym,
 			dso);
@@ -670,8 +672,9 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 	case PERF_RECORD_COMM:
 		if (json) {
 			fprintf(f, ",\"exec\":%s,\"new_comm\":",
-				(r.misc & PERF_RECORD_MISC_COMM_EXEC) ? "true"
-								      : "false");
+				(r.misc & PERF_RECORD_MISC_COMM_EXEC)
+					? "true"
+					: "false");
 			pfr_cli_json_str(f, r.u.comm.comm);
 		} else {
 			fprintf(f, "%s: %s:%d/%d",
@@ -719,8 +722,9 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 		if (json) {
 			fprintf(f, ",\"out\":%s", out ? "true" : "false");
 			if (r.type == PERF_RECORD_SWITCH_CPU_WIDE)
-				fprintf(f, ",\"next_prev_pid\":%d,"
-					   "\"next_prev_tid\":%d",
+				fprintf(f,
+					",\"next_prev_pid\":%d,"
+					"\"next_prev_tid\":%d",
 					(int)r.u.sw.next_prev_pid,
 					(int)r.u.sw.next_prev_tid);
 		} else {
@@ -739,7 +743,8 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 			fprintf(f, ",\"name\":");
 			pfr_cli_json_str(f, r.u.ksymbol.name);
 		} else {
-			fprintf(f, " addr %llx len %u type %u flags 0x%x name %s",
+			fprintf(f,
+				" addr %llx len %u type %u flags 0x%x name %s",
 				(unsigned long long)r.u.ksymbol.addr,
 				r.u.ksymbol.len, r.u.ksymbol.ksym_type,
 				r.u.ksymbol.flags, r.u.ksymbol.name);

@@ -69,34 +69,34 @@ struct pfr_perf_ev {
 };
 
 static const struct pfr_perf_ev pfr_perf_evs[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+	{"context-switches", PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"alignment-faults", PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_ALIGNMENT_FAULTS},
+	{"emulation-faults", PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_EMULATION_FAULTS},
+	{"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
+	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	{"cache-references", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_CACHE_REFERENCES},
+	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	{"branch-instructions", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+	{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
 };
 #define PFR_PERF_NEVS (sizeof(pfr_perf_evs) / sizeof(pfr_perf_evs[0]))
 
@@ -156,8 +156,8 @@ const char *pfr_perf_tracefs_path(void)
 }
 
 /* Reads the tracepoint id of sys:name from tracefs. */
-static int pfr_perf_tracepoint(const char *sys, const char *name,
-			       uint64_t *id, int mount_tracefs)
+static int pfr_perf_tracepoint(const char *sys, const char *name, uint64_t *id,
+			       int mount_tracefs)
 {
 	const char *dir = pfr_perf_tracefs_path();
 	char p[512], buf[32];
@@ -327,11 +327,10 @@ int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
 		return 0; /* read by pfr_perf_ring_snapshot() only */
 	/* __u64 is unsigned long long, uint64_t unsigned long: same
 	 * object, another spelling of the type. */
-	err = pfr_reader_init(&ring->reader,
-			      (const uint64_t *)(void *)&pg->data_head,
-			      (uint64_t *)(void *)&pg->data_tail,
-			      (unsigned char *)base + off, size,
-			      PFR_ORDER_ACQREL, 0, ring->scratch);
+	err = pfr_reader_init(
+		&ring->reader, (const uint64_t *)(void *)&pg->data_head,
+		(uint64_t *)(void *)&pg->data_tail, (unsigned char *)base + off,
+		size, PFR_ORDER_ACQREL, 0, ring->scratch);
 	if (err) {
 		pfr_perf_ring_unmap(ring);
 		return err;

@@ -162,9 +162,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (fseeko(f->out, (off_t)off, SEEK_SET))
 		return -PFR_E_SYSTEM;
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
-		if (f->ev[i].nr_ids &&
-		    fwrite(f->ev[i].ids, 8, f->ev[i].nr_ids, f->out) !=
-			    f->ev[i].nr_ids)
+		if (f->ev[i].nr_ids && fwrite(f->ev[i].ids, 8, f->ev[i].nr_ids,
+					      f->out) != f->ev[i].nr_ids)
 			return -PFR_E_SYSTEM;
 		off += 8ULL * f->ev[i].nr_ids;
 	}
@@ -172,8 +171,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 		uint64_t ids_off = sizeof(struct pfr_file_header);
 
 		for (uint32_t i = 0; i < f->nr_ev; i++) {
-			struct pfr_file_section s = { ids_off,
-						      8ULL * f->ev[i].nr_ids };
+			struct pfr_file_section s = {ids_off,
+						     8ULL * f->ev[i].nr_ids};
 
 			if (fwrite(&f->ev[i].attr, sizeof(f->ev[i].attr), 1,
 				   f->out) != 1 ||
@@ -182,8 +181,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 			ids_off += s.size;
 		}
 	}
-	off += (uint64_t)f->nr_ev *
-	       (sizeof(struct perf_event_attr) + sizeof(struct pfr_file_section));
+	off += (uint64_t)f->nr_ev * (sizeof(struct perf_event_attr) +
+				     sizeof(struct pfr_file_section));
 	f->data_offset = off;
 	return 0;
 }
@@ -293,18 +292,18 @@ static int pfr_has_tracepoints(const struct pfr_perf_file *f)
  */
 static int pfr_write_tracing(struct pfr_perf_file *f, uint64_t *size)
 {
-	static const unsigned char magic[] = { 23, 8, 68, 't', 'r', 'a',
-					       'c', 'i', 'n', 'g' };
+	static const unsigned char magic[] = {23,  8,	68,  't', 'r',
+					      'a', 'c', 'i', 'n', 'g'};
 	const char *tfs = pfr_perf_tracefs_path();
 	FILE *o = f->out;
 	char p[512];
-	unsigned char b[2] = { 0, (unsigned char)sizeof(long) };
+	unsigned char b[2] = {0, (unsigned char)sizeof(long)};
 	uint32_t psz = (uint32_t)getpagesize(), nsys = 0, zero4 = 0;
 	uint64_t zero8 = 0;
 	const union {
 		uint16_t u;
 		unsigned char c[2];
-	} endian = { 1 };
+	} endian = {1};
 
 	b[0] = endian.c[0] ? 0 : 1; /* 1: big-endian */
 	if (fwrite(magic, sizeof(magic), 1, o) != 1 ||
@@ -358,8 +357,7 @@ static int pfr_write_tracing(struct pfr_perf_file *f, uint64_t *size)
 	return 0;
 }
 
-static int pfr_write_feature(struct pfr_perf_file *f, int feat,
-			     uint64_t *size)
+static int pfr_write_feature(struct pfr_perf_file *f, int feat, uint64_t *size)
 {
 	struct utsname u;
 	FILE *o = f->out;
@@ -379,8 +377,8 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat,
 	case PFR_FEAT_NRCPUS: {
 		long n = sysconf(_SC_NPROCESSORS_CONF);
 		long on = sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t v[2] = { (uint32_t)(n > 0 ? n : 1),
-				  (uint32_t)(on > 0 ? on : 1) };
+		uint32_t v[2] = {(uint32_t)(n > 0 ? n : 1),
+				 (uint32_t)(on > 0 ? on : 1)};
 
 		/* perf reads nr_cpus_avail, then nr_cpus_online. */
 		if (fwrite(v, sizeof(v), 1, o) != 1)
@@ -403,7 +401,7 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat,
 		return 0;
 	}
 	case PFR_FEAT_EVENT_DESC: {
-		uint32_t v[2] = { f->nr_ev, sizeof(struct perf_event_attr) };
+		uint32_t v[2] = {f->nr_ev, sizeof(struct perf_event_attr)};
 
 		if (fwrite(v, sizeof(v), 1, o) != 1)
 			return -1;
@@ -440,11 +438,10 @@ static void pfr_file_free(struct pfr_perf_file *f)
 
 int pfr_perf_file_close(struct pfr_perf_file *f)
 {
-	static const int feats[] = { PFR_FEAT_TRACING_DATA,
-				     PFR_FEAT_HOSTNAME, PFR_FEAT_OSRELEASE,
-				     PFR_FEAT_VERSION,	PFR_FEAT_ARCH,
-				     PFR_FEAT_NRCPUS,	PFR_FEAT_CMDLINE,
-				     PFR_FEAT_EVENT_DESC };
+	static const int feats[] = {PFR_FEAT_TRACING_DATA, PFR_FEAT_HOSTNAME,
+				    PFR_FEAT_OSRELEASE,	   PFR_FEAT_VERSION,
+				    PFR_FEAT_ARCH,	   PFR_FEAT_NRCPUS,
+				    PFR_FEAT_CMDLINE,	   PFR_FEAT_EVENT_DESC};
 	const int nfeat = (int)(sizeof(feats) / sizeof(feats[0]));
 	struct pfr_file_section secs[sizeof(feats) / sizeof(feats[0])];
 	int skip_tracing;
@@ -468,7 +465,8 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	 * then their contents. */
 	skip_tracing = !pfr_has_tracepoints(f);
 	{
-		size_t idx = sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0);
+		size_t idx =
+			sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0);
 
 		if (!err && fseeko(f->out, (off_t)(off + idx), SEEK_SET))
 			err = -PFR_E_SYSTEM;
@@ -490,8 +488,8 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	}
 	h.magic = PFR_PERF_MAGIC2;
 	h.size = sizeof(h);
-	h.attr_size =
-		sizeof(struct perf_event_attr) + sizeof(struct pfr_file_section);
+	h.attr_size = sizeof(struct perf_event_attr) +
+		      sizeof(struct pfr_file_section);
 	h.attrs.offset = sizeof(h);
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		h.attrs.offset += 8ULL * f->ev[i].nr_ids;
@@ -499,12 +497,12 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	h.data.offset = f->data_offset;
 	h.data.size = f->data_size;
 	if (!err &&
-	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size),
-		    SEEK_SET) ||
+	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size), SEEK_SET) ||
 	     fwrite(secs + skip_tracing,
 		    sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0), 1,
 		    f->out) != 1 ||
-	     fseeko(f->out, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f->out) != 1))
+	     fseeko(f->out, 0, SEEK_SET) ||
+	     fwrite(&h, sizeof(h), 1, f->out) != 1))
 		err = -PFR_E_SYSTEM;
 	if (fclose(f->out) && !err)
 		err = -PFR_E_SYSTEM;
@@ -619,8 +617,8 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 		return -PFR_E_SYSTEM;
 	}
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
-		const unsigned char *a = f->map + h.attrs.offset +
-					 (uint64_t)i * h.attr_size;
+		const unsigned char *a =
+			f->map + h.attrs.offset + (uint64_t)i * h.attr_size;
 		uint64_t asz = h.attr_size - 16;
 		struct pfr_file_section ids;
 
@@ -641,8 +639,7 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	}
 	/* Feature sections: only EVENT_DESC is used (for the names). */
 	{
-		struct pfr_file_section idx = { h.data.offset + h.data.size,
-						0 };
+		struct pfr_file_section idx = {h.data.offset + h.data.size, 0};
 		uint32_t k = 0;
 
 		for (int b = 1; b < PFR_FEAT_BITS; b++) {
@@ -676,8 +673,7 @@ const struct perf_event_attr *pfr_perf_file_attr(const struct pfr_perf_file *f,
 	return i < f->nr_ev ? &f->ev[i].attr : NULL;
 }
 
-const char *pfr_perf_file_event_name(const struct pfr_perf_file *f,
-				     uint32_t i)
+const char *pfr_perf_file_event_name(const struct pfr_perf_file *f, uint32_t i)
 {
 	return i < f->nr_ev ? f->ev[i].name : "?";
 }
@@ -699,10 +695,9 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 {
 	uint64_t id;
 
-	if (f->nr_ev < 2 ||
-	    pfr_perf_record_id(f->ev[0].attr.sample_type,
-			       f->ev[0].attr.sample_id_all, hdr, payload, len,
-			       &id))
+	if (f->nr_ev < 2 || pfr_perf_record_id(f->ev[0].attr.sample_type,
+					       f->ev[0].attr.sample_id_all, hdr,
+					       payload, len, &id))
 		return 0;
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)

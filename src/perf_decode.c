@@ -37,7 +37,7 @@ static uint64_t pfr__u64(struct pfr__cur *c)
 /* Two u32 in one u64 slot (pid/tid, cpu/res, ...). */
 static void pfr__u32x2(struct pfr__cur *c, uint32_t *a, uint32_t *b)
 {
-	uint32_t v[2] = { 0, 0 };
+	uint32_t v[2] = {0, 0};
 
 	if (c->err || c->len - c->off < 8) {
 		c->err = -PFR_PERF_E_TRUNCATED;
@@ -227,7 +227,7 @@ int pfr_perf_decode(const struct pfr_perf_layout *lay,
 		    const struct pfr_record_header *hdr, const void *payload,
 		    uint32_t len, struct pfr_perf_rec *r)
 {
-	struct pfr__cur c = { (const unsigned char *)payload, 0, len, 0 };
+	struct pfr__cur c = {(const unsigned char *)payload, 0, len, 0};
 	uint64_t st = lay->sample_type;
 	uint32_t end = len; /* where the fixed part must end */
 
@@ -309,8 +309,8 @@ int pfr_perf_decode(const struct pfr_perf_layout *lay,
 }
 
 int pfr_perf_record_id(uint64_t sample_type, uint32_t sample_id_all,
-		       const struct pfr_record_header *hdr,
-		       const void *payload, uint32_t len, uint64_t *id)
+		       const struct pfr_record_header *hdr, const void *payload,
+		       uint32_t len, uint64_t *id)
 {
 	if (!(sample_type & PERF_SAMPLE_IDENTIFIER) || len < 8)
 		return -PFR_E_INVAL;
@@ -351,11 +351,24 @@ const char *pfr_perf_record_name(uint32_t type)
 	};
 	/* perf's own record types (tools/perf/util/event.h), >= 64. */
 	static const char *const user[] = {
-		"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA",
-		"HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
-		"AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP",
-		"CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND",
-		"EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE", "COMPRESSED",
+		"HEADER_ATTR",
+		"HEADER_EVENT_TYPE",
+		"HEADER_TRACING_DATA",
+		"HEADER_BUILD_ID",
+		"FINISHED_ROUND",
+		"ID_INDEX",
+		"AUXTRACE_INFO",
+		"AUXTRACE",
+		"AUXTRACE_ERROR",
+		"THREAD_MAP",
+		"CPU_MAP",
+		"STAT_CONFIG",
+		"STAT",
+		"STAT_ROUND",
+		"EVENT_UPDATE",
+		"TIME_CONV",
+		"HEADER_FEATURE",
+		"COMPRESSED",
 		"FINISHED_INIT",
 	};
 

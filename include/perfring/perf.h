@@ -47,13 +47,13 @@ struct perf_event_mmap_page;
 enum pfr_perf_error {
 	PFR_PERF_E_BASE = 100,
 	PFR_PERF_E_UNKNOWN_EVENT = 100, /* no such event name */
-	PFR_PERF_E_NO_TRACEFS,    /* tracefs not mounted (and could not be) */
+	PFR_PERF_E_NO_TRACEFS, /* tracefs not mounted (and could not be) */
 	PFR_PERF_E_NO_TRACEPOINT, /* tracefs has no such tracepoint */
-	PFR_PERF_E_SAMPLE_TYPE,   /* sample_type bits this decoder lacks */
-	PFR_PERF_E_TRUNCATED,     /* a field runs past the end of its record */
-	PFR_PERF_E_STRING,        /* a string without its terminating NUL */
-	PFR_PERF_E_FILE_MAGIC,    /* not a perf.data file (or other endian) */
-	PFR_PERF_E_FILE_LAYOUT,   /* perf.data sections out of bounds */
+	PFR_PERF_E_SAMPLE_TYPE, /* sample_type bits this decoder lacks */
+	PFR_PERF_E_TRUNCATED, /* a field runs past the end of its record */
+	PFR_PERF_E_STRING, /* a string without its terminating NUL */
+	PFR_PERF_E_FILE_MAGIC, /* not a perf.data file (or other endian) */
+	PFR_PERF_E_FILE_LAYOUT, /* perf.data sections out of bounds */
 	PFR_PERF_E__END
 };
 
@@ -76,9 +76,8 @@ PFR_API const char *pfr_perf_strerror(int err);
  * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_NO_TRACEFS,
  * -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
  * Concurrency: any thread.  Progress: blocking (file system). */
-PFR_API int pfr_perf_event_parse(const char *spec,
-				 struct perf_event_attr *attr, char *name,
-				 size_t namelen, int mount_tracefs);
+PFR_API int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
+				 char *name, size_t namelen, int mount_tracefs);
 
 /* Where tracefs is (or would be mounted): a constant string. */
 PFR_API const char *pfr_perf_tracefs_path(void);
@@ -98,8 +97,8 @@ PFR_API int pfr_perf_online_cpus(int *cpus, int max);
 /* --- the mmap ring --- */
 
 struct pfr_perf_ring {
-	int fd;       /* the event that owns the ring */
-	int cpu;      /* -1 for a per-task ring */
+	int fd; /* the event that owns the ring */
+	int cpu; /* -1 for a per-task ring */
 	int overwrite; /* read-only mapping, written backward */
 	int pad;
 	struct perf_event_mmap_page *page;
@@ -145,10 +144,10 @@ struct pfr_perf_layout {
 
 /* Which fields of struct pfr_perf_rec are present. */
 #define PFR_PERF_F_IP 0x1u
-#define PFR_PERF_F_TID 0x2u     /* pid, tid */
+#define PFR_PERF_F_TID 0x2u /* pid, tid */
 #define PFR_PERF_F_TIME 0x4u
 #define PFR_PERF_F_ADDR 0x8u
-#define PFR_PERF_F_ID 0x10u     /* id (ID or IDENTIFIER) */
+#define PFR_PERF_F_ID 0x10u /* id (ID or IDENTIFIER) */
 #define PFR_PERF_F_STREAM 0x20u
 #define PFR_PERF_F_CPU 0x40u
 #define PFR_PERF_F_PERIOD 0x80u
@@ -169,7 +168,7 @@ struct pfr_perf_rec {
 	/* SAMPLE */
 	uint64_t ip, addr, period;
 	uint64_t nr_callchain;
-	const uint64_t *callchain; /* unaligned-safe copy: see pfr_perf_u64 */
+	const uint64_t *callchain; /* maybe unaligned: read with pfr_perf_u64 */
 	uint32_t raw_size;
 	const void *raw;
 	union {
@@ -209,8 +208,10 @@ struct pfr_perf_rec {
  * pfr_reader_next() or pfr_perf_file_next() give it) laid out as lay says.
  * Every field is bounds-checked against len, every string against the
  * record; unknown types decode to their header only (skip them by size).
- * Returns 0, -PFR_PERF_E_TRUNCATED, -PFR_PERF_E_STRING or
- * -PFR_PERF_E_SAMPLE_TYPE.  Never reads outside [payload, payload+len).
+ * Sample fields after RAW (branch stack, registers, user stack, ...) are
+ * not decoded (PFR_PERF_E_SAMPLE_TYPE is reserved for them).  Returns 0,
+ * -PFR_PERF_E_TRUNCATED or -PFR_PERF_E_STRING.  Never reads outside
+ * [payload, payload+len).
  * Concurrency: pure function.  Progress: wait-free. */
 PFR_API int pfr_perf_decode(const struct pfr_perf_layout *lay,
 			    const struct pfr_record_header *hdr,
@@ -222,8 +223,7 @@ PFR_API int pfr_perf_decode(const struct pfr_perf_layout *lay,
  * Returns 0 and *id, or -PFR_E_INVAL when there is none. */
 PFR_API int pfr_perf_record_id(uint64_t sample_type, uint32_t sample_id_all,
 			       const struct pfr_record_header *hdr,
-			       const void *payload, uint32_t len,
-			       uint64_t *id);
+			       const void *payload, uint32_t len, uint64_t *id);
 
 /* perf's name for a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"...),
  * or NULL for one it does not know. */
@@ -284,13 +284,12 @@ PFR_API uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 /* Next record of the data section: 1 with *rec filled (payload valid until
  * the file is closed), 0 at the end, or -PFR_E_RECSIZE_* for a record
  * that is too small or runs past the section. */
-PFR_API int pfr_perf_file_next(struct pfr_perf_file *f,
-			       struct pfr_record *rec);
+PFR_API int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec);
 
 /* Builds the name perf derives for an attr without a name ("cpu-clock",
  * "raw 0x..."), into buf. */
-PFR_API void pfr_perf_attr_name(const struct perf_event_attr *attr,
-				char *buf, size_t len);
+PFR_API void pfr_perf_attr_name(const struct perf_event_attr *attr, char *buf,
+				size_t len);
 
 PFR__EXTERN_C_END
 
