@@ -64,7 +64,7 @@ for arch in aarch64 armhf ppc64el ppc64 s390x riscv64; do
 	build=build-$arch
 	cxx=()
 	command -v "$triple-g++" >/dev/null 2>&1 && cxx=(CXX="$triple-g++")
-	mk BUILD="$build" CC="$triple-gcc" "${cxx[@]}" AR="$triple-ar" all \
+	mk -j2 BUILD="$build" CC="$triple-gcc" "${cxx[@]}" AR="$triple-ar" all \
 		>"$tmp/$arch.build" 2>&1
 	rc=$?
 	tap $rc "$arch: make BUILD=$build CC=$triple-gcc all" "$tmp/$arch.build"
