@@ -119,6 +119,6 @@ static void ckq_consume(void *p, struct pfr_bench_run *run)
 
 const struct pfr_bench_queue pfr_bench_ck[] = {
 	{ "ck_ring", "", 0, ckq_setup, ckq_produce, ckq_consume, ckq_teardown,
-	  NULL, -1, -1, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
+	  NULL, -1, -1, 0, 0 },
+	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
 };

@@ -181,8 +181,8 @@ static void rq_consumeb(void *p, struct pfr_bench_run *run)
 
 const struct pfr_bench_queue pfr_bench_dpdk[] = {
 	{ "rte_ring", "", 0, rq_setup, rq_produce1, rq_consume1, rq_teardown,
-	  NULL, -1, -1, 0 },
+	  NULL, -1, -1, 0, 0 },
 	{ "rte_ring", "burst", 1, rq_setup, rq_produceb, rq_consumeb,
-	  rq_teardown, NULL, -1, -1, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
+	  rq_teardown, NULL, -1, -1, 0, 0 },
+	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
 };

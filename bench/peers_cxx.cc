@@ -294,15 +294,15 @@ extern "C" const struct pfr_bench_queue pfr_bench_cxx[] = {
 #ifdef PFR_BENCH_HAVE_BOOST
 	{ "boost_spsc", "", 0, Dispatch<Boost>::setup, Dispatch<Boost>::produce,
 	  Dispatch<Boost>::consume, Dispatch<Boost>::teardown, nullptr, -1, -1,
-	  0 },
+	  0, 0 },
 	{ "boost_spsc", "batch", 1, Dispatch<Boost>::setup,
 	  Dispatch<Boost>::produce, Dispatch<Boost>::consume,
-	  Dispatch<Boost>::teardown, nullptr, -1, -1, 0 },
+	  Dispatch<Boost>::teardown, nullptr, -1, -1, 0, 0 },
 #endif
 #ifdef PFR_BENCH_HAVE_AQ
 	{ "atomic_queue", "", 0, Dispatch<AQ>::setup, Dispatch<AQ>::produce,
-	  Dispatch<AQ>::consume, Dispatch<AQ>::teardown, nullptr, -1, -1, 0 },
+	  Dispatch<AQ>::consume, Dispatch<AQ>::teardown, nullptr, -1, -1, 0, 0 },
 #endif
 	{ nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, 0,
-	  0, 0 }
+	  0, 0, 0 }
 };

@@ -146,6 +146,85 @@ double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 	return (double)bytes / (double)(t - t0);
 }
 
+/* ---- cross-core read bandwidth ---- */
+
+struct xcore_arg {
+	struct pfr_bench_flag *turn;
+	unsigned char *buf;
+	size_t ws;
+	uint64_t rounds, read_ns;
+	uint64_t sum;
+};
+
+/* Side 0 writes the whole buffer (the lines end up modified in its cache),
+ * then hands it over; side 1 reads it all, timed: the rate at which one
+ * core pulls freshly written lines out of the other's cache - what any
+ * queue's payload must go through. */
+static void *xcore_writer(void *p)
+{
+	struct xcore_arg *a = (struct xcore_arg *)p;
+
+	for (uint64_t i = 0; i < a->rounds; i++) {
+		/* purpose: waits for the reader's hand-back; pairs with its
+		 * release store below */
+		while (__atomic_load_n(&a->turn->v, __ATOMIC_ACQUIRE) !=
+		       (uint32_t)(2 * i))
+			pfr_cpu_relax();
+		memset(a->buf, (int)(i & 0xff), a->ws);
+		__atomic_store_n(&a->turn->v, (uint32_t)(2 * i + 1),
+				 __ATOMIC_RELEASE); /* purpose: the buffer
+			* before the hand-over; pairs with the acquire load
+			* in xcore_reader() */
+	}
+	return NULL;
+}
+
+static void *xcore_reader(void *p)
+{
+	struct xcore_arg *a = (struct xcore_arg *)p;
+
+	for (uint64_t i = 0; i < a->rounds; i++) {
+		uint64_t t0;
+
+		/* purpose: pairs with the writer's release store */
+		while (__atomic_load_n(&a->turn->v, __ATOMIC_ACQUIRE) !=
+		       (uint32_t)(2 * i + 1))
+			pfr_cpu_relax();
+		t0 = pfr_bench_now_ns();
+		a->sum += pfr_bench_sum(a->buf, a->ws / 8);
+		a->read_ns += pfr_bench_now_ns() - t0;
+		__atomic_store_n(&a->turn->v, (uint32_t)(2 * i + 2),
+				 __ATOMIC_RELEASE); /* purpose: the reads
+			* before the hand-back; pairs with the acquire load
+			* in xcore_writer() */
+	}
+	return NULL;
+}
+
+double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds)
+{
+	static struct pfr_bench_flag turn;
+	struct xcore_arg a;
+	double share[2];
+
+	memset(&a, 0, sizeof(a));
+	a.turn = &turn;
+	a.ws = ws & ~(size_t)63;
+	a.rounds = rounds;
+	a.buf = (unsigned char *)aligned_alloc(4096, (ws + 4095) & ~4095ul);
+	if (!a.buf)
+		return 0;
+	memset(a.buf, 0, ws);
+	turn.v = 0;
+	if (pfr_bench_pair(xcore_writer, &a, xcore_reader, &a, share, NULL) ||
+	    !a.read_ns) {
+		free(a.buf);
+		return 0;
+	}
+	free(a.buf);
+	return (double)a.ws * (double)rounds / (double)a.read_ns;
+}
+
 /* ---- barrier costs ---- */
 
 static uint64_t probe_x;

@@ -17,6 +17,10 @@ int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns);
  * for at least ns nanoseconds: GB/s (1e9 bytes/s). */
 double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns);
 
+/* One core writes a working set, the other reads it all (timed), rounds
+ * times: GB/s at which lines move from one core's cache to the other's. */
+double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds);
+
 struct pfr_bench_barrier_cost {
 	const char *name;
 	double ns; /* per loop iteration */

@@ -370,7 +370,8 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 	gp = fopen(path, "w");
 	if (!gp)
 		return -1;
-	fprintf(gp, "set terminal %s\nset output '%s'\n", term, file);
+	fprintf(gp, "set terminal %s noenhanced\nset output '%s'\n", term,
+		file);
 	fprintf(gp, "set multiplot layout 1,2 title 'perfring bench: %s, "
 		    "producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
 		    "for 64 KiB)'\n",
@@ -426,11 +427,15 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 			if (i && cells[i].q == cells[i - 1].q)
 				continue;
 			label(lab, sizeof(lab), cells[i].q);
+			/* perfring solid, the peers dashed */
 			fprintf(gp,
 				"%s'%s/s%d.dat' using 1:%d with linespoints "
-				"lw 1.5 dt %d pt %d title '%s'",
+				"lw %s dt %d pt %d lc %d title '%s'",
 				s ? ", " : "", dir, s, panel ? 5 : 2,
-				1 + (s / 8) % 4, 1 + s % 13, lab);
+				strcmp(cells[i].q->name, "perfring") ? "1.5"
+								     : "2",
+				strcmp(cells[i].q->name, "perfring") ? 2 : 1,
+				1 + s % 13, 1 + s % 8, lab);
 			s++;
 		}
 		if (panel)
@@ -633,6 +638,7 @@ int pfr_cmd_bench(int argc, char **argv)
 	struct lat_cell *lats = NULL;
 	int ncells = 0, nlats = 0, opt, rc = 0;
 	double memcpy_gbps[PFR_BENCH_NPAYLOADS] = { 0 };
+	double xcore_gbps[2] = { 0 }; /* 256 KiB, 1 MiB working sets */
 	double rtt_round[MAX_REPS], rtt_mean0 = 0;
 	struct pfr_bench_barrier_cost bar[16];
 	int nbar = 0;
@@ -886,6 +892,11 @@ int pfr_cmd_bench(int argc, char **argv)
 			op.quick ? 10000000 : 100000000);
 	}
 
+	xcore_gbps[0] = pfr_bench_xcore_gbps(op.capacity, op.quick ? 50 : 400);
+	xcore_gbps[1] = pfr_bench_xcore_gbps(
+		PFR_BENCH_CAPACITY_FOR(op.capacity, PFR_BENCH_MAX_PAYLOAD),
+		op.quick ? 20 : 100);
+
 	/* ---- warm-up: one run per cell, which also sizes the runs ---- */
 	for (int i = 0; i < ncells; i++) {
 		struct cell *c = &cells[i];
@@ -1066,6 +1077,15 @@ int pfr_cmd_bench(int argc, char **argv)
 						     "\"gbytes_per_s\":%.2f}\n",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
+			for (int k = 0; k < 2; k++)
+				fprintf(out, "{\"kind\":\"xcore\","
+					     "\"working_set_bytes\":%zu,"
+					     "\"gbytes_per_s\":%.2f}\n",
+					k ? PFR_BENCH_CAPACITY_FOR(
+						    op.capacity,
+						    PFR_BENCH_MAX_PAYLOAD)
+					  : op.capacity,
+					xcore_gbps[k]);
 			for (int i = 0; i < nbar; i++) {
 				fprintf(out, "{\"kind\":\"barrier\"");
 				json_kv_str(out, "primitive", bar[i].name, 1);
@@ -1089,6 +1109,8 @@ int pfr_cmd_bench(int argc, char **argv)
 						"%.3f,,,,,,,,\n",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
+			fprintf(out, "xcore,xcore,%zu,,,,,,,,,,%.3f,,,,,,,,\n",
+				op.capacity, xcore_gbps[0]);
 		} else {
 			fprintf(out, "perfring bench %s: %s; producer CPU%d, "
 				     "consumer CPU%d%s; %s; %s %s; barrier "
@@ -1117,6 +1139,15 @@ int pfr_cmd_bench(int argc, char **argv)
 					fprintf(out, "  %zu B %.1f",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
+			fprintf(out, "\ncross-core read (CPU%d writes, CPU%d "
+				     "reads), GB/s: %zu KiB %.1f, %zu KiB "
+				     "%.1f",
+				pfr_bench_cpu[0], pfr_bench_cpu[1],
+				op.capacity / 1024, xcore_gbps[0],
+				PFR_BENCH_CAPACITY_FOR(op.capacity,
+						       PFR_BENCH_MAX_PAYLOAD) /
+					1024,
+				xcore_gbps[1]);
 			fprintf(out, "\nbarriers, ns per operation:");
 			for (int i = 0; i < nbar; i++)
 				fprintf(out, "%s %s %.2f", i ? "," : "",
@@ -1384,11 +1415,14 @@ int pfr_cmd_bench(int argc, char **argv)
 							"\"ratio\":%.3f,"
 							"\"gbytes_per_s\":%.2f,"
 							"\"memcpy_gbytes_per_s\""
+							":%.2f,"
+							"\"xcore_gbytes_per_s\""
 							":%.2f,\"met\":%s}\n",
 							c->payload,
 							bt ? "true" : "false",
 							g / memcpy_gbps[p], g,
 							memcpy_gbps[p],
+							xcore_gbps[p == 5],
 							g >= memcpy_gbps[p] / 2
 								? "true"
 								: "false");
@@ -1397,7 +1431,9 @@ int pfr_cmd_bench(int argc, char **argv)
 							"  %zu B %s: %.1f GB/s "
 							"vs memcpy %.1f GB/s "
 							"= %.2fx (target "
-							"0.5x) %s\n",
+							"0.5x) %s; vs "
+							"cross-core read %.1f "
+							"GB/s = %.2fx\n",
 							c->payload,
 							bt ? "batched"
 							   : "per-record",
@@ -1405,7 +1441,12 @@ int pfr_cmd_bench(int argc, char **argv)
 							g / memcpy_gbps[p],
 							g >= memcpy_gbps[p] / 2
 								? "MET"
-								: "missed");
+								: "missed",
+							xcore_gbps[p == 5],
+							xcore_gbps[p == 5] > 0
+								? g / xcore_gbps
+									      [p == 5]
+								: 0);
 				}
 			}
 			for (int i = 0; i < nlats; i++) {
