@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <perfring/barrier.h>
@@ -102,10 +103,18 @@ struct pfr_bench_queue {
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
 extern const struct pfr_bench_queue pfr_bench_perfring[];
+extern const struct pfr_bench_queue pfr_bench_perfring_proto[];
 extern const struct pfr_bench_queue pfr_bench_mutex[];
 extern const struct pfr_bench_queue pfr_bench_ck[];
 extern const struct pfr_bench_queue pfr_bench_dpdk[];
 extern const struct pfr_bench_queue pfr_bench_cxx[];
+
+/* aligned_alloc() with the size rounded up to a multiple of the alignment,
+ * as C11 requires (65520-byte messages are not a multiple of 64). */
+static inline void *pfr_bench_alloc(size_t align, size_t size)
+{
+	return aligned_alloc(align, (size + align - 1) & ~(align - 1));
+}
 
 /* ---- time, CPUs ---- */
 

@@ -64,10 +64,10 @@ static int ckq_setup(struct pfr_bench_run *run, void **qp)
 
 	if (pfr_bench_payload_index(run->payload) < 0 || slots < 2)
 		return -1;
-	q = (struct ckq *)aligned_alloc(128, sizeof(*q));
+	q = (struct ckq *)pfr_bench_alloc(128, sizeof(*q));
 	if (!q)
 		return -1;
-	q->buf = aligned_alloc(128, slots * run->payload);
+	q->buf = pfr_bench_alloc(128, slots * run->payload);
 	if (!q->buf) {
 		free(q);
 		return -1;

@@ -37,7 +37,7 @@ static int rq_setup(struct pfr_bench_run *run, void **qp)
 				       (unsigned)slots);
 	if (sz <= 0)
 		return -1;
-	r = (struct rte_ring *)aligned_alloc(128, ((size_t)sz + 127) & ~127ul);
+	r = (struct rte_ring *)pfr_bench_alloc(128, (size_t)sz);
 	if (!r)
 		return -1;
 	memset(r, 0, (size_t)sz);
@@ -61,7 +61,7 @@ rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 {
 	size_t words = esize / 8;
 	unsigned b = burst ? run->batch : 1;
-	uint64_t *m = (uint64_t *)aligned_alloc(64, b * esize);
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * esize);
 
 	if (!m) {
 		run->error = -1;
@@ -102,7 +102,7 @@ rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 		int burst)
 {
 	unsigned b = burst ? run->batch : 1;
-	uint64_t *m = (uint64_t *)aligned_alloc(64, b * esize);
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * esize);
 
 	if (!m) {
 		run->error = -1;

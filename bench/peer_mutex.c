@@ -26,7 +26,7 @@ static int mq_setup(struct pfr_bench_run *run, void **qp)
 		return -1;
 	q->payload = run->payload;
 	q->slots = run->capacity / run->payload;
-	q->buf = (unsigned char *)aligned_alloc(64, q->slots * q->payload);
+	q->buf = (unsigned char *)pfr_bench_alloc(64, q->slots * q->payload);
 	if (!q->slots || !q->buf) {
 		free(q->buf);
 		free(q);
@@ -55,7 +55,7 @@ static void mq_produce(void *p, struct pfr_bench_run *run)
 {
 	struct mq *q = (struct mq *)p;
 	size_t words = run->payload / 8;
-	uint64_t *m = (uint64_t *)aligned_alloc(64, run->payload);
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->payload);
 
 	if (!m) {
 		run->error = -1;
@@ -79,7 +79,7 @@ static void mq_produce(void *p, struct pfr_bench_run *run)
 static void mq_consume(void *p, struct pfr_bench_run *run)
 {
 	struct mq *q = (struct mq *)p;
-	uint64_t *m = (uint64_t *)aligned_alloc(64, run->payload);
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->payload);
 
 	if (!m) {
 		run->error = -1;

@@ -70,7 +70,7 @@ static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
 
 static int pr_setup(struct pfr_bench_run *run, void **qp)
 {
-	struct pr_q *q = (struct pr_q *)aligned_alloc(128, sizeof(*q));
+	struct pr_q *q = (struct pr_q *)pfr_bench_alloc(128, sizeof(*q));
 
 	if (!q)
 		return -1;
@@ -268,6 +268,231 @@ static PR_LOOP void pr_consume(void *p, struct pfr_bench_run *run)
 	}
 }
 
+/* ---- an experiment: a leaner fast path on the same ring ----
+ *
+ * Not the library: what the ring's inline fast paths could be, measured
+ * with the same harness so that the ring's author can see the effect (run
+ * with --proto).  Same ring, same records, same orderings as ACQREL
+ * (B: store_release of head; C, D, A in the library's begin, end and slow
+ * path); whatever is not the common case (no room in the cached tail,
+ * a wrap, a pending LOST record, a waiting reader, PAD and LOST records,
+ * anything odd in a header) goes to the library's own functions.
+ * Differences from <perfring/ring-proto.h>: the writer compares head + size
+ * with one precomputed limit (min of cached tail + size and the end of the
+ * data area; 0 when LOST, a waiting reader or OVERWRITE need the slow path)
+ * instead of five conditions; no reservation state (res_pos/res_size/
+ * res_type) stored and reloaded around the copy; the header from
+ * constants; the reader folds its five header checks into two.  (With
+ * -fno-strict-aliasing every store into the ring may alias *w, so the
+ * library's code reloads w->... after each memcpy.) */
+
+/* The bytes the writer may fill without looking at tail again or
+ * wrapping: up to the cached tail's limit and the end of the data area,
+ * 0 when the next record needs the slow path anyway (a LOST record to
+ * emit, a reader to wake, OVERWRITE).  Free-running counters: the limit is
+ * an absolute position, compared with head + size. */
+static inline uint64_t proto_limit(const struct pfr_writer *w)
+{
+	uint64_t by_tail = w->tail_cache + w->mask + 1;
+	uint64_t by_end = (w->head | w->mask) + 1;
+
+	if (w->lost || w->wait_flag || w->policy == PFR_POLICY_OVERWRITE)
+		return 0;
+	return by_tail < by_end ? by_tail : by_end;
+}
+
+static inline __attribute__((always_inline)) int
+proto_put(struct pfr_writer *w, uint64_t *limit, const void *buf, size_t len,
+	  int publish)
+{
+	uint64_t size = (len + sizeof(struct pfr_record_header) + 7) & ~7ull;
+	uint64_t head = w->head;
+	struct pfr_record_header h;
+	unsigned char *d;
+
+	if (__builtin_expect(head + size > *limit, 0)) {
+		void *p;
+		int err = pfr_writer_reserve(w, BENCH_TYPE, len, &p);
+
+		if (!err) {
+			memcpy(p, buf, len);
+			pfr_writer_commit_deferred(w);
+			if (publish)
+				pfr_writer_publish(w);
+		}
+		*limit = proto_limit(w);
+		return err;
+	}
+	d = w->data + (head & w->mask);
+	h.type = BENCH_TYPE;
+	h.misc = 0;
+	h.size = (uint16_t)size;
+	memcpy(d, &h, sizeof(h));
+	memcpy(d + sizeof(h), buf, len);
+	head += size;
+	w->head = head;
+	w->records++;
+	if (publish) {
+		/* B: pairs with C (load_acquire) in pfr__begin_acqrel() */
+		pfr_smp_store_release(&w->ctl->head, head);
+		w->published = head;
+	}
+	return 0;
+}
+
+/* The reader's fast path: end is the loaded head or the end of the data
+ * area, whichever comes first (a perfring record never straddles it). */
+static inline __attribute__((always_inline)) int
+proto_next(struct pfr_reader *r, struct pfr_record *rec)
+{
+	uint64_t tail = r->tail, mask = r->mask, off = tail & mask;
+	uint64_t room = mask + 1 - off, avail = r->head - tail;
+	struct pfr_record_header h;
+	uint64_t raw;
+
+	if (!avail)
+		return 0;
+	if (room < avail)
+		avail = room;
+	raw = PFR_READ_ONCE(*(const uint64_t *)(r->data + off));
+	memcpy(&h, &raw, sizeof(h));
+	/* one test for size 0 or past what is available, one for an
+	 * unaligned size or another type (PAD, LOST): the library sorts
+	 * those out */
+	if (__builtin_expect(((uint64_t)h.size - 8 > avail - 8) |
+				     ((h.type ^ BENCH_TYPE) | (h.size & 7u)),
+			     0))
+		return pfr_reader_next(r, rec);
+	rec->hdr = h;
+	rec->payload = r->data + off + sizeof(h);
+	rec->len = h.size - (uint32_t)sizeof(h);
+	r->tail = tail + h.size;
+	return 1;
+}
+
+static inline __attribute__((always_inline)) void
+proto_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
+{
+	struct pfr_writer *w = &q->w;
+	uint64_t m[PFR_BENCH_MAX_PAYLOAD / 8] __attribute__((aligned(64)));
+	size_t words = payload / 8;
+	unsigned k = 0, batch = run->batch;
+	uint64_t n = run->n;
+
+	uint64_t limit = proto_limit(w);
+
+	if (payload > pfr_writer_max_payload(w)) {
+		run->error = -PFR_E_INVAL;
+		goto out;
+	}
+	memcpy(m, run->msg, payload);
+	for (uint64_t seq = 0; seq < n; seq++) {
+		int err, pub = batch <= 1 || ++k == batch;
+
+		pfr_bench_stamp(m, words, seq);
+		err = proto_put(w, &limit, m, payload, pub);
+		if (pub && batch > 1) {
+			pfr_writer_publish(w); /* no-op when published */
+			k = 0;
+		}
+		if (__builtin_expect(err != 0, 0) && err != -PFR_E_NOSPC) {
+			run->error = err;
+			break;
+		}
+	}
+out:
+	pfr_writer_flush(w);
+	run->lost = pfr_writer_lost(w);
+	/* purpose: the counts above before `done`; pairs with the acquire
+	 * load of done in proto_consume_body() */
+	__atomic_store_n(&q->done->v, 1, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) void
+proto_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
+{
+	struct pfr_reader *r = &q->r;
+	uint64_t expect = 0, n = run->n;
+	unsigned k = 0, rbatch = run->rbatch ? run->rbatch : 1;
+
+	while (expect < n) {
+		struct pfr_record rec;
+		int64_t avail = pfr_reader_begin(r);
+		int rc;
+
+		if (avail <= 0) {
+			if (avail < 0) {
+				run->error = (int)avail;
+				break;
+			}
+			/* purpose: pairs with the release store of done in
+			 * proto_produce_body() */
+			if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE) &&
+			    pfr_reader_begin(r) == 0)
+				break;
+			pfr_cpu_relax();
+			continue;
+		}
+		while ((rc = proto_next(r, &rec)) == 1) {
+			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST, 0)) {
+				uint64_t lost;
+
+				memcpy(&lost, (const char *)rec.payload + 8, 8);
+				expect += lost;
+			} else if (__builtin_expect(rec.len != payload, 0)) {
+				if (!run->bad++)
+					run->bad_seq = expect;
+				expect++;
+			} else {
+				pfr_bench_got(run, rec.payload, expect,
+					      payload / 8);
+				expect++;
+			}
+			if (++k >= rbatch) {
+				pfr_reader_end(r);
+				k = 0;
+			}
+		}
+		pfr_reader_end(r);
+		if (rc < 0) {
+			run->error = rc;
+			break;
+		}
+	}
+	pfr_bench_done(run);
+}
+
+#define PROTO_SWITCH(fn, q, run)                                               \
+	switch ((run)->payload) {                                              \
+	case 8: fn(q, run, 8); break;                                          \
+	case 64: fn(q, run, 64); break;                                        \
+	case 256: fn(q, run, 256); break;                                      \
+	case 1024: fn(q, run, 1024); break;                                    \
+	case 4096: fn(q, run, 4096); break;                                    \
+	case PFR_BENCH_MAX_PAYLOAD: fn(q, run, PFR_BENCH_MAX_PAYLOAD); break;  \
+	default: fn(q, run, (run)->payload); break;                            \
+	}
+
+static void proto_produce(void *p, struct pfr_bench_run *run)
+{
+	PROTO_SWITCH(proto_produce_body, (struct pr_q *)p, run)
+}
+
+static void proto_consume(void *p, struct pfr_bench_run *run)
+{
+	PROTO_SWITCH(proto_consume_body, (struct pr_q *)p, run)
+}
+
+const struct pfr_bench_queue pfr_bench_perfring_proto[] = {
+	{ "perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
+	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0 },
+	{ "perfring-proto", "batch", 1, pr_setup, proto_produce, proto_consume,
+	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0 },
+	{ "perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
+	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0 },
+	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
+};
+
 /* ---- two processes over POSIX shared memory ---- */
 
 struct pr_shared {
@@ -368,7 +593,7 @@ static int pr_run_processes(const struct pfr_bench_queue *bq,
 		return -1;
 	memset(sh, 0, sizeof(*sh));
 	sh->run = *run;
-	q = (struct pr_q *)aligned_alloc(128, sizeof(*q));
+	q = (struct pr_q *)pfr_bench_alloc(128, sizeof(*q));
 	if (!q) {
 		munmap(sh, sizeof(*sh));
 		return -1;
@@ -481,7 +706,7 @@ static void *lat_client(void *p)
 {
 	struct lat_side *s = (struct lat_side *)p;
 	size_t payload = s->run->payload, words = payload / 8;
-	uint64_t *m = (uint64_t *)aligned_alloc(64, payload);
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, payload);
 
 	if (!m) {
 		s->err = -1;

@@ -115,8 +115,8 @@ static void *(*volatile memcpy_p)(void *, const void *, size_t) = memcpy;
 double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 {
 	size_t ws = working_set < 2 * size ? 2 * size : working_set;
-	unsigned char *src = (unsigned char *)aligned_alloc(4096, ws);
-	unsigned char *dst = (unsigned char *)aligned_alloc(4096, ws);
+	unsigned char *src = (unsigned char *)pfr_bench_alloc(4096, ws);
+	unsigned char *dst = (unsigned char *)pfr_bench_alloc(4096, ws);
 	uint64_t bytes = 0, t0, t;
 	size_t off = 0;
 	int pin_ok;
@@ -211,7 +211,7 @@ double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds)
 	a.turn = &turn;
 	a.ws = ws & ~(size_t)63;
 	a.rounds = rounds;
-	a.buf = (unsigned char *)aligned_alloc(4096, (ws + 4095) & ~4095ul);
+	a.buf = (unsigned char *)pfr_bench_alloc(4096, ws);
 	if (!a.buf)
 		return 0;
 	memset(a.buf, 0, ws);

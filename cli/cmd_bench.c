@@ -69,6 +69,7 @@ struct lat_cell {
 struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
 	unsigned long long single; /* --single-thread: messages */
+	int proto;                 /* --proto: the fast-path experiment */
 	double run_ms;
 	size_t capacity;
 	const char *plot;
@@ -183,10 +184,12 @@ static void add_table(const struct pfr_bench_queue *t)
 			all_queues[nqueues++] = t;
 }
 
-static void collect_queues(void)
+static void collect_queues(int proto)
 {
 	nqueues = 0;
 	add_table(pfr_bench_perfring);
+	if (proto)
+		add_table(pfr_bench_perfring_proto);
 #ifdef PFR_BENCH_HAVE_DPDK
 	add_table(pfr_bench_dpdk);
 #endif
@@ -576,6 +579,11 @@ static void usage(FILE *f)
 		"                     messages (for valgrind --tool=callgrind "
 		"instruction\n"
 		"                     counts per message)\n"
+		"  --proto            add \"perfring-proto\": an experimental "
+		"leaner fast\n"
+		"                     path over the same ring (bench/perfring.c),"
+		" not the\n"
+		"                     library's\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"A progress line goes to stderr.  Exit status: 0, 1 when a "
@@ -629,6 +637,7 @@ int pfr_cmd_bench(int argc, char **argv)
 		{ "processes", no_argument, NULL, 'X' },
 		{ "no-peers", no_argument, NULL, 'N' },
 		{ "single-thread", required_argument, NULL, 'S' },
+		{ "proto", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -667,6 +676,7 @@ int pfr_cmd_bench(int argc, char **argv)
 		case 'T': op.threads = 1; break;
 		case 'X': op.processes = 1; break;
 		case 'N': op.peers = 0; break;
+		case 'E': op.proto = 1; break;
 		case 'S':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1)
 				return pfr_cli_usage_error(
@@ -793,14 +803,14 @@ int pfr_cmd_bench(int argc, char **argv)
 		}
 	}
 
-	pattern = (uint64_t *)aligned_alloc(64, PFR_BENCH_MAX_PAYLOAD);
+	pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	if (!pattern)
 		return 1;
 	for (size_t i = 0; i < PFR_BENCH_MAX_PAYLOAD / 8; i++)
 		pattern[i] = 0x9e3779b97f4a7c15ull * (i + 1);
 	msg_pattern = pattern;
 
-	collect_queues();
+	collect_queues(op.proto);
 	cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
 				      sizeof(*cells));
 	lats = (struct lat_cell *)calloc(4 * PFR_BENCH_NPAYLOADS,
@@ -813,7 +823,7 @@ int pfr_cmd_bench(int argc, char **argv)
 	}
 	for (int i = 0; i < nqueues; i++) {
 		const struct pfr_bench_queue *q = all_queues[i];
-		int is_pfr = !strcmp(q->name, "perfring");
+		int is_pfr = !strncmp(q->name, "perfring", 8);
 
 		if (!is_pfr && !op.peers)
 			continue;
