@@ -23,17 +23,21 @@
  *   ordering   A                          B                C             D
  *   FULL       READ_ONCE; smp_mb          smp_wmb; WRITE   READ; rmb     mb; WRITE
  *   ACQREL     load_acquire               store_release    load_acquire  store_release
- *   CTRLDEP    READ_ONCE; if (space)      store_release    load_acquire  store_release
- *              smp_acquire__after_ctrl_dep()
+ *   CTRLDEP    load_acquire; if (space)   smp_wmb; WRITE   load_acquire  store_release
  *
  * smp_rmb cannot serve as A, nor smp_wmb as D: neither orders an earlier
- * load before a later store.  CTRLDEP keeps the kernel writer's shape (the
- * branch on the loaded tail) but does not rely on the branch alone: C11 and
- * the Linux-kernel memory model ignore control dependencies before plain
- * stores (the record is written with memcpy), so the taken branch ends with
- * smp_acquire__after_ctrl_dep(), which makes it an acquire.  A runs only
- * when the writer's cached tail shows too little space, so its cost is
- * paid once per ring-full of data, not per record.
+ * load before a later store.  CTRLDEP is the kernel's writer of today:
+ * smp_wmb() for B, as in perf_output_put_handle(), and for A the branch on
+ * the loaded tail, as in perf_output_begin().  The branch alone is not
+ * enough here: C11 and the Linux-kernel memory model do not order plain
+ * stores (the record is written with memcpy, or by the caller in place)
+ * after a control dependency, and the LKMM has no
+ * smp_acquire__after_ctrl_dep().  The cheapest completion both models
+ * accept is to load tail with acquire (litmus/: the control dependency
+ * alone is "Sometimes" with a data race; with the acquire load it is
+ * "Never"), which costs nothing on x86 and s390x and is one ldar on
+ * aarch64.  A runs only when the writer's cached tail shows too little
+ * space, so its cost is paid once per ring-full of data, not per record.
  *
  * Blocking wake-up is separate from A-D and is the store-buffering shape:
  * each side stores its own word (head, or "reader asleep") and then loads
@@ -294,29 +298,17 @@ static inline uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 #if PFR__PROTO_ORD == 0
 	t = PFR_READ_ONCE(w->ctl->tail);
 	pfr_smp_mb(); /* A: pairs with D (smp_mb) in pfr__end_full() */
-#elif PFR__PROTO_ORD == 1
-	/* A: pairs with D (store_release) in pfr__end_acqrel() */
-	t = pfr_smp_load_acquire(&w->ctl->tail);
 #else
-	t = PFR_READ_ONCE(w->ctl->tail);
+	/* A: pairs with D (store_release) in pfr__end_*() */
+	t = pfr_smp_load_acquire(&w->ctl->tail);
 #endif
 	if (w->head - t > size || (t & 7))
 		return 0; /* hostile reader: never trust it for space */
-#if PFR__PROTO_ORD == 2
-	if (w->head + need - t > size)
-		return 0; /* not cached: nothing is written on its strength */
-	/* A: the branch above depends on t; this makes it an acquire
-	 * (C11 and the LKMM do not order plain stores after a control
-	 * dependency).  Only now may t be cached: the fast path writes
-	 * into the space it frees without loading tail again.  Pairs
-	 * with D (store_release) in pfr__end_ctrldep(). */
-	pfr_smp_acquire__after_ctrl_dep();
-	w->tail_cache = t;
-#else
 	w->tail_cache = t; /* ordered by A above */
+	/* CTRLDEP: the kernel's "if (space)" - here backed by the acquire
+	 * load, which the models need for the plain stores after it */
 	if (w->head + need - t > size)
 		return 0;
-#endif
 	return size - (w->head - t);
 }
 
@@ -325,6 +317,11 @@ static inline void PFR__FN(publish)(struct pfr_writer *w)
 {
 #if PFR__PROTO_ORD == 0
 	pfr_smp_wmb(); /* B: pairs with C (smp_rmb) in pfr__begin_full() */
+	PFR_WRITE_ONCE(w->ctl->head, w->head);
+#elif PFR__PROTO_ORD == 2
+	/* B: pairs with C (load_acquire) in pfr__begin_ctrldep(); the
+	 * kernel's smp_wmb() in perf_output_put_handle() */
+	pfr_smp_wmb();
 	PFR_WRITE_ONCE(w->ctl->head, w->head);
 #else
 	/* B: pairs with C (load_acquire) in pfr__begin_*() */

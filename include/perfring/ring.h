@@ -95,11 +95,10 @@ PFR_API const char *pfr_strerror(int err);
  *   FULL     A smp_mb, B smp_wmb, C smp_rmb, D smp_mb (the 2013 code)
  *   ACQREL   A load_acquire(tail), B store_release(head),
  *            C load_acquire(head), D store_release(tail) (Linux 3.14)
- *   CTRLDEP  A READ_ONCE(tail) feeding the space check, then
- *            smp_acquire__after_ctrl_dep() on the path that writes; B, C,
- *            D as ACQREL (what the kernel's writer does today, made sound
- *            for C11 and the LKMM, which ignore control dependencies
- *            before plain stores). */
+ *   CTRLDEP  the kernel's writer today: A the branch on the loaded tail,
+ *            B smp_wmb; C, D as ACQREL.  The tail is loaded with acquire,
+ *            because C11 and the Linux-kernel memory model do not order
+ *            plain stores after a control dependency (see ring-proto.h). */
 enum pfr_ordering {
 	PFR_ORDER_FULL = 0,
 	PFR_ORDER_ACQREL = 1,
