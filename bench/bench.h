@@ -40,9 +40,9 @@ extern const size_t pfr_bench_payloads[PFR_BENCH_NPAYLOADS];
  * to a power of two.) */
 #define PFR_BENCH_CAPACITY 262144u
 #define PFR_BENCH_CAPACITY_FOR(base, payload)                                  \
-	((base) >= 16 * ((payload) + 8) ? (size_t)(base)                       \
+	((base) >= 16 * ((payload) + 8)	    ? (size_t)(base)                   \
 	 : 16 * ((payload) + 8) <= 1048576u ? (size_t)1048576u                 \
-					   : (size_t)4194304u)
+					    : (size_t)4194304u)
 /* Index of payload in pfr_bench_payloads, or -1. */
 int pfr_bench_payload_index(size_t payload);
 
@@ -50,34 +50,35 @@ int pfr_bench_payload_index(size_t payload);
  * producer and consumer the outputs. */
 struct pfr_bench_run {
 	/* inputs */
-	uint64_t n;            /* messages the producer sends */
-	uint64_t warm;         /* messages received before the clock starts */
-	size_t payload;        /* bytes, a multiple of 8 */
-	size_t capacity;       /* queue capacity in bytes */
-	unsigned batch;        /* messages per publication (1: unbatched) */
-	unsigned rbatch;       /* perfring: the reader publishes tail after
+	uint64_t n; /* messages the producer sends */
+	uint64_t warm; /* messages received before the clock starts */
+	size_t payload; /* bytes, a multiple of 8 */
+	size_t capacity; /* queue capacity in bytes */
+	unsigned batch; /* messages per publication (1: unbatched) */
+	unsigned rbatch; /* perfring: the reader publishes tail after
 				* at most this many records */
-	int ordering, policy;  /* perfring only */
-	const uint64_t *msg;   /* a prepared message (pattern words) */
-	uint64_t body_sum;     /* sum of the pattern's inner words */
+	int ordering, policy; /* perfring only */
+	const uint64_t *msg; /* a prepared message (pattern words) */
+	uint64_t body_sum; /* sum of the pattern's inner words */
 	/* outputs of the consumer, on lines of their own: the producer
 	 * reads the inputs above all through the run (no false sharing) */
 	uint64_t t0 __attribute__((aligned(128))); /* ns: after `warm`
 						     * messages */
-	uint64_t t1;           /* ns: after the last */
-	uint64_t timed;        /* messages received in [t0, t1] */
-	uint64_t delivered;    /* messages received and verified */
-	uint64_t bad;          /* messages that failed verification */
-	uint64_t bad_seq;      /* the first one's expected sequence number */
+	uint64_t t1; /* ns: after the last */
+	uint64_t timed; /* messages received in [t0, t1] */
+	uint64_t delivered; /* messages received and verified */
+	uint64_t bad; /* messages that failed verification */
+	uint64_t bad_seq; /* the first one's expected sequence number */
 	/* outputs of the producer */
 	uint64_t lost __attribute__((aligned(128))); /* DROP: dropped */
-	int error;             /* setup or run failure (nonzero) */
+	int error; /* setup or run failure (nonzero) */
 	/* set by the harness */
-	double share[2] __attribute__((aligned(128)));       /* thread CPU time / wall time: producer,
+	double share[2] __attribute__((
+		aligned(128))); /* thread CPU time / wall time: producer,
 				* consumer (below 1: sleeping or preempted) */
-	long nivcsw[2];        /* involuntary context switches: another
+	long nivcsw[2]; /* involuntary context switches: another
 				* task took the CPU */
-	double steal;          /* steal time (host) share on the two CPUs */
+	double steal; /* steal time (host) share on the two CPUs */
 };
 
 /* A queue under test.  produce() and consume() run on the two pinned
@@ -85,8 +86,8 @@ struct pfr_bench_run {
  * through a pointer).  setup() allocates the queue for run->payload and
  * run->capacity and returns 0, or -1 when this payload is not supported. */
 struct pfr_bench_queue {
-	const char *name;      /* "rte_ring" */
-	const char *variant;   /* "burst" or "" */
+	const char *name; /* "rte_ring" */
+	const char *variant; /* "burst" or "" */
 	int batched;
 	int (*setup)(struct pfr_bench_run *run, void **q);
 	void (*produce)(void *q, struct pfr_bench_run *run);
@@ -95,10 +96,10 @@ struct pfr_bench_queue {
 	/* A transport of its own (processes): replaces the thread pair. */
 	int (*run_pair)(const struct pfr_bench_queue *bq,
 			struct pfr_bench_run *run);
-	int ordering;          /* perfring: enum pfr_ordering, else -1 */
-	int policy;            /* perfring: enum pfr_policy, else -1 */
-	int processes;         /* 1: over shared memory between processes */
-	int reader_single;     /* perfring: tail published after every record */
+	int ordering; /* perfring: enum pfr_ordering, else -1 */
+	int policy; /* perfring: enum pfr_policy, else -1 */
+	int processes; /* 1: over shared memory between processes */
+	int reader_single; /* perfring: tail published after every record */
 };
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
@@ -156,10 +157,10 @@ int pfr_bench_cpustat(struct pfr_bench_cpustat *st);
 /* Sum of the 64-bit words at p (n words, 8-byte aligned). */
 static inline uint64_t pfr_bench_sum(const void *p, size_t n)
 {
-	typedef uint64_t pfr__v2 __attribute__((vector_size(16), aligned(8),
-						may_alias));
+	typedef uint64_t pfr__v2
+		__attribute__((vector_size(16), aligned(8), may_alias));
 	const uint64_t *w = (const uint64_t *)p;
-	pfr__v2 a = { 0, 0 }, b = { 0, 0 }, c = { 0, 0 }, d = { 0, 0 };
+	pfr__v2 a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
 	size_t i, full = n & ~(size_t)7;
 	uint64_t s;
 
@@ -195,7 +196,8 @@ static inline int pfr_bench_check(const void *p, size_t words, uint64_t seq,
 		return 0;
 	if (words == 1)
 		return 1;
-	return pfr_bench_sum(p, words) == body_sum + seq + (seq ^ PFR_BENCH_KEY);
+	return pfr_bench_sum(p, words) ==
+	       body_sum + seq + (seq ^ PFR_BENCH_KEY);
 }
 
 /* The consumer's bookkeeping for one received message: verification,

@@ -19,8 +19,7 @@
 #include "bench.h"
 
 const size_t pfr_bench_payloads[PFR_BENCH_NPAYLOADS] = {
-	8, 64, 256, 1024, 4096, PFR_BENCH_MAX_PAYLOAD
-};
+	8, 64, 256, 1024, 4096, PFR_BENCH_MAX_PAYLOAD};
 
 int pfr_bench_payload_index(size_t payload)
 {
@@ -30,7 +29,7 @@ int pfr_bench_payload_index(size_t payload)
 	return -1;
 }
 
-int pfr_bench_cpu[2] = { 0, 1 };
+int pfr_bench_cpu[2] = {0, 1};
 int pfr_bench_pinned = 1;
 
 uint64_t pfr_bench_now_ns(void)
@@ -99,7 +98,7 @@ int pfr_bench_pin(int side)
 	CPU_ZERO(&set);
 	CPU_SET(pfr_bench_cpu[side], &set);
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1
-									  : 0;
+									 : 0;
 }
 
 int pfr_bench_cpustat(struct pfr_bench_cpustat *st)
@@ -111,14 +110,15 @@ int pfr_bench_cpustat(struct pfr_bench_cpustat *st)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v[8] = { 0 };
+		unsigned long long v[8] = {0};
 		int cpu;
 
 		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
 			continue;
-		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-			   &v[6], &v[7]) < 9)
+		if (sscanf(line + 3,
+			   "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu,
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) < 9)
 			continue;
 		if (cpu != pfr_bench_cpu[0] && cpu != pfr_bench_cpu[1])
 			continue;
@@ -169,8 +169,8 @@ int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
 {
 	static struct pfr_bench_flag ready, go;
 	struct pfr_bench_side s[2] = {
-		{ fn0, arg0, 0, &ready, &go, 0, 0, 0, 0 },
-		{ fn1, arg1, 1, &ready, &go, 0, 0, 0, 0 },
+		{fn0, arg0, 0, &ready, &go, 0, 0, 0, 0},
+		{fn1, arg1, 1, &ready, &go, 0, 0, 0, 0},
 	};
 	pthread_t t[2];
 	int i, started = 0;
@@ -192,9 +192,9 @@ int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
 	if (started < 2)
 		return -1;
 	for (i = 0; i < 2; i++) {
-		share[i] = s[i].wall_ns ? (double)s[i].cpu_ns /
-						  (double)s[i].wall_ns
-					: 1.0;
+		share[i] = s[i].wall_ns
+				   ? (double)s[i].cpu_ns / (double)s[i].wall_ns
+				   : 1.0;
 		if (nivcsw)
 			nivcsw[i] = s[i].nivcsw;
 	}
@@ -226,7 +226,7 @@ static void *consume_main(void *p)
 int pfr_bench_run_threads(const struct pfr_bench_queue *bq,
 			  struct pfr_bench_run *run)
 {
-	struct pfr_bench_arg a = { bq, NULL, run };
+	struct pfr_bench_arg a = {bq, NULL, run};
 	int err;
 
 	if (bq->setup(run, &a.q))

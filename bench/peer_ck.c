@@ -51,7 +51,7 @@ static size_t pow2_floor(size_t x)
 		for (uint64_t seq = 0; seq < run->n; seq++) {                  \
 			while (!ck_ring_dequeue_spsc_m##N(&q->ring, b, &m))    \
 				pfr_cpu_relax();                               \
-			pfr_bench_got(run, &m, seq, (N) / 8);                           \
+			pfr_bench_got(run, &m, seq, (N) / 8);                  \
 		}                                                              \
 		pfr_bench_done(run);                                           \
 	}
@@ -118,7 +118,6 @@ static void ckq_consume(void *p, struct pfr_bench_run *run)
 }
 
 const struct pfr_bench_queue pfr_bench_ck[] = {
-	{ "ck_ring", "", 0, ckq_setup, ckq_produce, ckq_consume, ckq_teardown,
-	  NULL, -1, -1, 0, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
-};
+	{"ck_ring", "", 0, ckq_setup, ckq_produce, ckq_consume, ckq_teardown,
+	 NULL, -1, -1, 0, 0},
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

@@ -33,8 +33,7 @@ static int rq_setup(struct pfr_bench_run *run, void **qp)
 
 	if (slots < 4 || run->payload % 4)
 		return -1;
-	sz = rte_ring_get_memsize_elem((unsigned)run->payload,
-				       (unsigned)slots);
+	sz = rte_ring_get_memsize_elem((unsigned)run->payload, (unsigned)slots);
 	if (sz <= 0)
 		return -1;
 	r = (struct rte_ring *)pfr_bench_alloc(128, (size_t)sz);
@@ -78,7 +77,8 @@ rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 	} else {
 		for (uint64_t seq = 0; seq < run->n;) {
 			unsigned k = run->n - seq < b ? (unsigned)(run->n - seq)
-						      : b, done = 0;
+						      : b,
+				 done = 0;
 
 			for (unsigned i = 0; i < k; i++)
 				pfr_bench_stamp(m + i * words, words, seq + i);
@@ -180,9 +180,8 @@ static void rq_consumeb(void *p, struct pfr_bench_run *run)
 }
 
 const struct pfr_bench_queue pfr_bench_dpdk[] = {
-	{ "rte_ring", "", 0, rq_setup, rq_produce1, rq_consume1, rq_teardown,
-	  NULL, -1, -1, 0, 0 },
-	{ "rte_ring", "burst", 1, rq_setup, rq_produceb, rq_consumeb,
-	  rq_teardown, NULL, -1, -1, 0, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
-};
+	{"rte_ring", "", 0, rq_setup, rq_produce1, rq_consume1, rq_teardown,
+	 NULL, -1, -1, 0, 0},
+	{"rte_ring", "burst", 1, rq_setup, rq_produceb, rq_consumeb,
+	 rq_teardown, NULL, -1, -1, 0, 0},
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

@@ -101,7 +101,6 @@ static void mq_consume(void *p, struct pfr_bench_run *run)
 }
 
 const struct pfr_bench_queue pfr_bench_mutex[] = {
-	{ "mutex_condvar", "", 0, mq_setup, mq_produce, mq_consume,
-	  mq_teardown, NULL, -1, -1, 0, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
-};
+	{"mutex_condvar", "", 0, mq_setup, mq_produce, mq_consume, mq_teardown,
+	 NULL, -1, -1, 0, 0},
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

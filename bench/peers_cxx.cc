@@ -21,7 +21,8 @@
 
 #include "bench.h"
 
-namespace {
+namespace
+{
 
 template <size_t N> struct Msg {
 	uint64_t w[N / 8];
@@ -73,7 +74,8 @@ template <size_t N> struct Boost {
 		} else {
 			for (uint64_t seq = 0; seq < run->n;) {
 				uint64_t left = run->n - seq;
-				size_t k = left < b ? (size_t)left : b, done = 0;
+				size_t k = left < b ? (size_t)left : b,
+				       done = 0;
 
 				for (size_t i = 0; i < k; i++)
 					pfr_bench_stamp(m[i].w, N / 8, seq + i);
@@ -110,7 +112,8 @@ template <size_t N> struct Boost {
 					continue;
 				}
 				for (size_t i = 0; i < k; i++)
-					pfr_bench_got(run, &m[i], seq + i, N / 8);
+					pfr_bench_got(run, &m[i], seq + i,
+						      N / 8);
 				seq += k;
 			}
 		}
@@ -230,17 +233,30 @@ template <template <size_t> class P> struct Dispatch {
 		if (slots_for(run) < 4)
 			return -1;
 		switch (run->payload) {
-		case 8: q = P<8>::make(run); break;
-		case 64: q = P<64>::make(run); break;
-		case 256: q = P<256>::make(run); break;
-		case 1024: q = P<1024>::make(run); break;
-		case 4096: q = P<4096>::make(run); break;
-		case 65520: q = P<65520>::make(run); break;
-		default: return -1;
+		case 8:
+			q = P<8>::make(run);
+			break;
+		case 64:
+			q = P<64>::make(run);
+			break;
+		case 256:
+			q = P<256>::make(run);
+			break;
+		case 1024:
+			q = P<1024>::make(run);
+			break;
+		case 4096:
+			q = P<4096>::make(run);
+			break;
+		case 65520:
+			q = P<65520>::make(run);
+			break;
+		default:
+			return -1;
 		}
 		if (!q)
 			return -1;
-		Slot *s = new (std::nothrow) Slot{ q, run->payload };
+		Slot *s = new (std::nothrow) Slot{q, run->payload};
 		if (!s)
 			return -1;
 		*qp = s;
@@ -251,12 +267,24 @@ template <template <size_t> class P> struct Dispatch {
 		Slot *s = static_cast<Slot *>(p);
 
 		switch (s->payload) {
-		case 8: P<8>::drop(s->q); break;
-		case 64: P<64>::drop(s->q); break;
-		case 256: P<256>::drop(s->q); break;
-		case 1024: P<1024>::drop(s->q); break;
-		case 4096: P<4096>::drop(s->q); break;
-		case 65520: P<65520>::drop(s->q); break;
+		case 8:
+			P<8>::drop(s->q);
+			break;
+		case 64:
+			P<64>::drop(s->q);
+			break;
+		case 256:
+			P<256>::drop(s->q);
+			break;
+		case 1024:
+			P<1024>::drop(s->q);
+			break;
+		case 4096:
+			P<4096>::drop(s->q);
+			break;
+		case 65520:
+			P<65520>::drop(s->q);
+			break;
 		}
 		delete s;
 	}
@@ -265,12 +293,24 @@ template <template <size_t> class P> struct Dispatch {
 		Slot *s = static_cast<Slot *>(p);
 
 		switch (s->payload) {
-		case 8: P<8>::produce(s->q, run); break;
-		case 64: P<64>::produce(s->q, run); break;
-		case 256: P<256>::produce(s->q, run); break;
-		case 1024: P<1024>::produce(s->q, run); break;
-		case 4096: P<4096>::produce(s->q, run); break;
-		case 65520: P<65520>::produce(s->q, run); break;
+		case 8:
+			P<8>::produce(s->q, run);
+			break;
+		case 64:
+			P<64>::produce(s->q, run);
+			break;
+		case 256:
+			P<256>::produce(s->q, run);
+			break;
+		case 1024:
+			P<1024>::produce(s->q, run);
+			break;
+		case 4096:
+			P<4096>::produce(s->q, run);
+			break;
+		case 65520:
+			P<65520>::produce(s->q, run);
+			break;
 		}
 	}
 	static void consume(void *p, pfr_bench_run *run)
@@ -278,12 +318,24 @@ template <template <size_t> class P> struct Dispatch {
 		Slot *s = static_cast<Slot *>(p);
 
 		switch (s->payload) {
-		case 8: P<8>::consume(s->q, run); break;
-		case 64: P<64>::consume(s->q, run); break;
-		case 256: P<256>::consume(s->q, run); break;
-		case 1024: P<1024>::consume(s->q, run); break;
-		case 4096: P<4096>::consume(s->q, run); break;
-		case 65520: P<65520>::consume(s->q, run); break;
+		case 8:
+			P<8>::consume(s->q, run);
+			break;
+		case 64:
+			P<64>::consume(s->q, run);
+			break;
+		case 256:
+			P<256>::consume(s->q, run);
+			break;
+		case 1024:
+			P<1024>::consume(s->q, run);
+			break;
+		case 4096:
+			P<4096>::consume(s->q, run);
+			break;
+		case 65520:
+			P<65520>::consume(s->q, run);
+			break;
 		}
 	}
 };
@@ -292,17 +344,16 @@ template <template <size_t> class P> struct Dispatch {
 
 extern "C" const struct pfr_bench_queue pfr_bench_cxx[] = {
 #ifdef PFR_BENCH_HAVE_BOOST
-	{ "boost_spsc", "", 0, Dispatch<Boost>::setup, Dispatch<Boost>::produce,
-	  Dispatch<Boost>::consume, Dispatch<Boost>::teardown, nullptr, -1, -1,
-	  0, 0 },
-	{ "boost_spsc", "batch", 1, Dispatch<Boost>::setup,
-	  Dispatch<Boost>::produce, Dispatch<Boost>::consume,
-	  Dispatch<Boost>::teardown, nullptr, -1, -1, 0, 0 },
+	{"boost_spsc", "", 0, Dispatch<Boost>::setup, Dispatch<Boost>::produce,
+	 Dispatch<Boost>::consume, Dispatch<Boost>::teardown, nullptr, -1, -1,
+	 0, 0},
+	{"boost_spsc", "batch", 1, Dispatch<Boost>::setup,
+	 Dispatch<Boost>::produce, Dispatch<Boost>::consume,
+	 Dispatch<Boost>::teardown, nullptr, -1, -1, 0, 0},
 #endif
 #ifdef PFR_BENCH_HAVE_AQ
-	{ "atomic_queue", "", 0, Dispatch<AQ>::setup, Dispatch<AQ>::produce,
-	  Dispatch<AQ>::consume, Dispatch<AQ>::teardown, nullptr, -1, -1, 0, 0 },
+	{"atomic_queue", "", 0, Dispatch<AQ>::setup, Dispatch<AQ>::produce,
+	 Dispatch<AQ>::consume, Dispatch<AQ>::teardown, nullptr, -1, -1, 0, 0},
 #endif
-	{ nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, 0,
-	  0, 0, 0 }
-};
+	{nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0,
+	 0, 0}};

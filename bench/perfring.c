@@ -80,7 +80,8 @@ static int pr_setup(struct pfr_bench_run *run, void **qp)
 		free(q);
 		return -1;
 	}
-	if (pfr_ring_writer(q->ring, &q->w) || pfr_ring_reader(q->ring, &q->r) ||
+	if (pfr_ring_writer(q->ring, &q->w) ||
+	    pfr_ring_reader(q->ring, &q->r) ||
 	    run->payload > pfr_writer_max_payload(&q->w)) {
 		pfr_ring_close(q->ring);
 		free(q);
@@ -164,15 +165,27 @@ static PR_LOOP void pr_produce(void *p, struct pfr_bench_run *run)
 	 * inlined for the small ones, as a caller's constant size would
 	 * be (the peers' slot types are compile-time sizes too). */
 	switch (run->payload) {
-	case 8: pr_produce_body(q, run, 8); break;
-	case 64: pr_produce_body(q, run, 64); break;
-	case 256: pr_produce_body(q, run, 256); break;
-	case 1024: pr_produce_body(q, run, 1024); break;
-	case 4096: pr_produce_body(q, run, 4096); break;
+	case 8:
+		pr_produce_body(q, run, 8);
+		break;
+	case 64:
+		pr_produce_body(q, run, 64);
+		break;
+	case 256:
+		pr_produce_body(q, run, 256);
+		break;
+	case 1024:
+		pr_produce_body(q, run, 1024);
+		break;
+	case 4096:
+		pr_produce_body(q, run, 4096);
+		break;
 	case PFR_BENCH_MAX_PAYLOAD:
 		pr_produce_body(q, run, PFR_BENCH_MAX_PAYLOAD);
 		break;
-	default: pr_produce_body(q, run, run->payload); break;
+	default:
+		pr_produce_body(q, run, run->payload);
+		break;
 	}
 }
 
@@ -219,7 +232,8 @@ pr_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 		idle = stall_t0 = 0;
 		k = 0;
 		while ((rc = pfr_reader_next(r, &rec)) == 1) {
-			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST, 0)) {
+			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST,
+					     0)) {
 				uint64_t lost;
 
 				memcpy(&lost, (const char *)rec.payload + 8, 8);
@@ -256,15 +270,27 @@ static PR_LOOP void pr_consume(void *p, struct pfr_bench_run *run)
 	struct pr_q *q = (struct pr_q *)p;
 
 	switch (run->payload) {
-	case 8: pr_consume_body(q, run, 8); break;
-	case 64: pr_consume_body(q, run, 64); break;
-	case 256: pr_consume_body(q, run, 256); break;
-	case 1024: pr_consume_body(q, run, 1024); break;
-	case 4096: pr_consume_body(q, run, 4096); break;
+	case 8:
+		pr_consume_body(q, run, 8);
+		break;
+	case 64:
+		pr_consume_body(q, run, 64);
+		break;
+	case 256:
+		pr_consume_body(q, run, 256);
+		break;
+	case 1024:
+		pr_consume_body(q, run, 1024);
+		break;
+	case 4096:
+		pr_consume_body(q, run, 4096);
+		break;
 	case PFR_BENCH_MAX_PAYLOAD:
 		pr_consume_body(q, run, PFR_BENCH_MAX_PAYLOAD);
 		break;
-	default: pr_consume_body(q, run, run->payload); break;
+	default:
+		pr_consume_body(q, run, run->payload);
+		break;
 	}
 }
 
@@ -434,7 +460,8 @@ proto_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 			continue;
 		}
 		while ((rc = proto_next(r, &rec)) == 1) {
-			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST, 0)) {
+			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST,
+					     0)) {
 				uint64_t lost;
 
 				memcpy(&lost, (const char *)rec.payload + 8, 8);
@@ -464,13 +491,27 @@ proto_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 
 #define PROTO_SWITCH(fn, q, run)                                               \
 	switch ((run)->payload) {                                              \
-	case 8: fn(q, run, 8); break;                                          \
-	case 64: fn(q, run, 64); break;                                        \
-	case 256: fn(q, run, 256); break;                                      \
-	case 1024: fn(q, run, 1024); break;                                    \
-	case 4096: fn(q, run, 4096); break;                                    \
-	case PFR_BENCH_MAX_PAYLOAD: fn(q, run, PFR_BENCH_MAX_PAYLOAD); break;  \
-	default: fn(q, run, (run)->payload); break;                            \
+	case 8:                                                                \
+		fn(q, run, 8);                                                 \
+		break;                                                         \
+	case 64:                                                               \
+		fn(q, run, 64);                                                \
+		break;                                                         \
+	case 256:                                                              \
+		fn(q, run, 256);                                               \
+		break;                                                         \
+	case 1024:                                                             \
+		fn(q, run, 1024);                                              \
+		break;                                                         \
+	case 4096:                                                             \
+		fn(q, run, 4096);                                              \
+		break;                                                         \
+	case PFR_BENCH_MAX_PAYLOAD:                                            \
+		fn(q, run, PFR_BENCH_MAX_PAYLOAD);                             \
+		break;                                                         \
+	default:                                                               \
+		fn(q, run, (run)->payload);                                    \
+		break;                                                         \
 	}
 
 static void proto_produce(void *p, struct pfr_bench_run *run)
@@ -484,14 +525,13 @@ static void proto_consume(void *p, struct pfr_bench_run *run)
 }
 
 const struct pfr_bench_queue pfr_bench_perfring_proto[] = {
-	{ "perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
-	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0 },
-	{ "perfring-proto", "batch", 1, pr_setup, proto_produce, proto_consume,
-	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0 },
-	{ "perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
-	  pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0 },
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
-};
+	{"perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
+	 pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0},
+	{"perfring-proto", "batch", 1, pr_setup, proto_produce, proto_consume,
+	 pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0},
+	{"perfring-proto", "", 0, pr_setup, proto_produce, proto_consume,
+	 pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0},
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
 
 /* ---- two processes over POSIX shared memory ---- */
 
@@ -586,8 +626,7 @@ static int pr_run_processes(const struct pfr_bench_queue *bq,
 	int status, err = 0;
 
 	(void)bq;
-	sh = (struct pr_shared *)mmap(NULL, sizeof(*sh),
-				      PROT_READ | PROT_WRITE,
+	sh = (struct pr_shared *)mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		return -1;
@@ -664,9 +703,11 @@ out:
 }
 
 #define PRS(var, ord, pol, batched, proc, single)                              \
-	{ "perfring", var, batched, pr_setup, pr_produce, pr_consume,          \
-	  pr_teardown, proc ? pr_run_processes : NULL, ord, pol, proc,         \
-	  single }
+	{                                                                      \
+		"perfring", var, batched, pr_setup, pr_produce, pr_consume,    \
+			pr_teardown, proc ? pr_run_processes : NULL, ord, pol, \
+			proc, single                                           \
+	}
 #define PR(var, ord, pol, batched, proc) PRS(var, ord, pol, batched, proc, 0)
 
 const struct pfr_bench_queue pfr_bench_perfring[] = {
@@ -682,8 +723,7 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 1, 0),
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 1),
-	{ NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
-};
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
 
 /* ---- one-way latency: ping-pong over two rings ---- */
 
@@ -693,11 +733,11 @@ struct lat_side {
 	struct pfr_reader r; /* this side's reader */
 	struct pfr_bench_run *run;
 	uint64_t n;
-	uint64_t *ticks;     /* client: round trips */
+	uint64_t *ticks; /* client: round trips */
 	uint64_t bad;
 	int err;
-	int *stop;           /* set by the side that fails */
-	uint8_t pad[128];    /* the next object (the other side) apart */
+	int *stop; /* set by the side that fails */
+	uint8_t pad[128]; /* the next object (the other side) apart */
 };
 
 /* Client: write request i, spin until its echo arrives, verify it.  Pure
@@ -728,8 +768,7 @@ static void *lat_client(void *p)
 		while (pfr_reader_begin(&s->r) == 0)
 			if (__atomic_load_n(s->stop, __ATOMIC_RELAXED))
 				break;
-		if (pfr_reader_next(&s->r, &rec) != 1 ||
-		    rec.len != payload ||
+		if (pfr_reader_next(&s->r, &rec) != 1 || rec.len != payload ||
 		    !pfr_bench_check(rec.payload, words, i, s->run->body_sum))
 			s->bad++;
 		pfr_reader_end(&s->r);
@@ -755,8 +794,7 @@ static void *lat_server(void *p)
 			    __atomic_load_n(s->stop, __ATOMIC_RELAXED))
 				return NULL;
 		if (a < 0 || pfr_reader_next(&s->r, &rec) != 1 ||
-		    pfr_writer_write(&s->w, BENCH_TYPE, rec.payload,
-				     rec.len)) {
+		    pfr_writer_write(&s->w, BENCH_TYPE, rec.payload, rec.len)) {
 			s->err = -1;
 			__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
 			break;
@@ -805,8 +843,8 @@ int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
 	c.run = s.run = &run;
 	c.stop = s.stop = &stop;
 	c.n = s.n = n;
-	if (pfr_bench_pair(lat_client, &c, lat_server, &s, share, NULL) || c.err ||
-	    s.err)
+	if (pfr_bench_pair(lat_client, &c, lat_server, &s, share, NULL) ||
+	    c.err || s.err)
 		goto out;
 	for (uint64_t i = skip; i < n; i++)
 		v[i - skip] = pfr_bench_ticks_to_ns((double)c.ticks[i]) / 2;

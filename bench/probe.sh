@@ -5,8 +5,9 @@
 # make assignments (mk/bench.mk includes them).  A peer is left out when
 # its headers or libraries are missing for this target (cross builds),
 # when $CXX does not target the same machine as $CC (the C++ adapter would
-# not link), for DPDK and ck when $CC is not the host's compiler, or under ThreadSanitizer for peers whose fences are inline
-# assembly that TSan cannot see (DPDK, Concurrency Kit).
+# not link), for DPDK and ck when $CC is not the host's compiler, or
+# under ThreadSanitizer for peers whose fences are inline assembly that
+# TSan cannot see (DPDK, Concurrency Kit).
 # Usage: CC=... CXX=... SANITIZE=... CFLAGS=... LDFLAGS=... probe.sh KEY
 set -u
 key=$1

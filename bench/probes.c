@@ -78,7 +78,7 @@ static void *rtt_side1(void *p)
 int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
 {
 	static struct pfr_bench_flag line;
-	struct rtt_arg a = { &line, n, NULL };
+	struct rtt_arg a = {&line, n, NULL};
 	double share[2], *v, sum = 0;
 	uint64_t skip = n / 10, m = n - skip;
 
@@ -249,7 +249,8 @@ PFR__PROBE(p_ctrl, pfr_smp_acquire__after_ctrl_dep()) /* purpose: probe */
 PFR__PROBE(p_acq, v += pfr_smp_load_acquire(&probe_x)) /* purpose: probe */
 PFR__PROBE(p_rel, pfr_smp_store_release(&probe_x, i)) /* purpose: probe */
 PFR__PROBE(p_st, PFR_WRITE_ONCE(probe_x, i); pfr_barrier())
-PFR__PROBE(p_st_mb, PFR_WRITE_ONCE(probe_x, i); pfr_smp_mb()) /* purpose: probe */
+PFR__PROBE(p_st_mb, PFR_WRITE_ONCE(probe_x, i);
+	   pfr_smp_mb()) /* purpose: probe */
 #if defined(__x86_64__) && !defined(PFR__TSAN)
 #define PFR__MFENCE() __asm__ __volatile__("mfence" ::: "memory")
 PFR__PROBE(p_mfence, PFR__MFENCE())
@@ -261,24 +262,23 @@ static const struct {
 	uint64_t (*fn)(uint64_t);
 	uint64_t scale; /* cheap primitives run this many times more */
 } probes[] = {
-	{ "compiler barrier", p_barrier, 16 },
-	{ "smp_rmb", p_rmb, 16 },
-	{ "smp_wmb", p_wmb, 16 },
-	{ "smp_tmb", p_tmb, 16 },
-	{ "acquire__after_ctrl_dep", p_ctrl, 16 },
-	{ "load_acquire", p_acq, 16 },
-	{ "store_release", p_rel, 16 },
-	{ "smp_mb", p_mb, 1 },
-	{ "store", p_st, 16 },
-	{ "store + smp_mb", p_st_mb, 1 },
+	{"compiler barrier", p_barrier, 16},
+	{"smp_rmb", p_rmb, 16},
+	{"smp_wmb", p_wmb, 16},
+	{"smp_tmb", p_tmb, 16},
+	{"acquire__after_ctrl_dep", p_ctrl, 16},
+	{"load_acquire", p_acq, 16},
+	{"store_release", p_rel, 16},
+	{"smp_mb", p_mb, 1},
+	{"store", p_st, 16},
+	{"store + smp_mb", p_st_mb, 1},
 #if defined(__x86_64__) && !defined(PFR__TSAN)
-	{ "mfence", p_mfence, 1 },
-	{ "store + mfence", p_st_mfence, 1 },
+	{"mfence", p_mfence, 1},
+	{"store + mfence", p_st_mfence, 1},
 #endif
 };
 
-int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max,
-		       uint64_t n)
+int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n)
 {
 	int k = 0;
 

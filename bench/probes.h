@@ -26,8 +26,7 @@ struct pfr_bench_barrier_cost {
 	double ns; /* per loop iteration */
 };
 /* Costs of the barrier primitives; returns how many were filled. */
-int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max,
-		       uint64_t n);
+int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n);
 
 /* One-way latency over two perfring rings (ping-pong, n round trips):
  * p50 and p99 of half the round trip, ns.  *verified = 1 when every echo

@@ -46,15 +46,15 @@ struct cell {
 	const struct pfr_bench_queue *q;
 	size_t payload;
 	unsigned batch;
-	uint64_t n;                /* messages per run (from the warm-up) */
-	int unsupported;           /* setup refused this payload */
+	uint64_t n; /* messages per run (from the warm-up) */
+	int unsupported; /* setup refused this payload */
 	int nreps;
-	double mps[MAX_REPS];      /* msgs/s per repetition */
-	double rtt[MAX_REPS];      /* the round's round trip */
+	double mps[MAX_REPS]; /* msgs/s per repetition */
+	double rtt[MAX_REPS]; /* the round's round trip */
 	int ok[MAX_REPS];
 	int busy, drift;
 	uint64_t messages, lost, sent;
-	int failed;                /* a run failed or did not verify */
+	int failed; /* a run failed or did not verify */
 	char why[96];
 };
 
@@ -69,7 +69,7 @@ struct lat_cell {
 struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
 	unsigned long long single; /* --single-thread: messages */
-	int proto;                 /* --proto: the fast-path experiment */
+	int proto; /* --proto: the fast-path experiment */
 	double run_ms;
 	size_t capacity;
 	const char *plot;
@@ -375,9 +375,10 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 		return -1;
 	fprintf(gp, "set terminal %s noenhanced\nset output '%s'\n", term,
 		file);
-	fprintf(gp, "set multiplot layout 1,2 title 'perfring bench: %s, "
-		    "producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
-		    "for 64 KiB)'\n",
+	fprintf(gp,
+		"set multiplot layout 1,2 title 'perfring bench: %s, "
+		"producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
+		"for 64 KiB)'\n",
 		m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1],
 		op->capacity / 1024);
 	fprintf(gp, "set logscale xy\nset grid\nset key outside bottom center "
@@ -442,9 +443,10 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 			s++;
 		}
 		if (panel)
-			fprintf(gp, ", '%s/memcpy.dat' using 1:2 with lines "
-				    "lw 3 lc rgb 'black' title 'memcpy "
-				    "(one core)'",
+			fprintf(gp,
+				", '%s/memcpy.dat' using 1:2 with lines "
+				"lw 3 lc rgb 'black' title 'memcpy "
+				"(one core)'",
 				dir);
 		fprintf(gp, "\n");
 	}
@@ -472,7 +474,7 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 	unlink(path);
 	rmdir(dir);
 	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0
-									  : -1;
+									: -1;
 }
 
 /* ---- --single-thread: instruction counts per message ---- */
@@ -529,6 +531,212 @@ static int single_thread(struct cell *cells, int ncells, const struct opts *op)
 	return rc;
 }
 
+/* The targets, as ratios within this run. */
+static void emit_targets(FILE *out, const struct opts *opp,
+			 const struct cell *cells, int ncells,
+			 const struct lat_cell *lats, int nlats,
+			 const double *memcpy_gbps, const double *xcore_gbps,
+			 double rtt_med)
+{
+	const struct opts op = *opp;
+	char lab[96];
+
+	const struct cell *pr1[PFR_BENCH_NPAYLOADS] = {0},
+			  *prb[PFR_BENCH_NPAYLOADS] = {0},
+			  *fu1[PFR_BENCH_NPAYLOADS] = {0},
+			  *fub[PFR_BENCH_NPAYLOADS] = {0};
+	const struct cell *best1 = NULL, *bestb = NULL, *burst = NULL,
+			  *aq = NULL;
+	double v, w, lo, hi;
+
+	for (int i = 0; i < ncells; i++) {
+		const struct cell *c = &cells[i];
+		int p = pfr_bench_payload_index(c->payload);
+		int pfr = !strcmp(c->q->name, "perfring");
+
+		if (c->unsupported || c->failed || p < 0)
+			continue;
+		if (pfr && !c->q->processes && !c->q->reader_single &&
+		    c->q->policy == PFR_POLICY_BLOCK) {
+			if (c->q->ordering == PFR_ORDER_ACQREL)
+				*(c->q->batched ? &prb[p] : &pr1[p]) = c;
+			if (c->q->ordering == PFR_ORDER_FULL)
+				*(c->q->batched ? &fub[p] : &fu1[p]) = c;
+		}
+		if (pfr || c->payload != 8)
+			continue;
+		cell_stats(c, &v, &lo, &hi);
+		if (!c->q->batched) {
+			if (!best1 || (cell_stats(best1, &w, &lo, &hi), v > w))
+				best1 = c;
+		} else if (!bestb || (cell_stats(bestb, &w, &lo, &hi), v > w)) {
+			bestb = c;
+		}
+		if (!strcmp(c->q->name, "rte_ring") && c->q->batched)
+			burst = c;
+		if (!strcmp(c->q->name, "atomic_queue"))
+			aq = c;
+	}
+#define T_OPEN(name)                                                           \
+	do {                                                                   \
+		if (op.json)                                                   \
+			fprintf(out, "{\"kind\":\"target\",\"target\":\"%s\"", \
+				name);                                         \
+	} while (0)
+	if (!op.json && !op.csv)
+		fprintf(out, "\ntargets (ratios within this "
+			     "run; perfring = acqrel, BLOCK, "
+			     "threads)\n");
+	if (pr1[0] && (best1 || aq)) {
+		const struct cell *peer = best1;
+		double a, b;
+
+		cell_stats(pr1[0], &a, &lo, &hi);
+		cell_stats(peer, &b, &lo, &hi);
+		label(lab, sizeof(lab), peer->q);
+		T_OPEN("8B unbatched >= best unbatched peer");
+		if (op.json)
+			fprintf(out,
+				",\"ratio\":%.3f,"
+				"\"peer\":\"%s\",\"met\":%s}\n",
+				a / b, lab, a >= b ? "true" : "false");
+		else if (!op.csv)
+			fprintf(out,
+				"  8 B per-record vs best "
+				"unbatched peer (%s): "
+				"%.1f / %.1f M/s = %.2fx "
+				"%s\n",
+				lab, a / 1e6, b / 1e6, a / b,
+				a >= b ? "MET" : "missed");
+		if (aq && aq != peer && !op.csv) {
+			cell_stats(aq, &b, &lo, &hi);
+			if (!op.json)
+				fprintf(out,
+					"  8 B per-record "
+					"vs atomic_queue: "
+					"%.2fx\n",
+					a / b);
+		}
+	}
+	if (prb[0] && (burst || bestb)) {
+		const struct cell *peer = burst ? burst : bestb;
+		double a, b;
+
+		cell_stats(prb[0], &a, &lo, &hi);
+		cell_stats(peer, &b, &lo, &hi);
+		label(lab, sizeof(lab), peer->q);
+		T_OPEN("8B batched >= rte_ring burst");
+		if (op.json)
+			fprintf(out,
+				",\"ratio\":%.3f,"
+				"\"peer\":\"%s\",\"met\":%s}\n",
+				a / b, lab, a >= b ? "true" : "false");
+		else if (!op.csv)
+			fprintf(out,
+				"  8 B batched vs %s: "
+				"%.1f / %.1f M/s = %.2fx "
+				"%s\n",
+				lab, a / 1e6, b / 1e6, a / b,
+				a >= b ? "MET" : "missed");
+	}
+	for (int p = 4; p < PFR_BENCH_NPAYLOADS; p++) {
+		for (int bt = 0; bt < 2; bt++) {
+			const struct cell *c = bt ? prb[p] : pr1[p];
+			double a, g;
+
+			if (!c || memcpy_gbps[p] <= 0)
+				continue;
+			cell_stats(c, &a, &lo, &hi);
+			g = a * (double)c->payload / 1e9;
+			T_OPEN(">= half memcpy bandwidth");
+			if (op.json)
+				fprintf(out,
+					",\"payload_bytes\":%zu,"
+					"\"batched\":%s,"
+					"\"ratio\":%.3f,"
+					"\"gbytes_per_s\":%.2f,"
+					"\"memcpy_gbytes_per_s\""
+					":%.2f,"
+					"\"xcore_gbytes_per_s\""
+					":%.2f,\"met\":%s}\n",
+					c->payload, bt ? "true" : "false",
+					g / memcpy_gbps[p], g, memcpy_gbps[p],
+					xcore_gbps[p == 5],
+					g >= memcpy_gbps[p] / 2 ? "true"
+								: "false");
+			else if (!op.csv)
+				fprintf(out,
+					"  %zu B %s: %.1f GB/s "
+					"vs memcpy %.1f GB/s "
+					"= %.2fx (target "
+					"0.5x) %s; vs "
+					"cross-core read %.1f "
+					"GB/s = %.2fx\n",
+					c->payload,
+					bt ? "batched" : "per-record", g,
+					memcpy_gbps[p], g / memcpy_gbps[p],
+					g >= memcpy_gbps[p] / 2 ? "MET"
+								: "missed",
+					xcore_gbps[p == 5],
+					xcore_gbps[p == 5] > 0
+						? g / xcore_gbps[p == 5]
+						: 0);
+		}
+	}
+	for (int i = 0; i < nlats; i++) {
+		const struct lat_cell *l = &lats[i];
+		double p50, one = rtt_med / 2;
+
+		if (l->ordering != PFR_ORDER_ACQREL || l->payload != 8 ||
+		    !l->nreps)
+			continue;
+		p50 = median(l->p50, l->nreps, NULL, NULL);
+		T_OPEN("latency p50 <= 1.5x one-way");
+		if (op.json)
+			fprintf(out,
+				",\"policy\":\"%s\",\"ratio\":"
+				"%.3f,\"latency_ns_p50\":%.1f,"
+				"\"one_way_ns\":%.1f,\"met\":"
+				"%s}\n",
+				pol_name(l->policy), p50 / one, p50, one,
+				p50 <= 1.5 * one ? "true" : "false");
+		else if (!op.csv)
+			fprintf(out,
+				"  latency p50, 8 B, acqrel "
+				"%s: %.1f ns vs one-way "
+				"cache line %.1f ns = %.2fx "
+				"(target 1.5x) %s\n",
+				pol_name(l->policy), p50, one, p50 / one,
+				p50 <= 1.5 * one ? "MET" : "missed");
+	}
+	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+		for (int bt = 0; bt < 2; bt++) {
+			const struct cell *a = bt ? prb[p] : pr1[p];
+			const struct cell *f = bt ? fub[p] : fu1[p];
+			double x, y;
+
+			if (!a || !f)
+				continue;
+			cell_stats(a, &x, &lo, &hi);
+			cell_stats(f, &y, &lo, &hi);
+			T_OPEN("acqrel / full");
+			if (op.json)
+				fprintf(out,
+					",\"payload_bytes\":%zu,"
+					"\"batched\":%s,"
+					"\"ratio\":%.3f}\n",
+					a->payload, bt ? "true" : "false",
+					x / y);
+			else if (!op.csv)
+				fprintf(out,
+					"  acqrel / full, %zu B "
+					"%s: %.2fx\n",
+					a->payload,
+					bt ? "batched" : "per-record", x / y);
+		}
+	}
+}
+
 /* ---- the command ---- */
 
 static void usage(FILE *f)
@@ -581,8 +789,8 @@ static void usage(FILE *f)
 		"                     counts per message)\n"
 		"  --proto            add \"perfring-proto\": an experimental "
 		"leaner fast\n"
-		"                     path over the same ring (bench/perfring.c),"
-		" not the\n"
+		"                     path over the same ring "
+		"(bench/perfring.c), not the\n"
 		"                     library's\n"
 		"  -h, --help         this text\n"
 		"\n"
@@ -623,31 +831,31 @@ static int parse_payloads(const char *s, struct opts *o)
 int pfr_cmd_bench(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "time", required_argument, NULL, 't' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "capacity", required_argument, NULL, 'k' },
-		{ "payloads", required_argument, NULL, 'P' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "processes", no_argument, NULL, 'X' },
-		{ "no-peers", no_argument, NULL, 'N' },
-		{ "single-thread", required_argument, NULL, 'S' },
-		{ "proto", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"quick", no_argument, NULL, 'q'},
+		{"json", no_argument, NULL, 'j'},
+		{"csv", no_argument, NULL, 'c'},
+		{"plot", required_argument, NULL, 'p'},
+		{"reps", required_argument, NULL, 'r'},
+		{"time", required_argument, NULL, 't'},
+		{"cpus", required_argument, NULL, 'C'},
+		{"capacity", required_argument, NULL, 'k'},
+		{"payloads", required_argument, NULL, 'P'},
+		{"only", required_argument, NULL, 'o'},
+		{"threads", no_argument, NULL, 'T'},
+		{"processes", no_argument, NULL, 'X'},
+		{"no-peers", no_argument, NULL, 'N'},
+		{"single-thread", required_argument, NULL, 'S'},
+		{"proto", no_argument, NULL, 'E'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct opts op;
 	struct meta m;
 	struct cell *cells = NULL;
 	struct lat_cell *lats = NULL;
 	int ncells = 0, nlats = 0, opt, rc = 0;
-	double memcpy_gbps[PFR_BENCH_NPAYLOADS] = { 0 };
-	double xcore_gbps[2] = { 0 }; /* 256 KiB, 1 MiB working sets */
+	double memcpy_gbps[PFR_BENCH_NPAYLOADS] = {0};
+	double xcore_gbps[2] = {0}; /* 256 KiB, 1 MiB working sets */
 	double rtt_round[MAX_REPS], rtt_mean0 = 0;
 	struct pfr_bench_barrier_cost bar[16];
 	int nbar = 0;
@@ -669,31 +877,50 @@ int pfr_cmd_bench(int argc, char **argv)
 		unsigned long long v;
 
 		switch (opt) {
-		case 'q': op.quick = 1; break;
-		case 'j': op.json = 1; break;
-		case 'c': op.csv = 1; break;
-		case 'p': op.plot = optarg; break;
-		case 'T': op.threads = 1; break;
-		case 'X': op.processes = 1; break;
-		case 'N': op.peers = 0; break;
-		case 'E': op.proto = 1; break;
+		case 'q':
+			op.quick = 1;
+			break;
+		case 'j':
+			op.json = 1;
+			break;
+		case 'c':
+			op.csv = 1;
+			break;
+		case 'p':
+			op.plot = optarg;
+			break;
+		case 'T':
+			op.threads = 1;
+			break;
+		case 'X':
+			op.processes = 1;
+			break;
+		case 'N':
+			op.peers = 0;
+			break;
+		case 'E':
+			op.proto = 1;
+			break;
 		case 'S':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1)
 				return pfr_cli_usage_error(
-					"bench", "--single-thread wants a count");
+					"bench",
+					"--single-thread wants a count");
 			op.single = v;
 			break;
-		case 'o': op.only = optarg; break;
+		case 'o':
+			op.only = optarg;
+			break;
 		case 'r':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
 			    v > MAX_REPS)
-				return pfr_cli_usage_error(
-					"bench", "--reps wants 1..%d", MAX_REPS);
+				return pfr_cli_usage_error("bench",
+							   "--reps wants 1..%d",
+							   MAX_REPS);
 			op.reps = (int)v;
 			break;
 		case 't':
-			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
-			    v > 60000)
+			if (pfr_cli_parse_u64(optarg, &v) || v < 1 || v > 60000)
 				return pfr_cli_usage_error(
 					"bench", "--time wants 1..60000 ms");
 			op.run_ms = (double)v;
@@ -733,22 +960,27 @@ int pfr_cmd_bench(int argc, char **argv)
 		default:
 			if (optopt)
 				return pfr_cli_usage_error(
-					"bench", "option '-%c' is unknown or "
-						 "needs a value", optopt);
+					"bench",
+					"option '-%c' is unknown or "
+					"needs a value",
+					optopt);
 			return pfr_cli_usage_error(
-				"bench", "unknown option or missing value in "
-					 "'%s'", argv[optind - 1]);
+				"bench",
+				"unknown option or missing value in "
+				"'%s'",
+				argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
 					   argv[optind]);
 	if (op.json && op.csv)
-		return pfr_cli_usage_error("bench",
-					   "--json and --csv exclude each other");
+		return pfr_cli_usage_error(
+			"bench", "--json and --csv exclude each other");
 	if (op.threads && op.processes)
 		return pfr_cli_usage_error(
-			"bench", "--threads and --processes exclude each other");
+			"bench",
+			"--threads and --processes exclude each other");
 	if (op.quick && !times_set)
 		op.run_ms = 12;
 
@@ -762,9 +994,10 @@ int pfr_cmd_bench(int argc, char **argv)
 		    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
 		    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
 			pfr_bench_pinned = 0;
-			fprintf(stderr, "perfring bench: CPUs %d and %d are not "
-					"both available: running unpinned "
-					"(results flagged)\n",
+			fprintf(stderr,
+				"perfring bench: CPUs %d and %d are not "
+				"both available: running unpinned "
+				"(results flagged)\n",
 				pfr_bench_cpu[0], pfr_bench_cpu[1]);
 		}
 		m.ncpu = CPU_COUNT(&set);
@@ -855,10 +1088,10 @@ int pfr_cmd_bench(int argc, char **argv)
 	}
 	if (name_selected(op.only, "perfring") && !op.processes) {
 		static const int lo[4][2] = {
-			{ PFR_ORDER_ACQREL, PFR_POLICY_BLOCK },
-			{ PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK },
-			{ PFR_ORDER_FULL, PFR_POLICY_BLOCK },
-			{ PFR_ORDER_ACQREL, PFR_POLICY_DROP },
+			{PFR_ORDER_ACQREL, PFR_POLICY_BLOCK},
+			{PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK},
+			{PFR_ORDER_FULL, PFR_POLICY_BLOCK},
+			{PFR_ORDER_ACQREL, PFR_POLICY_DROP},
 		};
 
 		for (int k = 0; k < 4; k++)
@@ -896,10 +1129,11 @@ int pfr_cmd_bench(int argc, char **argv)
 
 		if (!op.payload_on[p])
 			continue;
-		cap = PFR_BENCH_CAPACITY_FOR(op.capacity, pfr_bench_payloads[p]);
-		memcpy_gbps[p] = pfr_bench_memcpy_gbps(
-			pfr_bench_payloads[p], cap,
-			op.quick ? 10000000 : 100000000);
+		cap = PFR_BENCH_CAPACITY_FOR(op.capacity,
+					     pfr_bench_payloads[p]);
+		memcpy_gbps[p] =
+			pfr_bench_memcpy_gbps(pfr_bench_payloads[p], cap,
+					      op.quick ? 10000000 : 100000000);
 	}
 
 	xcore_gbps[0] = pfr_bench_xcore_gbps(op.capacity, op.quick ? 50 : 400);
@@ -947,8 +1181,8 @@ int pfr_cmd_bench(int argc, char **argv)
 		for (int i = 0; i < ncells; i++) {
 			struct cell *c = &cells[i];
 			struct run_out o;
-			size_t cap = PFR_BENCH_CAPACITY_FOR(op.capacity,
-							    c->payload);
+			size_t cap =
+				PFR_BENCH_CAPACITY_FOR(op.capacity, c->payload);
 			int tries = 0;
 
 			pfr_cli_progress(
@@ -1044,20 +1278,23 @@ int pfr_cmd_bench(int argc, char **argv)
 			json_kv_str(out, "cpu", m.cpu, 1);
 			fprintf(out, ",\"cpus_online\":%ld,\"cpus_allowed\":%d",
 				sysconf(_SC_NPROCESSORS_ONLN), m.ncpu);
-			fprintf(out, ",\"producer_cpu\":%d,\"consumer_cpu\":%d,"
-				     "\"pinned\":%s",
+			fprintf(out,
+				",\"producer_cpu\":%d,\"consumer_cpu\":%d,"
+				"\"pinned\":%s",
 				pfr_bench_cpu[0], pfr_bench_cpu[1],
 				pfr_bench_pinned ? "true" : "false");
 			json_kv_str(out, "kernel", m.kernel, 1);
 			json_kv_str(out, "compiler", compiler(), 1);
 			json_kv_str(out, "flags", PFR_BENCH_CFLAGS, 1);
 			json_kv_str(out, "backend", PFR_BARRIER_BACKEND, 1);
-			fprintf(out, ",\"capacity_bytes\":%zu,\"reps\":%d,"
-				     "\"run_ms\":%g,\"quick\":%s",
+			fprintf(out,
+				",\"capacity_bytes\":%zu,\"reps\":%d,"
+				"\"run_ms\":%g,\"quick\":%s",
 				op.capacity, op.reps, op.run_ms,
 				op.quick ? "true" : "false");
-			fprintf(out, ",\"busy_at_start\":%s,"
-				     "\"busy_at_start_share\":%.3f",
+			fprintf(out,
+				",\"busy_at_start\":%s,"
+				"\"busy_at_start_share\":%.3f",
 				m.busy_start ? "true" : "false",
 				m.busy_start_share);
 			fprintf(out, ",\"rtt_ns_min\":%.1f,\"rtt_ns_max\":%.1f",
@@ -1077,20 +1314,23 @@ int pfr_cmd_bench(int argc, char **argv)
 				}
 			}
 			fprintf(out, "]}\n");
-			fprintf(out, "{\"kind\":\"rtt\",\"rtt_ns\":%.1f,"
-				     "\"rtt_ns_mean\":%.1f,\"one_way_ns\":%.1f}\n",
+			fprintf(out,
+				"{\"kind\":\"rtt\",\"rtt_ns\":%.1f,"
+				"\"rtt_ns_mean\":%.1f,\"one_way_ns\":%.1f}\n",
 				rtt_med, rtt_mean0, rtt_med / 2);
 			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 				if (op.payload_on[p])
-					fprintf(out, "{\"kind\":\"memcpy\","
-						     "\"payload_bytes\":%zu,"
-						     "\"gbytes_per_s\":%.2f}\n",
+					fprintf(out,
+						"{\"kind\":\"memcpy\","
+						"\"payload_bytes\":%zu,"
+						"\"gbytes_per_s\":%.2f}\n",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
 			for (int k = 0; k < 2; k++)
-				fprintf(out, "{\"kind\":\"xcore\","
-					     "\"working_set_bytes\":%zu,"
-					     "\"gbytes_per_s\":%.2f}\n",
+				fprintf(out,
+					"{\"kind\":\"xcore\","
+					"\"working_set_bytes\":%zu,"
+					"\"gbytes_per_s\":%.2f}\n",
 					k ? PFR_BENCH_CAPACITY_FOR(
 						    op.capacity,
 						    PFR_BENCH_MAX_PAYLOAD)
@@ -1122,25 +1362,30 @@ int pfr_cmd_bench(int argc, char **argv)
 			fprintf(out, "xcore,xcore,%zu,,,,,,,,,,%.3f,,,,,,,,\n",
 				op.capacity, xcore_gbps[0]);
 		} else {
-			fprintf(out, "perfring bench %s: %s; producer CPU%d, "
-				     "consumer CPU%d%s; %s; %s %s; barrier "
-				     "backend %s\n",
+			fprintf(out,
+				"perfring bench %s: %s; producer CPU%d, "
+				"consumer CPU%d%s; %s; %s %s; barrier "
+				"backend %s\n",
 				pfr_version(), m.cpu, pfr_bench_cpu[0],
 				pfr_bench_cpu[1],
-				pfr_bench_pinned ? " (pinned)" : " (NOT pinned)",
+				pfr_bench_pinned ? " (pinned)"
+						 : " (NOT pinned)",
 				m.kernel, compiler(), PFR_BENCH_CFLAGS,
 				PFR_BARRIER_BACKEND);
-			fprintf(out, "capacity %zu KiB (1 MiB for 65520-byte "
-				     "payloads); %d interleaved repetitions of "
-				     "%g ms runs; median [min-max]\n",
+			fprintf(out,
+				"capacity %zu KiB (1 MiB for 65520-byte "
+				"payloads); %d interleaved repetitions of "
+				"%g ms runs; median [min-max]\n",
 				op.capacity / 1024, op.reps, op.run_ms);
 			if (m.busy_start)
-				fprintf(out, "WARNING: the CPUs were %.0f%% "
-					     "busy before the run\n",
+				fprintf(out,
+					"WARNING: the CPUs were %.0f%% "
+					"busy before the run\n",
 					100 * m.busy_start_share);
-			fprintf(out, "\ncache-line round trip CPU%d<->CPU%d: "
-				     "%.1f ns median (one-way %.1f ns); "
-				     "rounds %.1f..%.1f ns\n",
+			fprintf(out,
+				"\ncache-line round trip CPU%d<->CPU%d: "
+				"%.1f ns median (one-way %.1f ns); "
+				"rounds %.1f..%.1f ns\n",
 				pfr_bench_cpu[0], pfr_bench_cpu[1], rtt_med,
 				rtt_med / 2, m.rtt_min, m.rtt_max);
 			fprintf(out, "memcpy, one core, GB/s:");
@@ -1149,9 +1394,10 @@ int pfr_cmd_bench(int argc, char **argv)
 					fprintf(out, "  %zu B %.1f",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
-			fprintf(out, "\ncross-core read (CPU%d writes, CPU%d "
-				     "reads), GB/s: %zu KiB %.1f, %zu KiB "
-				     "%.1f",
+			fprintf(out,
+				"\ncross-core read (CPU%d writes, CPU%d "
+				"reads), GB/s: %zu KiB %.1f, %zu KiB "
+				"%.1f",
 				pfr_bench_cpu[0], pfr_bench_cpu[1],
 				op.capacity / 1024, xcore_gbps[0],
 				PFR_BENCH_CAPACITY_FOR(op.capacity,
@@ -1162,7 +1408,8 @@ int pfr_cmd_bench(int argc, char **argv)
 			for (int i = 0; i < nbar; i++)
 				fprintf(out, "%s %s %.2f", i ? "," : "",
 					bar[i].name, bar[i].ns);
-			fprintf(out, "\n\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
+			fprintf(out,
+				"\n\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
 				"contestant", "payload", "Mmsg/s", "[min-max]",
 				"GB/s", "rtt", "ok", "flags");
 		}
@@ -1184,14 +1431,16 @@ int pfr_cmd_bench(int argc, char **argv)
 				json_kv_str(out, "contestant", c->q->name, 1);
 				json_kv_str(out, "label", lab, 1);
 				json_kv_str(out, "variant", c->q->variant, 1);
-				fprintf(out, ",\"payload_bytes\":%zu,"
-					     "\"batched\":%s,\"batch\":%u",
+				fprintf(out,
+					",\"payload_bytes\":%zu,"
+					"\"batched\":%s,\"batch\":%u",
 					c->payload,
 					c->q->batched ? "true" : "false",
 					c->q->batched ? c->batch : 1);
 				if (c->q->ordering >= 0) {
 					json_kv_str(out, "ordering",
-						    ord_name(c->q->ordering), 1);
+						    ord_name(c->q->ordering),
+						    1);
 					json_kv_str(out, "policy",
 						    pol_name(c->q->policy), 1);
 				}
@@ -1254,9 +1503,10 @@ int pfr_cmd_bench(int argc, char **argv)
 			}
 		}
 		if (!op.json && !op.csv && nlats)
-			fprintf(out, "\none-way latency, ping-pong over two "
-				     "rings (half the round trip), ns\n"
-				     "%-34s %7s %9s %9s %5s %s\n",
+			fprintf(out,
+				"\none-way latency, ping-pong over two "
+				"rings (half the round trip), ns\n"
+				"%-34s %7s %9s %9s %5s %s\n",
 				"contestant", "payload", "p50", "p99", "rtt",
 				"ok");
 		for (int i = 0; i < nlats; i++) {
@@ -1273,18 +1523,20 @@ int pfr_cmd_bench(int argc, char **argv)
 				fprintf(out, "{\"kind\":\"latency\"");
 				json_kv_str(out, "contestant", "perfring", 1);
 				json_kv_str(out, "label", lab, 1);
-				fprintf(out, ",\"payload_bytes\":%zu,"
-					     "\"batched\":false",
+				fprintf(out,
+					",\"payload_bytes\":%zu,"
+					"\"batched\":false",
 					l->payload);
 				json_kv_str(out, "ordering",
 					    ord_name(l->ordering), 1);
 				json_kv_str(out, "policy", pol_name(l->policy),
 					    1);
 				json_kv_str(out, "transport", "threads", 1);
-				fprintf(out, ",\"latency_ns_p50\":%.1f,"
-					     "\"latency_ns_p99\":%.1f,"
-					     "\"rtt_ns\":%.1f,\"verified\":%s,"
-					     "\"reps\":%d}\n",
+				fprintf(out,
+					",\"latency_ns_p50\":%.1f,"
+					"\"latency_ns_p99\":%.1f,"
+					"\"rtt_ns\":%.1f,\"verified\":%s,"
+					"\"reps\":%d}\n",
 					p50, p99, rt, ok ? "true" : "false",
 					l->nreps);
 			} else if (op.csv) {
@@ -1296,238 +1548,23 @@ int pfr_cmd_bench(int argc, char **argv)
 					ok ? "true" : "false", l->nreps, p50,
 					p99);
 			} else {
-				fprintf(out, "%-34s %7zu %9.1f %9.1f %5.0f %s\n",
+				fprintf(out,
+					"%-34s %7zu %9.1f %9.1f %5.0f %s\n",
 					lab, l->payload, p50, p99, rt,
 					ok ? "yes" : "NO");
 			}
 		}
 
-		/* ---- the targets, as ratios within this run ---- */
-		{
-			const struct cell *pr1[PFR_BENCH_NPAYLOADS] = { 0 },
-					  *prb[PFR_BENCH_NPAYLOADS] = { 0 },
-					  *fu1[PFR_BENCH_NPAYLOADS] = { 0 },
-					  *fub[PFR_BENCH_NPAYLOADS] = { 0 };
-			const struct cell *best1 = NULL, *bestb = NULL,
-					  *burst = NULL, *aq = NULL;
-			double v, w, lo, hi;
-
-			for (int i = 0; i < ncells; i++) {
-				const struct cell *c = &cells[i];
-				int p = pfr_bench_payload_index(c->payload);
-				int pfr = !strcmp(c->q->name, "perfring");
-
-				if (c->unsupported || c->failed || p < 0)
-					continue;
-				if (pfr && !c->q->processes &&
-				    !c->q->reader_single &&
-				    c->q->policy == PFR_POLICY_BLOCK) {
-					if (c->q->ordering == PFR_ORDER_ACQREL)
-						*(c->q->batched ? &prb[p]
-								: &pr1[p]) = c;
-					if (c->q->ordering == PFR_ORDER_FULL)
-						*(c->q->batched ? &fub[p]
-								: &fu1[p]) = c;
-				}
-				if (pfr || c->payload != 8)
-					continue;
-				cell_stats(c, &v, &lo, &hi);
-				if (!c->q->batched) {
-					if (!best1 ||
-					    (cell_stats(best1, &w, &lo, &hi),
-					     v > w))
-						best1 = c;
-				} else if (!bestb ||
-					   (cell_stats(bestb, &w, &lo, &hi),
-					    v > w)) {
-					bestb = c;
-				}
-				if (!strcmp(c->q->name, "rte_ring") &&
-				    c->q->batched)
-					burst = c;
-				if (!strcmp(c->q->name, "atomic_queue"))
-					aq = c;
-			}
-#define T_OPEN(name)                                                           \
-	do {                                                                   \
-		if (op.json)                                                   \
-			fprintf(out, "{\"kind\":\"target\",\"target\":\"%s\"", \
-				name);                                         \
-	} while (0)
-			if (!op.json && !op.csv)
-				fprintf(out, "\ntargets (ratios within this "
-					     "run; perfring = acqrel, BLOCK, "
-					     "threads)\n");
-			if (pr1[0] && (best1 || aq)) {
-				const struct cell *peer = best1;
-				double a, b;
-
-				cell_stats(pr1[0], &a, &lo, &hi);
-				cell_stats(peer, &b, &lo, &hi);
-				label(lab, sizeof(lab), peer->q);
-				T_OPEN("8B unbatched >= best unbatched peer");
-				if (op.json)
-					fprintf(out, ",\"ratio\":%.3f,"
-						     "\"peer\":\"%s\",\"met\":%s}\n",
-						a / b, lab,
-						a >= b ? "true" : "false");
-				else if (!op.csv)
-					fprintf(out, "  8 B per-record vs best "
-						     "unbatched peer (%s): "
-						     "%.1f / %.1f M/s = %.2fx "
-						     "%s\n",
-						lab, a / 1e6, b / 1e6, a / b,
-						a >= b ? "MET" : "missed");
-				if (aq && aq != peer && !op.csv) {
-					cell_stats(aq, &b, &lo, &hi);
-					if (!op.json)
-						fprintf(out, "  8 B per-record "
-							     "vs atomic_queue: "
-							     "%.2fx\n",
-							a / b);
-				}
-			}
-			if (prb[0] && (burst || bestb)) {
-				const struct cell *peer = burst ? burst : bestb;
-				double a, b;
-
-				cell_stats(prb[0], &a, &lo, &hi);
-				cell_stats(peer, &b, &lo, &hi);
-				label(lab, sizeof(lab), peer->q);
-				T_OPEN("8B batched >= rte_ring burst");
-				if (op.json)
-					fprintf(out, ",\"ratio\":%.3f,"
-						     "\"peer\":\"%s\",\"met\":%s}\n",
-						a / b, lab,
-						a >= b ? "true" : "false");
-				else if (!op.csv)
-					fprintf(out, "  8 B batched vs %s: "
-						     "%.1f / %.1f M/s = %.2fx "
-						     "%s\n",
-						lab, a / 1e6, b / 1e6, a / b,
-						a >= b ? "MET" : "missed");
-			}
-			for (int p = 4; p < PFR_BENCH_NPAYLOADS; p++) {
-				for (int bt = 0; bt < 2; bt++) {
-					const struct cell *c =
-						bt ? prb[p] : pr1[p];
-					double a, g;
-
-					if (!c || memcpy_gbps[p] <= 0)
-						continue;
-					cell_stats(c, &a, &lo, &hi);
-					g = a * (double)c->payload / 1e9;
-					T_OPEN(">= half memcpy bandwidth");
-					if (op.json)
-						fprintf(out,
-							",\"payload_bytes\":%zu,"
-							"\"batched\":%s,"
-							"\"ratio\":%.3f,"
-							"\"gbytes_per_s\":%.2f,"
-							"\"memcpy_gbytes_per_s\""
-							":%.2f,"
-							"\"xcore_gbytes_per_s\""
-							":%.2f,\"met\":%s}\n",
-							c->payload,
-							bt ? "true" : "false",
-							g / memcpy_gbps[p], g,
-							memcpy_gbps[p],
-							xcore_gbps[p == 5],
-							g >= memcpy_gbps[p] / 2
-								? "true"
-								: "false");
-					else if (!op.csv)
-						fprintf(out,
-							"  %zu B %s: %.1f GB/s "
-							"vs memcpy %.1f GB/s "
-							"= %.2fx (target "
-							"0.5x) %s; vs "
-							"cross-core read %.1f "
-							"GB/s = %.2fx\n",
-							c->payload,
-							bt ? "batched"
-							   : "per-record",
-							g, memcpy_gbps[p],
-							g / memcpy_gbps[p],
-							g >= memcpy_gbps[p] / 2
-								? "MET"
-								: "missed",
-							xcore_gbps[p == 5],
-							xcore_gbps[p == 5] > 0
-								? g / xcore_gbps
-									      [p == 5]
-								: 0);
-				}
-			}
-			for (int i = 0; i < nlats; i++) {
-				struct lat_cell *l = &lats[i];
-				double p50, one = rtt_med / 2;
-
-				if (l->ordering != PFR_ORDER_ACQREL ||
-				    l->payload != 8 || !l->nreps)
-					continue;
-				p50 = median(l->p50, l->nreps, NULL, NULL);
-				T_OPEN("latency p50 <= 1.5x one-way");
-				if (op.json)
-					fprintf(out,
-						",\"policy\":\"%s\",\"ratio\":"
-						"%.3f,\"latency_ns_p50\":%.1f,"
-						"\"one_way_ns\":%.1f,\"met\":"
-						"%s}\n",
-						pol_name(l->policy), p50 / one,
-						p50, one,
-						p50 <= 1.5 * one ? "true"
-								 : "false");
-				else if (!op.csv)
-					fprintf(out,
-						"  latency p50, 8 B, acqrel "
-						"%s: %.1f ns vs one-way "
-						"cache line %.1f ns = %.2fx "
-						"(target 1.5x) %s\n",
-						pol_name(l->policy), p50, one,
-						p50 / one,
-						p50 <= 1.5 * one ? "MET"
-								 : "missed");
-			}
-			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
-				for (int bt = 0; bt < 2; bt++) {
-					const struct cell *a = bt ? prb[p]
-								  : pr1[p];
-					const struct cell *f = bt ? fub[p]
-								  : fu1[p];
-					double x, y;
-
-					if (!a || !f)
-						continue;
-					cell_stats(a, &x, &lo, &hi);
-					cell_stats(f, &y, &lo, &hi);
-					T_OPEN("acqrel / full");
-					if (op.json)
-						fprintf(out,
-							",\"payload_bytes\":%zu,"
-							"\"batched\":%s,"
-							"\"ratio\":%.3f}\n",
-							a->payload,
-							bt ? "true" : "false",
-							x / y);
-					else if (!op.csv)
-						fprintf(out,
-							"  acqrel / full, %zu B "
-							"%s: %.2fx\n",
-							a->payload,
-							bt ? "batched"
-							   : "per-record",
-							x / y);
-				}
-			}
-		}
+		emit_targets(out, &op, cells, ncells, lats, nlats, memcpy_gbps,
+			     xcore_gbps, rtt_med);
 
 		if (op.plot) {
 			if (write_plot(op.plot, cells, ncells, memcpy_gbps, &m,
 				       &op)) {
-				fprintf(stderr, "perfring bench: could not "
-						"draw %s (is gnuplot "
-						"installed?)\n",
+				fprintf(stderr,
+					"perfring bench: could not "
+					"draw %s (is gnuplot "
+					"installed?)\n",
 					op.plot);
 				rc = 1;
 			}

@@ -2,14 +2,16 @@
 # `perfring bench`: cli/cmd_bench.c and the objects in bench/.  The peers
 # are optional: bench/probe.sh compiles and links a test program against
 # each with this build's $(CC)/$(CXX) and flags, once per build directory
-# (again when the compilers or flags change), into $(BUILD)/bench/config.mk.
+# (again when the compilers or flags change), into
+# $(BUILD)/bench/config.mk.
 # A cross build finds no peers for its target and builds perfring without
 # them.  The C++ adapter (boost, atomic_queue) is linked only when $(CXX)
 # targets the same machine as $(CC); then the command is linked with
 # $(CXX).  The library itself never links any peer.
 
 BENCH_CONF := $(BUILD)/bench/config.mk
-BENCH_KEY := $(subst $() ,_,$(CC)|$(CXX)|$(SANITIZE)|$(CFLAGS)|$(CXXFLAGS)|$(LDFLAGS))
+BENCH_KEY := $(subst $() ,_,$(CC)|$(CXX)|$(SANITIZE)|$(CFLAGS)|$(CXXFLAGS)|\
+	$(LDFLAGS))
 
 ifeq ($(filter clean format,$(MAKECMDGOALS)),)
 -include $(BENCH_CONF)

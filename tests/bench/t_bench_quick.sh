@@ -16,7 +16,12 @@ fi
 n=0 fail=0
 t() { # ok|not ok, description
 	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fail=1
+	fi
 }
 
 ${RUNNER:-} "$PERFRING" bench --quick --json >"$out"
