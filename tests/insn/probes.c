@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Instruction probes: one small function per barrier primitive per size.
- * tools/insn-table.sh compiles this file at -O2 for a target, disassembles
- * it with that target's objdump and reports the ordering instructions in
- * each pfr_probe_* function; tests/insn/t_insn.sh checks them against
- * tests/insn/expected.txt and the build turns them into the table that
- * `perfring info` prints.  Nothing here runs.
+ * tests/insn/insn-check.sh compiles this file at -O2 with each target's
+ * gcc, and tools/insn-table.sh reads the ordering instructions of each
+ * pfr_probe_* function from that target's objdump; the check compares them
+ * with tests/insn/expected.txt, t_insn_docs.sh turns them into
+ * docs/instructions.md, and mk/insn.mk compiles this file with the build's
+ * own compiler into the table `perfring info` prints.  Nothing here runs.
  *
  * Every probe takes its object by pointer, so the access cannot be folded
  * away, and does nothing else, so only the primitive's own instructions and
