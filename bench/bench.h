@@ -76,6 +76,7 @@ struct pfr_bench_run {
 	double share[2] __attribute__((
 		aligned(128))); /* thread CPU time / wall time: producer,
 				* consumer (below 1: sleeping or preempted) */
+	long nvcsw[2]; /* voluntary context switches: sleeps (futex) */
 	long nivcsw[2]; /* involuntary context switches: another
 				* task took the CPU */
 	double steal; /* steal time (host) share on the two CPUs */
@@ -135,9 +136,11 @@ int pfr_bench_pin(int side);
  * pinned thread, released together; returns 0 or -1. Thread CPU time
  * shares go to share[2]. */
 int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
-		   void *arg1, double share[2], long nivcsw[2]);
+		   void *arg1, double share[2], long nivcsw[2], long nvcsw[2]);
 /* Involuntary context switches of the calling thread so far. */
 long pfr_bench_thread_nivcsw(void);
+/* Voluntary context switches (sleeps) of the calling thread so far. */
+long pfr_bench_thread_nvcsw(void);
 /* The default transport: setup, two pinned threads, teardown.  Returns 0,
  * -1 (the run failed) or -2 (setup refused: payload not supported). */
 int pfr_bench_run_threads(const struct pfr_bench_queue *bq,

@@ -57,6 +57,15 @@ long pfr_bench_thread_nivcsw(void)
 	return ru.ru_nivcsw;
 }
 
+long pfr_bench_thread_nvcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_nvcsw;
+}
+
 static double ns_per_tick = 1.0;
 
 uint64_t pfr_bench_ticks(void)
@@ -139,7 +148,7 @@ struct pfr_bench_side {
 	struct pfr_bench_flag *ready;
 	struct pfr_bench_flag *go;
 	uint64_t cpu_ns, wall_ns;
-	long nivcsw;
+	long nivcsw, nvcsw;
 	int pin_err;
 };
 
@@ -155,22 +164,24 @@ static void *side_main(void *p)
 		* pairs with the release store of go in pfr_bench_pair() */
 		pfr_cpu_relax();
 	s->nivcsw = pfr_bench_thread_nivcsw();
+	s->nvcsw = pfr_bench_thread_nvcsw();
 	c0 = pfr_bench_thread_cpu_ns();
 	w0 = pfr_bench_now_ns();
 	s->fn(s->arg);
 	s->wall_ns = pfr_bench_now_ns() - w0;
 	s->cpu_ns = pfr_bench_thread_cpu_ns() - c0;
 	s->nivcsw = pfr_bench_thread_nivcsw() - s->nivcsw;
+	s->nvcsw = pfr_bench_thread_nvcsw() - s->nvcsw;
 	return NULL;
 }
 
 int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
-		   void *arg1, double share[2], long nivcsw[2])
+		   void *arg1, double share[2], long nivcsw[2], long nvcsw[2])
 {
 	static struct pfr_bench_flag ready, go;
 	struct pfr_bench_side s[2] = {
-		{fn0, arg0, 0, &ready, &go, 0, 0, 0, 0},
-		{fn1, arg1, 1, &ready, &go, 0, 0, 0, 0},
+		{fn0, arg0, 0, &ready, &go, 0, 0, 0, 0, 0},
+		{fn1, arg1, 1, &ready, &go, 0, 0, 0, 0, 0},
 	};
 	pthread_t t[2];
 	int i, started = 0;
@@ -197,6 +208,8 @@ int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
 				   : 1.0;
 		if (nivcsw)
 			nivcsw[i] = s[i].nivcsw;
+		if (nvcsw)
+			nvcsw[i] = s[i].nvcsw;
 	}
 	return s[0].pin_err || s[1].pin_err ? -1 : 0;
 }
@@ -232,7 +245,7 @@ int pfr_bench_run_threads(const struct pfr_bench_queue *bq,
 	if (bq->setup(run, &a.q))
 		return -2;
 	err = pfr_bench_pair(produce_main, &a, consume_main, &a, run->share,
-			     run->nivcsw);
+			     run->nivcsw, run->nvcsw);
 	bq->teardown(a.q);
 	return err;
 }

@@ -539,7 +539,7 @@ struct pr_shared {
 	struct pfr_bench_flag ready, go, done;
 	struct pfr_bench_run run; /* the consumer's outputs */
 	double share;
-	long nivcsw;
+	long nivcsw, nvcsw;
 	int err;
 };
 
@@ -548,7 +548,7 @@ struct pr_parent {
 	struct pr_shared *sh;
 	struct pfr_bench_run *run;
 	double share;
-	long nivcsw;
+	long nivcsw, nvcsw;
 	int pin_err;
 };
 
@@ -571,12 +571,14 @@ static void *pr_parent_main(void *p)
 	/* purpose: releases the child; pairs with its acquire load of go */
 	__atomic_store_n(&a->sh->go.v, 1, __ATOMIC_RELEASE);
 	a->nivcsw = pfr_bench_thread_nivcsw();
+	a->nvcsw = pfr_bench_thread_nvcsw();
 	c0 = pfr_bench_thread_cpu_ns();
 	w0 = pfr_bench_now_ns();
 	pr_produce(a->q, a->run);
 	a->share = (double)(pfr_bench_thread_cpu_ns() - c0) /
 		   (double)(pfr_bench_now_ns() - w0 + 1);
 	a->nivcsw = pfr_bench_thread_nivcsw() - a->nivcsw;
+	a->nvcsw = pfr_bench_thread_nvcsw() - a->nvcsw;
 	return NULL;
 }
 
@@ -602,12 +604,14 @@ static void pr_child(const char *name, struct pr_shared *sh)
 		pfr_cpu_relax();
 	if (sh->go.v == 1) {
 		sh->nivcsw = pfr_bench_thread_nivcsw();
+		sh->nvcsw = pfr_bench_thread_nvcsw();
 		c0 = pfr_bench_thread_cpu_ns();
 		w0 = pfr_bench_now_ns();
 		pr_consume(&q, &sh->run);
 		sh->share = (double)(pfr_bench_thread_cpu_ns() - c0) /
 			    (double)(pfr_bench_now_ns() - w0 + 1);
 		sh->nivcsw = pfr_bench_thread_nivcsw() - sh->nivcsw;
+		sh->nvcsw = pfr_bench_thread_nvcsw() - sh->nvcsw;
 	}
 	pfr_ring_close(ring);
 	_exit(0);
@@ -694,6 +698,8 @@ static int pr_run_processes(const struct pfr_bench_queue *bq,
 	run->share[1] = sh->share;
 	run->nivcsw[0] = a.nivcsw;
 	run->nivcsw[1] = sh->nivcsw;
+	run->nvcsw[0] = a.nvcsw;
+	run->nvcsw[1] = sh->nvcsw;
 out:
 	pfr_ring_close(q->ring);
 	pfr_ring_unlink(name);
@@ -843,7 +849,7 @@ int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
 	c.run = s.run = &run;
 	c.stop = s.stop = &stop;
 	c.n = s.n = n;
-	if (pfr_bench_pair(lat_client, &c, lat_server, &s, share, NULL) ||
+	if (pfr_bench_pair(lat_client, &c, lat_server, &s, share, NULL, NULL) ||
 	    c.err || s.err)
 		goto out;
 	for (uint64_t i = skip; i < n; i++)

@@ -90,7 +90,7 @@ int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
 		return -1;
 	}
 	line.v = 0;
-	if (pfr_bench_pair(rtt_side0, &a, rtt_side1, &a, share, NULL)) {
+	if (pfr_bench_pair(rtt_side0, &a, rtt_side1, &a, share, NULL, NULL)) {
 		free(a.ticks);
 		free(v);
 		return -1;
@@ -216,7 +216,8 @@ double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds)
 		return 0;
 	memset(a.buf, 0, ws);
 	turn.v = 0;
-	if (pfr_bench_pair(xcore_writer, &a, xcore_reader, &a, share, NULL) ||
+	if (pfr_bench_pair(xcore_writer, &a, xcore_reader, &a, share, NULL,
+			   NULL) ||
 	    !a.read_ns) {
 		free(a.buf);
 		return 0;

@@ -54,6 +54,9 @@ struct cell {
 	int ok[MAX_REPS];
 	int busy, drift;
 	uint64_t messages, lost, sent;
+	double secs; /* measured run time, all repetitions */
+	long sleeps[2]; /* producer, consumer: voluntary context
+				    * switches (futex sleeps), all runs */
 	int failed; /* a run failed or did not verify */
 	char why[96];
 };
@@ -223,6 +226,7 @@ static int name_selected(const char *list, const char *name)
 /* ---- one run, with the busy check and retries ---- */
 
 struct run_out {
+	long sleeps[2];
 	double mps, wall_ms;
 	int ok, busy;
 	uint64_t delivered, lost, sent;
@@ -262,6 +266,8 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 		err = pfr_bench_run_threads(c->q, &run);
 	wall = (double)(pfr_bench_now_ns() - w0);
 	o->wall_ms = wall / 1e6;
+	o->sleeps[0] = run.nvcsw[0];
+	o->sleeps[1] = run.nvcsw[1];
 	o->delivered = run.delivered;
 	o->lost = run.lost;
 	o->sent = n;
@@ -1218,6 +1224,9 @@ int pfr_cmd_bench(int argc, char **argv)
 			c->messages += o.delivered;
 			c->lost += o.lost;
 			c->sent += o.sent;
+			c->secs += o.wall_ms / 1e3;
+			c->sleeps[0] += o.sleeps[0];
+			c->sleeps[1] += o.sleeps[1];
 		}
 		for (int i = 0; i < nlats; i++) {
 			struct lat_cell *l = &lats[i];
@@ -1463,6 +1472,11 @@ int pfr_cmd_bench(int argc, char **argv)
 					(unsigned long long)c->lost,
 					c->busy ? "true" : "false",
 					c->drift ? "true" : "false");
+				fprintf(out, ",\"sleeps_per_s\":[%.0f,%.0f]",
+					c->secs > 0 ? c->sleeps[0] / c->secs
+						    : 0,
+					c->secs > 0 ? c->sleeps[1] / c->secs
+						    : 0);
 				if (c->failed)
 					json_kv_str(out, "error", c->why, 1);
 				fprintf(out, "}\n");
