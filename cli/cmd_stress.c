@@ -41,16 +41,16 @@ struct stress_cfg {
 
 /* Shared between the writer and the reader (threads or processes). */
 struct stress_shared {
-	uint64_t written;        /* records attempted */
-	uint64_t writer_lost;    /* the ring's count, at the end */
-	uint64_t lost_pending;   /* dropped, in no LOST record yet */
-	uint64_t read;           /* records verified */
-	uint64_t lost_seen;      /* sum of LOST records' counts */
-	uint64_t corrupt;        /* records that failed a check */
-	uint64_t snapshots;      /* OVERWRITE: snapshots verified */
-	uint64_t last_seq;       /* OVERWRITE: newest seq in the last one */
-	uint32_t done;           /* the writer finished (see below) */
-	uint32_t reader_err;     /* a reader API error (PFR_E_*) */
+	uint64_t written; /* records attempted */
+	uint64_t writer_lost; /* the ring's count, at the end */
+	uint64_t lost_pending; /* dropped, in no LOST record yet */
+	uint64_t read; /* records verified */
+	uint64_t lost_seen; /* sum of LOST records' counts */
+	uint64_t corrupt; /* records that failed a check */
+	uint64_t snapshots; /* OVERWRITE: snapshots verified */
+	uint64_t last_seq; /* OVERWRITE: newest seq in the last one */
+	uint32_t done; /* the writer finished (see below) */
+	uint32_t reader_err; /* a reader API error (PFR_E_*) */
 	char first_error[160];
 };
 
@@ -73,8 +73,7 @@ static uint64_t stress_rand(uint64_t *s)
 }
 
 /* FNV-1a over seq, the length and the filler. */
-static uint64_t stress_sum(uint64_t seq, const unsigned char *fill,
-			   uint32_t n)
+static uint64_t stress_sum(uint64_t seq, const unsigned char *fill, uint32_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ seq;
 
@@ -146,8 +145,8 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 	int err = pfr_ring_writer(ring, &w);
 
 	if (err) {
-		snprintf(sh->first_error, sizeof(sh->first_error),
-			 "writer: %s", pfr_strerror(err));
+		snprintf(sh->first_error, sizeof(sh->first_error), "writer: %s",
+			 pfr_strerror(err));
 		sh->corrupt++;
 		PFR_WRITE_ONCE(sh->done, 1);
 		return;
@@ -156,7 +155,8 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 	end = stress_now_ns() + (uint64_t)(cfg->seconds * 1e9);
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
-		uint32_t len = cfg->min_len + (uint32_t)(stress_rand(&rnd) % span);
+		uint32_t len =
+			cfg->min_len + (uint32_t)(stress_rand(&rnd) % span);
 		unsigned char *p;
 		uint64_t sum;
 
@@ -167,7 +167,7 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		seq++;
 		if (err)
 			continue; /* dropped: the ring counted it */
-		memcpy(p, &(uint64_t){ seq - 1 }, 8);
+		memcpy(p, &(uint64_t){seq - 1}, 8);
 		stress_fill(p + STRESS_HDR, seq - 1, len - STRESS_HDR);
 		sum = stress_sum(seq - 1, p + STRESS_HDR, len - STRESS_HDR);
 		memcpy(p + 8, &sum, 8);
@@ -332,7 +332,7 @@ static void *stress_reader_thread(void *arg)
 /* Runs one combination; returns 0 when everything verified. */
 static int stress_one(const struct stress_cfg *cfg, FILE *out)
 {
-	struct pfr_ring_opts o = { 0 };
+	struct pfr_ring_opts o = {0};
 	struct stress_shared *sh;
 	struct pfr_ring *ring;
 	char name[64];
@@ -356,7 +356,8 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 	err = cfg->processes ? pfr_ring_create_shm(&ring, name, &o)
 			     : pfr_ring_create(&ring, &o);
 	if (err) {
-		fprintf(stderr, "perfring stress: cannot create the ring: %s%s%s\n",
+		fprintf(stderr,
+			"perfring stress: cannot create the ring: %s%s%s\n",
 			pfr_strerror(err), err == -PFR_E_SYSTEM ? ": " : "",
 			err == -PFR_E_SYSTEM ? strerror(errno) : "");
 		munmap(sh, sizeof(*sh));
@@ -369,7 +370,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 		if (pid == 0) {
 			/* the reader: a separate process attaching by name */
 			struct pfr_ring *mine;
-			struct stress_thread t = { cfg, NULL, sh };
+			struct stress_thread t = {cfg, NULL, sh};
 
 			if (pfr_ring_attach_shm(&mine, name)) {
 				sh->reader_err = PFR_E_SYSTEM;
@@ -389,15 +390,16 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			sh->reader_err = sh->reader_err ? sh->reader_err
-							: PFR_E_SYSTEM;
+			sh->reader_err =
+				sh->reader_err ? sh->reader_err : PFR_E_SYSTEM;
 		pfr_ring_unlink(name);
 	} else {
 		pthread_t th;
-		struct stress_thread t = { cfg, ring, sh };
+		struct stress_thread t = {cfg, ring, sh};
 
 		if (pthread_create(&th, NULL, stress_reader_thread, &t)) {
-			fprintf(stderr, "perfring stress: pthread_create failed\n");
+			fprintf(stderr,
+				"perfring stress: pthread_create failed\n");
 			return 1;
 		}
 		stress_pin(0);
@@ -432,14 +434,13 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			cfg->processes ? "processes" : "threads",
 			(double)(stress_now_ns() - t0) / 1e9,
 			(unsigned long long)sh->written,
-			(unsigned long long)sh->read,
-			(unsigned long long)lost,
+			(unsigned long long)sh->read, (unsigned long long)lost,
 			(unsigned long long)sh->lost_seen,
 			(unsigned long long)sh->corrupt,
 			(unsigned long long)sh->snapshots);
-		pfr_cli_json_str(out, sh->reader_err
-					      ? pfr_strerror((int)sh->reader_err)
-					      : sh->first_error);
+		pfr_cli_json_str(
+			out, sh->reader_err ? pfr_strerror((int)sh->reader_err)
+					    : sh->first_error);
 		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
 	} else {
 		fprintf(out,
@@ -449,8 +450,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			pfr_policy_name((enum pfr_policy)cfg->policy),
 			cfg->processes ? "processes" : "threads",
 			(unsigned long long)sh->written,
-			(unsigned long long)sh->read,
-			(unsigned long long)lost,
+			(unsigned long long)sh->read, (unsigned long long)lost,
 			(unsigned long long)sh->corrupt, bad ? "FAIL" : "ok");
 		if (sh->first_error[0])
 			fprintf(out, "  first error: %s\n", sh->first_error);
@@ -491,22 +491,31 @@ static void stress_help(void)
 int pfr_cmd_stress(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "ordering", required_argument, NULL, 'o' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'A' },
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "ring-size", required_argument, NULL, 'r' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "processes", no_argument, NULL, 'P' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"seconds", required_argument, NULL, 's'},
+		{"ordering", required_argument, NULL, 'o'},
+		{"policy", required_argument, NULL, 'p'},
+		{"all", no_argument, NULL, 'A'},
+		{"sizes", required_argument, NULL, 'z'},
+		{"ring-size", required_argument, NULL, 'r'},
+		{"batch", required_argument, NULL, 'b'},
+		{"processes", no_argument, NULL, 'P'},
+		{"wait", no_argument, NULL, 'w'},
+		{"seed", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	struct stress_cfg cfg = { 2.0, PFR_ORDER_DEFAULT, PFR_POLICY_DROP,
-				  16, 256, 1, 1u << 16, 0, 0, 0, 0x9e3779b9 };
+	struct stress_cfg cfg = {2.0,
+				 PFR_ORDER_DEFAULT,
+				 PFR_POLICY_DROP,
+				 16,
+				 256,
+				 1,
+				 1u << 16,
+				 0,
+				 0,
+				 0,
+				 0x9e3779b9};
 	int all_ord = 0, all_pol = 0, c, failed = 0;
 	unsigned long long v;
 	char *end;
@@ -518,8 +527,10 @@ int pfr_cmd_stress(int argc, char **argv)
 			cfg.seconds = strtod(optarg, &end);
 			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
 				return pfr_cli_usage_error(
-					"stress", "--seconds: '%s' is not a "
-						  "time in seconds", optarg);
+					"stress",
+					"--seconds: '%s' is not a "
+					"time in seconds",
+					optarg);
 			break;
 		case 'o':
 			if (!strcmp(optarg, "all")) {
@@ -529,8 +540,9 @@ int pfr_cmd_stress(int argc, char **argv)
 			cfg.ordering = pfr_ordering_parse(optarg);
 			if (cfg.ordering < 0)
 				return pfr_cli_usage_error(
-					"stress", "--ordering: '%s' is not "
-						  "full, acqrel, ctrldep or all",
+					"stress",
+					"--ordering: '%s' is not "
+					"full, acqrel, ctrldep or all",
 					optarg);
 			break;
 		case 'p':
@@ -541,8 +553,9 @@ int pfr_cmd_stress(int argc, char **argv)
 			cfg.policy = pfr_policy_parse(optarg);
 			if (cfg.policy < 0)
 				return pfr_cli_usage_error(
-					"stress", "--policy: '%s' is not drop, "
-						  "block, overwrite or all",
+					"stress",
+					"--policy: '%s' is not drop, "
+					"block, overwrite or all",
 					optarg);
 			break;
 		case 'A':
@@ -555,8 +568,9 @@ int pfr_cmd_stress(int argc, char **argv)
 			if (sscanf(optarg, "%u:%u%c", &a, &b, &tail) != 2 ||
 			    a < STRESS_HDR || b < a || b > PFR_RECORD_MAX - 8)
 				return pfr_cli_usage_error(
-					"stress", "--sizes: want MIN:MAX with "
-						  "16 <= MIN <= MAX <= %u",
+					"stress",
+					"--sizes: want MIN:MAX with "
+					"16 <= MIN <= MAX <= %u",
 					PFR_RECORD_MAX - 8);
 			cfg.min_len = a;
 			cfg.max_len = b;
@@ -566,8 +580,9 @@ int pfr_cmd_stress(int argc, char **argv)
 			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)))
 				return pfr_cli_usage_error(
-					"stress", "--ring-size: want a power of "
-						  "two of at least 4096");
+					"stress",
+					"--ring-size: want a power of "
+					"two of at least 4096");
 			cfg.ring_size = v;
 			break;
 		case 'b':
@@ -584,8 +599,8 @@ int pfr_cmd_stress(int argc, char **argv)
 			break;
 		case 'S':
 			if (pfr_cli_parse_u64(optarg, &v))
-				return pfr_cli_usage_error("stress",
-							   "--seed: want a number");
+				return pfr_cli_usage_error(
+					"stress", "--seed: want a number");
 			cfg.seed = v;
 			break;
 		case 'j':
@@ -601,11 +616,11 @@ int pfr_cmd_stress(int argc, char **argv)
 	if (optind < argc)
 		return pfr_cli_usage_error("stress", "unexpected argument '%s'",
 					   argv[optind]);
-	if ((uint64_t)((cfg.max_len + 8 + 7) & ~7u) >
-	    (cfg.ring_size / 2 - 8))
+	if ((uint64_t)((cfg.max_len + 8 + 7) & ~7u) > (cfg.ring_size / 2 - 8))
 		return pfr_cli_usage_error(
-			"stress", "records of %u bytes do not fit a ring of "
-				  "%llu bytes (the largest is half the ring)",
+			"stress",
+			"records of %u bytes do not fit a ring of "
+			"%llu bytes (the largest is half the ring)",
 			cfg.max_len, (unsigned long long)cfg.ring_size);
 	for (int o = 0; o < PFR_ORDER__COUNT; o++) {
 		if (!all_ord && o != cfg.ordering)

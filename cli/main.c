@@ -24,18 +24,18 @@ static const struct pfr_cmd *cmds(void)
 
 	if (!table[0].name) {
 		const struct pfr_cmd all[] = {
-			{ "info", pfr_cmd_info,
-			  "version, target, barrier backend and instructions" },
-			{ "stress", pfr_cmd_stress,
-			  "verified writer/reader run over a ring" },
-			{ "record", pfr_cmd_record,
-			  "record the kernel's perf ring into perf.data" },
-			{ "script", pfr_cmd_script,
-			  "print the records of a perf.data file" },
-			{ "litmus", pfr_cmd_litmus,
-			  "run litmus tests of the barriers on this CPU" },
-			{ "bench", pfr_cmd_bench,
-			  "benchmark the ring against peers and limits" },
+			{"info", pfr_cmd_info,
+			 "version, target, barrier backend and instructions"},
+			{"stress", pfr_cmd_stress,
+			 "verified writer/reader run over a ring"},
+			{"record", pfr_cmd_record,
+			 "record the kernel's perf ring into perf.data"},
+			{"script", pfr_cmd_script,
+			 "print the records of a perf.data file"},
+			{"litmus", pfr_cmd_litmus,
+			 "run litmus tests of the barriers on this CPU"},
+			{"bench", pfr_cmd_bench,
+			 "benchmark the ring against peers and limits"},
 		};
 		size_t n = 0;
 
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		if (argc > 2 && strcmp(argv[1], "help") == 0) {
-			char *av[] = { argv[2], (char *)"--help", NULL };
+			char *av[] = {argv[2], (char *)"--help", NULL};
 
 			for (const struct pfr_cmd *c = cmds(); c->name; c++)
 				if (!strcmp(c->name, argv[2]))
@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 		if (!strcmp(c->name, argv[1]))
 			return c->fn(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		return pfr_cli_usage_error(NULL, "unknown option '%s'", argv[1]);
+		return pfr_cli_usage_error(NULL, "unknown option '%s'",
+					   argv[1]);
 	return pfr_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

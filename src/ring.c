@@ -39,7 +39,7 @@ struct pfr_ring {
 	uint32_t policy, ordering, flags;
 	int fd;
 	unsigned char *scratch; /* reader's copy of a straddling record */
-	unsigned char *snap;    /* snapshot copy (OVERWRITE) */
+	unsigned char *snap; /* snapshot copy (OVERWRITE) */
 };
 
 static const char *const pfr_errors[PFR_E__COUNT] = {
@@ -72,8 +72,8 @@ const char *pfr_strerror(int err)
 	return pfr_errors[err];
 }
 
-static const char *const pfr_orderings[] = { "full", "acqrel", "ctrldep" };
-static const char *const pfr_policies[] = { "drop", "block", "overwrite" };
+static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
+static const char *const pfr_policies[] = {"drop", "block", "overwrite"};
 
 const char *pfr_ordering_name(enum pfr_ordering o)
 {
@@ -141,8 +141,8 @@ static int pfr__check_opts(const struct pfr_ring_opts *o)
 
 static void pfr__ring_fill(struct pfr_ring *ring)
 {
-	ring->data = (unsigned char *)ring->ctl + ring->map_len -
-		     ring->data_size;
+	ring->data =
+		(unsigned char *)ring->ctl + ring->map_len - ring->data_size;
 	ring->max_record = pfr__max_record(ring->data_size);
 }
 
@@ -279,8 +279,8 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 		return -PFR_E_SYSTEM;
 	if ((uint64_t)st.st_size < sizeof(struct pfr_ring_ctl))
 		return -PFR_E_MAPPING;
-	c = (struct pfr_ring_ctl *)mmap(NULL, sizeof(*c), PROT_READ,
-					MAP_SHARED, fd, 0);
+	c = (struct pfr_ring_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
+					fd, 0);
 	if (c == MAP_FAILED)
 		return -PFR_E_SYSTEM;
 	magic = PFR_READ_ONCE(c->magic);
@@ -451,9 +451,9 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 
 #define PFR__READER_CAN_WAIT 0x200u
 
-int pfr_reader_init(struct pfr_reader *r, const uint64_t *head,
-		    uint64_t *tail, const void *data, uint64_t size,
-		    enum pfr_ordering ordering, uint32_t flags, void *scratch)
+int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
+		    const void *data, uint64_t size, enum pfr_ordering ordering,
+		    uint32_t flags, void *scratch)
 {
 	if (!head || !tail || !data || !scratch || size < 8 ||
 	    (size & (size - 1)) || (unsigned)ordering >= PFR_ORDER__COUNT ||
@@ -514,8 +514,8 @@ static uint64_t pfr__now_ns(void)
 /* Shared (not FUTEX_PRIVATE) so that it works across processes. */
 static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
 
 	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
 }
@@ -590,8 +590,7 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 		struct pfr_record_header h;
 
 		memcpy(&h, w->data + (old & w->mask), sizeof(h));
-		if (h.size == 0 || (h.size & 7) ||
-		    h.size > w->head - old) {
+		if (h.size == 0 || (h.size & 7) || h.size > w->head - old) {
 			old = w->head; /* damaged: forget it all */
 			break;
 		}

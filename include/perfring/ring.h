@@ -68,23 +68,23 @@ struct pfr_lost_record {
 /* Errors: returned negated (e.g. -PFR_E_NOSPC).  pfr_strerror() names them. */
 enum pfr_error {
 	PFR_OK = 0,
-	PFR_E_AGAIN = 1,      /* nothing to read / no space right now */
-	PFR_E_NOSPC,          /* DROP: record dropped and counted */
-	PFR_E_TIMEDOUT,       /* a wait timed out */
-	PFR_E_INVAL,          /* bad argument (e.g. record larger than max) */
-	PFR_E_HEAD_AHEAD,     /* shared head beyond tail + data size */
-	PFR_E_HEAD_BEHIND,    /* shared head before the reader's tail */
-	PFR_E_RECSIZE_ZERO,   /* a record header with size 0 */
-	PFR_E_RECSIZE_ALIGN,  /* record size not a multiple of 8 */
-	PFR_E_RECSIZE_SHORT,  /* record size smaller than its type needs */
+	PFR_E_AGAIN = 1, /* nothing to read / no space right now */
+	PFR_E_NOSPC, /* DROP: record dropped and counted */
+	PFR_E_TIMEDOUT, /* a wait timed out */
+	PFR_E_INVAL, /* bad argument (e.g. record larger than max) */
+	PFR_E_HEAD_AHEAD, /* shared head beyond tail + data size */
+	PFR_E_HEAD_BEHIND, /* shared head before the reader's tail */
+	PFR_E_RECSIZE_ZERO, /* a record header with size 0 */
+	PFR_E_RECSIZE_ALIGN, /* record size not a multiple of 8 */
+	PFR_E_RECSIZE_SHORT, /* record size smaller than its type needs */
 	PFR_E_RECSIZE_PAST_HEAD, /* record extends past head */
-	PFR_E_MAGIC,          /* control block: wrong magic number */
-	PFR_E_VERSION,        /* control block: other layout version */
-	PFR_E_LAYOUT,         /* control block: sizes/offsets inconsistent */
-	PFR_E_MAPPING,        /* shared object smaller than its sizes say */
-	PFR_E_OVERWRITTEN,    /* OVERWRITE snapshot: all data overwritten */
-	PFR_E_SYSTEM,         /* a system call failed: see errno */
-	PFR_E_BUSY,           /* the writer or reader role is already taken */
+	PFR_E_MAGIC, /* control block: wrong magic number */
+	PFR_E_VERSION, /* control block: other layout version */
+	PFR_E_LAYOUT, /* control block: sizes/offsets inconsistent */
+	PFR_E_MAPPING, /* shared object smaller than its sizes say */
+	PFR_E_OVERWRITTEN, /* OVERWRITE snapshot: all data overwritten */
+	PFR_E_SYSTEM, /* a system call failed: see errno */
+	PFR_E_BUSY, /* the writer or reader role is already taken */
 	PFR_E__COUNT
 };
 
@@ -109,8 +109,8 @@ enum pfr_ordering {
 
 /* What the writer does when a record does not fit. */
 enum pfr_policy {
-	PFR_POLICY_DROP = 0,      /* discard, count, LOST record later (perf) */
-	PFR_POLICY_BLOCK = 1,     /* wait for space, with a time-out */
+	PFR_POLICY_DROP = 0, /* discard, count, LOST record later (perf) */
+	PFR_POLICY_BLOCK = 1, /* wait for space, with a time-out */
 	PFR_POLICY_OVERWRITE = 2, /* flight recorder: keep the newest */
 	PFR_POLICY__COUNT
 };
@@ -123,9 +123,9 @@ PFR_API int pfr_ordering_parse(const char *s);
 PFR_API int pfr_policy_parse(const char *s);
 
 /* Ring flags. */
-#define PFR_RING_WAIT 0x1u /* the reader may block in pfr_reader_wait():
-			    * the writer then checks for a sleeping reader
-			    * after each publication (one smp_mb each) */
+/* The reader may block in pfr_reader_wait(): the writer then checks for a
+ * sleeping reader after each publication (one smp_mb each). */
+#define PFR_RING_WAIT 0x1u
 
 #define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
 #define PFR_RING_VERSION 1u
@@ -152,22 +152,23 @@ struct pfr_ring_ctl {
 	uint8_t pad0[PFR_RING_LINE - 56];
 
 	/* line 1: the writer's */
-	uint64_t head;        /* published head (B -> C) */
-	uint64_t oldest;      /* OVERWRITE: first intact record */
-	uint64_t records;     /* records published, ever */
-	uint64_t lost_total;  /* records dropped, ever */
+	uint64_t head; /* published head (B -> C) */
+	uint64_t oldest; /* OVERWRITE: first intact record */
+	uint64_t records; /* records published, ever */
+	uint64_t lost_total; /* records dropped, ever */
 	uint64_t lost_pending; /* dropped, not yet reported by a LOST record */
-	uint32_t writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
+	uint32_t
+		writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
 	uint32_t writer_pid;
-	uint32_t flushes;     /* pfr_writer_flush() calls, ever */
+	uint32_t flushes; /* pfr_writer_flush() calls, ever */
 	uint32_t pad1a;
 	uint8_t pad1[PFR_RING_LINE - 56];
 
 	/* line 2: the reader's */
-	uint64_t tail;        /* published tail (D -> A) */
-	uint64_t wake_mark;   /* `records` when the reader went to sleep */
+	uint64_t tail; /* published tail (D -> A) */
+	uint64_t wake_mark; /* `records` when the reader went to sleep */
 	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
-	uint32_t wake_bytes;  /* wake the reader at this many bytes ... */
+	uint32_t wake_bytes; /* wake the reader at this many bytes ... */
 	uint32_t wake_records; /* ... or this many records */
 	uint32_t reader_pid;
 	uint8_t pad2[PFR_RING_LINE - 32];
@@ -190,17 +191,17 @@ PFR__STATIC_ASSERT(sizeof(struct pfr_ring_ctl) == 3 * PFR_RING_LINE,
 struct pfr_writer {
 	struct pfr_ring_ctl *ctl;
 	unsigned char *data;
-	uint64_t mask;        /* data_size - 1 */
-	uint64_t head;        /* next byte to write, >= published */
-	uint64_t published;   /* head as last published (B) */
-	uint64_t tail_cache;  /* tail as last loaded (A) */
-	uint64_t records;     /* records committed, ever */
-	uint64_t lost;        /* dropped since the last LOST record */
+	uint64_t mask; /* data_size - 1 */
+	uint64_t head; /* next byte to write, >= published */
+	uint64_t published; /* head as last published (B) */
+	uint64_t tail_cache; /* tail as last loaded (A) */
+	uint64_t records; /* records committed, ever */
+	uint64_t lost; /* dropped since the last LOST record */
 	uint64_t lost_total;
-	uint64_t oldest;      /* OVERWRITE: first intact record */
-	uint64_t timeout_ns;  /* BLOCK: longest wait in reserve */
-	uint64_t res_pos;     /* reserved record's position */
-	uint32_t res_size;    /* reserved record's size (0: none) */
+	uint64_t oldest; /* OVERWRITE: first intact record */
+	uint64_t timeout_ns; /* BLOCK: longest wait in reserve */
+	uint64_t res_pos; /* reserved record's position */
+	uint32_t res_size; /* reserved record's size (0: none) */
 	uint32_t res_type;
 	uint32_t max_record;
 	uint8_t policy, ordering, wait_flag, pad;
@@ -214,10 +215,10 @@ struct pfr_reader {
 	const unsigned char *data;
 	struct pfr_ring_ctl *ctl; /* NULL for a raw (e.g. kernel) ring */
 	uint64_t mask;
-	uint64_t head;            /* loaded by begin (C) */
-	uint64_t tail;            /* consumed so far (private) */
-	uint64_t published;       /* tail as last published (D) */
-	unsigned char *scratch;   /* copy of a record straddling the end */
+	uint64_t head; /* loaded by begin (C) */
+	uint64_t tail; /* consumed so far (private) */
+	uint64_t published; /* tail as last published (D) */
+	unsigned char *scratch; /* copy of a record straddling the end */
 	uint32_t flags;
 	uint8_t ordering, pad[3];
 };
@@ -232,20 +233,20 @@ struct pfr_reader {
 struct pfr_record {
 	struct pfr_record_header hdr;
 	const void *payload;
-	uint32_t len;  /* hdr.size - 8 */
-	uint64_t pos;  /* free-running position of the header */
+	uint32_t len; /* hdr.size - 8 */
+	uint64_t pos; /* free-running position of the header */
 };
 
 /* Ring handle: a mapping of one ring (private, POSIX shm or memfd). */
 struct pfr_ring;
 
 struct pfr_ring_opts {
-	uint64_t data_size;   /* power of two >= 4096; 0: 1 MiB */
+	uint64_t data_size; /* power of two >= 4096; 0: 1 MiB */
 	enum pfr_policy policy;
 	enum pfr_ordering ordering;
-	uint32_t flags;       /* PFR_RING_* */
-	uint64_t lost_id;     /* id in LOST records */
-	uint32_t mode;        /* shm permission bits; 0: 0600 */
+	uint32_t flags; /* PFR_RING_* */
+	uint64_t lost_id; /* id in LOST records */
+	uint32_t mode; /* shm permission bits; 0: 0600 */
 };
 
 /* Create a ring in private memory (one process, two threads). 0 or -err.
