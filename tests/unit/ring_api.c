@@ -73,6 +73,31 @@ static void test_opts(void)
 		pfr_ring_close(ring);
 	}
 	pfr_ring_close(NULL);
+
+	/* stats after a quiet writer: records published, on rings with and
+	 * without PFR_RING_WAIT */
+	for (uint32_t fl = 0; fl <= PFR_RING_WAIT; fl += PFR_RING_WAIT) {
+		struct pfr_writer w;
+		struct pfr_ring_stats st;
+
+		rt_mkring(&ring, 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL, fl);
+		pfr_ring_writer(ring, &w);
+		for (int i = 0; i < 10; i++)
+			pfr_writer_write(&w, 1, "12345678", 8);
+		pfr_ring_stats(ring, &st);
+		is_uint(st.head, 160, "stats: head");
+		is_uint(st.tail, 0, "stats: tail");
+		if (fl)
+			is_uint(st.records, 10, "stats: records (WAIT ring)");
+		else
+			todo_ok(st.records == 10,
+				"ctl->records is only stored by rings with "
+				"PFR_RING_WAIT (and by flush): stats and a "
+				"replacement writer see a stale count",
+				"stats: records (ring without WAIT): %llu",
+				(unsigned long long)st.records);
+		pfr_ring_close(ring);
+	}
 }
 
 static void test_names(void)

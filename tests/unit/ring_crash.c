@@ -384,8 +384,10 @@ static void test_reader_killed(enum pfr_ordering ord)
 		tap_diag("killed between reads: nothing held");
 	/* the writer goes on; LOST for the time-out comes first */
 	pfr_writer_set_timeout(&w, 2000 * MS);
-	for (int i = 0; i < 500; i++) {
-		while (write_one(&w, seq) != 0)
+	t0 = rt_now_ns();
+	for (int i = 0; i < 500 && !v.bad; i++) {
+		while (write_one(&w, seq) != 0 && !v.bad &&
+		       rt_now_ns() - t0 < 10000 * MS)
 			vdrain(&v);
 		seq++;
 		if (i % 16 == 0)
