@@ -103,9 +103,9 @@ static void use_ring(struct pfr_ring *ring, const uint8_t *d, size_t n)
 			size_t len = n > (size_t)i ? d[n - 1 - i] : 8;
 			void *p;
 
-			if (i == 3 &&
-			    pfr_writer_reserve(&w, 1, pfr_writer_max_payload(&w),
-					       &p) == 0) {
+			if (i == 3 && pfr_writer_reserve(
+					      &w, 1, pfr_writer_max_payload(&w),
+					      &p) == 0) {
 				memset(p, 1, pfr_writer_max_payload(&w));
 				pfr_writer_commit_deferred(&w);
 				continue;
@@ -221,7 +221,7 @@ static int save_ring(const char *dir, const char *name, struct pfr_ring *ring)
 static int make_ring(const char *dir, const char *name, enum pfr_policy pol,
 		     enum pfr_ordering ord, int nrec, int nread)
 {
-	struct pfr_ring_opts o = { 4096, pol, ord, PFR_RING_WAIT, 7, 0 };
+	struct pfr_ring_opts o = {4096, pol, ord, PFR_RING_WAIT, 7, 0};
 	struct pfr_ring *ring;
 	struct pfr_writer w;
 	struct pfr_reader r;
@@ -266,8 +266,8 @@ int main(int argc, char **argv)
 		unsigned char b[24 + 512];
 		uint64_t tail = (uint64_t)0 - 40, head = tail + 40 + 96 + 16;
 		uint64_t knobs = 1;
-		struct pfr_record_header h1 = { 9, 0, 40 }, h2 = { 9, 0, 96 },
-					 h3 = { 2, 0, 16 };
+		struct pfr_record_header h1 = {9, 0, 40}, h2 = {9, 0, 96},
+					 h3 = {2, 0, 16};
 
 		memset(b, 0x33, sizeof(b));
 		memcpy(b, &head, 8);

@@ -32,8 +32,8 @@ static void test_opts(void)
 {
 	struct pfr_ring_opts o;
 	struct pfr_ring *ring = NULL;
-	static const uint64_t bad_sizes[] = { 8, 2048, 4095, 4097, 12288,
-					      (1ull << 41), (1ull << 40) + 4096 };
+	static const uint64_t bad_sizes[] = {
+		8, 2048, 4095, 4097, 12288, (1ull << 41), (1ull << 40) + 4096};
 
 	for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++) {
 		memset(&o, 0, sizeof(o));
@@ -46,7 +46,7 @@ static void test_opts(void)
 	memset(&o, 0, sizeof(o));
 	o.policy = (enum pfr_policy)PFR_POLICY__COUNT;
 	is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL, "bad policy");
-	o.policy = (enum pfr_policy)-1;
+	o.policy = (enum pfr_policy) - 1;
 	is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL, "negative policy");
 	memset(&o, 0, sizeof(o));
 	o.ordering = (enum pfr_ordering)PFR_ORDER__COUNT;
@@ -105,12 +105,12 @@ static void test_names(void)
 	const char *seen[PFR_E__COUNT];
 
 	for (int o = 0; o < PFR_ORDER__COUNT; o++)
-		is_int(pfr_ordering_parse(pfr_ordering_name(
-			       (enum pfr_ordering)o)),
+		is_int(pfr_ordering_parse(
+			       pfr_ordering_name((enum pfr_ordering)o)),
 		       o, "ordering name round trip");
 	for (int p = 0; p < PFR_POLICY__COUNT; p++)
-		is_int(pfr_policy_parse(pfr_policy_name((enum pfr_policy)p)),
-		       p, "policy name round trip");
+		is_int(pfr_policy_parse(pfr_policy_name((enum pfr_policy)p)), p,
+		       "policy name round trip");
 	is_int(pfr_ordering_parse("seqcst"), -1, "unknown ordering");
 	is_int(pfr_policy_parse("Drop"), -1, "policy names are exact");
 	ok(!strcmp(pfr_ordering_name((enum pfr_ordering)7), "?"),
@@ -282,8 +282,7 @@ static void test_wrap(enum pfr_ordering ord)
 			if (rec.hdr.type == PFR_RECORD_PAD) {
 				pads++;
 				/* a PAD fills exactly to the end of the area */
-				if (off + rec.hdr.size != ds ||
-				    ds - off >= rs)
+				if (off + rec.hdr.size != ds || ds - off >= rs)
 					good = ok(0, "PAD at %llu size %u",
 						  (unsigned long long)off,
 						  rec.hdr.size);
@@ -447,7 +446,7 @@ static void test_drop(enum pfr_ordering ord)
 		fit++;
 	}
 	is_intf(err, -PFR_E_NOSPC, "%s: full ring gives -PFR_E_NOSPC",
-	       pfr_ordering_name(ord));
+		pfr_ordering_name(ord));
 	is_uint(fit, ds / 112, "as many records as fit");
 	for (int i = 0; i < 4; i++) {
 		rt_fill(buf, len, seq++);
@@ -532,7 +531,7 @@ static void test_flush_lost(enum pfr_ordering ord)
 	is_int(drain(&r, &rseq, &lost, id, 500), 0,
 	       "flush: no record (the PAD behind LOST is skipped)");
 	is_uintf(lost, 3, "%s: flush emitted LOST {id, 3}",
-		pfr_ordering_name(ord));
+		 pfr_ordering_name(ord));
 	is_uint(rseq, seq, "sequence accounted");
 	is_uint(pfr_ring_ctl(ring)->lost_pending, 0, "nothing pending");
 	pfr_writer_flush(&w);
@@ -614,7 +613,7 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 		fit++;
 	}
 	is_intf(err, -PFR_E_TIMEDOUT, "%s%s: full BLOCK ring times out",
-	       pfr_ordering_name(ord), flags ? " wait" : "");
+		pfr_ordering_name(ord), flags ? " wait" : "");
 	is_int(fit, 4096 / 608, "records that fit");
 	ok(dt >= 50 * 1000000ull && dt < 2000 * 1000000ull,
 	   "after the time-out (%.1f ms)", dt / 1e6);
@@ -654,8 +653,9 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 			n++;
 		}
 		seq++; /* the one that timed out */
-		ok(c->head != h0, "a full deferred batch was published "
-				  "when the writer had to wait (%d records)",
+		ok(c->head != h0,
+		   "a full deferred batch was published "
+		   "when the writer had to wait (%d records)",
 		   n);
 		pfr_writer_set_timeout(&w, 5000 * 1000000ull);
 		d.records = 0;
@@ -669,7 +669,8 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 		pthread_join(th, NULL);
 		ok(err == 0 && dt < 4000 * 1000000ull && d.records == n,
 		   "then the reader drained it and the writer went on "
-		   "(%.1f ms)", dt / 1e6);
+		   "(%.1f ms)",
+		   dt / 1e6);
 	}
 	pfr_ring_close(ring);
 }
@@ -678,8 +679,8 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 
 /* Checks a snapshot: whole records, seq contiguous, the newest = last.
  * Returns the number of records or -1. */
-static long check_snapshot(const unsigned char *buf, int64_t n,
-			   uint64_t last, int want_last)
+static long check_snapshot(const unsigned char *buf, int64_t n, uint64_t last,
+			   int want_last)
 {
 	uint64_t p = 0, prev = 0;
 	long recs = 0;
@@ -689,13 +690,18 @@ static long check_snapshot(const unsigned char *buf, int64_t n,
 		uint64_t s;
 
 		memcpy(&h, buf + p, 8);
-		if (h.size < 8 + RT_HDR || (h.size & 7) || p + h.size > (uint64_t)n ||
-		    h.type == PFR_RECORD_PAD)
-			return tap_diag("bad header at %llu", (unsigned long long)p), -1;
+		if (h.size < 8 + RT_HDR || (h.size & 7) ||
+		    p + h.size > (uint64_t)n || h.type == PFR_RECORD_PAD)
+			return tap_diag("bad header at %llu",
+					(unsigned long long)p),
+			       -1;
 		if (!rt_verify(buf + p + 8, h.size - 8, &s))
-			return tap_diag("torn record at %llu", (unsigned long long)p), -1;
+			return tap_diag("torn record at %llu",
+					(unsigned long long)p),
+			       -1;
 		if (recs && s != prev + 1)
-			return tap_diag("seq %llu after %llu", (unsigned long long)s,
+			return tap_diag("seq %llu after %llu",
+					(unsigned long long)s,
 					(unsigned long long)prev),
 			       -1;
 		prev = s;
@@ -703,7 +709,8 @@ static long check_snapshot(const unsigned char *buf, int64_t n,
 		recs++;
 	}
 	if (want_last && recs && prev != last)
-		return tap_diag("newest %llu, want %llu", (unsigned long long)prev,
+		return tap_diag("newest %llu, want %llu",
+				(unsigned long long)prev,
 				(unsigned long long)last),
 		       -1;
 	return recs;
@@ -741,7 +748,8 @@ static void test_overwrite(enum pfr_ordering ord)
 			recs = check_snapshot(snap, n, seq, 1);
 			if (n <= 0 || recs <= 0) {
 				good = ok(0, "snapshot at %llu: %lld",
-					  (unsigned long long)seq, (long long)n);
+					  (unsigned long long)seq,
+					  (long long)n);
 			}
 		}
 	}
@@ -777,7 +785,8 @@ static void test_overwrite(enum pfr_ordering ord)
 
 			while (q < (uint64_t)before) {
 				memcpy(&h, snap + q, 8);
-				rt_verify(snap + q + 8, h.size - 8, &newest_before);
+				rt_verify(snap + q + 8, h.size - 8,
+					  &newest_before);
 				q += h.size;
 			}
 		}
@@ -828,7 +837,7 @@ static void test_kernel_layout(enum pfr_ordering ord)
 	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
 	/* counters near 2^64: the straddling record also wraps them */
 	const uint64_t base = (uint64_t)0 - 96;
-	static const uint16_t sizes[] = { 48, 96, 24, 3800, 8, 64 };
+	static const uint16_t sizes[] = {48, 96, 24, 3800, 8, 64};
 	uint64_t pos = base, epos = base;
 	int good = 1, i = 0;
 
@@ -840,8 +849,7 @@ static void test_kernel_layout(enum pfr_ordering ord)
 	mp->data_size = ds;
 	mp->data_tail = base;
 	for (i = 0; i < 6; i++) {
-		struct pfr_record_header h = { 100u + (uint32_t)i, 0,
-					       sizes[i] };
+		struct pfr_record_header h = {100u + (uint32_t)i, 0, sizes[i]};
 		unsigned char tmp[4096];
 
 		memcpy(tmp, &h, 8);
@@ -852,10 +860,10 @@ static void test_kernel_layout(enum pfr_ordering ord)
 	}
 	mp->data_head = pos;
 	is_intf(pfr_reader_init(&r, (const uint64_t *)&mp->data_head,
-			       (uint64_t *)&mp->data_tail, data, ds, ord, 0,
-			       scratch),
-	       0, "%s: reader over a perf_event_mmap_page",
-	       pfr_ordering_name(ord));
+				(uint64_t *)&mp->data_tail, data, ds, ord, 0,
+				scratch),
+		0, "%s: reader over a perf_event_mmap_page",
+		pfr_ordering_name(ord));
 	is_int(pfr_reader_begin(&r), (int64_t)(pos - base), "bytes available");
 	for (i = 0; i < 6; i++) {
 		if (pfr_reader_next(&r, &rec) != 1) {
@@ -868,11 +876,9 @@ static void test_kernel_layout(enum pfr_ordering ord)
 		    rt_check(rec.payload, rec.len, (uint64_t)i) >= 0)
 			good = ok(0, "record %d wrong", i);
 		epos += sizes[i];
-		if (i == 1 && (const unsigned char *)rec.payload !=
-				      scratch + 8)
+		if (i == 1 && (const unsigned char *)rec.payload != scratch + 8)
 			good = ok(0, "the straddling record was not copied");
-		if (i != 1 && ((const unsigned char *)rec.payload <
-				       data ||
+		if (i != 1 && ((const unsigned char *)rec.payload < data ||
 			       (const unsigned char *)rec.payload >= data + ds))
 			good = ok(0, "record %d not in place", i);
 	}
@@ -882,11 +888,11 @@ static void test_kernel_layout(enum pfr_ordering ord)
 	is_uint(mp->data_tail, pos, "tail published at head (wrapped)");
 	/* a straddling record of the largest size */
 	{
-		struct pfr_record_header h = { 200, 0, 4096 - 48 };
+		struct pfr_record_header h = {200, 0, 4096 - 48};
 		uint64_t at = pos + 48;
 
 		/* a filler record of 48 bytes first */
-		struct pfr_record_header f = { 201, 0, 48 };
+		struct pfr_record_header f = {201, 0, 48};
 
 		memcpy(data + (pos & (ds - 1)), &f, 8);
 		for (unsigned j = 0; j < h.size; j++)
@@ -899,8 +905,7 @@ static void test_kernel_layout(enum pfr_ordering ord)
 		ok(pfr_reader_next(&r, &rec) == 1 && rec.hdr.type == 201,
 		   "filler");
 		ok(pfr_reader_next(&r, &rec) == 1 && rec.hdr.type == 200 &&
-			   rec.len == 4096 - 56 &&
-			   rec.payload == scratch + 8 &&
+			   rec.len == 4096 - 56 && rec.payload == scratch + 8 &&
 			   rt_check(rec.payload, rec.len, 77) < 0,
 		   "a record filling the ring, straddling");
 		pfr_reader_end(&r);

@@ -47,8 +47,8 @@ static inline uint64_t rt_now_ns(void)
 
 static inline void rt_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
 
 	nanosleep(&ts, NULL);
 }

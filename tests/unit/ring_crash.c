@@ -29,12 +29,12 @@
 
 /* Written by the child, read by the parent (a MAP_SHARED page). */
 struct shared {
-	volatile uint64_t read_seq;  /* last seq the reader got from next */
-	volatile uint64_t ending;    /* tail about to be published up to */
-	volatile uint64_t ended;     /* tail published up to (seq) */
-	volatile int64_t nread;      /* records read */
-	volatile uint64_t wseq;      /* writer: next seq when done */
-	volatile int holding;        /* read, not yet ended, sleeping */
+	volatile uint64_t read_seq; /* last seq the reader got from next */
+	volatile uint64_t ending; /* tail about to be published up to */
+	volatile uint64_t ended; /* tail published up to (seq) */
+	volatile int64_t nread; /* records read */
+	volatile uint64_t wseq; /* writer: next seq when done */
+	volatile int holding; /* read, not yet ended, sleeping */
 	volatile int ready;
 	volatile int bad;
 };
@@ -164,7 +164,7 @@ static void writer_child(const char *name, int fd, uint64_t seq, long n)
 static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 {
 	const char *on = pfr_ordering_name(ord), *pn = pfr_policy_name(pol);
-	struct pfr_ring_opts o = { 16384, pol, ord, PFR_RING_WAIT, 0x11, 0 };
+	struct pfr_ring_opts o = {16384, pol, ord, PFR_RING_WAIT, 0x11, 0};
 	struct pfr_ring *ring;
 	struct pfr_ring_ctl *c;
 	struct vreader v;
@@ -177,8 +177,8 @@ static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 	snprintf(name, sizeof(name), "pfr-crash-%d-%d-%d", (int)getpid(), ord,
 		 pol);
 	pfr_ring_unlink(name);
-	if (!ok(pfr_ring_create_shm(&ring, name, &o) == 0, "%s %s: create",
-		on, pn))
+	if (!ok(pfr_ring_create_shm(&ring, name, &o) == 0, "%s %s: create", on,
+		pn))
 		return;
 	c = pfr_ring_ctl(ring);
 	memset(&v, 0, sizeof(v));
@@ -304,8 +304,8 @@ static void reader_child(int fd)
 static void test_reader_killed(enum pfr_ordering ord)
 {
 	const char *on = pfr_ordering_name(ord);
-	struct pfr_ring_opts o = { 8192, PFR_POLICY_BLOCK, ord, PFR_RING_WAIT,
-				   0x22, 0 };
+	struct pfr_ring_opts o = {
+		8192, PFR_POLICY_BLOCK, ord, PFR_RING_WAIT, 0x22, 0};
 	struct pfr_ring *ring, *ring2;
 	struct pfr_writer w;
 	struct vreader v;
@@ -368,9 +368,8 @@ static void test_reader_killed(enum pfr_ordering ord)
 	is_uint(v.r.tail, published_tail, "at the published tail");
 	vdrain(&v);
 	/* exactly from the first record not yet freed */
-	ok(v.records > 0 &&
-		   (v.first_seq == ended + 1 ||
-		    (ending != ended && v.first_seq == ending + 1)),
+	ok(v.records > 0 && (v.first_seq == ended + 1 ||
+			     (ending != ended && v.first_seq == ending + 1)),
 	   "first record: seq %llu (dead reader had read %llu, freed up to "
 	   "%llu)",
 	   (unsigned long long)v.first_seq, (unsigned long long)read_seq,
@@ -400,8 +399,7 @@ static void test_reader_killed(enum pfr_ordering ord)
 	   "new reader continues: up to seq %llu of %llu, %llu lost (writer "
 	   "%llu)",
 	   (unsigned long long)v.expect, (unsigned long long)seq,
-	   (unsigned long long)v.lost,
-	   (unsigned long long)pfr_writer_lost(&w));
+	   (unsigned long long)v.lost, (unsigned long long)pfr_writer_lost(&w));
 	is_uint(pfr_writer_lost(&w), v.lost, "loss accounting exact");
 	pfr_ring_close(ring2);
 out:
@@ -412,8 +410,8 @@ out:
  * notice beyond a futex wake per publication; a new reader's wait works. */
 static void test_reader_killed_waiting(enum pfr_ordering ord)
 {
-	struct pfr_ring_opts o = { 4096, PFR_POLICY_DROP, ord, PFR_RING_WAIT,
-				   0x33, 0 };
+	struct pfr_ring_opts o = {
+		4096, PFR_POLICY_DROP, ord, PFR_RING_WAIT, 0x33, 0};
 	struct pfr_ring *ring;
 	struct pfr_writer w;
 	struct pfr_reader r;
@@ -494,7 +492,7 @@ static int64_t snap_newest(struct pfr_ring *ring, unsigned char *buf,
 
 static void test_overwrite_writer_killed(enum pfr_ordering ord)
 {
-	struct pfr_ring_opts o = { 8192, PFR_POLICY_OVERWRITE, ord, 0, 0, 0 };
+	struct pfr_ring_opts o = {8192, PFR_POLICY_OVERWRITE, ord, 0, 0, 0};
 	struct pfr_ring *ring;
 	unsigned char buf[8192];
 	int bad = 0, st, snaps = 0;
@@ -517,12 +515,15 @@ static void test_overwrite_writer_killed(enum pfr_ordering ord)
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	ok(!bad && newest >= 20000, "%s overwrite: writer killed after %lld "
-				    "records, %d snapshots whole",
+	ok(!bad && newest >= 20000,
+	   "%s overwrite: writer killed after %lld "
+	   "records, %d snapshots whole",
 	   pfr_ordering_name(ord), (long long)newest, snaps);
 	n1 = snap_newest(ring, buf, sizeof(buf), &bad);
-	ok(!bad && n1 >= newest, "snapshot after the crash: whole, newest "
-				 "%lld", (long long)n1);
+	ok(!bad && n1 >= newest,
+	   "snapshot after the crash: whole, newest "
+	   "%lld",
+	   (long long)n1);
 	pid = fork();
 	if (pid == 0)
 		writer_child(NULL, pfr_ring_fd(ring), EPOCH2, 3);

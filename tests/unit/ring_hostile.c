@@ -39,7 +39,7 @@ static void unguard(unsigned char *d, uint64_t size)
 static void put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
 		    uint32_t type, uint16_t size)
 {
-	struct pfr_record_header h = { type, 0, size };
+	struct pfr_record_header h = {type, 0, size};
 
 	memcpy(data + (pos & mask), &h, 8);
 }
@@ -52,10 +52,10 @@ static void test_init(void)
 	uint64_t head = 0, tail = 0;
 	unsigned char d[4096], s[16];
 
-	is_int(pfr_reader_init(&r, NULL, &tail, d, 4096, 0, 0, s),
-	       -PFR_E_INVAL, "init: NULL head");
-	is_int(pfr_reader_init(&r, &head, NULL, d, 4096, 0, 0, s),
-	       -PFR_E_INVAL, "init: NULL tail");
+	is_int(pfr_reader_init(&r, NULL, &tail, d, 4096, 0, 0, s), -PFR_E_INVAL,
+	       "init: NULL head");
+	is_int(pfr_reader_init(&r, &head, NULL, d, 4096, 0, 0, s), -PFR_E_INVAL,
+	       "init: NULL tail");
 	is_int(pfr_reader_init(&r, &head, &tail, NULL, 4096, 0, 0, s),
 	       -PFR_E_INVAL, "init: NULL data");
 	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, 0, 0, NULL),
@@ -66,8 +66,8 @@ static void test_init(void)
 	       "init: size below a header");
 	is_int(pfr_reader_init(&r, &head, &tail, d, 3000, 0, 0, s),
 	       -PFR_E_INVAL, "init: size not a power of two");
-	is_int(pfr_reader_init(&r, &head, &tail, d, 4096,
-			       (enum pfr_ordering)3, 0, s),
+	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, (enum pfr_ordering)3,
+			       0, s),
 	       -PFR_E_INVAL, "init: unknown ordering");
 	is_int(pfr_reader_init(&r, &head, &tail, d, 4096, 0, 0x4, s),
 	       -PFR_E_INVAL, "init: unknown flag");
@@ -89,8 +89,8 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 	uint64_t head = base, tail = base;
 
 	memset(data, 0xa5, ds);
-	if (!ok(pfr_reader_init(&r, &head, &tail, data, ds, ord, 0,
-				scratch) == 0,
+	if (!ok(pfr_reader_init(&r, &head, &tail, data, ds, ord, 0, scratch) ==
+			0,
 		"%s base %#llx: init", on, (unsigned long long)base))
 		return;
 	is_int(pfr_reader_begin(&r), 0, "empty");
@@ -192,7 +192,7 @@ struct flipper {
 static void *flip(void *arg)
 {
 	struct flipper *f = (struct flipper *)arg;
-	struct pfr_record_header a = { 1, 0, 8 }, b = { 1, 0, 0xfff8 };
+	struct pfr_record_header a = {1, 0, 8}, b = {1, 0, 0xfff8};
 	uint64_t va, vb;
 
 	memcpy(&va, &a, 8);
@@ -209,7 +209,7 @@ static void test_double_fetch(void)
 	const uint64_t ds = 4096;
 	unsigned char *data = guarded(ds);
 	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
-	struct flipper f = { data + ds - 8, 0 };
+	struct flipper f = {data + ds - 8, 0};
 	struct pfr_reader r;
 	struct pfr_record rec;
 	uint64_t head, tail;
@@ -222,8 +222,8 @@ static void test_double_fetch(void)
 	for (uint64_t t0 = rt_now_ns(); rt_now_ns() - t0 < 100000000ull;) {
 		tail = ds - 8;
 		head = ds;
-		pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL,
-				0, scratch);
+		pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL, 0,
+				scratch);
 		pfr_reader_begin(&r);
 		int e = pfr_reader_next(&r, &rec);
 
@@ -236,8 +236,10 @@ static void test_double_fetch(void)
 	}
 	f.stop = 1;
 	pthread_join(th, NULL);
-	ok(other == 0, "header changing under the reader: %ld good, %ld "
-		       "past head, %ld other", good, bad, other);
+	ok(other == 0,
+	   "header changing under the reader: %ld good, %ld "
+	   "past head, %ld other",
+	   good, bad, other);
 	free(scratch);
 	unguard(data, ds);
 }
@@ -251,7 +253,7 @@ static void test_writer(enum pfr_ordering ord)
 	struct pfr_ring_ctl *c;
 	struct pfr_writer w;
 	unsigned char *data, *copy = malloc(4096);
-	static const int64_t bad_tails[] = { 8, 4, -4096 - 8, 1 << 30 };
+	static const int64_t bad_tails[] = {8, 4, -4096 - 8, 1 << 30};
 
 	for (int pol = 0; pol < 2; pol++) {
 		rt_mkring(&ring, 4096, (enum pfr_policy)pol, ord, 0);
@@ -346,8 +348,8 @@ static int attach_mod(const unsigned char *img, size_t len, size_t at,
 
 static void test_attach(void)
 {
-	struct pfr_ring_opts o = { 8192, PFR_POLICY_DROP, PFR_ORDER_ACQREL,
-				   PFR_RING_WAIT, 0, 0 };
+	struct pfr_ring_opts o = {
+		8192, PFR_POLICY_DROP, PFR_ORDER_ACQREL, PFR_RING_WAIT, 0, 0};
 	struct pfr_ring *ring;
 	unsigned char *img;
 	size_t len;
@@ -372,17 +374,17 @@ static void test_attach(void)
 	is_int(attach_mod(img, len, OFF(magic), &v64, 8, -1), -PFR_E_MAGIC,
 	       "no magic (not yet initialised)");
 	v32 = PFR_RING_VERSION + 1;
-	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1),
-	       -PFR_E_VERSION, "another version");
+	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1), -PFR_E_VERSION,
+	       "another version");
 	v32 = 0;
-	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1),
-	       -PFR_E_VERSION, "version 0");
+	is_int(attach_mod(img, len, OFF(version), &v32, 4, -1), -PFR_E_VERSION,
+	       "version 0");
 	v32 = 256;
 	is_int(attach_mod(img, len, OFF(ctl_size), &v32, 4, -1), -PFR_E_LAYOUT,
 	       "another ctl_size");
 	{
-		static const uint64_t offs[] = { 0, 384, 4096 + 8, 2048,
-						 1ull << 21, 1ull << 63 };
+		static const uint64_t offs[] = {0,    384,	  4096 + 8,
+						2048, 1ull << 21, 1ull << 63};
 
 		for (size_t i = 0; i < sizeof(offs) / 8; i++)
 			is_intf(attach_mod(img, len, OFF(data_offset), &offs[i],
@@ -391,8 +393,8 @@ static void test_attach(void)
 				(unsigned long long)offs[i]);
 	}
 	{
-		static const uint64_t sizes[] = { 0, 2048, 4096 * 3, 8192 + 8,
-						  1ull << 41, 1ull << 63 };
+		static const uint64_t sizes[] = {
+			0, 2048, 4096 * 3, 8192 + 8, 1ull << 41, 1ull << 63};
 
 		for (size_t i = 0; i < sizeof(sizes) / 8; i++)
 			is_intf(attach_mod(img, len, OFF(data_size), &sizes[i],
@@ -418,8 +420,8 @@ static void test_attach(void)
 	/* objects truncated below their sizes */
 	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len - 4096),
 	       -PFR_E_MAPPING, "object a page short");
-	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len - 8),
-	       -PFR_E_MAPPING, "object 8 bytes short");
+	is_int(attach_mod(img, len, 0, NULL, 0, (off_t)len - 8), -PFR_E_MAPPING,
+	       "object 8 bytes short");
 	is_int(attach_mod(img, len, 0, NULL, 0, 4096), -PFR_E_MAPPING,
 	       "only the control page");
 	is_int(attach_mod(img, len, 0, NULL, 0, 383), -PFR_E_MAPPING,
@@ -442,8 +444,8 @@ static void test_attach(void)
 	}
 	{
 		/* distinct codes for the four kinds */
-		int e[4] = { -PFR_E_MAGIC, -PFR_E_VERSION, -PFR_E_LAYOUT,
-			     -PFR_E_MAPPING };
+		int e[4] = {-PFR_E_MAGIC, -PFR_E_VERSION, -PFR_E_LAYOUT,
+			    -PFR_E_MAPPING};
 
 		ok(e[0] != e[1] && e[1] != e[2] && e[2] != e[3] &&
 			   e[0] != e[3] && e[0] != e[2] && e[1] != e[3],

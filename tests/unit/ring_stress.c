@@ -57,10 +57,10 @@ struct side {
 	uint64_t run_ns;
 	uint64_t seed;
 	/* written by the writer when it is done */
-	uint64_t written;   /* records attempted, seq 0..written-1 */
-	uint64_t lost;      /* the writer's pfr_writer_lost() */
+	uint64_t written; /* records attempted, seq 0..written-1 */
+	uint64_t lost; /* the writer's pfr_writer_lost() */
 	uint64_t batches, flushes;
-	int done;           /* release: the counts above are final */
+	int done; /* release: the counts above are final */
 	int werr;
 };
 
@@ -238,7 +238,7 @@ static void run_case(enum pfr_ordering ord, enum pfr_policy pol, int procs,
 	const char *what = procs ? "processes" : "threads";
 	struct side *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct pfr_ring_opts o = { dsize, pol, ord, PFR_RING_WAIT, 0xfeed, 0 };
+	struct pfr_ring_opts o = {dsize, pol, ord, PFR_RING_WAIT, 0xfeed, 0};
 	struct result res;
 	pthread_t th;
 	pid_t pid = 0;
@@ -289,8 +289,7 @@ static void run_case(enum pfr_ordering ord, enum pfr_policy pol, int procs,
 	ok(s->written > 100, "it ran (%llu records)",
 	   (unsigned long long)s->written);
 	if (pol == PFR_POLICY_DROP)
-		tap_diag("  %llu of %llu dropped",
-			 (unsigned long long)res.lost,
+		tap_diag("  %llu of %llu dropped", (unsigned long long)res.lost,
 			 (unsigned long long)s->written);
 out:
 	pfr_ring_close(s->ring);
@@ -346,8 +345,9 @@ static int64_t check_snap(const unsigned char *b, int64_t n, int64_t prev,
 		uint64_t seq;
 
 		memcpy(&h, b + p, 8);
-		if (h.size < 8 + RT_HDR || (h.size & 7) || p + h.size > (uint64_t)n ||
-		    h.type != 1 || !rt_verify(b + p + 8, h.size - 8u, &seq) ||
+		if (h.size < 8 + RT_HDR || (h.size & 7) ||
+		    p + h.size > (uint64_t)n || h.type != 1 ||
+		    !rt_verify(b + p + 8, h.size - 8u, &seq) ||
 		    (!first && seq != last + 1)) {
 			tap_diag("snapshot broken at byte %llu of %lld",
 				 (unsigned long long)p, (long long)n);
@@ -372,7 +372,7 @@ static int64_t check_snap(const unsigned char *b, int64_t n, int64_t prev,
 static void run_overwrite(enum pfr_ordering ord, uint64_t run_ns,
 			  uint64_t dsize)
 {
-	struct pfr_ring_opts o = { dsize, PFR_POLICY_OVERWRITE, ord, 0, 0, 0 };
+	struct pfr_ring_opts o = {dsize, PFR_POLICY_OVERWRITE, ord, 0, 0, 0};
 	struct ow s;
 	pthread_t th;
 	unsigned char *buf = malloc(dsize);
@@ -407,8 +407,9 @@ static void run_overwrite(enum pfr_ordering ord, uint64_t run_ns,
 			break;
 	}
 	pthread_join(th, NULL);
-	ok(!bad, "%s overwrite threads: %llu snapshots (%llu records), "
-		 "whole, contiguous, never older; %llu overwritten during copy",
+	ok(!bad,
+	   "%s overwrite threads: %llu snapshots (%llu records), "
+	   "whole, contiguous, never older; %llu overwritten during copy",
 	   pfr_ordering_name(ord), (unsigned long long)snaps,
 	   (unsigned long long)recs, (unsigned long long)overwritten);
 	{

@@ -16,11 +16,11 @@
 
 struct feeder {
 	struct pfr_writer *w;
-	uint64_t delay_ns;  /* before the first record */
-	uint64_t gap_ns;    /* between records */
-	int n;              /* records */
+	uint64_t delay_ns; /* before the first record */
+	uint64_t gap_ns; /* between records */
+	int n; /* records */
 	size_t len;
-	int flush;          /* pfr_writer_flush() after the last */
+	int flush; /* pfr_writer_flush() after the last */
 };
 
 static void *feed(void *arg)
@@ -96,7 +96,7 @@ static void test_basic(enum pfr_ordering ord)
 	pfr_reader_end(&r);
 
 	/* a writer thread wakes the reader */
-	f = (struct feeder){ &w, 50 * MS, 0, 1, 40, 0 };
+	f = (struct feeder){&w, 50 * MS, 0, 1, 40, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
@@ -110,7 +110,7 @@ static void test_basic(enum pfr_ordering ord)
 
 	/* byte threshold: 1000 bytes of 112-byte records: nine of them */
 	pfr_reader_set_wakeup(&r, 1000, 0);
-	f = (struct feeder){ &w, 5 * MS, 3 * MS, 20, 100, 0 };
+	f = (struct feeder){&w, 5 * MS, 3 * MS, 20, 100, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
@@ -124,7 +124,7 @@ static void test_basic(enum pfr_ordering ord)
 
 	/* record threshold: 5 records, bytes out of reach */
 	pfr_reader_set_wakeup(&r, UINT32_MAX, 5);
-	f = (struct feeder){ &w, 5 * MS, 3 * MS, 12, 8, 0 };
+	f = (struct feeder){&w, 5 * MS, 3 * MS, 12, 8, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
@@ -142,7 +142,7 @@ static void test_basic(enum pfr_ordering ord)
 
 	/* pfr_writer_flush() wakes the reader regardless of thresholds */
 	pfr_reader_set_wakeup(&r, 3000, 0);
-	f = (struct feeder){ &w, 50 * MS, 0, 1, 8, 1 };
+	f = (struct feeder){&w, 50 * MS, 0, 1, 8, 1};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 1500 * MS);
@@ -229,7 +229,8 @@ static void *hunt_writer(void *arg)
 
 	pfr_writer_set_timeout(&h->w, HUNT_LONG);
 	while (rt_now_ns() < h->until_ns) {
-		int k = 1 + (int)(rt_rand(&rnd) % 4), mode = (int)(rt_rand(&rnd) % 4);
+		int k = 1 + (int)(rt_rand(&rnd) % 4),
+		    mode = (int)(rt_rand(&rnd) % 4);
 
 		for (int i = 0; i < k; i++) {
 			size_t len = 8 * (size_t)(rt_rand(&rnd) % 40);
