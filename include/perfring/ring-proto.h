@@ -237,6 +237,10 @@ static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 			return -PFR_E_RECSIZE_ALIGN;
 		if (h.size > avail)
 			return -PFR_E_RECSIZE_PAST_HEAD;
+		/* a caller reads { id, lost } from a LOST record */
+		if (h.type == PFR_RECORD_LOST &&
+		    h.size < sizeof(struct pfr_lost_record))
+			return -PFR_E_RECSIZE_SHORT;
 		rec->hdr = h;
 		rec->pos = r->tail;
 		rec->len = h.size - (uint32_t)sizeof(h);

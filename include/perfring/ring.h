@@ -335,8 +335,9 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
 static inline int64_t pfr_reader_begin(struct pfr_reader *r);
 /* Next record before the head loaded by begin.  Returns 1 with *rec filled,
  * 0 when the batch is drained, or a negative PFR_E_RECSIZE_* error (the
- * reader then stays at the bad record).  Skips PAD records on perfring
- * rings.  Progress: wait-free. */
+ * reader then stays at the bad record; a LOST record shorter than
+ * struct pfr_lost_record is -PFR_E_RECSIZE_SHORT).  Skips PAD records on
+ * perfring rings.  Progress: wait-free. */
 static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
 /* End the batch: publish tail (D), freeing everything read so far. */
 static inline void pfr_reader_end(struct pfr_reader *r);
