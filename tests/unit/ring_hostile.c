@@ -131,6 +131,23 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 	pfr_reader_end(&r);
 	is_uint(tail, base, "end after errors publishes nothing");
 
+	/* a LOST record too short for { id, lost }: the caller would read
+	 * past it (past the data area, at its end) */
+	put_hdr(data, mask, base, PFR_RECORD_LOST, 16);
+	head = base + 16;
+	is_int(pfr_reader_begin(&r), 16, "begin");
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_SHORT,
+	       "LOST record of 16 bytes: too short for its type");
+	put_hdr(data, mask, base, PFR_RECORD_LOST, 8);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_SHORT,
+	       "LOST record of 8 bytes");
+	put_hdr(data, mask, base, PFR_RECORD_LOST, 24);
+	head = base + 24;
+	pfr_reader_begin(&r);
+	is_int(pfr_reader_next(&r, &rec), 1, "LOST record of 24 bytes: fine");
+	pfr_reader_init(&r, &head, &tail, data, ds, ord, 0, scratch);
+	head = base + 64;
+
 	/* a good record then a bad one: only the good one is freed */
 	put_hdr(data, mask, base, 1, 16);
 	put_hdr(data, mask, base + 16, 1, 0);
