@@ -101,11 +101,15 @@ int main(int argc, char **argv)
 		return 1;
 	p = fork();
 	if (p == 0) {
+		close(a[1]); /* the parent's death is EOF here */
+		close(b[0]);
 		for (long i = 0; i < n; i++)
 			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	close(a[0]);
+	close(b[1]);
 	for (long i = 0; i < n; i++)
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			return 1;
