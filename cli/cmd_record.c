@@ -613,6 +613,67 @@ static int emit(struct rec *R, const unsigned char *rec)
 	return 0;
 }
 
+/*
+ * Sort the pending records by (time, seq).  They arrive as runs already in
+ * time order (each ring's records of one pass, after the sorted leftovers
+ * of the previous pass), so a natural merge sort does it in a few linear
+ * passes where qsort would do n log n comparisons.  Stable: runs are in
+ * seq order and ties take the left run.
+ */
+static int sort_runs(struct rec *R)
+{
+	size_t n = R->npend, *bounds, nb = 0;
+	struct pend *a = R->pend, *tmp;
+
+	for (size_t i = 1; i < n; i++)
+		if (pend_cmp(&a[i - 1], &a[i]) > 0)
+			nb++;
+	if (!nb)
+		return 0; /* one run: already sorted */
+	bounds = malloc((nb + 2) * sizeof(*bounds));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!bounds || !tmp) {
+		free(bounds);
+		free(tmp);
+		return -1;
+	}
+	nb = 0;
+	bounds[nb++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (pend_cmp(&a[i - 1], &a[i]) > 0)
+			bounds[nb++] = i;
+	bounds[nb] = n; /* runs are [bounds[k], bounds[k + 1]) */
+	while (nb > 1) {
+		size_t k, m = 0;
+
+		for (k = 0; k + 1 < nb; k += 2) {
+			size_t i = bounds[k], j = bounds[k + 1],
+			       ie = bounds[k + 1], je = bounds[k + 2],
+			       o = bounds[k];
+
+			while (i < ie && j < je)
+				tmp[o++] = pend_cmp(&a[j], &a[i]) < 0 ? a[j++]
+								      : a[i++];
+			while (i < ie)
+				tmp[o++] = a[i++];
+			while (j < je)
+				tmp[o++] = a[j++];
+			bounds[m++] = bounds[k];
+		}
+		if (k < nb) { /* an odd run out: copied as it is */
+			memcpy(tmp + bounds[k], a + bounds[k],
+			       (bounds[k + 1] - bounds[k]) * sizeof(*a));
+			bounds[m++] = bounds[k];
+		}
+		bounds[m] = n;
+		nb = m;
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(bounds);
+	free(tmp);
+	return 0;
+}
+
 /* Emit pending records up to limit (all when limit is UINT64_MAX). */
 static int flush(struct rec *R, uint64_t limit)
 {
@@ -622,7 +683,8 @@ static int flush(struct rec *R, uint64_t limit)
 
 	if (!R->npend)
 		return 0;
-	qsort(R->pend, R->npend, sizeof(*R->pend), pend_cmp);
+	if (sort_runs(R))
+		return fail(EX_FAIL, "out of memory");
 	for (i = 0; i < R->npend && R->pend[i].time <= limit; i++)
 		if (!err)
 			err = emit(R, R->arena + R->pend[i].off);
@@ -832,13 +894,20 @@ static int synth_kernel_mmap(struct rec *R)
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
+	/* Only two of ~100k lines matter: test their tail before parsing. */
+	while (fgets(line, sizeof(line), f) && !(text && etext)) {
+		size_t l = strlen(line);
+
+		if (l < 8 || (strcmp(line + l - 7, " _text\n") &&
+			      strcmp(line + l - 8, " _etext\n")))
+			continue;
 		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3) {
 			if (!strcmp(name, "_text"))
 				text = a;
 			else if (!strcmp(name, "_etext"))
 				etext = a;
 		}
+	}
 	fclose(f);
 	if (!text || etext <= text)
 		return 0; /* kptr_restrict hides addresses */
