@@ -6,6 +6,7 @@
 # is lost; with a one-page ring (-m 1) records are lost, and perfring's
 # count equals the sum of the kernel's PERF_RECORD_LOST records exactly
 # (as perf script reads them from the file, and as perfring script does).
+# The workload: -e context-switches -c 1 samples every switch.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf_tool
@@ -35,9 +36,18 @@ grep -v '"type":"summary"' stream.json | sed -n 's/.*"time":\([0-9]*\).*/\1/p' |
 	awk '$1 > 0' >stimes
 ok $(sort -n -c stimes 2>/dev/null; echo $?) "the live stream merged from $ncpu rings is in timestamp order ($(wc -l <stimes) records)"
 
-# A one-page ring: loss, counted exactly.
-$P record -a -m 1 -e context-switches -c 1 -o small.data -- ./pingpong $rounds 2>small.err
-ok $? "record -a -m 1 (one data page per ring)"
+# A one-page ring: loss, counted exactly.  The reader keeps up with a 4 KiB
+# ring most of the time, so it is made to fall behind for certain: stopped
+# (SIGSTOP) for 0.2 s while the workload runs, the kernel meanwhile
+# dropping and counting what does not fit.
+$P record -a -m 1 -e context-switches -c 1 -o small.data -- ./pingpong $((2 * rounds)) 2>small.err &
+rp=$!
+sleep 0.3
+kill -STOP $rp
+sleep 0.2
+kill -CONT $rp
+wait $rp
+ok $? "record -a -m 1 (one data page per ring), reader stopped for 0.2 s"
 diag <small.err
 lost=$(sed -n 's/.* samples, \([0-9]*\) lost .*/\1/p' small.err)
 lrec=$(sed -n 's/.* lost (in \([0-9]*\) LOST records).*/\1/p' small.err)
