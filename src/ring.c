@@ -543,6 +543,23 @@ void pfr__writer_wake_reader(struct pfr_writer *w)
 	pfr__futex_wake(&c->reader_waiting);
 }
 
+/* Wakes a reader asleep in pfr_reader_wait() whatever its thresholds: it
+ * returns when data is there and `flushes` changed since its wait began
+ * (it sees the new count after its smp_mb(), or we see it asleep after
+ * ours). */
+static void pfr__kick_reader(struct pfr_ring_ctl *c)
+{
+	PFR_WRITE_ONCE(c->flushes, PFR_READ_ONCE(c->flushes) + 1);
+	/* purpose: store-buffering hand-shake; the head and flushes stores
+	 * before the reader_waiting load, as in pfr_writer_publish();
+	 * pairs with smp_mb() in pfr_reader_wait() */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(c->reader_waiting)) {
+		PFR_WRITE_ONCE(c->reader_waiting, 0);
+		pfr__futex_wake(&c->reader_waiting);
+	}
+}
+
 void pfr__reader_wake_writer(struct pfr_reader *r)
 {
 	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
@@ -635,6 +652,10 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 		*deadline = pfr__deadline(now, w->timeout_ns);
 	if (now >= *deadline)
 		return -PFR_E_TIMEDOUT;
+	/* A reader asleep below thresholds that the full ring cannot reach
+	 * would never free the space we wait for: wake it, as a flush does. */
+	if (w->wait_flag)
+		pfr__kick_reader(w->ctl);
 	PFR_WRITE_ONCE(w->ctl->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr_reader_end(): writer_waiting store before the tail load */
@@ -728,17 +749,7 @@ void pfr_writer_flush(struct pfr_writer *w)
 	}
 	pfr_writer_publish(w);
 	PFR_WRITE_ONCE(c->records, w->records);
-	/* A reader asleep below its thresholds must return: it sees the new
-	 * count after its smp_mb(), or we see it asleep after ours. */
-	PFR_WRITE_ONCE(c->flushes, PFR_READ_ONCE(c->flushes) + 1);
-	/* purpose: the head and flushes stores above before the
-	 * reader_waiting load, as in pfr_writer_publish(); pairs with
-	 * smp_mb() in pfr_reader_wait() */
-	pfr_smp_mb();
-	if (PFR_READ_ONCE(c->reader_waiting)) {
-		PFR_WRITE_ONCE(c->reader_waiting, 0);
-		pfr__futex_wake(&c->reader_waiting);
-	}
+	pfr__kick_reader(c);
 }
 
 /* ---- the reader's blocking wait ---- */
