@@ -184,6 +184,60 @@ static void test_block_wait(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* A reader asleep below a threshold the ring cannot reach while a BLOCK
+ * writer waits for space: someone has to give way. */
+struct slow_reader {
+	struct pfr_reader *r;
+	long records, want;
+};
+
+static void *read_with_threshold(void *arg)
+{
+	struct slow_reader *s = (struct slow_reader *)arg;
+	uint64_t t0 = rt_now_ns();
+
+	pfr_reader_set_wakeup(s->r, 4000, 0);
+	while (s->records < s->want && rt_now_ns() - t0 < 10000 * MS) {
+		pfr_reader_wait(s->r, 3000 * MS);
+		s->records += count_records(s->r);
+		pfr_reader_end(s->r);
+	}
+	return NULL;
+}
+
+static void test_block_vs_threshold(enum pfr_ordering ord)
+{
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct slow_reader s;
+	unsigned char buf[200];
+	pthread_t th;
+	uint64_t t0, dt;
+	int timeouts = 0;
+
+	rt_mkring(&ring, 4096, PFR_POLICY_BLOCK, ord, PFR_RING_WAIT);
+	pfr_ring_writer(ring, &w);
+	pfr_ring_reader(ring, &r);
+	pfr_writer_set_timeout(&w, 2000 * MS);
+	s = (struct slow_reader){ &r, 0, 40 };
+	pthread_create(&th, NULL, read_with_threshold, &s);
+	rt_sleep_ns(20 * MS); /* the reader is asleep */
+	memset(buf, 1, sizeof(buf));
+	t0 = rt_now_ns();
+	for (int i = 0; i < 40; i++)
+		timeouts += pfr_writer_write(&w, 1, buf, sizeof(buf)) != 0;
+	pfr_writer_flush(&w);
+	dt = rt_now_ns() - t0;
+	pthread_join(th, NULL);
+	/* 19 records of 208 bytes fill the ring to 3952 < 4000 bytes */
+	ok(timeouts == 0 && s.records == 40 && dt < 1500 * MS,
+	   "%s: a waiting BLOCK writer wakes a reader below its byte "
+	   "threshold (%d time-outs, %ld records, %.1f ms)",
+	   pfr_ordering_name(ord), timeouts, s.records, dt / 1e6);
+	pfr_ring_close(ring);
+}
+
 /*
  * The hunt.  The writer publishes irregularly (single records, deferred
  * batches, flushes; gaps of nothing, spins, yields and sleeps) on a small
@@ -197,6 +251,7 @@ struct hunt {
 	struct pfr_reader r;
 	uint64_t until_ns;
 	uint64_t written, writer_timeouts, writer_slow;
+	int finished; /* the writer wrote its last record and flushed */
 	uint64_t seed;
 	int ord;
 };
@@ -261,6 +316,11 @@ static void *hunt_writer(void *arg)
 			pfr_writer_flush(&h->w);
 		hunt_gap(&rnd);
 	}
+	/* purpose: waits that begin from here on may find their data
+	 * below the thresholds after the last flush; pairs with the
+	 * acquire load in hunt().  Waits that began before are woken by
+	 * that flush. */
+	__atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
 	while (pfr_writer_write(&h->w, HUNT_END, "end.....", 8))
 		;
 	pfr_writer_flush(&h->w);
@@ -286,6 +346,11 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 	pthread_create(&th, NULL, hunt_writer, h);
 	while (!done) {
 		int longw = rt_rand(&rnd) % 3 != 0;
+		/* After the writer's last flush, data left below the
+		 * thresholds legitimately waits for the time-out: only waits
+		 * that began before it owe a wake-up.  purpose: pairs with
+		 * the release store of `finished` in hunt_writer() */
+		int owed = !__atomic_load_n(&h->finished, __ATOMIC_ACQUIRE);
 		uint64_t to = longw ? HUNT_LONG : rt_rand(&rnd) % (2 * MS);
 		uint64_t t0 = rt_now_ns(), dt;
 		int64_t got = pfr_reader_wait(&h->r, to);
@@ -296,7 +361,7 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 		if (got == -PFR_E_TIMEDOUT) {
 			if (dt < to)
 				early++;
-			if (longw)
+			if (longw && owed)
 				bad_to++;
 		} else if (got < 0) {
 			corrupt++;
@@ -304,9 +369,9 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 		}
 		if (dt > to + 500 * MS)
 			late++;
-		if (longw && dt > max_long)
+		if (longw && owed && dt > max_long)
 			max_long = dt;
-		if (longw && dt > to / 2)
+		if (longw && owed && dt > to / 2)
 			slow++;
 		/* drain all, some, or nothing */
 		if (pfr_reader_begin(&h->r) < 0) {
@@ -369,6 +434,7 @@ int main(void)
 	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
 		test_basic(rt_orders[i]);
 		test_block_wait(rt_orders[i]);
+		test_block_vs_threshold(rt_orders[i]);
 	}
 	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
 		hunt(rt_orders[i], ns, 0, 0);
