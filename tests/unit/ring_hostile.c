@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ring_common.h"
@@ -556,6 +557,69 @@ static void test_snapshot(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* A peer that shrinks the shared object under an attached ring: reads
+ * of the data area then raise SIGBUS.  A sealed memfd (what
+ * pfr_ring_create_memfd makes) cannot be shrunk; attach does not check for
+ * the seals, and a POSIX shm object cannot be sealed at all. */
+static void test_shrunk(void)
+{
+	struct pfr_ring_opts o = { 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0,
+				   0, 0 };
+	struct pfr_ring *ring;
+	unsigned char *img;
+	int fd, st;
+	size_t len;
+	pid_t pid;
+
+	if (pfr_ring_create_memfd(&ring, &o))
+		return (void)ok(0, "create");
+	{
+		struct pfr_writer w;
+
+		pfr_ring_writer(ring, &w);
+		for (int i = 0; i < 20; i++)
+			pfr_writer_write(&w, 1, "12345678", 8);
+	}
+	fd = pfr_ring_fd(ring);
+	ok(ftruncate(fd, 4096) < 0, "a sealed ring cannot be shrunk");
+	len = (size_t)lseek(fd, 0, SEEK_END);
+	img = malloc(len);
+	if (pread(fd, img, len, 0) != (ssize_t)len)
+		len = 0;
+	pfr_ring_close(ring);
+	pid = fork();
+	if (pid == 0) {
+		struct pfr_reader r;
+		struct pfr_record rec;
+		int ufd = memfd_with(img, len, -1);
+		int devnull = open("/dev/null", O_WRONLY);
+
+		/* a sanitizer's report of the SIGBUS is expected here */
+		if (devnull >= 0)
+			dup2(devnull, 2);
+
+		if (pfr_ring_attach_fd(&ring, ufd) ||
+		    pfr_ring_reader(ring, &r))
+			_exit(2);
+		if (ftruncate(ufd, 4096) < 0) /* the hostile peer */
+			_exit(3);
+		pfr_reader_begin(&r);
+		while (pfr_reader_next(&r, &rec) == 1)
+			;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	todo_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		"attach accepts objects a peer can shrink (memfd without "
+		"F_SEAL_SHRINK, any POSIX shm object); reads then raise "
+		"SIGBUS: refuse unsealed memfds, or document that shm peers "
+		"must be trusted not to truncate",
+		"object shrunk under an attached reader: no crash (%s %d)",
+		WIFSIGNALED(st) ? "signal" : "exit",
+		WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	free(img);
+}
+
 int main(void)
 {
 	test_init();
@@ -568,5 +632,6 @@ int main(void)
 	}
 	test_double_fetch();
 	test_attach();
+	test_shrunk();
 	return rt_done();
 }
