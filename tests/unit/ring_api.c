@@ -1074,6 +1074,113 @@ static void test_memfd(enum pfr_ordering ord)
 	pfr_ring_close(a);
 }
 
+/* ---- free-running counters across 2^64 ---- */
+
+static void test_counter_wrap(enum pfr_ordering ord, enum pfr_policy pol)
+{
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	unsigned char buf[700], *snap = malloc(4096);
+	const uint64_t start = (uint64_t)0 - 3 * 4096 + 24;
+	uint64_t seq = 0, rseq = 0, lost = 0, rnd = 3;
+	int good = 1;
+
+	if (rt_mkring(&ring, 4096, pol, ord, 0))
+		return (void)ok(0, "create");
+	c = pfr_ring_ctl(ring);
+	/* a ring that has carried 2^64 - 12 KiB bytes already */
+	c->head = c->tail = c->oldest = start;
+	is_int(pfr_ring_writer(ring, &w), 0, "writer resumes near 2^64");
+	pfr_writer_set_timeout(&w, 1000000);
+	if (pol != PFR_POLICY_OVERWRITE)
+		is_int(pfr_ring_reader(ring, &r), 0, "reader too");
+	for (int i = 0; i < 400 && good; i++) {
+		size_t len = RT_HDR + (size_t)(rt_rand(&rnd) % 600 & ~7ull);
+
+		rt_stamp(buf, len, seq++);
+		pfr_writer_write(&w, 1, buf, len);
+		if (pol == PFR_POLICY_OVERWRITE) {
+			int64_t n = pfr_ring_snapshot(ring, snap, 4096);
+			uint64_t p = 0, s = 0;
+
+			while (n > 0 && p < (uint64_t)n) {
+				struct pfr_record_header h;
+
+				memcpy(&h, snap + p, 8);
+				if (!rt_verify(snap + p + 8, h.size - 8u, &s))
+					good = 0;
+				p += h.size;
+			}
+			if (n <= 0 || s != seq - 1)
+				good = ok(0, "snapshot %d: %lld", i,
+					  (long long)n);
+			continue;
+		}
+		if (rt_rand(&rnd) % 3 == 0) {
+			struct pfr_record rec;
+			uint64_t s;
+
+			if (pfr_reader_begin(&r) < 0)
+				good = ok(0, "begin");
+			while (pfr_reader_next(&r, &rec) == 1) {
+				if (rec.hdr.type == PFR_RECORD_LOST) {
+					uint64_t n;
+
+					memcpy(&n,
+					       (const char *)rec.payload + 8,
+					       8);
+					lost += n;
+					rseq += n;
+					continue;
+				}
+				if (!rt_verify(rec.payload, rec.len, &s) ||
+				    s != rseq++)
+					good = ok(0, "record %llu",
+						  (unsigned long long)s);
+			}
+			pfr_reader_end(&r);
+		}
+	}
+	ok(good && c->head < start,
+	   "%s %s: 400 records across 2^64 (head "
+	   "%#llx)",
+	   pfr_ordering_name(ord), pfr_policy_name(pol),
+	   (unsigned long long)c->head);
+	if (pol != PFR_POLICY_OVERWRITE) {
+		struct pfr_record rec;
+		uint64_t s;
+
+		/* drain, report pending drops, drain again */
+		for (int k = 0; k < 2; k++) {
+			pfr_reader_begin(&r);
+			while (pfr_reader_next(&r, &rec) == 1) {
+				if (rec.hdr.type == PFR_RECORD_LOST) {
+					uint64_t n;
+
+					memcpy(&n,
+					       (const char *)rec.payload + 8,
+					       8);
+					lost += n;
+					rseq += n;
+				} else if (!rt_verify(rec.payload, rec.len,
+						      &s) ||
+					   s != rseq++) {
+					good = 0;
+				}
+			}
+			pfr_reader_end(&r);
+			pfr_writer_flush(&w);
+		}
+		ok(good && rseq == seq && lost == pfr_writer_lost(&w),
+		   "written %llu == read + lost %llu, exactly",
+		   (unsigned long long)seq, (unsigned long long)lost);
+	}
+	free(snap);
+	pfr_ring_close(ring);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1094,6 +1201,8 @@ int main(void)
 		test_kernel_layout(o);
 		test_shm(o);
 		test_memfd(o);
+		for (int p = 0; p < PFR_POLICY__COUNT; p++)
+			test_counter_wrap(o, (enum pfr_policy)p);
 	}
 	return rt_done();
 }

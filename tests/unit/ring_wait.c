@@ -9,6 +9,9 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ring_common.h"
 
@@ -220,7 +223,7 @@ static void test_block_vs_threshold(enum pfr_ordering ord)
 	pfr_ring_writer(ring, &w);
 	pfr_ring_reader(ring, &r);
 	pfr_writer_set_timeout(&w, 2000 * MS);
-	s = (struct slow_reader){ &r, 0, 40 };
+	s = (struct slow_reader){&r, 0, 40};
 	pthread_create(&th, NULL, read_with_threshold, &s);
 	rt_sleep_ns(20 * MS); /* the reader is asleep */
 	memset(buf, 1, sizeof(buf));
@@ -327,9 +330,13 @@ static void *hunt_writer(void *arg)
 	return NULL;
 }
 
-static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
+static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr,
+		 int procs)
 {
-	struct hunt *h = calloc(1, sizeof(*h));
+	/* shared with a writer process too */
+	struct hunt *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid = 0;
 	struct pfr_ring *ring;
 	pthread_t th;
 	uint64_t rnd = 7 + ord * 1000 + wb, next = 0, waits = 0, bad_to = 0;
@@ -343,7 +350,15 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 	pfr_reader_set_wakeup(&h->r, wb, wr);
 	h->seed = 99 + ord;
 	h->until_ns = rt_now_ns() + ns;
-	pthread_create(&th, NULL, hunt_writer, h);
+	if (procs) {
+		pid = fork();
+		if (pid == 0) {
+			hunt_writer(h);
+			_exit(0);
+		}
+	} else {
+		pthread_create(&th, NULL, hunt_writer, h);
+	}
 	while (!done) {
 		int longw = rt_rand(&rnd) % 3 != 0;
 		/* After the writer's last flush, data left below the
@@ -407,11 +422,14 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 		if (rt_rand(&rnd) % 8 == 0)
 			hunt_gap(&rnd);
 	}
-	pthread_join(th, NULL);
+	if (procs)
+		waitpid(pid, NULL, 0);
+	else
+		pthread_join(th, NULL);
 	ok(!corrupt && next == h->written,
-	   "%s wake %u/%u: %llu waits, %llu records, sequence intact",
-	   pfr_ordering_name(ord), wb, wr, (unsigned long long)waits,
-	   (unsigned long long)h->written);
+	   "%s wake %u/%u %s: %llu waits, %llu records, sequence intact",
+	   pfr_ordering_name(ord), wb, wr, procs ? "processes" : "threads",
+	   (unsigned long long)waits, (unsigned long long)h->written);
 	is_uint(early, 0, "no time-out before its time");
 	is_uint(late, 0, "no wait past its time-out (+500 ms)");
 	ok(bad_to == 0 && slow == 0,
@@ -424,7 +442,7 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr)
 	   (unsigned long long)h->writer_timeouts,
 	   (unsigned long long)h->writer_slow);
 	pfr_ring_close(ring);
-	free(h);
+	munmap(h, sizeof(*h));
 }
 
 int main(void)
@@ -437,8 +455,9 @@ int main(void)
 		test_block_vs_threshold(rt_orders[i]);
 	}
 	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
-		hunt(rt_orders[i], ns, 0, 0);
-		hunt(rt_orders[i], ns / 2, 256, 3);
+		hunt(rt_orders[i], ns, 0, 0, 0);
+		hunt(rt_orders[i], ns / 2, 256, 3, 0);
+		hunt(rt_orders[i], ns / 2, 0, 0, 1);
 	}
 	return rt_done();
 }
