@@ -413,7 +413,8 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 	for (int i = 0; i < ncells; i++) {
 		FILE *d;
 
-		if (i && cells[i].q == cells[i - 1].q)
+		if ((i && cells[i].q == cells[i - 1].q) ||
+		    !strcmp(cells[i].q->name, "perfring-proto"))
 			continue;
 		snprintf(path, sizeof(path), "%s/s%d.dat", dir, series++);
 		d = fopen(path, "w");
@@ -451,7 +452,8 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 			panel ? "GB/s (payload bytes)"
 			      : "million messages / s (median)");
 		for (int i = 0; i < ncells; i++) {
-			if (i && cells[i].q == cells[i - 1].q)
+			if ((i && cells[i].q == cells[i - 1].q) ||
+			    !strcmp(cells[i].q->name, "perfring-proto"))
 				continue;
 			label(lab, sizeof(lab), cells[i].q);
 			/* perfring solid, the peers dashed */
@@ -1175,15 +1177,15 @@ int pfr_cmd_bench(int argc, char **argv)
 		uint64_t nmin = 4 * (cap / (c->payload + 8)), n0 = nmin;
 		int err = 0;
 
-		if (nmin < 2048)
-			nmin = n0 = 2048;
+		if (nmin < 256)
+			nmin = n0 = 256;
 		pfr_cli_progress("perfring bench: warm-up",
 				 (double)i / (double)(ncells + 1), 0);
 		/* Warm-up runs that grow until the consumer's timed window
 		 * lasts a quarter of the target: the rate it measures (not
 		 * the wall time, which includes starting the threads) sizes
 		 * the measured runs. */
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < (op.quick ? 3 : 8); k++) {
 			err = one_run(c, n0, cap, &o);
 			if (err || o.window_ms >= op.run_ms / 4 ||
 			    n0 >= (1ull << 31))
@@ -1247,8 +1249,8 @@ int pfr_cmd_bench(int argc, char **argv)
 						  o.wall_ms);
 				if (c->n < nmin)
 					c->n = nmin;
-				if (c->n < 2048)
-					c->n = 2048;
+				if (c->n < 256)
+					c->n = 256;
 			}
 			c->mps[c->nreps] = o.mps;
 			c->rtt[c->nreps] = p50;
