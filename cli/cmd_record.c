@@ -106,6 +106,7 @@ struct rec {
 	uint64_t out_records;
 	int child_status;
 	struct rusage ru_loop; /* at the start of the reading loop */
+	struct pollfd *pfd;
 };
 
 static volatile sig_atomic_t sig_stop, sig_child, sig_snap;
@@ -1273,9 +1274,8 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int pfr_cmd_record(int argc, char **argv)
+static int record_run(struct rec *R, int argc, char **argv)
 {
-	struct rec *R = calloc(1, sizeof(*R));
 	sigset_t block, orig;
 	struct sigaction sa;
 	struct pollfd *pfd = NULL;
@@ -1283,8 +1283,6 @@ int pfr_cmd_record(int argc, char **argv)
 	double t0 = now_s();
 	int rc, live;
 
-	if (!R)
-		return fail(EX_FAIL, "out of memory");
 	R->pages = 128;
 	R->go_fd = R->err_fd = -1;
 	rc = parse_args(R, argc, argv);
@@ -1378,7 +1376,7 @@ int pfr_cmd_record(int argc, char **argv)
 			rc = fail(EX_FAIL, "out of memory");
 	}
 	R->snap_last = calloc(R->nrings + 1, sizeof(*R->snap_last));
-	pfd = calloc(R->nrings + 1, sizeof(*pfd));
+	pfd = R->pfd = calloc(R->nrings + 1, sizeof(*pfd));
 	if (!rc && (!R->snap_last || !pfd))
 		rc = fail(EX_FAIL, "out of memory");
 	if (!rc)
@@ -1489,11 +1487,35 @@ int pfr_cmd_record(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	if (!R->quiet)
 		summary(R, &ru, now_s() - t0);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	return rc;
+}
+
+int pfr_cmd_record(int argc, char **argv)
+{
+	struct rec *R = calloc(1, sizeof(*R));
+	int rc;
+
+	if (!R)
+		return fail(EX_FAIL, "out of memory");
+	rc = record_run(R, argc, argv);
+	/* Everything, on every path (the sanitizer runs check for leaks). */
+	if (R->file)
+		pfr_perf_file_close(R->file);
 	for (int i = 0; i < R->nrings; i++)
 		pfr_perf_ring_unmap(&R->rings[i]);
 	for (int i = 0; i < R->nfds; i++)
 		close(R->fds[i]);
+	for (int i = 0; i < R->nev; i++)
+		free(R->ev[i].ids);
 	pfr_out_free(R->out);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	free(R->rings);
+	free(R->fds);
+	free(R->targets);
+	free(R->pend);
+	free(R->arena);
+	free(R->snap_last);
+	free(R->pfd);
+	free(R);
 	return rc;
 }
