@@ -720,6 +720,8 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0, 1),
+	PRS("single", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0, 1),
+	PRS("single", PFR_ORDER_FULL, PFR_POLICY_DROP, 0, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
 	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
 	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),

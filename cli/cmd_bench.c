@@ -570,6 +570,9 @@ static void emit_targets(FILE *out, const struct opts *opp,
 			  *prb[PFR_BENCH_NPAYLOADS] = {0},
 			  *fu1[PFR_BENCH_NPAYLOADS] = {0},
 			  *fub[PFR_BENCH_NPAYLOADS] = {0};
+	/* "single" (tail after every record): [policy][payload] */
+	const struct cell *as[2][PFR_BENCH_NPAYLOADS] = {{0}},
+			  *fs[2][PFR_BENCH_NPAYLOADS] = {{0}};
 	const struct cell *best1 = NULL, *bestb = NULL, *burst = NULL,
 			  *aq = NULL;
 	double v, w, lo, hi;
@@ -587,6 +590,13 @@ static void emit_targets(FILE *out, const struct opts *opp,
 				*(c->q->batched ? &prb[p] : &pr1[p]) = c;
 			if (c->q->ordering == PFR_ORDER_FULL)
 				*(c->q->batched ? &fub[p] : &fu1[p]) = c;
+		}
+		if (pfr && !c->q->processes && c->q->reader_single &&
+		    c->q->policy >= 0 && c->q->policy < 2) {
+			if (c->q->ordering == PFR_ORDER_ACQREL)
+				as[c->q->policy][p] = c;
+			if (c->q->ordering == PFR_ORDER_FULL)
+				fs[c->q->policy][p] = c;
 		}
 		if (pfr || c->payload != 8)
 			continue;
@@ -758,6 +768,30 @@ static void emit_targets(FILE *out, const struct opts *opp,
 					"%s: %.2fx\n",
 					a->payload,
 					bt ? "batched" : "per-record", x / y);
+		}
+	}
+	/* per-record on both sides: the reader publishes tail (D) after
+	 * every record, as the 2013 code's reader did */
+	for (int pol = 0; pol < 2; pol++) {
+		for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+			const struct cell *a = as[pol][p], *f = fs[pol][p];
+			double x, y;
+
+			if (!a || !f)
+				continue;
+			cell_stats(a, &x, &lo, &hi);
+			cell_stats(f, &y, &lo, &hi);
+			T_OPEN("acqrel / full, tail per record");
+			if (op.json)
+				fprintf(out,
+					",\"payload_bytes\":%zu,\"policy\":"
+					"\"%s\",\"ratio\":%.3f}\n",
+					a->payload, pol_name(pol), x / y);
+			else if (!op.csv)
+				fprintf(out,
+					"  acqrel / full, %zu B, tail per "
+					"record, %s: %.2fx\n",
+					a->payload, pol_name(pol), x / y);
 		}
 	}
 }
