@@ -24,10 +24,10 @@ enum pfr_model_mo {
 
 /* The barrier macros, by name (each maps onto one C11 fence). */
 enum pfr_model_fence {
-	PFR_MODEL_MB = 0,       /* pfr_smp_mb: seq_cst fence */
-	PFR_MODEL_RMB = 1,      /* pfr_smp_rmb: acquire fence */
-	PFR_MODEL_WMB = 2,      /* pfr_smp_wmb: release fence */
-	PFR_MODEL_TMB = 3,      /* pfr_smp_tmb: acq_rel fence */
+	PFR_MODEL_MB = 0, /* pfr_smp_mb: seq_cst fence */
+	PFR_MODEL_RMB = 1, /* pfr_smp_rmb: acquire fence */
+	PFR_MODEL_WMB = 2, /* pfr_smp_wmb: release fence */
+	PFR_MODEL_TMB = 3, /* pfr_smp_tmb: acq_rel fence */
 	PFR_MODEL_CTRL_DEP = 4, /* pfr_smp_acquire__after_ctrl_dep: acquire */
 };
 
@@ -61,6 +61,10 @@ void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS);
 
 /* ---- the scenario, implemented in model_ring.c ---- */
 
+/* The BLOCK writer's spins before it sleeps (PFR__BLOCK_SPINS in
+ * src/ring.c, 256 in the library), set per case by the harness. */
+extern unsigned pfr_model_block_spins;
+
 enum pfr_model_scenario {
 	/* BLOCK writer, polling reader: A-D and the writer's BLOCK wait */
 	PFR_MODEL_PROTO = 0,
@@ -78,11 +82,11 @@ enum pfr_model_ordering {
 };
 
 struct pfr_model_cfg {
-	int scenario;       /* enum pfr_model_scenario */
-	int ordering;       /* enum pfr_ordering */
+	int scenario; /* enum pfr_model_scenario */
+	int ordering; /* enum pfr_ordering */
 	uint64_t data_size; /* power of two, <= PFR_MODEL_DATA_MAX */
-	unsigned records;   /* records the writer writes and the reader reads */
-	unsigned payload;   /* payload bytes per record, a multiple of 8 */
+	unsigned records; /* records the writer writes and the reader reads */
+	unsigned payload; /* payload bytes per record, a multiple of 8 */
 };
 
 #define PFR_MODEL_DATA_MAX 256

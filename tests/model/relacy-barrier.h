@@ -48,9 +48,8 @@
 #define pfr_barrier() ((void)0)
 
 #define PFR_READ_ONCE(x)                                                       \
-	((pfr__unqual_typeof(x))pfr_model_load(&(x), sizeof(x),                \
-					       PFR_MODEL_RELAXED,              \
-					       PFR_MODEL_SITE))
+	((pfr__unqual_typeof(x))pfr_model_load(                                \
+		&(x), sizeof(x), PFR_MODEL_RELAXED, PFR_MODEL_SITE))
 #define PFR_WRITE_ONCE(x, v)                                                   \
 	pfr_model_store(&(x), sizeof(x), (uint64_t)(v), PFR_MODEL_RELAXED,     \
 			PFR_MODEL_SITE)

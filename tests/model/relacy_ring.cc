@@ -8,11 +8,11 @@
  * relacy-barrier.h) call the hooks below for every load, store, barrier,
  * record copy and futex call; the hooks perform them on Relacy's types:
  *
- *   control-block field (head, tail, reader_waiting, ...)  rl::atomic<u64>
- *   data-area 8-byte word (record headers and payloads)   rl::var<u64>
- *   barrier                                                rl fence
- *   futex word                                             rl::mutex +
- *                                                          rl::condition_variable
+ *   control-block field (head, tail, reader_waiting...)  rl::atomic<u64>
+ *   data-area 8-byte word (record headers, payloads)     rl::var<u64>
+ *   barrier                                              rl fence
+ *   futex wait/wake                                      rl::mutex and
+ *                                                        rl::condition_variable
  *
  * Mutants are made here, by the hooks, from the calling function's name:
  * a mutant of function F drops every fence F executes and weakens every
@@ -22,7 +22,11 @@
  * function that sleeps or wakes, so no code is copied to make a mutant.
  *
  * Output is TAP: one line per case.  Usage:
- *   relacy_ring [-l] [-v] [-s full|random|bound] [-i N] [CASE...]
+ *   relacy_ring [-l] [-v] [-s full|random|bound] [-i N] [-b N] [-x N]
+ *               [-r N] [CASE...]
+ * -l lists the cases; -v prints Relacy's report of each; -s, -i (random
+ * iterations) and -b (context bound) override every case's search; -x N
+ * adds N to every context bound (make check-long); -r N records.
  */
 #include <cstdarg>
 #include <cstdint>
@@ -43,19 +47,26 @@
 /* Last: it redefines new, malloc, assert and the memory_order names. */
 #include <relacy/relacy.hpp>
 
-namespace {
+namespace
+{
 
 enum { WORDS = PFR_MODEL_DATA_MAX / 8, MAX_FIELDS = 32 };
 
-/* What a case expects: the model passes, or the mutant is caught. */
-enum expect { PASS, RACE_OR_VALUE, DEADLOCK };
+/* What a case expects: the model passes, or the mutant is caught: a data
+ * race on a record word or a wrong record (an assertion), or a lost
+ * wake-up (a sleeper no one wakes: Relacy reports a deadlock when both
+ * sides sleep, a livelock when the other side polls forever). */
+enum expect { PASS, RACE_OR_VALUE, LOST_WAKEUP };
 
 struct model_case {
 	const char *name;
 	int scenario, ordering;
 	const char *mutant_fn; /* nullptr: the ring as written */
 	expect want;
-	const char *what;      /* one line for the TAP description */
+	const char *what; /* one line for the TAP description */
+	unsigned spins; /* pfr_model_block_spins */
+	rl::scheduler_type_e search;
+	unsigned bound; /* context bound (sched_bound) */
 };
 
 /*
@@ -71,6 +82,8 @@ struct slot {
 slot g_slots[MAX_FIELDS];
 size_t g_nslots;
 bool g_discovering, g_discovered;
+/* Executions in which a side went to sleep on its futex (coverage). */
+unsigned long g_sleeps[2];
 
 const model_case *g_case;
 struct pfr_model_cfg g_cfg;
@@ -102,7 +115,10 @@ struct ring_test : rl::test_suite<ring_test, 2> {
 		RL_ASSERT(pfr_model_open() == 0);
 	}
 
-	void after() { g_test = nullptr; }
+	void after()
+	{
+		g_test = nullptr;
+	}
 
 	void thread(unsigned idx)
 	{
@@ -169,7 +185,8 @@ rl::var<uint64_t> *word_at(const volatile void *p, size_t size,
 rl::memory_order order(int mo, const char *func)
 {
 	if (mutated(func))
-		return rl::mo_relaxed; /* the mutant: acquire/release weakened */
+		return rl::
+			mo_relaxed; /* the mutant: acquire/release weakened */
 	switch (mo) {
 	case PFR_MODEL_ACQUIRE:
 		return rl::mo_acquire;
@@ -185,10 +202,18 @@ uint64_t plain_load(const volatile void *p, size_t size)
 	uint64_t v = 0;
 
 	switch (size) {
-	case 1: v = *(const volatile uint8_t *)p; break;
-	case 2: v = *(const volatile uint16_t *)p; break;
-	case 4: v = *(const volatile uint32_t *)p; break;
-	default: v = *(const volatile uint64_t *)p; break;
+	case 1:
+		v = *(const volatile uint8_t *)p;
+		break;
+	case 2:
+		v = *(const volatile uint16_t *)p;
+		break;
+	case 4:
+		v = *(const volatile uint32_t *)p;
+		break;
+	default:
+		v = *(const volatile uint64_t *)p;
+		break;
 	}
 	return v;
 }
@@ -196,10 +221,18 @@ uint64_t plain_load(const volatile void *p, size_t size)
 void plain_store(volatile void *p, size_t size, uint64_t v)
 {
 	switch (size) {
-	case 1: *(volatile uint8_t *)p = (uint8_t)v; break;
-	case 2: *(volatile uint16_t *)p = (uint16_t)v; break;
-	case 4: *(volatile uint32_t *)p = (uint32_t)v; break;
-	default: *(volatile uint64_t *)p = v; break;
+	case 1:
+		*(volatile uint8_t *)p = (uint8_t)v;
+		break;
+	case 2:
+		*(volatile uint16_t *)p = (uint16_t)v;
+		break;
+	case 4:
+		*(volatile uint32_t *)p = (uint32_t)v;
+		break;
+	default:
+		*(volatile uint64_t *)p = v;
+		break;
 	}
 }
 
@@ -341,7 +374,7 @@ extern "C" long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...)
 	va_start(ap, nr);
 	word = va_arg(ap, uint32_t *);
 	op = va_arg(ap, int);
-	which = word == g_lay.reader_futex ? 0
+	which = word == g_lay.reader_futex   ? 0
 		: word == g_lay.writer_futex ? 1
 					     : -1;
 	if (which < 0) {
@@ -354,8 +387,10 @@ extern "C" long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...)
 		rl::atomic<uint64_t> *a = field_at(word, 4, info);
 
 		g_test->futex_mtx.lock(info);
-		if (a && a->load(rl::mo_relaxed, info) == val)
+		if (a && a->load(rl::mo_relaxed, info) == val) {
+			g_sleeps[which]++;
 			g_test->futex_cv[which].wait(g_test->futex_mtx, info);
+		}
 		g_test->futex_mtx.unlock(info);
 	} else if (op == FUTEX_WAKE) {
 		g_test->futex_mtx.lock(info);
@@ -368,8 +403,7 @@ extern "C" long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...)
 	return 0;
 }
 
-extern "C" void pfr_model_check(int ok, const char *what,
-				PFR_MODEL_SITE_ARGS)
+extern "C" void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS)
 {
 	if (!ok)
 		fail(what, rl::debug_info(func, file, (unsigned)line));
@@ -377,7 +411,8 @@ extern "C" void pfr_model_check(int ok, const char *what,
 
 /* ---- the cases ---- */
 
-namespace {
+namespace
+{
 
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
@@ -385,52 +420,74 @@ namespace {
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
 
+/* Searches: FS full search; CB context-bound search (at most `bound`
+ * preemptions, every choice of values and schedules within it). */
+#define FS rl::sched_full, 0
+#define CB(n) rl::sched_bound, n
+
 const model_case cases[] = {
-	{ "proto-full", P, F, nullptr, PASS, "FULL: A-D and the BLOCK wait" },
-	{ "proto-acqrel", P, AR, nullptr, PASS,
-	  "ACQREL: A-D and the BLOCK wait" },
-	{ "proto-ctrldep", P, CD, nullptr, PASS,
-	  "CTRLDEP: A-D and the BLOCK wait" },
-	{ "wake-full", W, F, nullptr, PASS, "FULL: reader wake-up" },
-	{ "wake-acqrel", W, AR, nullptr, PASS, "ACQREL: reader wake-up" },
-	{ "wake-ctrldep", W, CD, nullptr, PASS, "CTRLDEP: reader wake-up" },
+	/* The ring as written: A-D with the library's 256 spins (the BLOCK
+	 * writer finds space while spinning).  Full search, but for FULL,
+	 * whose fences make the full search too long for make check. */
+	{"proto-full", P, F, nullptr, PASS, "FULL: A-D", 256, CB(5)},
+	{"proto-acqrel", P, AR, nullptr, PASS, "ACQREL: A-D", 256, FS},
+	{"proto-ctrldep", P, CD, nullptr, PASS, "CTRLDEP: A-D", 256, FS},
+	/* A-D again with one spin: the BLOCK writer sleeps and the reader's
+	 * pfr_reader_end() wakes it. */
+	{"block-full", P, F, nullptr, PASS,
+	 "FULL: A-D and the BLOCK writer's sleep", 1, CB(4)},
+	{"block-acqrel", P, AR, nullptr, PASS,
+	 "ACQREL: A-D and the BLOCK writer's sleep", 1, CB(4)},
+	{"block-ctrldep", P, CD, nullptr, PASS,
+	 "CTRLDEP: A-D and the BLOCK writer's sleep", 1, CB(4)},
+	/* The reader's sleep in pfr_reader_wait(). */
+	{"wake-full", W, F, nullptr, PASS, "FULL: reader wake-up", 256, CB(3)},
+	{"wake-acqrel", W, AR, nullptr, PASS, "ACQREL: reader wake-up", 256,
+	 CB(3)},
+	{"wake-ctrldep", W, CD, nullptr, PASS, "CTRLDEP: reader wake-up", 256,
+	 CB(3)},
 
-	{ "full-no-A", P, F, "pfr__space_full", RACE_OR_VALUE,
-	  "FULL without A (smp_mb after loading tail)" },
-	{ "full-no-B", P, F, "pfr__publish_full", RACE_OR_VALUE,
-	  "FULL without B (smp_wmb before storing head)" },
-	{ "full-no-C", P, F, "pfr__begin_full", RACE_OR_VALUE,
-	  "FULL without C (smp_rmb after loading head)" },
-	{ "full-no-D", P, F, "pfr__end_full", RACE_OR_VALUE,
-	  "FULL without D (smp_mb before storing tail)" },
-	{ "acqrel-relaxed-A", P, AR, "pfr__space_acqrel", RACE_OR_VALUE,
-	  "ACQREL with A's load_acquire(tail) relaxed" },
-	{ "acqrel-relaxed-B", P, AR, "pfr__publish_acqrel", RACE_OR_VALUE,
-	  "ACQREL with B's store_release(head) relaxed" },
-	{ "acqrel-relaxed-C", P, AR, "pfr__begin_acqrel", RACE_OR_VALUE,
-	  "ACQREL with C's load_acquire(head) relaxed" },
-	{ "acqrel-relaxed-D", P, AR, "pfr__end_acqrel", RACE_OR_VALUE,
-	  "ACQREL with D's store_release(tail) relaxed" },
-	{ "ctrldep-no-A", P, CD, "pfr__space_ctrldep", RACE_OR_VALUE,
-	  "CTRLDEP with the control dependency alone as A "
-	  "(no smp_acquire__after_ctrl_dep)" },
-	{ "ctrldep-relaxed-B", P, CD, "pfr__publish_ctrldep", RACE_OR_VALUE,
-	  "CTRLDEP with B's store_release(head) relaxed" },
-	{ "ctrldep-relaxed-C", P, CD, "pfr__begin_ctrldep", RACE_OR_VALUE,
-	  "CTRLDEP with C's load_acquire(head) relaxed" },
-	{ "ctrldep-relaxed-D", P, CD, "pfr__end_ctrldep", RACE_OR_VALUE,
-	  "CTRLDEP with D's store_release(tail) relaxed" },
+	/* Mutants of A-D: each must be caught. */
+	{"full-no-A", P, F, "pfr__space_full", RACE_OR_VALUE,
+	 "FULL without A (smp_mb after loading tail)", 256, FS},
+	{"full-no-B", P, F, "pfr__publish_full", RACE_OR_VALUE,
+	 "FULL without B (smp_wmb before storing head)", 256, FS},
+	{"full-no-C", P, F, "pfr__begin_full", RACE_OR_VALUE,
+	 "FULL without C (smp_rmb after loading head)", 256, FS},
+	{"full-no-D", P, F, "pfr__end_full", RACE_OR_VALUE,
+	 "FULL without D (smp_mb before storing tail)", 256, FS},
+	{"acqrel-relaxed-A", P, AR, "pfr__space_acqrel", RACE_OR_VALUE,
+	 "ACQREL with A's load_acquire(tail) relaxed", 256, FS},
+	{"acqrel-relaxed-B", P, AR, "pfr__publish_acqrel", RACE_OR_VALUE,
+	 "ACQREL with B's store_release(head) relaxed", 256, FS},
+	{"acqrel-relaxed-C", P, AR, "pfr__begin_acqrel", RACE_OR_VALUE,
+	 "ACQREL with C's load_acquire(head) relaxed", 256, FS},
+	{"acqrel-relaxed-D", P, AR, "pfr__end_acqrel", RACE_OR_VALUE,
+	 "ACQREL with D's store_release(tail) relaxed", 256, FS},
+	{"ctrldep-no-A", P, CD, "pfr__space_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP with the control dependency alone as A "
+	 "(no smp_acquire__after_ctrl_dep)",
+	 256, FS},
+	{"ctrldep-relaxed-B", P, CD, "pfr__publish_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP with B's store_release(head) relaxed", 256, FS},
+	{"ctrldep-relaxed-C", P, CD, "pfr__begin_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP with C's load_acquire(head) relaxed", 256, FS},
+	{"ctrldep-relaxed-D", P, CD, "pfr__end_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP with D's store_release(tail) relaxed", 256, FS},
 
-	{ "wake-no-reader-mb", W, AR, "pfr_reader_wait", DEADLOCK,
-	  "reader wake-up without smp_mb in pfr_reader_wait" },
-	{ "wake-no-writer-mb", W, AR, "pfr_writer_publish", DEADLOCK,
-	  "reader wake-up without smp_mb in pfr_writer_publish" },
-	{ "block-no-writer-mb", P, AR, "pfr__writer_block", DEADLOCK,
-	  "BLOCK writer wake-up without smp_mb in pfr__writer_block" },
-	{ "block-no-reader-mb", P, AR, "pfr_reader_end", DEADLOCK,
-	  "BLOCK writer wake-up without smp_mb in pfr_reader_end" },
+	/* Mutants of the two hand-shakes: a lost wake-up must be found. */
+	{"wake-no-reader-mb", W, AR, "pfr_reader_wait", LOST_WAKEUP,
+	 "reader wake-up without smp_mb in pfr_reader_wait", 256, CB(3)},
+	{"wake-no-writer-mb", W, AR, "pfr_writer_publish", LOST_WAKEUP,
+	 "reader wake-up without smp_mb in pfr_writer_publish", 256, CB(3)},
+	{"block-no-writer-mb", P, AR, "pfr__writer_block", LOST_WAKEUP,
+	 "BLOCK writer wake-up without smp_mb in pfr__writer_block", 1, CB(4)},
+	{"block-no-reader-mb", P, AR, "pfr_reader_end", LOST_WAKEUP,
+	 "BLOCK writer wake-up without smp_mb in pfr_reader_end", 1, CB(4)},
 };
 
+#undef FS
+#undef CB
 #undef P
 #undef W
 #undef F
@@ -442,11 +499,12 @@ const model_case cases[] = {
  * while it simulates, so a growing std::ostringstream would allocate
  * from one iteration's heap and free into another.
  */
-class report_buf : public std::streambuf {
+class report_buf : public std::streambuf
+{
 	char buf_[1 << 20];
 	size_t len_ = 0;
 
-protected:
+      protected:
 	int_type overflow(int_type ch) override
 	{
 		if (ch != traits_type::eof() && len_ < sizeof(buf_) - 1)
@@ -460,17 +518,24 @@ protected:
 		return n;
 	}
 
-public:
-	void clear() { len_ = 0; }
-	std::string str() const { return std::string(buf_, len_); }
+      public:
+	void clear()
+	{
+		len_ = 0;
+	}
+	std::string str() const
+	{
+		return std::string(buf_, len_);
+	}
 };
 
 report_buf g_report;
 
 struct options {
-	rl::scheduler_type_e search = rl::sched_full;
-	unsigned long iterations = 0; /* random search; 0: the default */
-	unsigned bound = 2;           /* context-bound search */
+	int search = -1; /* -1: each case's own */
+	unsigned long iterations = 0; /* random search; 0: 100000 */
+	unsigned bound = 0; /* 0: each case's own */
+	unsigned more = 0; /* added to every context bound */
 	bool verbose = false;
 	unsigned records = 0; /* 0: the case's default */
 };
@@ -505,23 +570,29 @@ double now_s()
 
 const char *search_name(rl::scheduler_type_e s)
 {
-	return s == rl::sched_full ? "full" : s == rl::sched_random ? "random"
-								 : "bound";
+	return s == rl::sched_full     ? "full"
+	       : s == rl::sched_random ? "random"
+				       : "bound";
 }
 
-/* First line of Relacy's report that names the failure. */
+/* The line of Relacy's report that names the failure, preferably the
+ * history line that also says where (", in function, file(line)"). */
 std::string failure_line(const std::string &out)
 {
+	static const char *const what[] = {"DATA RACE", "DEADLOCK", "ASSERT",
+					   "LIVELOCK"};
 	std::istringstream in(out);
-	std::string line;
+	std::string line, first;
 
 	while (std::getline(in, line))
-		if (line.find("DATA RACE") != std::string::npos ||
-		    line.find("DEADLOCK") != std::string::npos ||
-		    line.find("ASSERT") != std::string::npos ||
-		    line.find("LIVELOCK") != std::string::npos)
-			return line;
-	return "";
+		for (const char *w : what)
+			if (line.find(w) != std::string::npos) {
+				if (line.find("), in ") != std::string::npos)
+					return line;
+				if (first.empty())
+					first = line;
+			}
+	return first;
 }
 
 /* Learns the control-block fields (g_slots) by running both scenarios
@@ -530,7 +601,7 @@ std::string failure_line(const std::string &out)
  * iteration (the replay would meet the field as known). */
 bool discover(void)
 {
-	static const int scen[] = { PFR_MODEL_PROTO, PFR_MODEL_WAKE };
+	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_WAKE};
 
 	g_discovering = true;
 	for (int sc : scen) {
@@ -573,13 +644,16 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 
 	g_case = &c;
 	set_cfg(c.scenario, c.ordering, o.records);
-	p.search_type = o.search;
+	p.search_type =
+		o.search >= 0 ? (rl::scheduler_type_e)o.search : c.search;
 	p.iteration_count = o.iterations ? o.iterations : 100000;
-	p.context_bound = o.bound;
+	p.context_bound = (o.bound ? o.bound : c.bound) + o.more;
 	p.execution_depth_limit = 100000;
+	pfr_model_block_spins = c.spins;
 	p.output_stream = &out;
 	p.progress_stream = &out;
 	g_report.clear();
+	g_sleeps[0] = g_sleeps[1] = 0;
 	ok = rl::simulate<ring_test>(p);
 	dt = now_s() - t0;
 	g_case = nullptr;
@@ -589,24 +663,34 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 
 	if (c.want == PASS)
 		pass = ok;
-	else if (c.want == DEADLOCK)
-		pass = p.test_result == rl::test_result_deadlock;
+	else if (c.want == LOST_WAKEUP)
+		pass = p.test_result == rl::test_result_deadlock ||
+		       p.test_result == rl::test_result_livelock;
 	else
 		pass = p.test_result == rl::test_result_data_race ||
 		       p.test_result == rl::test_result_user_assert_failed;
 	std::printf("%s %u - %s: %s", pass ? "ok" : "not ok", num, c.name,
 		    c.what);
-	if (c.want == PASS)
-		std::printf(" (%s search, %llu iterations, %.1f s)%s\n",
-			    search_name(o.search),
-			    (unsigned long long)p.stop_iteration, dt,
-			    ok ? "" : " FAILED");
+	char search[64];
+
+	if (p.search_type == rl::sched_bound)
+		std::snprintf(search, sizeof(search), "context bound %u",
+			      p.context_bound);
 	else
-		std::printf(" -> caught: %s at iteration %llu (%s search, "
+		std::snprintf(search, sizeof(search), "%s search",
+			      search_name(p.search_type));
+	if (c.want == PASS)
+		std::printf(" (%s, %llu iterations, %u spins, %.1f s)%s\n",
+			    search, (unsigned long long)p.stop_iteration,
+			    c.spins, dt, ok ? "" : " FAILED");
+	else
+		std::printf(" -> caught: %s at iteration %llu (%s, %u spins, "
 			    "%.2f s)\n",
 			    ok ? "nothing (passed)" : how.c_str(),
-			    (unsigned long long)p.stop_iteration,
-			    search_name(o.search), dt);
+			    (unsigned long long)p.stop_iteration, search,
+			    c.spins, dt);
+	std::printf("# futex sleeps: reader %lu, writer %lu\n", g_sleeps[0],
+		    g_sleeps[1]);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 
@@ -649,10 +733,13 @@ int main(int argc, char **argv)
 			o.search = s == "random"  ? rl::sched_random
 				   : s == "bound" ? rl::sched_bound
 						  : rl::sched_full;
+		} else if (a == "-x" && i + 1 < argc) {
+			o.more = (unsigned)std::strtoul(argv[++i], nullptr, 0);
 		} else if (a == "-i" && i + 1 < argc) {
 			o.iterations = std::strtoul(argv[++i], nullptr, 0);
 		} else if (a == "-r" && i + 1 < argc) {
-			o.records = (unsigned)std::strtoul(argv[++i], nullptr, 0);
+			o.records =
+				(unsigned)std::strtoul(argv[++i], nullptr, 0);
 		} else if (a == "-b" && i + 1 < argc) {
 			o.bound = (unsigned)std::strtoul(argv[++i], nullptr, 0);
 		} else {
