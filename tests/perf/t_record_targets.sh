@@ -54,6 +54,21 @@ ok $(perf script -i multi.data 2>/dev/null | grep -q 'sched:sched_switch:.*prev_
 ok $($P script -i multi.data | grep -q ' sched:sched_switch: '; echo $?) \
 	"perfring script names each sample's event by its id"
 
+# tracefs not mounted: perfring (root) mounts it.  Tried in a private
+# mount namespace, so that the machine's own tracefs stays as it is.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+	unshare -m sh -c "umount /sys/kernel/tracing 2>/dev/null
+		umount /sys/kernel/debug/tracing 2>/dev/null
+		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts && exit 9
+		$P record -q -e sched:sched_switch -o ns.data -- true || exit 8
+		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts" 2>ns.err
+	rc=$?
+	ok $rc "with tracefs unmounted, record -e sched:sched_switch mounts it (status $rc)"
+	diag <ns.err
+else
+	ok 0 "tracefs auto-mount # SKIP not root"
+fi
+
 # -c: a fixed period.
 $P record -e page-faults -c 1 --json -- ./pingpong 10 >pf.json 2>/dev/null
 per=$(grep '"type":"SAMPLE"' pf.json | sed -n 's/.*"period":\([0-9]*\).*/\1/p' | sort -u | tr -d '\n')
