@@ -150,6 +150,7 @@ static void usage(FILE *f)
 		"script\n"
 		"      --json         stream JSON Lines instead of perf "
 		"script lines\n"
+		"                     (with -o: the file and the stream)\n"
 		"  -g                 record call chains\n"
 		"      --switch-events  record context switches "
 		"(PERF_RECORD_SWITCH*)\n"
@@ -607,10 +608,10 @@ static int emit(struct rec *R, const unsigned char *rec)
 		if (err)
 			return fail(EX_FAIL, "writing %s: %s", R->output,
 				    strerror(errno));
-		return 0;
 	}
-	pfr_out_record(R->out, event_name_of(R, &h, payload, len), &R->lay, &h,
-		       payload, len);
+	if (R->out)
+		pfr_out_record(R->out, event_name_of(R, &h, payload, len),
+			       &R->lay, &h, payload, len);
 	return 0;
 }
 
@@ -716,7 +717,7 @@ static int flush(struct rec *R, uint64_t limit)
 	}
 	R->npend = k;
 	R->arena_len = keep_len;
-	if (R->out && !R->file)
+	if (R->out)
 		fflush(stdout);
 	return err;
 }
@@ -1053,13 +1054,13 @@ static double tv_s(struct timeval t)
 
 static void summary(struct rec *R, const struct rusage *ru, double wall)
 {
-	FILE *f = R->json && !R->output ? stdout : stderr;
+	FILE *f = R->json ? stdout : stderr;
 	double user = tv_s(ru->ru_utime), sys = tv_s(ru->ru_stime);
 	double loop = user + sys - tv_s(R->ru_loop.ru_utime) -
 		      tv_s(R->ru_loop.ru_stime);
 	int first = 1;
 
-	if (R->json && !R->output) {
+	if (R->json) {
 		fprintf(f,
 			"{\"type\":\"summary\",\"records\":%llu,"
 			"\"by_type\":{",
@@ -1260,9 +1261,6 @@ static int parse_args(struct rec *R, int argc, char **argv)
 		return pfr_cli_usage_error(
 			"record", "nothing to record: give -a, -p PID, -t TID "
 				  "or -- COMMAND");
-	if (R->json && R->output)
-		return pfr_cli_usage_error("record",
-					   "--json streams: it excludes -o");
 	return 0;
 }
 
@@ -1368,7 +1366,9 @@ static int record_run(struct rec *R, int argc, char **argv)
 				rc = fail(EX_FAIL, "out of memory");
 		if (!rc)
 			pfr_perf_file_set_cmdline(R->file, argc, argv);
-	} else if (!rc) {
+	}
+	/* Stream without -o, or as well as -o with --json. */
+	if (!rc && (!R->output || R->json)) {
 		R->out = pfr_out_new(
 			stdout, (R->json ? PFR_OUT_JSON : 0) |
 					(R->no_syms ? PFR_OUT_NO_SYMS : 0));

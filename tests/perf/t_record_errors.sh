@@ -23,7 +23,7 @@ expect() { # exit status, message regex, description, command...
 
 # Usage errors.
 for bad in "" "-c 0 -- true" "-c 10 -F 10 -- true" "-m 3 -- true" \
-	"-a -p 1" "--bogus -- true" "--json -o x.data -- true" "-e" \
+	"-a -p 1" "--bogus -- true" "-t 1 -p 1" "-e" \
 	"-F x -- true" "-p 1 -- true"; do
 	expect 2 "perfring record: .*" "usage: record $bad" $P record $bad
 done

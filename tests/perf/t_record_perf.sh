@@ -14,8 +14,8 @@ cd "$tmp" || exit 1
 
 perf record -q -F 1000 -o perf.data -- ./spin 1 >/dev/null 2>perf.err
 ok $? "perf record -F 1000 -- spin 1"
-$P record -F 1000 -o pfr.data -- ./spin 1 2>pfr.err
-ok $? "perfring record -F 1000 -o pfr.data -- spin 1"
+$P record -F 1000 --json -o pfr.data -- ./spin 1 >pfr.json 2>pfr.err
+ok $? "perfring record -F 1000 --json -o pfr.data -- spin 1 (file and stream)"
 diag <pfr.err
 
 perf script -i perf.data -F tid,time,ip 2>/dev/null >perf.samples
@@ -27,17 +27,23 @@ a=$(wc -l <perf.samples) b=$(wc -l <perf-on-pfr.samples)
 d=$((a > b ? a - b : b - a))
 ok $([ $((d * 100)) -le $((a * 5)) ] && [ "$a" -gt 500 ]; echo $?) \
 	"sample counts agree within 5%: perf record $a, perfring record $b"
-summ=$(sed -n 's/.* \([0-9]*\) samples, .*/\1/p' pfr.err)
+summ=$(json_num "$(grep '"type":"summary"' pfr.json)" samples)
 ok $([ "$summ" = "$b" ]; echo $?) "perfring's summary ($summ samples) = what perf reads from its file ($b)"
 
 # Same samples, field by field: perf's view of the file against perfring's.
 awk '{ sub(":", "", $2); print $1, $2, $3 }' \
 	perf-on-pfr.samples | sort >x.perf
-$P script -i pfr.data --json --samples 2>/dev/null | grep '"type":"SAMPLE"' |
-	sed -n 's/.*"time":\([0-9]*\).*"tid":\([0-9]*\).*"ip":"0x\([0-9a-f]*\)".*/\2 \1 \3/p' |
-	awk '{ printf "%s %d.%06d %s\n", $1, $2 / 1e9, ($2 % 1000000000) / 1000, $3 }' |
-	sort >x.pfr
-ok $(cmp -s x.perf x.pfr; echo $?) "perf script and perfring script list the same $(wc -l <x.pfr) samples (tid, time, ip)"
+tti() { # JSON Lines on stdin -> "tid sec.usec ip" of each sample, sorted
+	grep '"type":"SAMPLE"' |
+		sed -n 's/.*"time":\([0-9]*\).*"tid":\([0-9]*\).*"ip":"0x\([0-9a-f]*\)".*/\2 \1 \3/p' |
+		awk '{ printf "%s %d.%06d %s\n", $1, $2 / 1e9, ($2 % 1000000000) / 1000, $3 }' |
+		sort
+}
+tti <pfr.json >x.printed
+ok $(cmp -s x.perf x.printed; echo $?) "perf script -i lists exactly the $(wc -l <x.printed) samples perfring record printed (tid, time, ip)"
+cmp -s x.perf x.printed || diff x.perf x.printed | head -5 | diag
+$P script -i pfr.data --json --samples 2>/dev/null | tti >x.pfr
+ok $(cmp -s x.perf x.pfr; echo $?) "and the same as perfring script reads from the file"
 cmp -s x.perf x.pfr || diff x.perf x.pfr | head -5 | diag
 
 perf report --stdio -i pfr.data >report.out 2>report.err
