@@ -14,6 +14,7 @@
  * keeps the record bytes in its rl::var shadows, so an access that
  * bypassed the hooks would read poison and fail the record check.
  */
+
 /* The BLOCK writer's spins before it sleeps (256 in the library).
  * Relacy's schedulers are fair: the reader runs during every spin and
  * frees space long before 256 spins end, so the sleep is never reached.
@@ -24,9 +25,9 @@ unsigned pfr_model_block_spins = 256;
 
 #include "model.h"
 
-_Static_assert(PFR_MODEL_FULL == PFR_ORDER_FULL &&
-		       PFR_MODEL_ACQREL == PFR_ORDER_ACQREL &&
-		       PFR_MODEL_CTRLDEP == PFR_ORDER_CTRLDEP,
+_Static_assert((int)PFR_MODEL_FULL == (int)PFR_ORDER_FULL &&
+		       (int)PFR_MODEL_ACQREL == (int)PFR_ORDER_ACQREL &&
+		       (int)PFR_MODEL_CTRLDEP == (int)PFR_ORDER_CTRLDEP,
 	       "model.h orderings");
 
 /* One 8-byte payload word: record sequence number and word index. */
@@ -59,6 +60,7 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	struct pfr_ring_ctl *c = &m->ctl;
 	struct pfr_ring *ring = &m->ring;
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
+	int both = cfg->scenario == PFR_MODEL_BOTH;
 
 	/* Plain stores: Relacy's before() happens before both threads. */
 	m->cfg = *cfg;
@@ -73,7 +75,7 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	ring->max_record = pfr__max_record(cfg->data_size);
 	ring->policy = wake ? PFR_POLICY_DROP : PFR_POLICY_BLOCK;
 	ring->ordering = (uint32_t)cfg->ordering;
-	ring->flags = wake ? PFR_RING_WAIT : 0;
+	ring->flags = wake || both ? PFR_RING_WAIT : 0;
 	ring->fd = -1;
 	ring->scratch = m->scratch;
 	c->magic = PFR_RING_MAGIC;
@@ -99,6 +101,9 @@ int pfr_model_open(void)
 	/* No time-outs: a lost wake-up must sleep forever, which Relacy
 	 * reports as a deadlock. */
 	pfr_writer_set_timeout(&m->w, UINT64_MAX);
+	/* BOTH: a threshold no 64-byte ring reaches. */
+	if (m->cfg.scenario == PFR_MODEL_BOTH)
+		pfr_reader_set_wakeup(&m->r, 1024, 0);
 	return 0;
 }
 
@@ -117,6 +122,9 @@ void pfr_model_writer(void)
 		pfr_model_check(err == 0, "pfr_writer_write failed",
 				PFR_MODEL_SITE);
 	}
+	/* BOTH: the last records are below the reader's threshold. */
+	if (m->cfg.scenario == PFR_MODEL_BOTH)
+		pfr_writer_flush(&m->w);
 }
 
 /* Reads one record's payload (through the hooked memcpy) and checks it is
@@ -160,7 +168,7 @@ void pfr_model_reader(void)
 	while (got < m->cfg.records) {
 		int64_t avail;
 
-		if (m->cfg.scenario == PFR_MODEL_WAKE) {
+		if (m->cfg.scenario != PFR_MODEL_PROTO) {
 			/* Blocks until data is published (no time-out). */
 			avail = pfr_reader_wait(&m->r, UINT64_MAX);
 			pfr_model_check(avail > 0, "pfr_reader_wait failed",
@@ -175,7 +183,7 @@ void pfr_model_reader(void)
 			}
 		}
 		got += pfr_model_drain(got);
-		if (m->cfg.scenario != PFR_MODEL_WAKE)
+		if (m->cfg.scenario == PFR_MODEL_PROTO)
 			pfr_reader_end(&m->r);
 	}
 	pfr_reader_end(&m->r);

@@ -67,6 +67,9 @@ struct model_case {
 	unsigned spins; /* pfr_model_block_spins */
 	rl::scheduler_type_e search;
 	unsigned bound; /* context bound (sched_bound) */
+	/* A known bug in the ring: the line is a TAP TODO (reported, not
+	 * counted as a failure) until the ring is fixed. */
+	const char *todo = nullptr;
 };
 
 /*
@@ -416,6 +419,7 @@ namespace
 
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
+#define BOTH PFR_MODEL_BOTH
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -424,6 +428,14 @@ namespace
  * preemptions, every choice of values and schedules within it). */
 #define FS rl::sched_full, 0
 #define CB(n) rl::sched_bound, n
+
+/* Found by the both-* cases (README.md, "Bug found"): a reader that
+ * enters pfr_reader_wait() after pfr_writer_flush() (or the BLOCK
+ * writer's kick) incremented `flushes` takes the new count as its
+ * baseline, and sleeps on the flushed records below its threshold. */
+#define BOTH_BUG                                                               \
+	"flushed records stranded: pfr_reader_wait() snapshots flushes "       \
+	"after the flush it should honour"
 
 const model_case cases[] = {
 	/* The ring as written: A-D with the library's 256 spins (the BLOCK
@@ -446,6 +458,15 @@ const model_case cases[] = {
 	 CB(3)},
 	{"wake-ctrldep", W, CD, nullptr, PASS, "CTRLDEP: reader wake-up", 256,
 	 CB(3)},
+
+	/* Both sides asleep: the BLOCK writer's kick of a reader waiting
+	 * below an unreachable threshold. */
+	{"both-full", BOTH, F, nullptr, PASS,
+	 "FULL: BLOCK writer and reader both asleep", 1, CB(3), BOTH_BUG},
+	{"both-acqrel", BOTH, AR, nullptr, PASS,
+	 "ACQREL: BLOCK writer and reader both asleep", 1, CB(3), BOTH_BUG},
+	{"both-ctrldep", BOTH, CD, nullptr, PASS,
+	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(3), BOTH_BUG},
 
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space_full", RACE_OR_VALUE,
@@ -490,6 +511,7 @@ const model_case cases[] = {
 #undef CB
 #undef P
 #undef W
+#undef BOTH
 #undef F
 #undef AR
 #undef CD
@@ -544,7 +566,7 @@ void set_cfg(int scenario, int ordering, unsigned records)
 {
 	g_cfg.scenario = scenario;
 	g_cfg.ordering = ordering;
-	if (scenario == PFR_MODEL_PROTO) {
+	if (scenario != PFR_MODEL_WAKE) {
 		/* 64-byte ring, 24-byte records (16-byte payload): the
 		 * third record wraps (a PAD record first) and reuses the
 		 * bytes of the first, so A-D are all exercised. */
@@ -680,15 +702,18 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 		std::snprintf(search, sizeof(search), "%s search",
 			      search_name(p.search_type));
 	if (c.want == PASS)
-		std::printf(" (%s, %llu iterations, %u spins, %.1f s)%s\n",
+		std::printf(" (%s, %llu iterations, %u spins, %.1f s)%s",
 			    search, (unsigned long long)p.stop_iteration,
 			    c.spins, dt, ok ? "" : " FAILED");
 	else
 		std::printf(" -> caught: %s at iteration %llu (%s, %u spins, "
-			    "%.2f s)\n",
+			    "%.2f s)",
 			    ok ? "nothing (passed)" : how.c_str(),
 			    (unsigned long long)p.stop_iteration, search,
 			    c.spins, dt);
+	if (c.todo)
+		std::printf(" # TODO %s", c.todo);
+	std::printf("\n");
 	std::printf("# futex sleeps: reader %lu, writer %lu\n", g_sleeps[0],
 		    g_sleeps[1]);
 	if (!ok) {
@@ -697,7 +722,7 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 		if (!l.empty())
 			std::printf("# %s\n", l.c_str());
 	}
-	if (o.verbose || (!pass)) {
+	if (o.verbose || (!pass && !c.todo)) {
 		std::istringstream in(g_report.str());
 		std::string line;
 
@@ -705,7 +730,7 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 			std::printf("# %s\n", line.c_str());
 	}
 	std::fflush(stdout);
-	return pass;
+	return pass || c.todo;
 }
 
 } /* namespace */

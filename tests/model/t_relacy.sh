@@ -38,7 +38,7 @@ fi
 if [ $stale -eq 1 ]; then
 	echo "# building $bin"
 	if ! { $cc -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-function \
-		-Wno-enum-compare -D_GNU_SOURCE -U_FORTIFY_SOURCE \
+		-D_GNU_SOURCE -U_FORTIFY_SOURCE \
 		-I"$top/include" -I"$top/src" -I"$src" \
 		'-DPFR_BARRIER_OVERRIDE="relacy-barrier.h"' \
 		-c "$src/model_ring.c" -o "$out/model_ring.o" &&
