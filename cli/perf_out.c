@@ -239,13 +239,18 @@ static void pfr_load_elf(struct pfr_dso *d)
 
 static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	char bid[48];
 	struct stat st;
 	const unsigned char *m;
 	const Elf64_Ehdr *eh;
 	size_t len, cap = 0;
 
+	/* The path comes from a record (maybe a hostile file): only regular
+	 * files are opened, never a FIFO or a device. */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||

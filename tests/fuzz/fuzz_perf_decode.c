@@ -2,8 +2,8 @@
 /*
  * libFuzzer target for everything in <perfring/perf.h> that reads bytes it
  * does not trust: the record decoder, the ring reader feeding it (over a
- * fake perf mmap page, records straddling the end included), and the
- * perf.data reader.  Input layout: 16 bytes of parameters (sample_type,
+ * fake perf mmap page, records straddling the end included), the
+ * perf.data reader, and the record printer of perfring script.  Input layout: 16 bytes of parameters (sample_type,
  * read_format bits, sample_id_all, ring tail, mode), then the bytes.
  * Every buffer is allocated at its exact size so that AddressSanitizer
  * catches a read one byte past it.
@@ -18,6 +18,17 @@
 #include <unistd.h>
 
 #include <perfring/perf.h>
+
+#include "perf_out.h"
+
+/* What perf_out.c needs from cli/main.c (whose main() libFuzzer replaces). */
+void pfr_cli_json_str(FILE *f, const char *s);
+void pfr_cli_json_str(FILE *f, const char *s)
+{
+	fprintf(f, "\"%s\"", s);
+}
+
+static FILE *devnull;
 
 static void decode_one(const struct pfr_perf_layout *lay, const uint8_t *d,
 		       size_t n)
@@ -87,6 +98,39 @@ static void ring(const struct pfr_perf_layout *lay, const uint8_t *d,
 	free(data);
 }
 
+/* The printer (perfring script's): a sequence of records, side-band state
+ * built from them, every line printed (to /dev/null), text and JSON. */
+static void print(const struct pfr_perf_layout *lay, const uint8_t *d,
+		  size_t n, int json)
+{
+	struct pfr_out *o;
+	size_t off = 0;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	o = pfr_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	if (!o)
+		return;
+	while (n - off >= 8) {
+		struct pfr_record_header h;
+		uint8_t *p;
+		uint32_t len;
+
+		memcpy(&h, d + off, 8);
+		if (h.size < 8 || h.size > n - off)
+			break;
+		len = h.size - 8u;
+		p = malloc(len ? len : 1);
+		if (!p)
+			break;
+		memcpy(p, d + off + 8, len);
+		pfr_out_record(o, "ev", lay, &h, p, len);
+		free(p);
+		off += h.size;
+	}
+	pfr_out_free(o);
+}
+
 static void file(const uint8_t *d, size_t n)
 {
 	char path[64];
@@ -131,12 +175,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lay.read_format = data[8] & 0x1f;
 	lay.sample_id_all = data[9] & 1;
 	tail = (uint64_t)data[10] * 8 + ((uint64_t)data[11] << 40);
-	switch (data[12] & 3) {
+	switch (data[12] & 7) {
 	case 0:
 		file(data + 16, size - 16);
 		break;
 	case 1:
 		ring(&lay, data + 16, size - 16, tail);
+		break;
+	case 3:
+		print(&lay, data + 16, size - 16, data[13] & 1);
 		break;
 	default:
 		decode_one(&lay, data + 16, size - 16);

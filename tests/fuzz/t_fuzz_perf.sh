@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Fuzzes the perf record decoder, the ring reader in front of it and the
-# perf.data reader (tests/fuzz/fuzz_perf_decode.c) with libFuzzer, with
+# Fuzzes the perf record decoder, the ring reader in front of it, the
+# perf.data reader and perfring script's record printer (tests/fuzz/fuzz_perf_decode.c) with libFuzzer, with
 # AddressSanitizer and UBSan, for FUZZ_SECONDS (default 30) seconds.
 # Seeds: hand-made records of every decoded type and perfring's own
 # perf.data output.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
@@ -15,8 +15,9 @@ bin=$out/fuzz_perf_decode
 echo "# building $bin with clang -fsanitize=fuzzer,address,undefined"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
-	-I"$top/include" -I"$top/src" -o "$bin" \
-	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/src/perf_decode.c" \
+	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
+	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
+	"$top/src/perf_decode.c" \
 	"$top/src/perf_data.c" "$top/src/perf.c" "$top/src/ring.c" \
 	"$top/src/version.c" -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
@@ -25,13 +26,15 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	exit 1
 fi
 echo "ok 1 - fuzzer builds"
-# Seeds: mode byte (offset 12) 2 = one record, 0 = a file.
+# Seeds: mode byte (offset 12) 2 = one record, 0 = a file, 1 = a ring,
+# 3 = the printer.
 seed() { # name, hex of the 16-byte parameter block + record
 	printf '%b' "$2" >"$out/corpus/$1"
 }
 st='\xc7\x01\x01\x00\x01\x00\x00\x00' # IP|TID|TIME|CPU|PERIOD|CALLCHAIN|RAW|IDENT
 seed sample "$st"'\x00\x01\x00\x00\x02\x00\x00\x00\x09\x00\x00\x00\x00\x00\x38\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x10\x40\x00\x00\x00\x00\x00\x64\x00\x00\x00\x65\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
 seed comm "$st"'\x00\x01\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x01\x00\x00\x00spin\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
+seed print "$st"'\x00\x01\x00\x00\x03\x01\x00\x00\x03\x00\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x01\x00\x00\x00spin\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
 seed ring "$st"'\x00\x01\x3e\x00\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x18\x00\x01\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00'
 if [ -x "${PERFRING:-}" ]; then
 	# A real perfring perf.data as a seed (mode 0: 16 parameter bytes).
