@@ -34,6 +34,16 @@ wait $pid
 c=$(grep '"type":"SAMPLE"' t.json | sed -n 's/.*"tid":\([0-9]*\).*/\1/p' | sort -u | tr -d '\n')
 ok $([ "$c" = "$pid" ]; echo $?) "-t samples are that thread's ($c)"
 
+# -a without a command: until SIGINT, then a complete file.
+$P record -a -F 1000 -o int.data 2>int.err &
+rp=$!
+./spin 0.3
+kill -INT $rp
+wait $rp
+ok $? "record -a stops cleanly on SIGINT"
+ok $(perf script -i int.data 2>/dev/null | grep -q 'spin_here'; echo $?) \
+	"and its file has the samples of a process started during the recording"
+
 # Several events, one of them a tracepoint (tracefs mounted if needed).
 $P record -e sched:sched_switch -e cpu-clock -e page-faults \
 	-o multi.data -- ./pingpong 2000 2>multi.err
