@@ -39,7 +39,7 @@ if ! clang "${flags[@]}" -fsanitize=address,undefined -DFUZZ_RING_SEEDS \
 	echo "1..2"
 	exit 1
 fi
-echo "ok 2 - seed corpus: $(ls "$out/corpus" | wc -l) files"
+echo "ok 2 - seeds written; corpus now $(ls "$out/corpus" | wc -l) files"
 # The seeds alone first: each is a valid ring, so this also checks the
 # harness reaches the reader, the snapshot and the writer.
 if ! "$bin" -runs=0 "$out/corpus" >"$out/seeds.log" 2>&1; then
