@@ -30,8 +30,8 @@
 /*
  * Under ThreadSanitizer (C11 backend) only what TSan can judge runs in
  * threads: it does not model stand-alone fences, so FULL (all four points
- * are fences) and CTRLDEP (A is an acquire fence after the branch) would
- * be reported as races that the fences prevent; those run as processes,
+ * are fences) and CTRLDEP (B is the kernel's smp_wmb) would be reported
+ * as races that the fences prevent; those run as processes,
  * out of TSan's sight, like the rest of the project's fence tests
  * (docs/barriers.md).  OVERWRITE snapshots are a seqlock: the snapshot
  * may copy bytes the writer is overwriting with plain stores and throws
