@@ -257,6 +257,8 @@ struct hunt {
 	int finished; /* the writer wrote its last record and flushed */
 	uint64_t seed;
 	int ord;
+	int probe; /* thresholds 0/0: look for a stuck reader */
+	uint64_t quiet, stuck; /* quiet periods; reader asleep on data */
 };
 
 #define HUNT_LONG (2000 * MS)
@@ -317,6 +319,24 @@ static void *hunt_writer(void *arg)
 			pfr_writer_publish(&h->w);
 		else if (mode == 1)
 			pfr_writer_flush(&h->w);
+		if (h->probe && rt_rand(&rnd) % 150 == 0) {
+			/* Go quiet after a publication.  A reader that stays
+			 * asleep (reader_waiting) while unread data sits in
+			 * the ring, with thresholds of one byte, missed its
+			 * wake-up: without the quiet period the next
+			 * publication would hide that. */
+			struct pfr_ring_ctl *c = h->w.ctl;
+			int n = 0;
+
+			h->quiet++;
+			for (int i = 0; i < 2; i++) {
+				rt_sleep_ns((3 + 5 * (uint64_t)i) * MS);
+				n += PFR_READ_ONCE(c->reader_waiting) &&
+				     PFR_READ_ONCE(c->head) !=
+					     PFR_READ_ONCE(c->tail);
+			}
+			h->stuck += n == 2;
+		}
 		hunt_gap(&rnd);
 	}
 	/* purpose: waits that begin from here on may find their data
@@ -349,6 +369,7 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr,
 	pfr_ring_reader(ring, &h->r);
 	pfr_reader_set_wakeup(&h->r, wb, wr);
 	h->seed = 99 + ord;
+	h->probe = wb == 0 && wr == 0;
 	h->until_ns = rt_now_ns() + ns;
 	if (procs) {
 		pid = fork();
@@ -437,6 +458,11 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr,
 	   "half their time-out; longest %.1f ms)",
 	   (unsigned long long)bad_to, (unsigned long long)slow,
 	   max_long / 1e6);
+	if (h->probe)
+		ok(h->stuck == 0,
+		   "no reader asleep on unread data in %llu "
+		   "quiet periods of the writer",
+		   (unsigned long long)h->quiet);
 	ok(h->writer_timeouts == 0 && h->writer_slow == 0 && lost == 0,
 	   "BLOCK writer: no lost wake-up (%llu time-outs, %llu slow)",
 	   (unsigned long long)h->writer_timeouts,
