@@ -485,12 +485,12 @@ const model_case cases[] = {
 	 "ACQREL with C's load_acquire(head) relaxed", 256, FS},
 	{"acqrel-relaxed-D", P, AR, "pfr__end_acqrel", RACE_OR_VALUE,
 	 "ACQREL with D's store_release(tail) relaxed", 256, FS},
-	{"ctrldep-no-A", P, CD, "pfr__space_ctrldep", RACE_OR_VALUE,
-	 "CTRLDEP with the control dependency alone as A "
-	 "(no smp_acquire__after_ctrl_dep)",
+	{"ctrldep-relaxed-A", P, CD, "pfr__space_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP with A's load_acquire(tail) relaxed: the bare control "
+	 "dependency of the kernel's perf_output_begin()",
 	 256, FS},
-	{"ctrldep-relaxed-B", P, CD, "pfr__publish_ctrldep", RACE_OR_VALUE,
-	 "CTRLDEP with B's store_release(head) relaxed", 256, FS},
+	{"ctrldep-no-B", P, CD, "pfr__publish_ctrldep", RACE_OR_VALUE,
+	 "CTRLDEP without B (smp_wmb before storing head)", 256, FS},
 	{"ctrldep-relaxed-C", P, CD, "pfr__begin_ctrldep", RACE_OR_VALUE,
 	 "CTRLDEP with C's load_acquire(head) relaxed", 256, FS},
 	{"ctrldep-relaxed-D", P, CD, "pfr__end_ctrldep", RACE_OR_VALUE,
