@@ -202,7 +202,8 @@ static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
 
 	if (err)
 		return err;
-	memcpy(p, buf, len);
+	if (len) /* an empty record may come with buf NULL: no memcpy */
+		memcpy(p, buf, len);
 	pfr_writer_commit(w);
 	return 0;
 }
