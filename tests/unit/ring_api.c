@@ -231,6 +231,19 @@ static void test_round_trips(enum pfr_ordering ord, uint64_t dsize)
 	is_int(pfr_reader_begin(&r), 0, "nothing published by them");
 	ok(round_trip(&w, &r, data, dsize, 5, seq++, buf, 0),
 	   "ring still works");
+	{
+		/* an empty record from no buffer at all (UBSan: no memcpy
+		 * from NULL) */
+		struct pfr_record rec;
+
+		is_int(pfr_writer_write(&w, 11, NULL, 0), 0,
+		       "write(NULL, 0): an empty record");
+		ok(pfr_reader_begin(&r) >= 8 &&
+			   pfr_reader_next(&r, &rec) == 1 &&
+			   rec.hdr.type == 11 && rec.len == 0,
+		   "read back: 8 bytes, type 11");
+		pfr_reader_end(&r);
+	}
 	free(buf);
 	pfr_ring_close(ring);
 }
