@@ -24,6 +24,10 @@ ok $([ "$samples" -ge $((2 * rounds)) ]; echo $?) \
 	"$samples context-switch samples (>= 2 per round trip: $((2 * rounds)))"
 ok $([ "$lost" -eq 0 ]; echo $?) "zero lost at the default ring size (lost: $lost)"
 ok $(grep -q "from $ncpu rings" all.err; echo $?) "one ring per online CPU ($ncpu)"
+perf report --stdio -i all.data >all.rep 2>all.rerr
+ok $([ $? -eq 0 ] && ! grep -qi -e warn -e error -e lost all.rerr; echo $?) \
+	"perf report reads the -a file (synthesized threads and maps) without a warning"
+diag <all.rerr
 cpus=$(perf script -i all.data -F cpu 2>/dev/null | sort -u | wc -l)
 ok $([ "$cpus" -eq "$ncpu" ]; echo $?) "samples from all $ncpu CPUs in one file ($cpus)"
 

@@ -12,8 +12,8 @@ need_perf_tool
 build_spin
 cd "$tmp" || exit 1
 
-perf record -q -F 1000 -o perf.data -- ./spin 1 >/dev/null 2>perf.err
-ok $? "perf record -F 1000 -- spin 1"
+perf record -q -e cpu-clock -F 1000 -o perf.data -- ./spin 1 >/dev/null 2>perf.err
+ok $? "perf record -e cpu-clock -F 1000 -- spin 1"
 $P record -F 1000 --json -o pfr.data -- ./spin 1 >pfr.json 2>pfr.err
 ok $? "perfring record -F 1000 --json -o pfr.data -- spin 1 (file and stream)"
 diag <pfr.err
