@@ -511,11 +511,19 @@ static uint64_t pfr__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Shared (not FUTEX_PRIVATE) so that it works across processes. */
+/* Shared (not FUTEX_PRIVATE) so that it works across processes.  One
+ * sleep lasts at most a day (the callers loop to their deadline): a 32-bit
+ * time_t cannot hold more, and a negative one made FUTEX_WAIT fail at once
+ * and the caller spin. */
 static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
 {
-	struct timespec ts = {(time_t)(ns / 1000000000ull),
-			      (long)(ns % 1000000000ull)};
+	const uint64_t day = 86400ull * 1000000000ull;
+	struct timespec ts;
+
+	if (ns > day)
+		ns = day;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
 
 	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
 }
