@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +54,22 @@ static long count_records(struct pfr_reader *r)
 	while (pfr_reader_next(r, &rec) == 1)
 		n++;
 	return n;
+}
+
+/* A reader that drains once, 200 ms late. */
+struct slow_reader {
+	struct pfr_reader *r;
+	long records, want;
+};
+
+static void *drain_late(void *arg)
+{
+	struct slow_reader *s = (struct slow_reader *)arg;
+
+	rt_sleep_ns(200 * MS);
+	s->records += count_records(s->r);
+	pfr_reader_end(s->r);
+	return NULL;
 }
 
 static void test_basic(enum pfr_ordering ord)
@@ -160,6 +177,68 @@ static void test_basic(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+static double cpu_s(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* Waits with huge time-outs sleep, they do not spin (a 32-bit time_t in
+ * the futex time-out once turned 3e18 ns into a negative time and
+ * FUTEX_WAIT into an immediate error). */
+static void test_long_timeouts(enum pfr_ordering ord)
+{
+	static const uint64_t tos[] = {UINT64_MAX, 3000000000000000000ull,
+				       1ull << 62};
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct feeder f;
+	pthread_t th;
+
+	rt_mkring(&ring, 4096, PFR_POLICY_BLOCK, ord, PFR_RING_WAIT);
+	pfr_ring_writer(ring, &w);
+	pfr_ring_reader(ring, &r);
+	for (size_t i = 0; i < sizeof(tos) / sizeof(tos[0]); i++) {
+		double c0;
+		int64_t got;
+
+		f = (struct feeder){&w, 200 * MS, 0, 1, 8, 0};
+		pthread_create(&th, NULL, feed, &f);
+		c0 = cpu_s();
+		got = pfr_reader_wait(&r, tos[i]);
+		c0 = cpu_s() - c0;
+		pthread_join(th, NULL);
+		ok(got == 16 && c0 < 0.1,
+		   "%s: reader_wait(%#llx ns) sleeps (%.3f s CPU in 0.2 s)",
+		   pfr_ordering_name(ord), (unsigned long long)tos[i], c0);
+		count_records(&r);
+		pfr_reader_end(&r);
+	}
+	/* the BLOCK writer too: fill, then wait for a late reader */
+	while (pfr_writer_write(&w, 1, "abcdefgh", 8) == 0)
+		;
+	pfr_writer_set_timeout(&w, 3000000000000000000ull);
+	{
+		struct slow_reader s = {&r, 0, 1};
+		double c0;
+		int err;
+
+		pthread_create(&th, NULL, drain_late, &s);
+		c0 = cpu_s();
+		err = pfr_writer_write(&w, 1, "abcdefgh", 8);
+		c0 = cpu_s() - c0;
+		pthread_join(th, NULL);
+		ok(err == 0 && c0 < 0.1,
+		   "BLOCK writer with a 3e18 ns time-out sleeps (%.3f s CPU)",
+		   c0);
+	}
+	pfr_ring_close(ring);
+}
+
 /* BLOCK writer waits: time-out with no reader progress, and wake-up. */
 static void test_block_wait(enum pfr_ordering ord)
 {
@@ -189,10 +268,6 @@ static void test_block_wait(enum pfr_ordering ord)
 
 /* A reader asleep below a threshold the ring cannot reach while a BLOCK
  * writer waits for space: someone has to give way. */
-struct slow_reader {
-	struct pfr_reader *r;
-	long records, want;
-};
 
 static void *read_with_threshold(void *arg)
 {
@@ -479,6 +554,7 @@ int main(void)
 		test_basic(rt_orders[i]);
 		test_block_wait(rt_orders[i]);
 		test_block_vs_threshold(rt_orders[i]);
+		test_long_timeouts(rt_orders[i]);
 	}
 	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
 		hunt(rt_orders[i], ns, 0, 0, 0);
