@@ -1364,8 +1364,19 @@ static int record_run(struct rec *R, int argc, char **argv)
 						    R->ev[i].name, R->ev[i].ids,
 						    R->ev[i].nids))
 				rc = fail(EX_FAIL, "out of memory");
-		if (!rc)
-			pfr_perf_file_set_cmdline(R->file, argc, argv);
+		if (!rc) {
+			/* "perfring record ...", as perf writes "perf record" */
+			char **cl = calloc((size_t)argc + 2, sizeof(*cl));
+
+			if (cl) {
+				cl[0] = (char *)"perfring";
+				memcpy(cl + 1, argv,
+				       (size_t)argc * sizeof(*cl));
+				pfr_perf_file_set_cmdline(R->file, argc + 1,
+							  cl);
+				free(cl);
+			}
+		}
 	}
 	/* Stream without -o, or as well as -o with --json. */
 	if (!rc && (!R->output || R->json)) {
