@@ -551,16 +551,19 @@ void pfr__writer_wake_reader(struct pfr_writer *w)
 	pfr__futex_wake(&c->reader_waiting);
 }
 
-/* Wakes a reader asleep in pfr_reader_wait() whatever its thresholds: it
- * returns when data is there and `flushes` changed since its wait began
- * (it sees the new count after its smp_mb(), or we see it asleep after
- * ours). */
-static void pfr__kick_reader(struct pfr_ring_ctl *c)
+/* Wakes a reader asleep in pfr_reader_wait() whatever its thresholds.  The
+ * condition is level-triggered: the reader returns while it has not read
+ * up to flush_head (it sees the new flush_head after its smp_mb(), or we
+ * see it asleep after ours), so a flush that lands before the reader
+ * looks, or between its checks, is never lost. */
+static void pfr__kick_reader(struct pfr_writer *w)
 {
-	PFR_WRITE_ONCE(c->flushes, PFR_READ_ONCE(c->flushes) + 1);
-	/* purpose: store-buffering hand-shake; the head and flushes stores
-	 * before the reader_waiting load, as in pfr_writer_publish();
-	 * pairs with smp_mb() in pfr_reader_wait() */
+	struct pfr_ring_ctl *c = w->ctl;
+
+	PFR_WRITE_ONCE(c->flush_head, w->published);
+	/* purpose: store-buffering hand-shake; the head and flush_head
+	 * stores before the reader_waiting load, as in
+	 * pfr_writer_publish(); pairs with smp_mb() in pfr_reader_wait() */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->reader_waiting)) {
 		PFR_WRITE_ONCE(c->reader_waiting, 0);
@@ -663,7 +666,7 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	/* A reader asleep below thresholds that the full ring cannot reach
 	 * would never free the space we wait for: wake it, as a flush does. */
 	if (w->wait_flag)
-		pfr__kick_reader(w->ctl);
+		pfr__kick_reader(w);
 	PFR_WRITE_ONCE(w->ctl->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr_reader_end(): writer_waiting store before the tail load */
@@ -757,7 +760,7 @@ void pfr_writer_flush(struct pfr_writer *w)
 	}
 	pfr_writer_publish(w);
 	PFR_WRITE_ONCE(c->records, w->records);
-	pfr__kick_reader(c);
+	pfr__kick_reader(w);
 }
 
 /* ---- the reader's blocking wait ---- */
@@ -772,21 +775,24 @@ void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 }
 
 /* Whether pfr_reader_wait() returns now: a hostile head, the thresholds
- * met, or data and a pfr_writer_flush() since the wait began. */
-static int pfr__wait_done(struct pfr_ring_ctl *c, int64_t avail, uint64_t mark,
-			  uint32_t wb, uint32_t wr, uint32_t flushes)
+ * met, or unread data that the writer flushed. */
+static int pfr__wait_done(const struct pfr_reader *r, int64_t avail,
+			  uint64_t mark, uint32_t wb, uint32_t wr)
 {
+	const struct pfr_ring_ctl *c = r->ctl;
+
 	return avail < 0 ||
 	       pfr__wake_met((uint64_t)avail, PFR_READ_ONCE(c->records) - mark,
 			     wb, wr) ||
-	       (avail > 0 && PFR_READ_ONCE(c->flushes) != flushes);
+	       (avail > 0 &&
+		(int64_t)(PFR_READ_ONCE(c->flush_head) - r->tail) > 0);
 }
 
 int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 {
 	struct pfr_ring_ctl *c = r->ctl;
 	uint64_t deadline, now, mark;
-	uint32_t wb, wr, fl;
+	uint32_t wb, wr;
 	int64_t avail;
 
 	if (!c || !(r->flags & PFR__READER_CAN_WAIT))
@@ -795,20 +801,19 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
-	fl = PFR_READ_ONCE(c->flushes);
 	deadline = pfr__deadline(pfr__now_ns(), timeout_ns);
 	for (;;) {
 		avail = pfr_reader_begin(r);
-		if (pfr__wait_done(c, avail, mark, wb, wr, fl))
+		if (pfr__wait_done(r, avail, mark, wb, wr))
 			return avail;
 		PFR_WRITE_ONCE(c->wake_mark, mark);
 		PFR_WRITE_ONCE(c->reader_waiting, 1);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb()
 		 * in pfr_writer_publish() and pfr_writer_flush():
-		 * reader_waiting store before the head (and flushes) load */
+		 * reader_waiting store before the head (and flush_head) load */
 		pfr_smp_mb();
 		avail = pfr_reader_begin(r);
-		if (pfr__wait_done(c, avail, mark, wb, wr, fl)) {
+		if (pfr__wait_done(r, avail, mark, wb, wr)) {
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return avail;
 		}

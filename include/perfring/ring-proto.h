@@ -176,10 +176,12 @@ static inline void pfr_writer_publish(struct pfr_writer *w)
 {
 	if (w->head == w->published)
 		return;
+	/* the record count rides along with head (same line, for stats
+	 * and wake-up thresholds); B orders it too */
+	PFR_WRITE_ONCE(w->ctl->records, w->records);
 	PFR__DISPATCH(w->ordering, publish, w);
 	w->published = w->head;
 	if (w->wait_flag) {
-		PFR_WRITE_ONCE(w->ctl->records, w->records);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 		 * pfr_reader_wait(): head store before reader_waiting load */
 		pfr_smp_mb();

@@ -160,8 +160,7 @@ struct pfr_ring_ctl {
 	uint32_t
 		writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
 	uint32_t writer_pid;
-	uint32_t flushes; /* pfr_writer_flush() calls, ever */
-	uint32_t pad1a;
+	uint64_t flush_head; /* head at the last flush (or BLOCK kick) */
 	uint8_t pad1[PFR_RING_LINE - 56];
 
 	/* line 2: the reader's */
@@ -346,10 +345,11 @@ static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
 {
 	return r->head - r->tail;
 }
-/* Block until the writer has published at least the reader's threshold
- * (pfr_reader_set_wakeup), or has published data and called
- * pfr_writer_flush() since the wait began, or timeout_ns passed
- * (UINT64_MAX: forever).
+/* End the current batch, then block until the writer has published at
+ * least the reader's threshold (pfr_reader_set_wakeup), or there is unread
+ * data up to the head of the writer's last pfr_writer_flush() (or of a
+ * BLOCK writer waiting for space), or timeout_ns passed (UINT64_MAX:
+ * forever).
  * Works across processes (futex on the shared word).  Needs a perfring
  * ring created with PFR_RING_WAIT.  Returns the bytes available,
  * -PFR_E_TIMEDOUT, or -PFR_E_INVAL.  Progress: blocking. */
