@@ -73,6 +73,7 @@ struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
 	unsigned long long single; /* --single-thread: messages */
 	int proto; /* --proto: the fast-path experiment */
+	double wait_idle; /* --wait-idle: seconds, per round */
 	double run_ms;
 	size_t capacity;
 	const char *plot;
@@ -187,6 +188,43 @@ static int tsan_ok(int ordering)
 	(void)ordering;
 	return 1;
 #endif
+}
+
+/* Share of the two bench CPUs' time spent busy (not idle) over ms
+ * milliseconds while this process sleeps; 0 when /proc/stat is
+ * unreadable. */
+static double busy_share(int ms)
+{
+	struct pfr_bench_cpustat a, b;
+	double busy, tot;
+
+	if (pfr_bench_cpustat(&a))
+		return 0;
+	usleep((useconds_t)ms * 1000);
+	if (pfr_bench_cpustat(&b))
+		return 0;
+	busy = (double)(b.busy - a.busy) + (double)(b.steal - a.steal);
+	tot = busy + (double)(b.idle - a.idle);
+	return tot > 0 ? busy / tot : 0;
+}
+
+/* --wait-idle: waits up to secs seconds for the two CPUs to be less than
+ * 10% busy over half a second; returns the last share measured. */
+static double wait_idle(double secs)
+{
+	uint64_t t0 = pfr_bench_now_ns();
+	double share = busy_share(500);
+	int said = 0;
+
+	while (share > 0.10 && (double)(pfr_bench_now_ns() - t0) / 1e9 < secs) {
+		if (!said++)
+			fprintf(stderr,
+				"perfring bench: the CPUs are %.0f%% busy: "
+				"waiting up to %.0f s for them to be idle\n",
+				100 * share, secs);
+		share = busy_share(500);
+	}
+	return share;
 }
 
 /* ---- the contestants of this build ---- */
@@ -580,7 +618,7 @@ static void emit_targets(FILE *out, const struct opts *opp,
 	for (int i = 0; i < ncells; i++) {
 		const struct cell *c = &cells[i];
 		int p = pfr_bench_payload_index(c->payload);
-		int pfr = !strcmp(c->q->name, "perfring");
+		int pfr = !strncmp(c->q->name, "perfring", 8);
 
 		if (c->unsupported || c->failed || p < 0)
 			continue;
@@ -846,6 +884,10 @@ static void usage(FILE *f)
 		"                     messages (for valgrind --tool=callgrind "
 		"instruction\n"
 		"                     counts per message)\n"
+		"  --wait-idle S      before the run and before each round, "
+		"wait up to S\n"
+		"                     seconds for the two CPUs to be idle "
+		"(others' jobs)\n"
 		"  --proto            add \"perfring-proto\": an experimental "
 		"leaner fast\n"
 		"                     path over the same ring "
@@ -905,6 +947,7 @@ int pfr_cmd_bench(int argc, char **argv)
 		{"no-peers", no_argument, NULL, 'N'},
 		{"single-thread", required_argument, NULL, 'S'},
 		{"proto", no_argument, NULL, 'E'},
+		{"wait-idle", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -959,6 +1002,12 @@ int pfr_cmd_bench(int argc, char **argv)
 			break;
 		case 'E':
 			op.proto = 1;
+			break;
+		case 'W':
+			if (pfr_cli_parse_u64(optarg, &v) || v > 86400)
+				return pfr_cli_usage_error(
+					"bench", "--wait-idle wants seconds");
+			op.wait_idle = (double)v;
 			break;
 		case 'S':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1)
@@ -1070,30 +1119,17 @@ int pfr_cmd_bench(int argc, char **argv)
 				 u.sysname, u.release, u.machine);
 	}
 
-	/* Is anything else busy on the two CPUs?  200 ms of /proc/stat
-	 * while we sleep. */
-	{
-		struct pfr_bench_cpustat a, b;
-
-		if (!pfr_bench_cpustat(&a)) {
-			usleep(op.quick ? 100000 : 300000);
-			if (!pfr_bench_cpustat(&b)) {
-				double busy = (double)(b.busy - a.busy),
-				       tot = busy + (double)(b.idle - a.idle) +
-					     (double)(b.steal - a.steal);
-
-				m.busy_start_share = tot > 0 ? busy / tot : 0;
-				m.busy_start = m.busy_start_share > 0.10;
-				if (m.busy_start)
-					fprintf(stderr,
-						"perfring bench: warning: the "
-						"bench CPUs were %.0f%% busy "
-						"before the run: results will "
-						"be noisy\n",
-						100 * m.busy_start_share);
-			}
-		}
-	}
+	/* Is anything else busy on the two CPUs?  /proc/stat while we
+	 * sleep; with --wait-idle, wait for them to calm down first. */
+	m.busy_start_share = busy_share(op.quick ? 100 : 300);
+	if (op.wait_idle > 0 && m.busy_start_share > 0.10)
+		m.busy_start_share = wait_idle(op.wait_idle);
+	m.busy_start = m.busy_start_share > 0.10;
+	if (m.busy_start)
+		fprintf(stderr,
+			"perfring bench: warning: the bench CPUs were %.0f%% "
+			"busy before the run: results will be noisy\n",
+			100 * m.busy_start_share);
 
 	pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	if (!pattern)
@@ -1247,6 +1283,8 @@ int pfr_cmd_bench(int argc, char **argv)
 	for (int r = 0; r < op.reps; r++) {
 		double p50 = 0, mean = 0;
 
+		if (op.wait_idle > 0 && busy_share(200) > 0.10)
+			wait_idle(op.wait_idle);
 		pfr_bench_rtt(op.quick ? 5000 : 50000, &p50, &mean);
 		rtt_round[r] = p50;
 		for (int i = 0; i < ncells; i++) {
