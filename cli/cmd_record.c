@@ -1279,6 +1279,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 	struct pollfd *pfd = NULL;
 	struct rusage ru;
 	double t0 = now_s();
+	const struct timespec tick = {1, 0};
 	int rc, live;
 
 	R->pages = 128;
@@ -1457,7 +1458,14 @@ static int record_run(struct rec *R, int argc, char **argv)
 			rc = drain_all(R, 0);
 		if (sig_stop || rc || !live)
 			break;
-		n = ppoll(pfd, R->nrings, NULL, &orig);
+		/* A stream to a reader shows up within a second even when
+		 * the rings fill slowly: a quiet second drains and releases
+		 * everything (nothing stays in flight that long).  A file
+		 * needs no such tick. */
+		n = ppoll(pfd, R->nrings,
+			  R->file || R->overwrite ? NULL : &tick, &orig);
+		if (n == 0 && !rc)
+			rc = drain_all(R, 1);
 		if (n > 0) {
 			R->wakeups++;
 			for (int i = 0; i < R->nrings; i++)
