@@ -57,7 +57,8 @@ enum pfr_perf_error {
 	PFR_PERF_E__END
 };
 
-/* Names a PFR_E_* or PFR_PERF_E_* code (either sign). */
+/* Names a PFR_E_* or PFR_PERF_E_* code (either sign): a constant string.
+ * Concurrency: any thread.  Progress: wait-free. */
 PFR_API const char *pfr_perf_strerror(int err);
 
 /* --- events --- */
@@ -79,19 +80,23 @@ PFR_API const char *pfr_perf_strerror(int err);
 PFR_API int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
 				 char *name, size_t namelen, int mount_tracefs);
 
-/* Where tracefs is (or would be mounted): a constant string. */
+/* Where tracefs is (or would be mounted): a constant string.
+ * Concurrency: any thread.  Progress: blocking (stat). */
 PFR_API const char *pfr_perf_tracefs_path(void);
 
 /* The event names pfr_perf_event_parse() knows, NULL-terminated (without
- * tracepoints). */
+ * tracepoints).  Concurrency: any thread after the first call.
+ * Progress: wait-free. */
 PFR_API const char *const *pfr_perf_event_names(void);
 
-/* perf_event_open(2).  Returns the fd or -errno. */
+/* perf_event_open(2).  Returns the fd or -errno.
+ * Concurrency: any thread.  Progress: blocking (system call). */
 PFR_API int pfr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			  int group_fd, unsigned long flags);
 
 /* The online CPUs (from /sys/devices/system/cpu/online) into cpus[max];
- * returns how many, or -PFR_E_SYSTEM. */
+ * returns how many, or -PFR_E_SYSTEM.
+ * Concurrency: any thread.  Progress: blocking (file system). */
 PFR_API int pfr_perf_online_cpus(int *cpus, int max);
 
 /* --- the mmap ring --- */
@@ -119,7 +124,8 @@ struct pfr_perf_ring {
  * Concurrency: one thread per ring.  Progress: blocking. */
 PFR_API int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
 			      uint32_t data_pages, int overwrite);
-/* Unmaps (does not close fd). */
+/* Unmaps (does not close fd).
+ * Concurrency: not while the ring is read.  Progress: blocking. */
 PFR_API void pfr_perf_ring_unmap(struct pfr_perf_ring *ring);
 
 /* Overwrite rings: pause the kernel's output (PERF_EVENT_IOC_PAUSE_OUTPUT),
@@ -220,13 +226,15 @@ PFR_API int pfr_perf_decode(const struct pfr_perf_layout *lay,
 
 /* The event id of a record when sample_type has PERF_SAMPLE_IDENTIFIER
  * (first u64 of a SAMPLE, last u64 of others with sample_id_all).
- * Returns 0 and *id, or -PFR_E_INVAL when there is none. */
+ * Returns 0 and *id, or -PFR_E_INVAL when there is none.
+ * Concurrency: pure function.  Progress: wait-free. */
 PFR_API int pfr_perf_record_id(uint64_t sample_type, uint32_t sample_id_all,
 			       const struct pfr_record_header *hdr,
 			       const void *payload, uint32_t len, uint64_t *id);
 
 /* perf's name for a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"...),
- * or NULL for one it does not know. */
+ * or NULL for one it does not know.
+ * Concurrency: pure function.  Progress: wait-free. */
 PFR_API const char *pfr_perf_record_name(uint32_t type);
 
 /* Element i of a callchain (the array may be unaligned in a file). */
@@ -238,7 +246,12 @@ static inline uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 	return v;
 }
 
-/* --- perf.data files --- */
+/* --- perf.data files ---
+ *
+ * For every function below: Concurrency: one thread per struct
+ * pfr_perf_file (distinct files are independent).  Progress: blocking
+ * (file I/O), except the accessors of an opened file, which are
+ * wait-free. */
 
 struct pfr_perf_file;
 
@@ -287,7 +300,8 @@ PFR_API uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 PFR_API int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec);
 
 /* Builds the name perf derives for an attr without a name ("cpu-clock",
- * "raw 0x..."), into buf. */
+ * "raw 0x..."), into buf.  Concurrency: pure function.
+ * Progress: wait-free. */
 PFR_API void pfr_perf_attr_name(const struct perf_event_attr *attr, char *buf,
 				size_t len);
 
