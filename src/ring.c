@@ -132,6 +132,9 @@ static int pfr__check_opts(const struct pfr_ring_opts *o)
 
 	if (sz < PFR__DATA_MIN || sz > PFR__DATA_MAX || (sz & (sz - 1)))
 		return -PFR_E_INVAL;
+	/* 32-bit targets: the mapping's length must fit a size_t */
+	if (sz > (uint64_t)SIZE_MAX - PFR__OFFSET_MAX)
+		return -PFR_E_INVAL;
 	if ((unsigned)o->policy >= PFR_POLICY__COUNT ||
 	    (unsigned)o->ordering >= PFR_ORDER__COUNT ||
 	    (o->flags & ~PFR_RING_WAIT))
@@ -310,6 +313,11 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 		return -PFR_E_LAYOUT;
 	if ((uint64_t)st.st_size < off + size)
 		return -PFR_E_MAPPING;
+	if (off + size > (uint64_t)SIZE_MAX) {
+		/* 32-bit targets: more than the address space holds */
+		errno = ENOMEM;
+		return -PFR_E_SYSTEM;
+	}
 
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
