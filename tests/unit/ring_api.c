@@ -43,6 +43,17 @@ static void test_opts(void)
 		is_int(pfr_ring_create_memfd(&ring, &o), -PFR_E_INVAL,
 		       "data size rejected (memfd)");
 	}
+	if (SIZE_MAX <= UINT32_MAX) {
+		/* 32-bit targets: a data area the address space cannot hold
+		 * (its mapping length once wrapped to a page) */
+		memset(&o, 0, sizeof(o));
+		o.data_size = 1ull << 32;
+		is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL,
+		       "32-bit: a 4 GiB ring is -PFR_E_INVAL");
+		o.data_size = 1ull << 40;
+		is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL,
+		       "32-bit: a 1 TiB ring is -PFR_E_INVAL");
+	}
 	memset(&o, 0, sizeof(o));
 	o.policy = (enum pfr_policy)PFR_POLICY__COUNT;
 	is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL, "bad policy");
