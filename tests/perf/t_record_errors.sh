@@ -69,6 +69,11 @@ expect 1 "no such process 999999999|bad -p" "no such process" \
 expect 1 "no such process.*Fix" "no such process (in range)" \
 	$P record -p 4194300
 
+# Output file.
+expect 1 "cannot create $tmp/no/such/dir/x.data: No such file or directory" \
+	"-o into a directory that does not exist" \
+	$P record -o "$tmp/no/such/dir/x.data" -- true
+
 # mmap too large (as root there is no locked-memory limit, only memory).
 expect 6 "cannot map a ring of [0-9]+ KiB per CPU \(-m 1073741824\).*Fix|cannot map" \
 	"ring larger than memory" $P record -m 1073741824 -- true
