@@ -315,13 +315,25 @@ static void *ow_writer(void *arg)
 	max = pfr_writer_max_payload(&w);
 	end = rt_now_ns() + s->run_ns;
 	while (rt_now_ns() < end) {
-		size_t len = rand_len(&rnd, max);
-		void *p;
+		/* now and then a deferred batch: `oldest` may then run
+		 * ahead of the published head for a while */
+		int k = rt_rand(&rnd) % 16 == 0 ? 2 + (int)(rt_rand(&rnd) % 4)
+						: 1;
 
-		if (pfr_writer_reserve(&w, 1, len, &p) == 0) {
-			rt_stamp(p, len, seq++);
-			pfr_writer_commit(&w);
+		for (int i = 0; i < k; i++) {
+			size_t len = rand_len(&rnd, max);
+			void *p;
+
+			if (pfr_writer_reserve(&w, 1, len, &p) == 0) {
+				rt_stamp(p, len, seq++);
+				if (k > 1)
+					pfr_writer_commit_deferred(&w);
+				else
+					pfr_writer_commit(&w);
+			}
 		}
+		if (k > 1)
+			pfr_writer_publish(&w);
 		if (rt_rand(&rnd) % 1024 == 0)
 			rt_sleep_ns(rt_rand(&rnd) % (100 * 1000));
 	}
