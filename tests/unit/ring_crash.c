@@ -123,7 +123,7 @@ static void writer_child(const char *name, int fd, uint64_t seq, long n)
 {
 	struct pfr_ring *ring;
 	struct pfr_writer w;
-	uint64_t rnd = seq + 3;
+	uint64_t rnd = seq + 3 + (uint64_t)getpid();
 
 	if ((name ? pfr_ring_attach_shm(&ring, name)
 		  : pfr_ring_attach_fd(&ring, fd)) ||
@@ -267,7 +267,7 @@ static void reader_child(int fd)
 	struct pfr_ring *ring;
 	struct pfr_reader r;
 	struct pfr_record rec;
-	uint64_t rnd = 5;
+	uint64_t rnd = 5 + (uint64_t)getpid();
 
 	if (pfr_ring_attach_fd(&ring, fd) || pfr_ring_reader(ring, &r))
 		_exit(3);
@@ -541,12 +541,15 @@ int main(void)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	signal(SIGPIPE, SIG_IGN);
-	for (int i = 0; i < PFR_ORDER__COUNT; i++) {
-		test_writer_killed(rt_orders[i], PFR_POLICY_DROP);
-		test_writer_killed(rt_orders[i], PFR_POLICY_BLOCK);
-		test_reader_killed(rt_orders[i]);
-		test_reader_killed_waiting(rt_orders[i]);
-		test_overwrite_writer_killed(rt_orders[i]);
+	/* PFR_LONG=1: kill at more (random) moments */
+	for (int rep = 0; rep < (rt_long() ? 8 : 1); rep++) {
+		for (int i = 0; i < PFR_ORDER__COUNT; i++) {
+			test_writer_killed(rt_orders[i], PFR_POLICY_DROP);
+			test_writer_killed(rt_orders[i], PFR_POLICY_BLOCK);
+			test_reader_killed(rt_orders[i]);
+			test_reader_killed_waiting(rt_orders[i]);
+			test_overwrite_writer_killed(rt_orders[i]);
+		}
 	}
 	return rt_done();
 }
