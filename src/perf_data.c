@@ -12,6 +12,7 @@
  * right at data.offset + data.size.  Everything is native-endian.  On
  * reading, every section is checked against the file size before use.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -28,10 +29,14 @@
 #include "compiler.h"
 
 #define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+/* perf's own misc flag in a BUILD_ID entry: the id's length is in its
+ * size byte (tools/lib/perf/include/perf/event.h). */
+#define PFR_MISC_BUILD_ID_SIZE (1u << 15)
 
 /* Feature bits (tools/perf/util/header.h, HEADER_*). */
 enum {
 	PFR_FEAT_TRACING_DATA = 1,
+	PFR_FEAT_BUILD_ID = 2,
 	PFR_FEAT_HOSTNAME = 3,
 	PFR_FEAT_OSRELEASE = 4,
 	PFR_FEAT_VERSION = 5,
@@ -69,6 +74,9 @@ struct pfr_perf_file {
 	int started;
 	uint64_t data_offset, data_size;
 	char *cmdline;
+	char **dsos; /* files named by MMAP/MMAP2 records, for BUILD_ID */
+	uint32_t nr_dsos, cap_dsos;
+	int kernel_mapped;
 	/* reading */
 	const unsigned char *map;
 	size_t map_len;
@@ -151,6 +159,171 @@ int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 	return 0;
 }
 
+/* Remembers the file an MMAP/MMAP2 record maps (once each), for the
+ * BUILD_ID feature. */
+static void pfr_note_dso(struct pfr_perf_file *f,
+			 const struct pfr_record_header *hdr,
+			 const void *payload, uint32_t len)
+{
+	struct pfr_perf_layout lay = {0, 0, 0, 0};
+	struct pfr_perf_rec r;
+	unsigned mode = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	if (f->nr_ev)
+		lay.sample_type = f->ev[0].attr.sample_type,
+		lay.sample_id_all = f->ev[0].attr.sample_id_all;
+	if (pfr_perf_decode(&lay, hdr, payload, len, &r))
+		return;
+	if (mode == PERF_RECORD_MISC_KERNEL) {
+		f->kernel_mapped = 1;
+		return;
+	}
+	if (mode != PERF_RECORD_MISC_USER || r.u.mmap.filename[0] != '/')
+		return;
+	for (uint32_t i = f->nr_dsos; i-- > 0;)
+		if (!strcmp(f->dsos[i], r.u.mmap.filename))
+			return;
+	if (f->nr_dsos == f->cap_dsos) {
+		uint32_t nc = f->cap_dsos ? 2 * f->cap_dsos : 64;
+		char **n = realloc(f->dsos, nc * sizeof(*n));
+
+		if (!n)
+			return;
+		f->dsos = n;
+		f->cap_dsos = nc;
+	}
+	f->dsos[f->nr_dsos] = strdup(r.u.mmap.filename);
+	if (f->dsos[f->nr_dsos])
+		f->nr_dsos++;
+}
+
+/* The GNU build id in a sequence of ELF notes [p, p + n); its length, or
+ * 0. */
+static size_t pfr_notes_build_id(const unsigned char *p, size_t n,
+				 unsigned char id[20])
+{
+	size_t o = 0;
+
+	while (n - o >= 12) {
+		uint32_t nsz, dsz, type;
+		size_t nal, dal;
+
+		memcpy(&nsz, p + o, 4);
+		memcpy(&dsz, p + o + 4, 4);
+		memcpy(&type, p + o + 8, 4);
+		o += 12;
+		nal = ((size_t)nsz + 3) & ~(size_t)3;
+		dal = ((size_t)dsz + 3) & ~(size_t)3;
+		if (nal > n - o || dal > n - o - nal)
+			return 0;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
+		    !memcmp(p + o, "GNU", 4) && dsz >= 1 && dsz <= 20) {
+			memcpy(id, p + o + nal, dsz);
+			return dsz;
+		}
+		o += nal + dal;
+	}
+	return 0;
+}
+
+/* The build id of an ELF64 file from its PT_NOTE segments. */
+static size_t pfr_file_build_id(const char *path, unsigned char id[20])
+{
+	struct stat st;
+	const unsigned char *m;
+	Elf64_Ehdr eh;
+	size_t len, got = 0;
+	int fd;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(eh))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	len = (size_t)st.st_size;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 0;
+	memcpy(&eh, m, sizeof(eh));
+	if (!memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phoff <= len &&
+	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) <= len - eh.e_phoff)
+		for (int i = 0; i < eh.e_phnum && !got; i++) {
+			Elf64_Phdr ph;
+
+			memcpy(&ph, m + eh.e_phoff + i * sizeof(ph),
+			       sizeof(ph));
+			if (ph.p_type == PT_NOTE && ph.p_offset <= len &&
+			    ph.p_filesz <= len - ph.p_offset)
+				got = pfr_notes_build_id(m + ph.p_offset,
+							 ph.p_filesz, id);
+		}
+	munmap((void *)m, len);
+	return got;
+}
+
+/* One HEADER_BUILD_ID entry (perf's struct perf_record_header_build_id):
+ * header, pid, 20 id bytes, their count, 3 reserved, then the file name
+ * padded to 64. */
+static int pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
+			    size_t idlen, const char *name, uint64_t *size)
+{
+	static const char zero[64];
+	unsigned char fixed[36];
+	size_t l = strlen(name) + 1, padded = (l + 63) & ~(size_t)63;
+	struct pfr_record_header h;
+	int32_t pid = -1; /* the host machine */
+
+	if (36 + padded > 0xffff)
+		return 0;
+	h.type = 0;
+	h.misc = (uint16_t)(misc | PFR_MISC_BUILD_ID_SIZE);
+	h.size = (uint16_t)(36 + padded);
+	memset(fixed, 0, sizeof(fixed));
+	memcpy(fixed, &h, 8);
+	memcpy(fixed + 8, &pid, 4);
+	memcpy(fixed + 12, id, idlen);
+	fixed[32] = (unsigned char)idlen;
+	if (fwrite(fixed, sizeof(fixed), 1, o) != 1 ||
+	    fwrite(name, l, 1, o) != 1 ||
+	    (padded > l && fwrite(zero, padded - l, 1, o) != 1))
+		return -1;
+	*size += h.size;
+	return 0;
+}
+
+/* HEADER_BUILD_ID: the build id of every mapped file that has one, and of
+ * the running kernel (/sys/kernel/notes), so that perf can tell when a
+ * binary changed since the recording. */
+static int pfr_write_build_ids(struct pfr_perf_file *f, uint64_t *size)
+{
+	unsigned char id[20];
+	size_t n;
+
+	if (f->kernel_mapped) {
+		unsigned char notes[4096];
+		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : read(fd, notes, sizeof(notes));
+
+		if (fd >= 0)
+			close(fd);
+		if (got > 0 &&
+		    (n = pfr_notes_build_id(notes, (size_t)got, id)) &&
+		    pfr_put_build_id(f->out, PERF_RECORD_MISC_KERNEL, id, n,
+				     "[kernel.kallsyms]", size))
+			return -1;
+	}
+	for (uint32_t i = 0; i < f->nr_dsos; i++)
+		if ((n = pfr_file_build_id(f->dsos[i], id)) &&
+		    pfr_put_build_id(f->out, PERF_RECORD_MISC_USER, id, n,
+				     f->dsos[i], size))
+			return -1;
+	return 0;
+}
+
 /* The ids and the attrs go first; the data follows them. */
 static int pfr_file_start(struct pfr_perf_file *f)
 {
@@ -197,6 +370,8 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		return err;
 	if ((uint64_t)len + sizeof(*hdr) != hdr->size)
 		return -PFR_E_INVAL;
+	if (hdr->type == PERF_RECORD_MMAP || hdr->type == PERF_RECORD_MMAP2)
+		pfr_note_dso(f, hdr, payload, len);
 	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
 	    (len && fwrite(payload, len, 1, f->out) != 1))
 		return -PFR_E_SYSTEM;
@@ -366,6 +541,8 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, uint64_t *size)
 	switch (feat) {
 	case PFR_FEAT_TRACING_DATA:
 		return pfr_write_tracing(f, size);
+	case PFR_FEAT_BUILD_ID:
+		return pfr_write_build_ids(f, size);
 	case PFR_FEAT_HOSTNAME:
 		return pfr_put_string(o, u.nodename, size);
 	case PFR_FEAT_OSRELEASE:
@@ -431,6 +608,9 @@ static void pfr_file_free(struct pfr_perf_file *f)
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		if (!f->map)
 			free(f->ev[i].ids);
+	for (uint32_t i = 0; i < f->nr_dsos; i++)
+		free(f->dsos[i]);
+	free(f->dsos);
 	free(f->ev);
 	free(f->cmdline);
 	free(f);
@@ -438,13 +618,13 @@ static void pfr_file_free(struct pfr_perf_file *f)
 
 int pfr_perf_file_close(struct pfr_perf_file *f)
 {
-	static const int feats[] = {PFR_FEAT_TRACING_DATA, PFR_FEAT_HOSTNAME,
-				    PFR_FEAT_OSRELEASE,	   PFR_FEAT_VERSION,
-				    PFR_FEAT_ARCH,	   PFR_FEAT_NRCPUS,
-				    PFR_FEAT_CMDLINE,	   PFR_FEAT_EVENT_DESC};
-	const int nfeat = (int)(sizeof(feats) / sizeof(feats[0]));
-	struct pfr_file_section secs[sizeof(feats) / sizeof(feats[0])];
-	int skip_tracing;
+	static const int all[] = {
+		PFR_FEAT_TRACING_DATA, PFR_FEAT_BUILD_ID, PFR_FEAT_HOSTNAME,
+		PFR_FEAT_OSRELEASE,    PFR_FEAT_VERSION,  PFR_FEAT_ARCH,
+		PFR_FEAT_NRCPUS,       PFR_FEAT_CMDLINE,  PFR_FEAT_EVENT_DESC};
+	enum { NALL = sizeof(all) / sizeof(all[0]) };
+	int feats[NALL], nfeat = 0;
+	struct pfr_file_section secs[NALL];
 	struct pfr_file_header h;
 	uint64_t off;
 	int err = 0;
@@ -458,25 +638,20 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		err = -PFR_E_SYSTEM;
 	if (!f->cmdline)
 		pfr_perf_file_set_cmdline(f, 0, NULL);
+	/* The features this file has, in bit order. */
+	for (int i = 0; i < NALL; i++)
+		if (all[i] != PFR_FEAT_TRACING_DATA || pfr_has_tracepoints(f))
+			feats[nfeat++] = all[i];
 	memset(&h, 0, sizeof(h));
 	memset(secs, 0, sizeof(secs));
-	off = f->data_offset + f->data_size;
-	/* The index of feature sections (one per bit set, in bit order),
-	 * then their contents. */
-	skip_tracing = !pfr_has_tracepoints(f);
-	{
-		size_t idx =
-			sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0);
-
-		if (!err && fseeko(f->out, (off_t)(off + idx), SEEK_SET))
-			err = -PFR_E_SYSTEM;
-		off += idx;
-	}
+	/* The index of feature sections (one per bit set), then their
+	 * contents. */
+	off = f->data_offset + f->data_size + nfeat * sizeof(secs[0]);
+	if (!err && fseeko(f->out, (off_t)off, SEEK_SET))
+		err = -PFR_E_SYSTEM;
 	for (int i = 0; i < nfeat && !err; i++) {
 		uint64_t size = 0;
 
-		if (feats[i] == PFR_FEAT_TRACING_DATA && skip_tracing)
-			continue;
 		if (pfr_write_feature(f, feats[i], &size)) {
 			err = -PFR_E_SYSTEM;
 			break;
@@ -498,9 +673,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	h.data.size = f->data_size;
 	if (!err &&
 	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size), SEEK_SET) ||
-	     fwrite(secs + skip_tracing,
-		    sizeof(secs) - (skip_tracing ? sizeof(secs[0]) : 0), 1,
-		    f->out) != 1 ||
+	     fwrite(secs, nfeat * sizeof(secs[0]), 1, f->out) != 1 ||
 	     fseeko(f->out, 0, SEEK_SET) ||
 	     fwrite(&h, sizeof(h), 1, f->out) != 1))
 		err = -PFR_E_SYSTEM;

@@ -5,7 +5,8 @@
 # are 1 s of CPU time at 1000 Hz); `perf script -i` on perfring's file
 # lists exactly the samples (tid, time, ip) that `perfring script` prints;
 # `perf report --stdio -i` exits 0 without warnings and puts spin_here on
-# top; and `perfring script` reads perf's own file, sample for sample.
+# top; the build ids are perf's; and `perfring script` reads perf's own
+# file, sample for sample.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf_tool
@@ -53,6 +54,12 @@ ok $(! grep -qi -e warn -e error report.err report.out &&
 grep -i -e warn -e error report.err | diag
 top=$(grep -v '^#' report.out | grep -m1 '%')
 ok $(grep -q 'spin_here' <<<"$top"; echo $?) "perf report's top entry is spin_here: $top"
+
+# The BUILD_ID feature: the binary's id as its ELF note has it.
+bid=$(perf buildid-list -i pfr.data 2>/dev/null | awk '$2 ~ /\/spin$/ { print $1 }')
+want=$(perf buildid-list -i perf.data 2>/dev/null | awk '$2 ~ /\/spin$/ { print $1 }')
+ok $([ -n "$bid" ] && [ "$bid" = "$want" ]; echo $?) \
+	"perf buildid-list finds spin's build id in perfring's file (${bid:-none}; perf's: ${want:-none})"
 
 # perfring script on perf's own file.
 c=$($P script -i perf.data --json --samples | grep -c '"type":"SAMPLE"')
