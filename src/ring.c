@@ -38,6 +38,7 @@ struct pfr_ring {
 	uint64_t max_record;
 	uint32_t policy, ordering, flags;
 	int fd;
+	int sealed; /* the object cannot shrink under this mapping */
 	unsigned char *scratch; /* reader's copy of a straddling record */
 	unsigned char *snap; /* snapshot copy (OVERWRITE) */
 };
@@ -176,6 +177,7 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ring->ordering = o->ordering;
 	ring->flags = o->flags;
 	ring->fd = fd;
+	ring->sealed = fd < 0; /* anonymous memory has no size to change */
 	pfr__ring_fill(ring);
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->version = PFR_RING_VERSION;
@@ -258,8 +260,29 @@ int pfr_ring_create_memfd(struct pfr_ring **ring,
 	}
 	/* An attacher that finds these seals knows no peer can shrink the
 	 * object under its mapping (which would turn reads into SIGBUS). */
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
+	    0)
+		(*ring)->sealed = 1;
 	return 0;
+}
+
+/*
+ * A peer that shrinks the object under our mapping turns every access past
+ * the new end into SIGBUS.  A memfd can be sealed against that: if it is
+ * not sealed yet and still allows sealing, the attacher seals it itself
+ * (before it looks at the size).  POSIX shared-memory objects cannot be
+ * sealed: attaching one trusts the peers not to truncate it.  Returns 1
+ * when the object can no longer shrink.
+ */
+static int pfr__seal_shrink(int fd)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		return 0;
+	if (seals & F_SEAL_SHRINK)
+		return 1;
+	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
 }
 
 /*
@@ -274,10 +297,12 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 	struct pfr_ring_ctl *c;
 	struct pfr_ring *ring;
 	uint64_t magic, off, size;
+	int sealed;
 	uint32_t version, ctl_size, policy, ordering, flags, max_record;
 	void *p;
 	int err;
 
+	sealed = pfr__seal_shrink(fd);
 	if (fstat(fd, &st) < 0)
 		return -PFR_E_SYSTEM;
 	if ((uint64_t)st.st_size < sizeof(struct pfr_ring_ctl))
@@ -335,6 +360,7 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 	ring->ordering = ordering;
 	ring->flags = flags;
 	ring->fd = fd;
+	ring->sealed = sealed;
 	pfr__ring_fill(ring);
 	*ringp = ring;
 	return 0;
@@ -392,6 +418,11 @@ int pfr_ring_unlink(const char *name)
 	if (err)
 		return err;
 	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+}
+
+int pfr_ring_sealed(const struct pfr_ring *ring)
+{
+	return ring->sealed;
 }
 
 int pfr_ring_fd(const struct pfr_ring *ring)

@@ -268,6 +268,12 @@ PFR_API void pfr_ring_close(struct pfr_ring *ring);
 /* Remove a POSIX shared-memory ring's name. */
 PFR_API int pfr_ring_unlink(const char *name);
 PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
+/* 1 when no peer can shrink the ring's object under this mapping (private
+ * memory, or a memfd sealed with F_SEAL_SHRINK: pfr_ring_create_memfd()
+ * seals its memfd, and attaching by fd seals a sealable one); 0 for POSIX
+ * shared memory, which cannot be sealed: a peer with write access could
+ * truncate it and turn this process's accesses into SIGBUS. */
+PFR_API int pfr_ring_sealed(const struct pfr_ring *ring);
 PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
 
 /* Open the writer or reader side of a ring; continues from the published
