@@ -809,6 +809,11 @@ void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 {
 	if (!r->ctl)
 		return;
+	/* A threshold the ring cannot reach would only ever end in the
+	 * time-out: cap it at half the data area, as the kernel caps its
+	 * wakeup_watermark. */
+	if (bytes > (r->mask + 1) / 2)
+		bytes = (uint32_t)((r->mask + 1) / 2);
 	PFR_WRITE_ONCE(r->ctl->wake_bytes, bytes);
 	PFR_WRITE_ONCE(r->ctl->wake_records, records);
 }

@@ -360,8 +360,9 @@ static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
  * ring created with PFR_RING_WAIT.  Returns the bytes available,
  * -PFR_E_TIMEDOUT, or -PFR_E_INVAL.  Progress: blocking. */
 PFR_API int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns);
-/* Wake-up thresholds: bytes published and/or records published since the
- * reader went to sleep (0 = 1 byte / any record). */
+/* Wake-up thresholds: bytes available to the reader (capped at half the
+ * data area) and/or records published since the wait began (0 = any data /
+ * no record threshold). */
 PFR_API void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 				   uint32_t records);
 
@@ -370,6 +371,8 @@ PFR_API void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
  * returns a torn or half-overwritten record.  Returns bytes copied (a
  * sequence of records), or a negative error.  Safe while the writer runs.
  * Progress: wait-free. */
+/* Returns -PFR_E_OVERWRITTEN when the writer overwrote everything during
+ * the copy: call again.  One snapshot at a time per ring handle. */
 PFR_API int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf,
 				  size_t buflen);
 
