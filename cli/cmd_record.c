@@ -102,7 +102,8 @@ struct rec {
 	uint64_t *snap_last; /* overwrite: newest time emitted, per ring */
 	/* summary */
 	uint64_t by_type[NTYPES], other_types, records, samples, lost,
-		lost_records, bytes, wakeups, snapshots, decode_errors;
+		lost_records, lost_samples, bytes, wakeups, snapshots,
+		decode_errors;
 	uint64_t out_records;
 	int child_status;
 	struct rusage ru_loop; /* at the start of the reading loop */
@@ -747,7 +748,7 @@ static int take(struct rec *R, const struct pfr_record *rec)
 		R->lost_records++;
 	}
 	if (d.type == PERF_RECORD_LOST_SAMPLES)
-		R->lost += d.u.lost.lost;
+		R->lost_samples += d.u.lost.lost; /* dropped by the PMU */
 	if (time > R->round_max)
 		R->round_max = time;
 	if (push(R, &rec->hdr, rec->payload, rec->len, time))
@@ -1079,7 +1080,8 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 				(unsigned long long)R->other_types);
 		fprintf(f,
 			"},\"samples\":%llu,\"lost\":%llu,"
-			"\"lost_records\":%llu,\"bytes\":%llu,"
+			"\"lost_records\":%llu,\"lost_samples\":%llu,"
+			"\"bytes\":%llu,"
 			"\"wakeups\":%llu,\"snapshots\":%llu,"
 			"\"decode_errors\":%llu,\"rings\":%d,"
 			"\"ring_bytes\":%llu,\"reader_cpu_s\":%.6f,"
@@ -1089,6 +1091,7 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			(unsigned long long)R->samples,
 			(unsigned long long)R->lost,
 			(unsigned long long)R->lost_records,
+			(unsigned long long)R->lost_samples,
 			(unsigned long long)R->bytes,
 			(unsigned long long)R->wakeups,
 			(unsigned long long)R->snapshots,
@@ -1126,6 +1129,11 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 	if (R->snapshots)
 		fprintf(f, "[ perfring record: %llu snapshots ]\n",
 			(unsigned long long)R->snapshots);
+	if (R->lost_samples)
+		fprintf(f,
+			"[ perfring record: %llu samples lost before the ring "
+			"(LOST_SAMPLES) ]\n",
+			(unsigned long long)R->lost_samples);
 	if (R->decode_errors)
 		fprintf(f,
 			"[ perfring record: %llu malformed records skipped ]\n",
