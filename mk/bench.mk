@@ -13,12 +13,18 @@ BENCH_CONF := $(BUILD)/bench/config.mk
 BENCH_KEY := $(subst $() ,_,$(CC)|$(CXX)|$(SANITIZE)|$(CFLAGS)|$(CXXFLAGS)|\
 	$(LDFLAGS))
 
+# A stale configuration (other compilers or flags) depends on a phony
+# target, so make regenerates it and, having remade an included makefile,
+# reads everything again.  (Marking the file itself phony would not make
+# GNU make re-read it.)
 ifeq ($(filter clean format,$(MAKECMDGOALS)),)
 -include $(BENCH_CONF)
 ifneq ($(BENCH_CONF_KEY),$(BENCH_KEY))
-.PHONY: $(BENCH_CONF)
+$(BENCH_CONF): bench-conf-force
 endif
 endif
+.PHONY: bench-conf-force
+bench-conf-force: ;
 
 $(BENCH_CONF): bench/probe.sh mk/bench.mk
 	@mkdir -p $(dir $@)

@@ -8,7 +8,7 @@ set -u
 : "${PERFRING:?}" "${PFR_BUILD:?}"
 out=$PFR_BUILD/test-logs/bench-quick.jsonl
 mkdir -p "$(dirname "$out")"
-echo "1..6"
+echo "1..7"
 if ! ${RUNNER:-} "$PERFRING" bench --help >/dev/null 2>&1; then
 	echo "1..0 # SKIP perfring bench is not linked into this build"
 	exit 77
@@ -47,6 +47,30 @@ done
 [ -n "$names" ] && [ -z "$missing" ] &&
 	t ok "every contestant ran:$(echo " $names")" ||
 	t "not ok" "every contestant ran (missing:${missing:- none named})"
+
+# A native, unsanitized build on a machine with the peers' Debian packages
+# (CI installs them all) must have linked every peer: a build rule that
+# silently drops one must not pass.
+want=
+target=$(${CC:-cc} -dumpmachine 2>/dev/null)
+host=$(cc -dumpmachine 2>/dev/null)
+if [ -z "${SANITIZE:-}" ] && [ -z "${RUNNER:-}" ] && [ "$target" = "$host" ] &&
+	command -v dpkg-query >/dev/null 2>&1; then
+	for p in libdpdk-dev:rte_ring libck-dev:ck_ring \
+		libboost-dev:boost_spsc libatomic-queue-dev:atomic_queue; do
+		dpkg-query -W -f='${Status}' "${p%%:*}" 2>/dev/null |
+			grep -q 'ok installed' && want="$want ${p#*:}"
+	done
+fi
+missing=
+for c in $want; do
+	case " $names " in *" $c "*) ;; *) missing="$missing $c" ;; esac
+done
+if [ -z "$missing" ]; then
+	t ok "every installed peer is linked:${want:- (none, or not native)}"
+else
+	t "not ok" "installed peers not linked:$missing"
+fi
 
 # every throughput and latency result verified
 bad=$(grep -E '"kind":"(throughput|latency)"' "$out" |
