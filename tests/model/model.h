@@ -71,10 +71,9 @@ enum pfr_model_scenario {
 	/* DROP writer on a ring that never fills, reader in
 	 * pfr_reader_wait(): the reader's wake-up hand-shake */
 	PFR_MODEL_WAKE = 1,
-	/* BLOCK writer and a reader in pfr_reader_wait() whose threshold
-	 * the full ring cannot reach: both sleep, and the writer must wake
-	 * the reader before it sleeps for space (pfr__kick_reader); the
-	 * writer ends with pfr_writer_flush() */
+	/* BLOCK writer and a reader in pfr_reader_wait() with a byte
+	 * threshold: both sleep; the writer ends with pfr_writer_flush(),
+	 * which alone wakes the reader for the last record */
 	PFR_MODEL_BOTH = 2,
 };
 

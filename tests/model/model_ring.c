@@ -101,7 +101,7 @@ int pfr_model_open(void)
 	/* No time-outs: a lost wake-up must sleep forever, which Relacy
 	 * reports as a deadlock. */
 	pfr_writer_set_timeout(&m->w, UINT64_MAX);
-	/* BOTH: a threshold no 64-byte ring reaches. */
+	/* BOTH: the library caps it at half the data area (32 bytes). */
 	if (m->cfg.scenario == PFR_MODEL_BOTH)
 		pfr_reader_set_wakeup(&m->r, 1024, 0);
 	return 0;

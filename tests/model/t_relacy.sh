@@ -6,7 +6,8 @@
 # compilers, then runs every case: each ordering passes, each mutant (A,
 # B, C or D removed or weakened, either smp_mb of a wake-up hand-shake
 # removed) is caught.  One TAP line per case.  In make check-long
-# (PFR_LONG=1) every context-bounded search goes one preemption deeper.
+# (PFR_LONG=1) ACQREL's and CTRLDEP's A-D get a full search and every
+# other context-bounded search goes one preemption deeper.
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -53,5 +54,5 @@ if [ $stale -eq 1 ]; then
 	fi
 fi
 args=()
-[ "${PFR_LONG:-0}" = 1 ] && args+=(-x 1)
+[ "${PFR_LONG:-0}" = 1 ] && args+=(-L -x 1)
 exec "$bin" ${args[@]+"${args[@]}"} "$@"
