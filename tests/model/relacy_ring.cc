@@ -23,7 +23,7 @@
  *
  * Output is TAP: one line per case.  Usage:
  *   relacy_ring [-l] [-v] [-s full|random|bound] [-i N] [-b N] [-x N]
- *               [-r N] [CASE...]
+ *               [-L] [-r N] [CASE...]
  * -l lists the cases; -v prints Relacy's report of each; -s, -i (random
  * iterations) and -b (context bound) override every case's search; -x N
  * adds N to every context bound; -L runs a full search where a case
