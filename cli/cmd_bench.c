@@ -622,14 +622,16 @@ static void emit_targets(FILE *out, const struct opts *opp,
 
 		if (c->unsupported || c->failed || p < 0)
 			continue;
-		if (pfr && !c->q->processes && !c->q->reader_single &&
+		if (pfr && !strcmp(c->q->name, "perfring") &&
+		    !c->q->processes && !c->q->reader_single &&
 		    c->q->policy == PFR_POLICY_BLOCK) {
 			if (c->q->ordering == PFR_ORDER_ACQREL)
 				*(c->q->batched ? &prb[p] : &pr1[p]) = c;
 			if (c->q->ordering == PFR_ORDER_FULL)
 				*(c->q->batched ? &fub[p] : &fu1[p]) = c;
 		}
-		if (pfr && !c->q->processes && c->q->reader_single &&
+		if (pfr && !strcmp(c->q->name, "perfring") &&
+		    !c->q->processes && c->q->reader_single &&
 		    c->q->policy >= 0 && c->q->policy < 2) {
 			if (c->q->ordering == PFR_ORDER_ACQREL)
 				as[c->q->policy][p] = c;
