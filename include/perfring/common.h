@@ -15,6 +15,11 @@
  * -fvisibility=hidden; the version script names what is public). */
 #define PFR_API __attribute__((visibility("default")))
 
+/* The ring's fast paths: always inlined, so that a call site's constant
+ * sizes reach the record copy (GCC otherwise may outline them and turn the
+ * copy into a libc call; see docs/bench.md). */
+#define PFR__INLINE static inline __attribute__((always_inline))
+
 #ifdef __cplusplus
 #define PFR__EXTERN_C_BEGIN extern "C" {
 #define PFR__EXTERN_C_END }

@@ -55,7 +55,7 @@
 /* Where a record of `size` bytes starting at free-running *pos lands: at
  * *pos, or at the start of the data area after a PAD record if it would
  * straddle the end.  Advances *pos past it; returns its start. */
-static inline uint64_t pfr__place(uint64_t *pos, uint64_t size, uint64_t mask)
+PFR__INLINE uint64_t pfr__place(uint64_t *pos, uint64_t size, uint64_t mask)
 {
 	uint64_t start = *pos;
 	uint64_t room = mask + 1 - (start & mask);
@@ -67,8 +67,8 @@ static inline uint64_t pfr__place(uint64_t *pos, uint64_t size, uint64_t mask)
 }
 
 /* The wake-up condition, the same on both sides. */
-static inline int pfr__wake_met(uint64_t bytes, uint64_t records,
-				uint32_t wake_bytes, uint32_t wake_records)
+PFR__INLINE int pfr__wake_met(uint64_t bytes, uint64_t records,
+			      uint32_t wake_bytes, uint32_t wake_records)
 {
 	return bytes >= (wake_bytes ? wake_bytes : 1) ||
 	       (wake_records && records >= wake_records);
@@ -116,13 +116,13 @@ static inline void pfr__copy_out(void *dst, const unsigned char *src,
 /* Loads the reader's tail with this ring's A ordering and returns the free
  * space, or 0 when tail is hostile (ahead of head or more than a ring
  * behind it). */
-static inline uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
+PFR__INLINE uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
 {
 	return PFR__DISPATCH(w->ordering, space, w, need);
 }
 
-static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
-				     size_t len, void **payload)
+PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
+				   size_t len, void **payload)
 {
 	uint64_t size, off = w->head & w->mask;
 
@@ -157,7 +157,7 @@ static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	return 0;
 }
 
-static inline void pfr_writer_commit_deferred(struct pfr_writer *w)
+PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 {
 	struct pfr_record_header h;
 
@@ -172,7 +172,7 @@ static inline void pfr_writer_commit_deferred(struct pfr_writer *w)
 	w->res_size = 0;
 }
 
-static inline void pfr_writer_publish(struct pfr_writer *w)
+PFR__INLINE void pfr_writer_publish(struct pfr_writer *w)
 {
 	if (w->head == w->published)
 		return;
@@ -190,14 +190,14 @@ static inline void pfr_writer_publish(struct pfr_writer *w)
 	}
 }
 
-static inline void pfr_writer_commit(struct pfr_writer *w)
+PFR__INLINE void pfr_writer_commit(struct pfr_writer *w)
 {
 	pfr_writer_commit_deferred(w);
 	pfr_writer_publish(w);
 }
 
-static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
-				   const void *buf, size_t len)
+PFR__INLINE int pfr_writer_write(struct pfr_writer *w, uint32_t type,
+				 const void *buf, size_t len)
 {
 	void *p;
 	int err = pfr_writer_reserve(w, type, len, &p);
@@ -210,12 +210,12 @@ static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
 	return 0;
 }
 
-static inline int64_t pfr_reader_begin(struct pfr_reader *r)
+PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 {
 	return PFR__DISPATCH(r->ordering, begin, r);
 }
 
-static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
+PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 {
 	for (;;) {
 		uint64_t avail = r->head - r->tail;
@@ -274,7 +274,7 @@ static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 #define PFR__READER_WAKE_WRITER 0x100u
 PFR_API void pfr__reader_wake_writer(struct pfr_reader *r);
 
-static inline void pfr_reader_end(struct pfr_reader *r)
+PFR__INLINE void pfr_reader_end(struct pfr_reader *r)
 {
 	if (r->tail == r->published)
 		return;
@@ -298,7 +298,7 @@ static inline void pfr_reader_end(struct pfr_reader *r)
  * hostile.  The caller stores into the ring only when the result covers
  * what it needs.
  */
-static inline uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
+PFR__INLINE uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 {
 	uint64_t size = w->mask + 1, t;
 
@@ -320,7 +320,7 @@ static inline uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 }
 
 /* B: the record stores before the store of head. */
-static inline void PFR__FN(publish)(struct pfr_writer *w)
+PFR__INLINE void PFR__FN(publish)(struct pfr_writer *w)
 {
 #if PFR__PROTO_ORD == 0
 	pfr_smp_wmb(); /* B: pairs with C (smp_rmb) in pfr__begin_full() */
@@ -338,7 +338,7 @@ static inline void PFR__FN(publish)(struct pfr_writer *w)
 
 /* C: the load of head before the loads of the records.  Returns the bytes
  * available, or an error for a head that is impossible. */
-static inline int64_t PFR__FN(begin)(struct pfr_reader *r)
+PFR__INLINE int64_t PFR__FN(begin)(struct pfr_reader *r)
 {
 	uint64_t h;
 
@@ -366,7 +366,7 @@ static inline int64_t PFR__FN(begin)(struct pfr_reader *r)
 }
 
 /* D: the loads of the records before the store of tail. */
-static inline void PFR__FN(end)(struct pfr_reader *r)
+PFR__INLINE void PFR__FN(end)(struct pfr_reader *r)
 {
 #if PFR__PROTO_ORD == 0
 	pfr_smp_mb(); /* D: pairs with A (smp_mb) in pfr__space_full() */
