@@ -5,13 +5,10 @@
  * two threads or two processes over POSIX shared memory, and the one-way
  * latency ping-pong over two rings.
  *
- * Producer: stamps one prepared message and writes it as one record:
- * pfr_writer_reserve(), one memcpy into the ring, pfr_writer_commit()
- * (which publishes), or, when batched, pfr_writer_commit_deferred() and one
- * pfr_writer_publish() per `batch` records.  Not pfr_writer_write(), which
- * does the same but which gcc 12 -O2 does not inline (it emits an
- * out-of-line .constprop clone whose memcpy has a run-time length): 92
- * instead of 53 instructions per 8-byte record (callgrind, --single-thread).
+ * Producer: stamps one prepared message and writes it as one record with
+ * pfr_writer_write() (copy in, publish), or, when batched,
+ * pfr_writer_write_deferred() and one pfr_writer_publish() per `batch`
+ * records.
  * Consumer: loads head once (pfr_reader_begin) and verifies every record up
  * to it in place (zero copy), publishing tail (pfr_reader_end) after every
  * `rbatch` records and at the end: rbatch is the batch size (32, or fewer
@@ -116,21 +113,10 @@ pr_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 
 		pfr_bench_stamp(m, words, seq);
 		if (run->batch <= 1) {
-			void *p;
-
-			err = pfr_writer_reserve(w, BENCH_TYPE, payload, &p);
-			if (!err) {
-				memcpy(p, m, payload);
-				pfr_writer_commit(w);
-			}
+			err = pfr_writer_write(w, BENCH_TYPE, m, payload);
 		} else {
-			void *p;
-
-			err = pfr_writer_reserve(w, BENCH_TYPE, payload, &p);
-			if (!err) {
-				memcpy(p, m, payload);
-				pfr_writer_commit_deferred(w);
-			}
+			err = pfr_writer_write_deferred(w, BENCH_TYPE, m,
+							payload);
 			if (++k == run->batch) {
 				pfr_writer_publish(w);
 				k = 0;

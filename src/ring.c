@@ -488,6 +488,72 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 	return 0;
 }
 
+/* Copies n bytes (a multiple of 8) out of shared memory with untorn 8-byte
+ * loads; used where a hostile or concurrent writer may change them. */
+static inline void pfr__copy_out(void *dst, const unsigned char *src,
+				 uint64_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+
+	for (uint64_t i = 0; i < n; i += 8) {
+		uint64_t v = PFR_READ_ONCE(*(const uint64_t *)(src + i));
+
+		memcpy(d + i, &v, 8);
+	}
+}
+
+/* Every record pfr_reader_next()'s fast path leaves out, one check at a
+ * time, each with its own error; PAD records are skipped on perfring rings
+ * (and the record after them returned). */
+int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
+{
+	for (;;) {
+		uint64_t avail = r->head - r->tail;
+		uint64_t off = r->tail & r->mask;
+		struct pfr_record_header h;
+		uint64_t raw;
+
+		if (!avail)
+			return 0;
+		/* one read into a private copy, as in the fast path */
+		raw = PFR_READ_ONCE(*(const uint64_t *)(r->data + off));
+		memcpy(&h, &raw, sizeof(h));
+		if (h.size == 0)
+			return -PFR_E_RECSIZE_ZERO;
+		if (h.size & 7)
+			return -PFR_E_RECSIZE_ALIGN;
+		if (h.size > avail)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		/* a caller reads { id, lost } from a LOST record */
+		if (h.type == PFR_RECORD_LOST &&
+		    h.size < sizeof(struct pfr_lost_record))
+			return -PFR_E_RECSIZE_SHORT;
+		rec->hdr = h;
+		rec->pos = r->tail;
+		rec->len = h.size - (uint32_t)sizeof(h);
+		if (off + h.size <= r->mask + 1) {
+			rec->payload = r->data + off + sizeof(h);
+		} else {
+			/* Straddles the end (kernel rings): copy out in two
+			 * pieces, both within the data area. */
+			uint64_t first = r->mask + 1 - off;
+
+			memcpy(r->scratch, &h, sizeof(h));
+			pfr__copy_out(r->scratch + sizeof(h),
+				      r->data + off + sizeof(h),
+				      first - sizeof(h));
+			pfr__copy_out(r->scratch + first, r->data,
+				      h.size - first);
+			rec->payload = r->scratch + sizeof(h);
+		}
+		r->tail += h.size;
+		if (h.type == PFR_RECORD_PAD &&
+		    (r->flags & PFR_READER_SKIP_PAD))
+			continue;
+		return 1;
+	}
+}
+
 #define PFR__READER_CAN_WAIT 0x200u
 
 int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
@@ -618,23 +684,13 @@ void pfr__reader_wake_writer(struct pfr_reader *r)
 
 /* ---- the writer's slow path ---- */
 
-static void pfr__put_header(struct pfr_writer *w, uint64_t pos, uint32_t type,
-			    uint64_t size)
-{
-	struct pfr_record_header h;
-
-	h.type = type;
-	h.misc = 0;
-	h.size = (uint16_t)size;
-	memcpy(w->data + (pos & w->mask), &h, sizeof(h));
-}
-
 /* Fills [w->head, to) with one PAD record (the gap is less than a record
  * and a multiple of 8, so it fits the header's u16 size). */
 static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
 {
 	if (to != w->head) {
-		pfr__put_header(w, w->head, PFR_RECORD_PAD, to - w->head);
+		pfr__put_header(w->data, w->mask, w->head, PFR_RECORD_PAD,
+				to - w->head);
 		w->head = to;
 	}
 }
@@ -718,7 +774,7 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	return 0;
 }
 
-int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
+static int pfr__reserve_slow(struct pfr_writer *w, uint32_t size)
 {
 	const uint64_t lost_size = sizeof(struct pfr_lost_record);
 	uint64_t deadline = 0, pos, at;
@@ -768,9 +824,29 @@ int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
 	}
 	at = pfr__place(&pos, size, w->mask);
 	pfr__pad_to(w, at);
-	w->res_pos = at;
 	w->res_size = size;
 	return 0;
+}
+
+/* The fast path's limit (struct pfr_writer): the lower of the cached
+ * tail's bound and the end of the data area's current lap, or 0 while a
+ * LOST record waits to go out (every reserve then takes the slow path,
+ * which writes it first).  A record reserved by the slow path starts at
+ * head; the lap's end computed from there still bounds it. */
+static void pfr__writer_limit(struct pfr_writer *w)
+{
+	uint64_t by_tail = w->tail_cache + w->mask + 1;
+	uint64_t by_end = (w->head | w->mask) + 1;
+
+	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+}
+
+int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
+{
+	int err = pfr__reserve_slow(w, size);
+
+	pfr__writer_limit(w);
+	return err;
 }
 
 void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns)

@@ -74,20 +74,6 @@ PFR__INLINE int pfr__wake_met(uint64_t bytes, uint64_t records,
 	       (wake_records && records >= wake_records);
 }
 
-/* Copies n bytes (a multiple of 8) out of shared memory with untorn 8-byte
- * loads; used where a hostile or concurrent writer may change them. */
-static inline void pfr__copy_out(void *dst, const unsigned char *src,
-				 uint64_t n)
-{
-	unsigned char *d = (unsigned char *)dst;
-
-	for (uint64_t i = 0; i < n; i += 8) {
-		uint64_t v = PFR_READ_ONCE(*(const uint64_t *)(src + i));
-
-		memcpy(d + i, &v, 8);
-	}
-}
-
 #define PFR__PROTO_ORD 0
 #define PFR__FN(name) pfr__##name##_full
 #include <perfring/ring-proto.h>
@@ -121,53 +107,66 @@ PFR__INLINE uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
 	return PFR__DISPATCH(w->ordering, space, w, need);
 }
 
+/* The fast path's size check and rounding: a payload of len bytes is a
+ * record of pfr__record_size(len) bytes, which fits the ring's largest
+ * record iff len <= max_record - 8 (max_record is a multiple of 8).  The
+ * comparison comes first, so the sum cannot wrap for a len it lets by. */
+PFR__INLINE uint64_t pfr__record_size(size_t len)
+{
+	return ((uint64_t)len + sizeof(struct pfr_record_header) + 7) &
+	       ~(uint64_t)7;
+}
+
 PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 				   size_t len, void **payload)
 {
-	uint64_t size, off = w->head & w->mask;
+	uint64_t head = w->head, size = pfr__record_size(len);
 
-	if (__builtin_expect(len > w->max_record, 0))
-		return -PFR_E_INVAL; /* also keeps the sum below from wrapping */
-	size = ((uint64_t)len + sizeof(struct pfr_record_header) + 7) &
-	       ~(uint64_t)7;
-	if (__builtin_expect(size > w->max_record, 0))
-		return -PFR_E_INVAL;
-	/* Fast path: nothing lost to report, no wrap, and the cached tail
-	 * (OVERWRITE: the oldest record) already shows room.
-	 * head - tail_cache <= data size always, so the sum cannot wrap. */
-	if (__builtin_expect(w->lost == 0 && off + size <= w->mask + 1 &&
-				     w->head + size - w->tail_cache <=
-					     w->mask + 1,
-			     1)) {
-		w->res_pos = w->head;
+	w->res_type = type;
+	/* Fast path, one test: the record fits below the limit (no wrap, room
+	 * by the cached tail - OVERWRITE: by the oldest record - and no LOST
+	 * record pending).  head + size cannot wrap: head < 2^63 for
+	 * centuries of writing, and size is checked first. */
+	if (__builtin_expect(
+		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		w->res_size = (uint32_t)size;
-		w->res_type = type;
-		*payload = w->data + off + sizeof(struct pfr_record_header);
+		*payload = w->data + (head & w->mask) +
+			   sizeof(struct pfr_record_header);
 		return 0;
 	}
-	w->res_type = type;
+	if (len > w->max_record - 8)
+		return -PFR_E_INVAL;
 	{
 		int err = pfr__writer_reserve_slow(w, (uint32_t)size);
 
 		if (err)
 			return err;
 	}
-	*payload = w->data + (w->res_pos & w->mask) +
+	*payload = w->data + (w->head & w->mask) +
 		   sizeof(struct pfr_record_header);
 	return 0;
 }
 
-PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
+/* Writes the header of a record of `size` bytes at free-running `pos`. */
+PFR__INLINE void pfr__put_header(unsigned char *data, uint64_t mask,
+				 uint64_t pos, uint32_t type, uint64_t size)
 {
 	struct pfr_record_header h;
 
-	if (!w->res_size)
-		return;
-	h.type = w->res_type;
+	h.type = type;
 	h.misc = 0;
-	h.size = (uint16_t)w->res_size;
-	memcpy(w->data + (w->res_pos & w->mask), &h, sizeof(h));
-	w->head = w->res_pos + w->res_size;
+	h.size = (uint16_t)size;
+	memcpy(data + (pos & mask), &h, sizeof(h));
+}
+
+PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
+{
+	uint64_t head = w->head, size = w->res_size;
+
+	if (!size)
+		return;
+	pfr__put_header(w->data, w->mask, head, w->res_type, size);
+	w->head = head + size;
 	w->records++;
 	w->res_size = 0;
 }
@@ -196,18 +195,49 @@ PFR__INLINE void pfr_writer_commit(struct pfr_writer *w)
 	pfr_writer_publish(w);
 }
 
+PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
+					  const void *buf, size_t len)
+{
+	uint64_t head = w->head, size = pfr__record_size(len);
+
+	/* The fast path writes in place: no reservation state.  Everything
+	 * it needs from *w is loaded before the copy (the ring's bytes may
+	 * alias *w as far as the compiler knows). */
+	if (__builtin_expect(
+		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
+		unsigned char *data = w->data;
+		uint64_t mask = w->mask, records = w->records;
+
+		pfr__put_header(data, mask, head, type, size);
+		if (len) /* an empty record may come with buf NULL */
+			memcpy(data + (head & mask) +
+				       sizeof(struct pfr_record_header),
+			       buf, len);
+		w->head = head + size;
+		w->records = records + 1;
+		return 0;
+	}
+	{
+		void *p;
+		int err = pfr_writer_reserve(w, type, len, &p);
+
+		if (err)
+			return err;
+		if (len)
+			memcpy(p, buf, len);
+		pfr_writer_commit_deferred(w);
+	}
+	return 0;
+}
+
 PFR__INLINE int pfr_writer_write(struct pfr_writer *w, uint32_t type,
 				 const void *buf, size_t len)
 {
-	void *p;
-	int err = pfr_writer_reserve(w, type, len, &p);
+	int err = pfr_writer_write_deferred(w, type, buf, len);
 
-	if (err)
-		return err;
-	if (len) /* an empty record may come with buf NULL: no memcpy */
-		memcpy(p, buf, len);
-	pfr_writer_commit(w);
-	return 0;
+	if (!err)
+		pfr_writer_publish(w);
+	return err;
 }
 
 PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
@@ -215,59 +245,44 @@ PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 	return PFR__DISPATCH(r->ordering, begin, r);
 }
 
+/* pfr_reader_next() for every record its fast path leaves out: PAD and
+ * LOST records, a record straddling the end of the data area (kernel
+ * rings), and every header that fails a check. */
+PFR_API int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec);
+
 PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 {
-	for (;;) {
-		uint64_t avail = r->head - r->tail;
-		uint64_t off = r->tail & r->mask;
-		struct pfr_record_header h;
+	uint64_t tail = r->tail, mask = r->mask, off = tail & mask;
+	uint64_t avail = r->head - tail, room = mask + 1 - off;
+	struct pfr_record_header h;
+	uint64_t raw;
 
-		if (!avail)
-			return 0;
-		/* The header is read once into a private copy; everything
-		 * below uses the copy (no double fetch).  tail is 8-aligned
-		 * and the data area a power of two >= 8, so the header never
-		 * straddles the end. */
-		{
-			uint64_t raw = PFR_READ_ONCE(
-				*(const uint64_t *)(r->data + off));
-
-			memcpy(&h, &raw, sizeof(h));
-		}
-		if (h.size == 0)
-			return -PFR_E_RECSIZE_ZERO;
-		if (h.size & 7)
-			return -PFR_E_RECSIZE_ALIGN;
-		if (h.size > avail)
-			return -PFR_E_RECSIZE_PAST_HEAD;
-		/* a caller reads { id, lost } from a LOST record */
-		if (h.type == PFR_RECORD_LOST &&
-		    h.size < sizeof(struct pfr_lost_record))
-			return -PFR_E_RECSIZE_SHORT;
+	if (!avail)
+		return 0;
+	/* The header is read once into a private copy; everything below uses
+	 * the copy (no double fetch).  tail is 8-aligned and the data area a
+	 * power of two >= 8, so the header never straddles the end. */
+	raw = PFR_READ_ONCE(*(const uint64_t *)(r->data + off));
+	memcpy(&h, &raw, sizeof(h));
+	if (room < avail)
+		avail = room;
+	/* Fast path: an ordinary record, 8-aligned, at least a header and
+	 * within both the loaded head and the end of the data area (size - 8
+	 * wraps for sizes 0..7).  Anything else: the slow path, which says
+	 * which check failed. */
+	if (__builtin_expect(((uint64_t)h.size - 8 <= avail - 8) &
+				     !(h.size & 7) &
+				     (h.type != PFR_RECORD_LOST) &
+				     (h.type != PFR_RECORD_PAD),
+			     1)) {
 		rec->hdr = h;
-		rec->pos = r->tail;
+		rec->payload = r->data + off + sizeof(h);
 		rec->len = h.size - (uint32_t)sizeof(h);
-		if (off + h.size <= r->mask + 1) {
-			rec->payload = r->data + off + sizeof(h);
-		} else {
-			/* Straddles the end (kernel rings): copy out in two
-			 * pieces, both within the data area. */
-			uint64_t first = r->mask + 1 - off;
-
-			memcpy(r->scratch, &h, sizeof(h));
-			pfr__copy_out(r->scratch + sizeof(h),
-				      r->data + off + sizeof(h),
-				      first - sizeof(h));
-			pfr__copy_out(r->scratch + first, r->data,
-				      h.size - first);
-			rec->payload = r->scratch + sizeof(h);
-		}
-		r->tail += h.size;
-		if (h.type == PFR_RECORD_PAD &&
-		    (r->flags & PFR_READER_SKIP_PAD))
-			continue;
+		rec->pos = tail;
+		r->tail = tail + h.size;
 		return 1;
 	}
+	return pfr__reader_next_slow(r, rec);
 }
 
 /* Internal reader flag: the ring's writer may sleep waiting for space. */

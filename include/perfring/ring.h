@@ -128,14 +128,19 @@ PFR_API int pfr_policy_parse(const char *s);
 #define PFR_RING_WAIT 0x1u
 
 #define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
-#define PFR_RING_VERSION 1u
+#define PFR_RING_VERSION 2u /* 2: the sleep flags swapped lines */
 #define PFR_RING_LINE 128 /* two 64-byte lines: adjacent-line prefetch */
 
 /*
  * The control block at the start of every perfring ring (shared memory).
- * Line 0 is written once at creation; line 1 only by the writer (but
- * reader_waiting's partner, writer_waiting, see below); line 2 only by the
- * reader.  The data area starts at data_offset (a page multiple).
+ * Line 0 is written once at creation; line 1 by the writer, line 2 by the
+ * reader, but for the two sleep flags: each sits on the line of the side
+ * that loads it after every publication, so that load hits that side's
+ * cache - reader_waiting (stored by a reader going to sleep, loaded by the
+ * writer of a PFR_RING_WAIT ring after each head store) on line 1, and
+ * writer_waiting (stored by a BLOCK writer going to sleep, loaded by the
+ * reader after each tail store) on line 2.  The data area starts at
+ * data_offset (a page multiple).
  */
 struct pfr_ring_ctl {
 	/* line 0: immutable after creation */
@@ -157,8 +162,7 @@ struct pfr_ring_ctl {
 	uint64_t records; /* records published, ever */
 	uint64_t lost_total; /* records dropped, ever */
 	uint64_t lost_pending; /* dropped, not yet reported by a LOST record */
-	uint32_t
-		writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
+	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
 	uint32_t writer_pid;
 	uint64_t flush_head; /* head at the last flush (or BLOCK kick) */
 	uint8_t pad1[PFR_RING_LINE - 56];
@@ -166,7 +170,8 @@ struct pfr_ring_ctl {
 	/* line 2: the reader's */
 	uint64_t tail; /* published tail (D -> A) */
 	uint64_t wake_mark; /* `records` when the reader went to sleep */
-	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
+	uint32_t
+		writer_waiting; /* futex: BLOCK writer asleep (reader clears) */
 	uint32_t wake_bytes; /* wake the reader at this many bytes ... */
 	uint32_t wake_records; /* ... or this many records */
 	uint32_t reader_pid;
@@ -192,6 +197,11 @@ struct pfr_writer {
 	unsigned char *data;
 	uint64_t mask; /* data_size - 1 */
 	uint64_t head; /* next byte to write, >= published */
+	/* The fast path's one test: a record of `size` bytes may go at head
+	 * when head + size <= limit - the lower of the cached tail's bound
+	 * and the end of the data area, 0 while a LOST record is pending.
+	 * The slow path recomputes it (pfr__writer_limit()). */
+	uint64_t limit;
 	uint64_t published; /* head as last published (B) */
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
@@ -199,8 +209,8 @@ struct pfr_writer {
 	uint64_t lost_total;
 	uint64_t oldest; /* OVERWRITE: first intact record */
 	uint64_t timeout_ns; /* BLOCK: longest wait in reserve */
-	uint64_t res_pos; /* reserved record's position */
-	uint32_t res_size; /* reserved record's size (0: none) */
+	uint32_t res_size; /* reserved record's size (0: none); it starts at
+			    * head (the slow path pads up to it) */
 	uint32_t res_type;
 	uint32_t max_record;
 	uint8_t policy, ordering, wait_flag, pad;
@@ -319,6 +329,10 @@ static inline void pfr_writer_publish(struct pfr_writer *w);
 /* reserve + copy + commit (+ publish): 0 or a reserve error. */
 static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
 				   const void *buf, size_t len);
+/* reserve + copy + commit_deferred: the same without publishing (a batch
+ * goes out with one pfr_writer_publish()). */
+static inline int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
+					    const void *buf, size_t len);
 /* Largest payload this ring accepts in one record. */
 static inline size_t pfr_writer_max_payload(const struct pfr_writer *w)
 {

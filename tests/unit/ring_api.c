@@ -231,6 +231,10 @@ static void test_round_trips(enum pfr_ordering ord, uint64_t dsize)
 	       "SIZE_MAX is -PFR_E_INVAL");
 	is_int(pfr_writer_reserve(&w, 7, SIZE_MAX - 7, &p), -PFR_E_INVAL,
 	       "SIZE_MAX - 7 is -PFR_E_INVAL (no wrap in the rounding)");
+	is_int(pfr_writer_write(&w, 7, buf, max + 1), -PFR_E_INVAL,
+	       "write: one byte too many is -PFR_E_INVAL");
+	is_int(pfr_writer_write_deferred(&w, 7, buf, SIZE_MAX - 7),
+	       -PFR_E_INVAL, "write_deferred: SIZE_MAX - 7 is -PFR_E_INVAL");
 	is_uint(pfr_writer_lost(&w), lost, "too-large records not counted");
 	is_int(pfr_reader_begin(&r), 0, "nothing published by them");
 	ok(round_trip(&w, &r, data, dsize, 5, seq++, buf, 0),
@@ -354,12 +358,24 @@ static void test_batch(enum pfr_ordering ord)
 			size_t len = (size_t)(seq * 37 % 400);
 			void *p;
 
-			if (pfr_writer_reserve(&w, 3, len, &p)) {
-				good = ok(0, "reserve");
-				break;
+			if (round & 1) {
+				/* the copying form, same batch semantics */
+				unsigned char buf[400];
+
+				rt_fill(buf, len, seq++);
+				if (pfr_writer_write_deferred(&w, 3, buf,
+							      len)) {
+					good = ok(0, "write_deferred");
+					break;
+				}
+			} else {
+				if (pfr_writer_reserve(&w, 3, len, &p)) {
+					good = ok(0, "reserve");
+					break;
+				}
+				rt_fill(p, len, seq++);
+				pfr_writer_commit_deferred(&w);
 			}
-			rt_fill(p, len, seq++);
-			pfr_writer_commit_deferred(&w);
 			bytes += (len + 15) & ~7ul;
 			if (c->head != h0 || pfr_reader_begin(&r) != 0)
 				good = ok(0, "visible before publish");
@@ -384,7 +400,9 @@ static void test_batch(enum pfr_ordering ord)
 				  (unsigned long long)rseq,
 				  (unsigned long long)seq);
 	}
-	ok(good, "%s: batches invisible until publish, then all there",
+	ok(good,
+	   "%s: batches (reserve and write_deferred) invisible until "
+	   "publish, then all there",
 	   pfr_ordering_name(ord));
 	/* publish with nothing committed does nothing */
 	{
