@@ -105,7 +105,6 @@ struct pfr_bench_queue {
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
 extern const struct pfr_bench_queue pfr_bench_perfring[];
-extern const struct pfr_bench_queue pfr_bench_perfring_proto[];
 extern const struct pfr_bench_queue pfr_bench_mutex[];
 extern const struct pfr_bench_queue pfr_bench_ck[];
 extern const struct pfr_bench_queue pfr_bench_dpdk[];

@@ -6,15 +6,16 @@
  * Method: the producer runs on one CPU, the consumer on another (pinned);
  * every contestant and payload (a "cell") first runs once as warm-up, which
  * also sizes the runs to a target duration; then the repetitions go round
- * all cells in turn (A B C ... A B C ...), each round starting with a
- * cache-line round-trip probe that is recorded with the round's results.
- * Every delivered message is verified (sequence number and a sum over all
- * its words).  A run in which a bench thread was preempted (involuntary
- * context switches while it got less than 90% of the CPU) or the host stole
- * more than 5% of the CPUs is repeated, up to twice, and flagged "busy" if
- * it stays so; a round whose round trip drifted above 1.5x the fastest
- * round flags its results "rtt-drift".  Reported: the median and the range
- * over the repetitions.
+ * all cells in turn (A B C ... A B C ...), each run bracketed by two
+ * cache-line round-trip probes (see "placement" below: the host moves the
+ * vCPUs, and every result is taken from one placement).  Every delivered
+ * message is verified (sequence number and a sum over all its words).  A
+ * run in which a bench thread was preempted (involuntary context switches
+ * while it got less than 90% of the CPU) or the host stole more than 5% of
+ * the CPUs, or whose placement changed during it, is repeated, up to
+ * twice; "busy" flags a result whose runs stayed preempted, "few-runs" one
+ * with fewer than --reps runs in the reported placement.  Reported: the
+ * median and the range over the repetitions.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -50,9 +51,12 @@ struct cell {
 	int unsupported; /* setup refused this payload */
 	int nreps;
 	double mps[MAX_REPS]; /* msgs/s per repetition */
-	double rtt[MAX_REPS]; /* the round's round trip */
-	int ok[MAX_REPS];
-	int busy, drift;
+	double rtt[MAX_REPS]; /* round trip around the run (geometric mean of
+			       * the probes right before and after it) */
+	int ok[MAX_REPS]; /* 0: the placement changed during the run */
+	int busy, drift; /* drift: fewer runs than --reps in the reference
+			  * placement */
+	int other; /* runs left out: another placement, or moved */
 	uint64_t messages, lost, sent;
 	double secs; /* measured run time, all repetitions */
 	long sleeps[2]; /* producer, consumer: voluntary context
@@ -66,13 +70,12 @@ struct lat_cell {
 	size_t payload;
 	int nreps;
 	double p50[MAX_REPS], p99[MAX_REPS], rtt[MAX_REPS];
-	int verified, failed;
+	int verified, failed, other;
 };
 
 struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
 	unsigned long long single; /* --single-thread: messages */
-	int proto; /* --proto: the fast-path experiment */
 	double wait_idle; /* --wait-idle: seconds, per round */
 	double run_ms;
 	size_t capacity;
@@ -239,12 +242,10 @@ static void add_table(const struct pfr_bench_queue *t)
 			all_queues[nqueues++] = t;
 }
 
-static void collect_queues(int proto)
+static void collect_queues(void)
 {
 	nqueues = 0;
 	add_table(pfr_bench_perfring);
-	if (proto)
-		add_table(pfr_bench_perfring_proto);
 #ifdef PFR_BENCH_HAVE_DPDK
 	add_table(pfr_bench_dpdk);
 #endif
@@ -379,10 +380,20 @@ static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
 	pfr_cli_json_str(f, v);
 }
 
+/* A placement of the two vCPUs: a band of cache-line round trips. */
+struct band {
+	double lo, hi;
+	int runs; /* runs (throughput and latency) in the band */
+	int full; /* contestants with at least --reps runs in it */
+};
+#define MAX_BANDS 8
+
 struct meta {
 	char cpu[256], kernel[256];
 	int ncpu;
 	double rtt_min, rtt_max;
+	struct band bands[MAX_BANDS];
+	int nbands, ref; /* ref: the placement the results come from */
 	int busy_start;
 	double busy_start_share;
 };
@@ -407,7 +418,7 @@ static void cell_stats(const struct cell *c, double *med, double *lo,
 static void flags_str(char *buf, size_t len, int busy, int drift, int failed)
 {
 	snprintf(buf, len, "%s%s%s%s%s", busy ? "busy" : "",
-		 busy && drift ? "," : "", drift ? "rtt-drift" : "",
+		 busy && drift ? "," : "", drift ? "few-runs" : "",
 		 (busy || drift) && failed ? "," : "", failed ? "failed" : "");
 }
 
@@ -451,8 +462,7 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 	for (int i = 0; i < ncells; i++) {
 		FILE *d;
 
-		if ((i && cells[i].q == cells[i - 1].q) ||
-		    !strcmp(cells[i].q->name, "perfring-proto"))
+		if (i && cells[i].q == cells[i - 1].q)
 			continue;
 		snprintf(path, sizeof(path), "%s/s%d.dat", dir, series++);
 		d = fopen(path, "w");
@@ -490,8 +500,7 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 			panel ? "GB/s (payload bytes)"
 			      : "million messages / s (median)");
 		for (int i = 0; i < ncells; i++) {
-			if ((i && cells[i].q == cells[i - 1].q) ||
-			    !strcmp(cells[i].q->name, "perfring-proto"))
+			if (i && cells[i].q == cells[i - 1].q)
 				continue;
 			label(lab, sizeof(lab), cells[i].q);
 			/* perfring solid, the peers dashed */
@@ -896,11 +905,6 @@ static void usage(FILE *f)
 		"wait up to S\n"
 		"                     seconds for the two CPUs to be idle "
 		"(others' jobs)\n"
-		"  --proto            add \"perfring-proto\": an experimental "
-		"leaner fast\n"
-		"                     path over the same ring "
-		"(bench/perfring.c), not the\n"
-		"                     library's\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"A progress line goes to stderr.  Exit status: 0, 1 when a "
@@ -937,6 +941,143 @@ static int parse_payloads(const char *s, struct opts *o)
 	return 0;
 }
 
+/* ---- placement ----
+ *
+ * The host moves the two vCPUs between physical cores: on the machines
+ * this was written on, the cache-line round trip between them jumps
+ * between about 55, 140 and 530 ns from one second to the next, and every
+ * queue's throughput follows it (a cross-core transfer per cache line).
+ * So each run is bracketed by two short round-trip probes; a run whose two
+ * probes disagree by more than RTT_MOVED moved during the run and is not
+ * used.  At the end the runs' round trips are grouped into placements (a
+ * new group where the sorted values jump by more than RTT_GAP), and every
+ * result, target and ratio comes from one placement: the one in which most
+ * contestants have all their repetitions (then the most runs, then the
+ * fastest).  Contestants short of repetitions there get extra rounds. */
+#define RTT_MOVED 1.3
+#define RTT_GAP 1.35
+
+static int in_band(double rtt, const struct band *b)
+{
+	return rtt >= b->lo && rtt <= b->hi;
+}
+
+static int cell_runs_in(const struct cell *c, const struct band *b)
+{
+	int k = 0;
+
+	for (int r = 0; r < c->nreps; r++)
+		k += c->ok[r] && in_band(c->rtt[r], b);
+	return k;
+}
+
+static int lat_runs_in(const struct lat_cell *l, const struct band *b)
+{
+	int k = 0;
+
+	for (int r = 0; r < l->nreps; r++)
+		k += in_band(l->rtt[r], b);
+	return k;
+}
+
+/* Groups every run's round trip into placements; returns how many, with
+ * the reference one in *ref. */
+static int find_bands(const struct cell *cells, int ncells,
+		      const struct lat_cell *lats, int nlats, int need,
+		      struct band *b, int *ref)
+{
+	double *v;
+	int n = 0, nb = 0, tot = 0;
+
+	for (int i = 0; i < ncells; i++)
+		tot += cells[i].nreps;
+	for (int i = 0; i < nlats; i++)
+		tot += lats[i].nreps;
+	*ref = 0;
+	v = (double *)malloc(((size_t)tot + 1) * sizeof(double));
+	if (!v)
+		return 0;
+	for (int i = 0; i < ncells; i++)
+		for (int r = 0; r < cells[i].nreps; r++)
+			if (cells[i].ok[r])
+				v[n++] = cells[i].rtt[r];
+	for (int i = 0; i < nlats; i++)
+		for (int r = 0; r < lats[i].nreps; r++)
+			v[n++] = lats[i].rtt[r];
+	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	for (int i = 0; i < n; i++) {
+		if (nb && (v[i] <= RTT_GAP * b[nb - 1].hi || nb == MAX_BANDS)) {
+			b[nb - 1].hi = v[i];
+			continue;
+		}
+		memset(&b[nb], 0, sizeof(b[nb]));
+		b[nb].lo = b[nb].hi = v[i];
+		nb++;
+	}
+	free(v);
+	for (int k = 0; k < nb; k++) {
+		for (int i = 0; i < ncells; i++) {
+			int m = cell_runs_in(&cells[i], &b[k]);
+
+			b[k].runs += m;
+			b[k].full += m >= need;
+		}
+		for (int i = 0; i < nlats; i++) {
+			int m = lat_runs_in(&lats[i], &b[k]);
+
+			b[k].runs += m;
+			b[k].full += m >= need;
+		}
+		if (b[k].full > b[*ref].full ||
+		    (b[k].full == b[*ref].full && b[k].runs > b[*ref].runs))
+			*ref = k; /* ties: the first, the fastest */
+	}
+	return nb;
+}
+
+/* Keeps the runs in band b only (at the front of the arrays). */
+static void keep_band(struct cell *c, const struct band *b)
+{
+	int k = 0;
+
+	for (int r = 0; r < c->nreps; r++) {
+		if (!c->ok[r] || !in_band(c->rtt[r], b))
+			continue;
+		c->mps[k] = c->mps[r];
+		c->rtt[k] = c->rtt[r];
+		c->ok[k] = 1;
+		k++;
+	}
+	c->other = c->nreps - k;
+	c->nreps = k;
+}
+
+static void keep_band_lat(struct lat_cell *l, const struct band *b)
+{
+	int k = 0;
+
+	for (int r = 0; r < l->nreps; r++) {
+		if (!in_band(l->rtt[r], b))
+			continue;
+		l->p50[k] = l->p50[r];
+		l->p99[k] = l->p99[r];
+		l->rtt[k] = l->rtt[r];
+		k++;
+	}
+	l->other = l->nreps - k;
+	l->nreps = k;
+}
+
+/* One probe of the round trip (a short one: about a millisecond). */
+static double probe_rtt(int quick)
+{
+	double p50 = 0, mean;
+
+	if (pfr_bench_rtt(quick ? 500 : 2000, &p50, &mean))
+		return 0;
+	return p50;
+}
+
 int pfr_cmd_bench(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -954,7 +1095,6 @@ int pfr_cmd_bench(int argc, char **argv)
 		{"processes", no_argument, NULL, 'X'},
 		{"no-peers", no_argument, NULL, 'N'},
 		{"single-thread", required_argument, NULL, 'S'},
-		{"proto", no_argument, NULL, 'E'},
 		{"wait-idle", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -967,6 +1107,7 @@ int pfr_cmd_bench(int argc, char **argv)
 	double memcpy_gbps[PFR_BENCH_NPAYLOADS] = {0};
 	double xcore_gbps[2] = {0}; /* 256 KiB, 1 MiB working sets */
 	double rtt_round[MAX_REPS], rtt_mean0 = 0;
+	int max_rounds, nrounds = 0, nactive = 0;
 	struct pfr_bench_barrier_cost bar[16];
 	int nbar = 0;
 	uint64_t *pattern = NULL;
@@ -1007,9 +1148,6 @@ int pfr_cmd_bench(int argc, char **argv)
 			break;
 		case 'N':
 			op.peers = 0;
-			break;
-		case 'E':
-			op.proto = 1;
 			break;
 		case 'W':
 			if (pfr_cli_parse_u64(optarg, &v) || v > 86400)
@@ -1146,7 +1284,7 @@ int pfr_cmd_bench(int argc, char **argv)
 		pattern[i] = 0x9e3779b97f4a7c15ull * (i + 1);
 	msg_pattern = pattern;
 
-	collect_queues(op.proto);
+	collect_queues();
 	cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
 				      sizeof(*cells));
 	lats = (struct lat_cell *)calloc(4 * PFR_BENCH_NPAYLOADS,
@@ -1288,35 +1426,65 @@ int pfr_cmd_bench(int argc, char **argv)
 	}
 
 	/* ---- interleaved repetitions ---- */
-	for (int r = 0; r < op.reps; r++) {
+	/* op.reps rounds, then extra rounds (not --quick) for contestants
+	 * short of op.reps runs in the reference placement */
+	max_rounds = op.quick ? op.reps : 3 * op.reps;
+	if (max_rounds > MAX_REPS)
+		max_rounds = MAX_REPS;
+	for (int r = 0; r < max_rounds; r++) {
 		double p50 = 0, mean = 0;
+		int extra = r >= op.reps;
 
+		if (extra) {
+			nactive = 0;
+			for (int i = 0; i < ncells; i++)
+				nactive += !cells[i].unsupported &&
+					   !cells[i].failed;
+			for (int i = 0; i < nlats; i++)
+				nactive += !lats[i].failed;
+			m.nbands = find_bands(cells, ncells, lats, nlats,
+					      op.reps, m.bands, &m.ref);
+			if (!m.nbands || m.bands[m.ref].full >= nactive)
+				break;
+		}
 		if (op.wait_idle > 0 && busy_share(200) > 0.10)
 			wait_idle(op.wait_idle);
 		pfr_bench_rtt(op.quick ? 5000 : 50000, &p50, &mean);
 		rtt_round[r] = p50;
+		nrounds = r + 1;
 		for (int i = 0; i < ncells; i++) {
 			struct cell *c = &cells[i];
 			struct run_out o;
 			size_t cap =
 				PFR_BENCH_CAPACITY_FOR(op.capacity, c->payload);
-			int tries = 0;
+			int tries = 0, moved = 0;
+			double ra = 0, rb = 0;
 
 			pfr_cli_progress(
-				"perfring bench: runs",
-				((double)r * (ncells + nlats) + i) /
-					((double)op.reps * (ncells + nlats)),
+				extra ? "perfring bench: extra rounds "
+					"(placement changed)"
+				      : "perfring bench: runs",
+				((double)r * (ncells + nlats) +
+				 i) / ((double)(extra ? max_rounds : op.reps) *
+				       (ncells + nlats)),
 				0);
-			if (c->unsupported || c->failed)
+			if (c->unsupported || c->failed ||
+			    (extra &&
+			     cell_runs_in(c, &m.bands[m.ref]) >= op.reps))
 				continue;
 			do {
+				ra = probe_rtt(op.quick);
 				if (one_run(c, c->n, cap, &o)) {
 					c->failed = 1;
 					snprintf(c->why, sizeof(c->why), "%s",
 						 o.why);
 					break;
 				}
-			} while (o.busy && ++tries < (op.quick ? 1 : 3));
+				rb = probe_rtt(op.quick);
+				moved = ra > RTT_MOVED * rb ||
+					rb > RTT_MOVED * ra;
+			} while ((o.busy || moved) &&
+				 ++tries < (op.quick ? 1 : 3));
 			if (c->failed)
 				continue;
 			/* a run far over its time (a loaded machine, a
@@ -1333,8 +1501,9 @@ int pfr_cmd_bench(int argc, char **argv)
 					c->n = 256;
 			}
 			c->mps[c->nreps] = o.mps;
-			c->rtt[c->nreps] = p50;
-			c->ok[c->nreps] = 1;
+			c->rtt[c->nreps] =
+				ra > 0 && rb > 0 ? sqrt(ra * rb) : p50;
+			c->ok[c->nreps] = !moved;
 			c->nreps++;
 			c->busy |= o.busy;
 			c->messages += o.delivered;
@@ -1350,11 +1519,16 @@ int pfr_cmd_bench(int argc, char **argv)
 			int v = 0;
 
 			pfr_cli_progress(
-				"perfring bench: runs",
-				((double)r * (ncells + nlats) + ncells + i) /
-					((double)op.reps * (ncells + nlats)),
+				extra ? "perfring bench: extra rounds "
+					"(placement changed)"
+				      : "perfring bench: runs",
+				((double)r * (ncells + nlats) + ncells +
+				 i) / ((double)(extra ? max_rounds : op.reps) *
+				       (ncells + nlats)),
 				0);
-			if (l->failed)
+			if (l->failed ||
+			    (extra &&
+			     lat_runs_in(l, &m.bands[m.ref]) >= op.reps))
 				continue;
 			/* the cache-line round trip right before, so that
 			 * the two compare under the same vCPU placement */
@@ -1375,22 +1549,40 @@ int pfr_cmd_bench(int argc, char **argv)
 	}
 	pfr_cli_progress("perfring bench: runs", 1, 1);
 
-	/* rtt drift: a round more than 1.5x slower than the fastest */
+	/* the reference placement; every result from it alone */
 	m.rtt_min = m.rtt_max = rtt_round[0];
-	for (int r = 1; r < op.reps; r++) {
+	for (int r = 1; r < nrounds; r++) {
 		if (rtt_round[r] < m.rtt_min)
 			m.rtt_min = rtt_round[r];
 		if (rtt_round[r] > m.rtt_max)
 			m.rtt_max = rtt_round[r];
 	}
-	for (int i = 0; i < ncells; i++)
-		for (int r = 0; r < cells[i].nreps; r++)
-			if (cells[i].rtt[r] > 1.5 * m.rtt_min)
-				cells[i].drift = 1;
+	m.nbands = find_bands(cells, ncells, lats, nlats, op.reps, m.bands,
+			      &m.ref);
+	if (m.nbands) {
+		for (int i = 0; i < ncells; i++) {
+			keep_band(&cells[i], &m.bands[m.ref]);
+			cells[i].drift = !cells[i].unsupported &&
+					 !cells[i].failed &&
+					 cells[i].nreps < op.reps;
+		}
+		for (int i = 0; i < nlats; i++)
+			keep_band_lat(&lats[i], &m.bands[m.ref]);
+	}
 
 	/* ---- results ---- */
 	{
-		double rtt_med = median(rtt_round, op.reps, NULL, NULL);
+		double rtt_med = median(rtt_round, nrounds, NULL, NULL);
+		double kept[MAX_REPS];
+		int nkept = 0;
+
+		/* the round trip of the reference placement: the median of
+		 * the kept runs' own round trips (one per contestant) */
+		for (int i = 0; i < ncells && nkept < MAX_REPS; i++)
+			if (cells[i].nreps)
+				kept[nkept++] = cell_rtt(&cells[i]);
+		if (nkept)
+			rtt_med = median(kept, nkept, NULL, NULL);
 		int any_fail = 0;
 
 		for (int i = 0; i < ncells; i++)
@@ -1428,6 +1620,16 @@ int pfr_cmd_bench(int argc, char **argv)
 				m.busy_start_share);
 			fprintf(out, ",\"rtt_ns_min\":%.1f,\"rtt_ns_max\":%.1f",
 				m.rtt_min, m.rtt_max);
+			fprintf(out, ",\"rounds\":%d,\"placements\":[",
+				nrounds);
+			for (int k = 0; k < m.nbands; k++)
+				fprintf(out,
+					"%s{\"rtt_ns_lo\":%.1f,\"rtt_ns_hi\":"
+					"%.1f,\"runs\":%d,\"reference\":%s}",
+					k ? "," : "", m.bands[k].lo,
+					m.bands[k].hi, m.bands[k].runs,
+					k == m.ref ? "true" : "false");
+			fprintf(out, "]");
 			fprintf(out, ",\"contestants\":[");
 			{
 				int k = 0;
@@ -1512,11 +1714,24 @@ int pfr_cmd_bench(int argc, char **argv)
 					"busy before the run\n",
 					100 * m.busy_start_share);
 			fprintf(out,
-				"\ncache-line round trip CPU%d<->CPU%d: "
-				"%.1f ns median (one-way %.1f ns); "
-				"rounds %.1f..%.1f ns\n",
+				"\ncache-line round trip CPU%d<->CPU%d, "
+				"reported placement: %.1f ns median "
+				"(one-way %.1f ns); all rounds %.1f..%.1f "
+				"ns\n",
 				pfr_bench_cpu[0], pfr_bench_cpu[1], rtt_med,
 				rtt_med / 2, m.rtt_min, m.rtt_max);
+			if (m.nbands > 1) {
+				fprintf(out,
+					"vCPU placements seen (round trip, "
+					"runs):");
+				for (int k = 0; k < m.nbands; k++)
+					fprintf(out, "%s %.0f-%.0f ns %d%s",
+						k ? ";" : "", m.bands[k].lo,
+						m.bands[k].hi, m.bands[k].runs,
+						k == m.ref ? " (reported)"
+							   : "");
+				fprintf(out, "\n");
+			}
 			fprintf(out, "memcpy, one core, GB/s:");
 			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 				if (op.payload_on[p])
@@ -1547,7 +1762,7 @@ int pfr_cmd_bench(int argc, char **argv)
 			struct cell *c = &cells[i];
 			double med, lo, hi, gb;
 			char fl[64];
-			int verified = !c->failed && c->nreps > 0;
+			int verified = !c->failed && c->messages > 0;
 
 			if (c->unsupported)
 				continue;
@@ -1585,13 +1800,13 @@ int pfr_cmd_bench(int argc, char **argv)
 					"\"rtt_ns\":%.1f,\"verified\":%s,"
 					"\"reps\":%d,\"messages\":%llu,"
 					"\"lost\":%llu,\"busy\":%s,"
-					"\"rtt_drift\":%s",
+					"\"few_runs\":%s,\"runs_other_placement\":%d",
 					med, lo, hi, gb, cell_rtt(c),
 					verified ? "true" : "false", c->nreps,
 					(unsigned long long)c->messages,
 					(unsigned long long)c->lost,
 					c->busy ? "true" : "false",
-					c->drift ? "true" : "false");
+					c->drift ? "true" : "false", c->other);
 				fprintf(out, ",\"sleeps_per_s\":[%.0f,%.0f]",
 					c->secs > 0 ? c->sleeps[0] / c->secs
 						    : 0,
@@ -1648,7 +1863,8 @@ int pfr_cmd_bench(int argc, char **argv)
 			double p50 = median(l->p50, l->nreps, NULL, NULL);
 			double p99 = median(l->p99, l->nreps, NULL, NULL);
 			double rt = median(l->rtt, l->nreps, NULL, NULL);
-			int ok = !l->failed && l->verified && l->nreps;
+			int ok = !l->failed && l->verified &&
+				 (l->nreps + l->other) > 0;
 
 			snprintf(lab, sizeof(lab), "perfring %s%s",
 				 ord_name(l->ordering),

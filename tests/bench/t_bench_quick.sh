@@ -8,7 +8,7 @@ set -u
 : "${PERFRING:?}" "${PFR_BUILD:?}"
 out=$PFR_BUILD/test-logs/bench-quick.jsonl
 mkdir -p "$(dirname "$out")"
-echo "1..7"
+echo "1..8"
 if ! ${RUNNER:-} "$PERFRING" bench --help >/dev/null 2>&1; then
 	echo "1..0 # SKIP perfring bench is not linked into this build"
 	exit 77
@@ -93,6 +93,12 @@ grep '"kind":"throughput","contestant":"perfring"' "$out" |
 grep '"kind":"latency"' "$out" | grep -q -v '"latency_ns_p99":' && f_ok=0
 [ $f_ok = 1 ] && t ok "results carry the required fields" ||
 	t "not ok" "results carry the required fields"
+
+# results come from one vCPU placement, named in meta
+refs=$(head -n1 "$out" | grep -o '"reference":true' | wc -l)
+[ "$refs" -eq 1 ] && head -n1 "$out" | grep -q '"placements":\[{"rtt_ns_lo":' &&
+	t ok "meta names the placements seen and the one reported" ||
+	t "not ok" "meta names the placements and exactly one reference ($refs)"
 
 # usage errors exit 2
 ${RUNNER:-} "$PERFRING" bench --no-such-option >/dev/null 2>&1
