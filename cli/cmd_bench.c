@@ -77,6 +77,7 @@ struct opts {
 	int quick, json, csv, reps, threads, processes, peers;
 	unsigned long long single; /* --single-thread: messages */
 	double wait_idle; /* --wait-idle: seconds, per round */
+	int placement, reference; /* the placement being printed */
 	double run_ms;
 	size_t capacity;
 	const char *plot;
@@ -664,13 +665,15 @@ static void emit_targets(FILE *out, const struct opts *opp,
 #define T_OPEN(name)                                                           \
 	do {                                                                   \
 		if (op.json)                                                   \
-			fprintf(out, "{\"kind\":\"target\",\"target\":\"%s\"", \
-				name);                                         \
+			fprintf(out,                                           \
+				"{\"kind\":\"target\",\"target\":\"%s\","      \
+				"\"placement\":%d,\"reference\":%s",           \
+				name, op.placement,                            \
+				op.reference ? "true" : "false");              \
 	} while (0)
 	if (!op.json && !op.csv)
-		fprintf(out, "\ntargets (ratios within this "
-			     "run; perfring = acqrel, BLOCK, "
-			     "threads)\n");
+		fprintf(out, "\ntargets (ratios within this run and placement; "
+			     "perfring = acqrel, BLOCK, threads)\n");
 	if (pr1[0] && (best1 || aq)) {
 		const struct cell *peer = best1;
 		double a, b;
@@ -1068,6 +1071,39 @@ static void keep_band_lat(struct lat_cell *l, const struct band *b)
 	l->nreps = k;
 }
 
+/* cells and lats <- the runs of all_* in band b (flags: few-runs). */
+static void use_band(struct cell *cells, const struct cell *all_cells,
+		     int ncells, struct lat_cell *lats,
+		     const struct lat_cell *all_lats, int nlats,
+		     const struct band *b, int reps)
+{
+	memcpy(cells, all_cells, (size_t)ncells * sizeof(*cells));
+	memcpy(lats, all_lats, (size_t)nlats * sizeof(*lats));
+	for (int i = 0; i < ncells; i++) {
+		keep_band(&cells[i], b);
+		cells[i].drift = !cells[i].unsupported && !cells[i].failed &&
+				 cells[i].nreps < reps;
+	}
+	for (int i = 0; i < nlats; i++)
+		keep_band_lat(&lats[i], b);
+}
+
+/* A placement other than the reference is printed too when most
+ * contestants ran in it at least three times. */
+static int band_reportable(const struct cell *all_cells, int ncells,
+			   const struct band *b)
+{
+	int have = 0, active = 0;
+
+	for (int i = 0; i < ncells; i++) {
+		if (all_cells[i].unsupported || all_cells[i].failed)
+			continue;
+		active++;
+		have += cell_runs_in(&all_cells[i], b) >= 3;
+	}
+	return active && 2 * have > active;
+}
+
 /* One probe of the round trip (a short one: about a millisecond). */
 static double probe_rtt(int quick)
 {
@@ -1108,6 +1144,8 @@ int pfr_cmd_bench(int argc, char **argv)
 	double xcore_gbps[2] = {0}; /* 256 KiB, 1 MiB working sets */
 	double rtt_round[MAX_REPS], rtt_mean0 = 0;
 	int max_rounds, nrounds = 0, nactive = 0;
+	struct cell *all_cells = NULL;
+	struct lat_cell *all_lats = NULL;
 	struct pfr_bench_barrier_cost bar[16];
 	int nbar = 0;
 	uint64_t *pattern = NULL;
@@ -1559,16 +1597,21 @@ int pfr_cmd_bench(int argc, char **argv)
 	}
 	m.nbands = find_bands(cells, ncells, lats, nlats, op.reps, m.bands,
 			      &m.ref);
-	if (m.nbands) {
-		for (int i = 0; i < ncells; i++) {
-			keep_band(&cells[i], &m.bands[m.ref]);
-			cells[i].drift = !cells[i].unsupported &&
-					 !cells[i].failed &&
-					 cells[i].nreps < op.reps;
-		}
-		for (int i = 0; i < nlats; i++)
-			keep_band_lat(&lats[i], &m.bands[m.ref]);
+	/* every run, before each placement's copy keeps its own */
+	all_cells =
+		(struct cell *)malloc((size_t)(ncells + 1) * sizeof(*cells));
+	all_lats =
+		(struct lat_cell *)malloc((size_t)(nlats + 1) * sizeof(*lats));
+	if (!all_cells || !all_lats) {
+		fprintf(stderr, "perfring bench: out of memory\n");
+		rc = 1;
+		goto out;
 	}
+	memcpy(all_cells, cells, (size_t)ncells * sizeof(*cells));
+	memcpy(all_lats, lats, (size_t)nlats * sizeof(*lats));
+	if (m.nbands)
+		use_band(cells, all_cells, ncells, lats, all_lats, nlats,
+			 &m.bands[m.ref], op.reps);
 
 	/* ---- results ---- */
 	{
@@ -1680,17 +1723,17 @@ int pfr_cmd_bench(int argc, char **argv)
 				"msgs_per_s_median,msgs_per_s_min,"
 				"msgs_per_s_max,gbytes_per_s_median,rtt_ns,"
 				"verified,reps,messages,lost,latency_ns_p50,"
-				"latency_ns_p99,flags\n");
-			fprintf(out, "rtt,,,,,,,,,,,,,%.1f,,,,,%.1f,,\n",
-				rtt_med, rtt_med / 2);
+				"latency_ns_p99,flags,placement\n");
+			fprintf(out, "rtt,,,,,,,,,,,,,%.1f,,,,,%.1f,,,%d\n",
+				rtt_med, rtt_med / 2, m.ref);
 			for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 				if (op.payload_on[p])
 					fprintf(out,
 						"memcpy,memcpy,,%zu,,,,,,,,,"
-						"%.3f,,,,,,,,\n",
+						"%.3f,,,,,,,,,\n",
 						pfr_bench_payloads[p],
 						memcpy_gbps[p]);
-			fprintf(out, "xcore,xcore,,%zu,,,,,,,,,%.3f,,,,,,,,\n",
+			fprintf(out, "xcore,xcore,,%zu,,,,,,,,,%.3f,,,,,,,,,\n",
 				op.capacity, xcore_gbps[0]);
 		} else {
 			fprintf(out,
@@ -1752,177 +1795,256 @@ int pfr_cmd_bench(int argc, char **argv)
 			for (int i = 0; i < nbar; i++)
 				fprintf(out, "%s %s %.2f", i ? "," : "",
 					bar[i].name, bar[i].ns);
-			fprintf(out,
-				"\n\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
-				"contestant", "payload", "Mmsg/s", "[min-max]",
-				"GB/s", "rtt", "ok", "flags");
+			fprintf(out, "\n");
 		}
 
-		for (int i = 0; i < ncells; i++) {
-			struct cell *c = &cells[i];
-			double med, lo, hi, gb;
-			char fl[64];
-			int verified = !c->failed && c->messages > 0;
+		for (int pass = 0; pass <= m.nbands; pass++) {
+			int k = pass ? pass - 1 : m.ref;
 
-			if (c->unsupported)
+			if (pass &&
+			    (k == m.ref ||
+			     !band_reportable(all_cells, ncells, &m.bands[k])))
 				continue;
-			cell_stats(c, &med, &lo, &hi);
-			gb = med * (double)c->payload / 1e9;
-			flags_str(fl, sizeof(fl), c->busy, c->drift, c->failed);
-			label(lab, sizeof(lab), c->q);
-			if (op.json) {
-				fprintf(out, "{\"kind\":\"throughput\"");
-				json_kv_str(out, "contestant", c->q->name, 1);
-				json_kv_str(out, "label", lab, 1);
-				json_kv_str(out, "variant", c->q->variant, 1);
+			if (pass) {
+				double kr[MAX_REPS];
+				int nk = 0;
+
+				use_band(cells, all_cells, ncells, lats,
+					 all_lats, nlats, &m.bands[k], op.reps);
+				for (int i = 0; i < ncells && nk < MAX_REPS;
+				     i++)
+					if (cells[i].nreps)
+						kr[nk++] = cell_rtt(&cells[i]);
+				rtt_med = median(kr, nk, NULL, NULL);
+			}
+			op.placement = k;
+			op.reference = k == m.ref;
+			if (!op.json && !op.csv) {
+				if (m.nbands)
+					fprintf(out,
+						"\n== placement %d: cache-line round "
+						"trip %.0f-%.0f ns (%s) ==\n",
+						k, m.bands[k].lo, m.bands[k].hi,
+						k == m.ref
+							? "reported: the most "
+							  "contestants complete"
+							: "also seen");
 				fprintf(out,
-					",\"payload_bytes\":%zu,"
-					"\"batched\":%s,\"batch\":%u",
-					c->payload,
-					c->q->batched ? "true" : "false",
-					c->q->batched ? c->batch : 1);
-				if (c->q->ordering >= 0) {
-					json_kv_str(out, "ordering",
-						    ord_name(c->q->ordering),
-						    1);
-					json_kv_str(out, "policy",
-						    pol_name(c->q->policy), 1);
-				}
-				json_kv_str(out, "transport",
-					    c->q->processes ? "processes"
+					"\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
+					"contestant", "payload", "Mmsg/s",
+					"[min-max]", "GB/s", "rtt", "ok",
+					"flags");
+			}
+
+			for (int i = 0; i < ncells; i++) {
+				struct cell *c = &cells[i];
+				double med, lo, hi, gb;
+				char fl[64];
+				int verified = !c->failed && c->messages > 0;
+
+				if (c->unsupported)
+					continue;
+				cell_stats(c, &med, &lo, &hi);
+				gb = med * (double)c->payload / 1e9;
+				flags_str(fl, sizeof(fl), c->busy, c->drift,
+					  c->failed);
+				label(lab, sizeof(lab), c->q);
+				if (op.json) {
+					fprintf(out,
+						"{\"kind\":\"throughput\",\"placement\":%d,"
+						"\"reference\":%s",
+						k,
+						k == m.ref ? "true" : "false");
+					json_kv_str(out, "contestant",
+						    c->q->name, 1);
+					json_kv_str(out, "label", lab, 1);
+					json_kv_str(out, "variant",
+						    c->q->variant, 1);
+					fprintf(out,
+						",\"payload_bytes\":%zu,"
+						"\"batched\":%s,\"batch\":%u",
+						c->payload,
+						c->q->batched ? "true"
+							      : "false",
+						c->q->batched ? c->batch : 1);
+					if (c->q->ordering >= 0) {
+						json_kv_str(
+							out, "ordering",
+							ord_name(
+								c->q->ordering),
+							1);
+						json_kv_str(
+							out, "policy",
+							pol_name(c->q->policy),
+							1);
+					}
+					json_kv_str(out, "transport",
+						    c->q->processes
+							    ? "processes"
 							    : "threads",
-					    1);
-				fprintf(out,
-					",\"msgs_per_s_median\":%.0f,"
-					"\"msgs_per_s_min\":%.0f,"
-					"\"msgs_per_s_max\":%.0f,"
-					"\"gbytes_per_s_median\":%.3f,"
-					"\"rtt_ns\":%.1f,\"verified\":%s,"
-					"\"reps\":%d,\"messages\":%llu,"
-					"\"lost\":%llu,\"busy\":%s,"
-					"\"few_runs\":%s,\"runs_other_placement\":%d",
-					med, lo, hi, gb, cell_rtt(c),
-					verified ? "true" : "false", c->nreps,
-					(unsigned long long)c->messages,
-					(unsigned long long)c->lost,
-					c->busy ? "true" : "false",
-					c->drift ? "true" : "false", c->other);
-				fprintf(out, ",\"sleeps_per_s\":[%.0f,%.0f]",
-					c->secs > 0 ? c->sleeps[0] / c->secs
-						    : 0,
-					c->secs > 0 ? c->sleeps[1] / c->secs
-						    : 0);
-				if (c->failed)
-					json_kv_str(out, "error", c->why, 1);
-				fprintf(out, "}\n");
-			} else if (op.csv) {
-				fprintf(out,
-					"throughput,%s,%s,%zu,%s,%u,%s,%s,%s,"
-					"%.0f,%.0f,%.0f,%.3f,%.1f,%s,%d,%llu,"
-					"%llu,,,%s\n",
-					c->q->name, c->q->variant, c->payload,
-					c->q->batched ? "true" : "false",
-					c->q->batched ? c->batch : 1,
-					ord_name(c->q->ordering),
-					pol_name(c->q->policy),
-					c->q->processes ? "processes"
-							: "threads",
-					med, lo, hi, gb, cell_rtt(c),
-					verified ? "true" : "false", c->nreps,
-					(unsigned long long)c->messages,
-					(unsigned long long)c->lost, fl);
-			} else {
-				char range[32];
+						    1);
+					fprintf(out,
+						",\"msgs_per_s_median\":%.0f,"
+						"\"msgs_per_s_min\":%.0f,"
+						"\"msgs_per_s_max\":%.0f,"
+						"\"gbytes_per_s_median\":%.3f,"
+						"\"rtt_ns\":%.1f,\"verified\":%s,"
+						"\"reps\":%d,\"messages\":%llu,"
+						"\"lost\":%llu,\"busy\":%s,"
+						"\"few_runs\":%s,\"runs_other_placement\":%d",
+						med, lo, hi, gb, cell_rtt(c),
+						verified ? "true" : "false",
+						c->nreps,
+						(unsigned long long)c->messages,
+						(unsigned long long)c->lost,
+						c->busy ? "true" : "false",
+						c->drift ? "true" : "false",
+						c->other);
+					fprintf(out,
+						",\"sleeps_per_s\":[%.0f,%.0f]",
+						c->secs > 0
+							? c->sleeps[0] / c->secs
+							: 0,
+						c->secs > 0
+							? c->sleeps[1] / c->secs
+							: 0);
+					if (c->failed)
+						json_kv_str(out, "error",
+							    c->why, 1);
+					fprintf(out, "}\n");
+				} else if (op.csv) {
+					fprintf(out,
+						"throughput,%s,%s,%zu,%s,%u,%s,%s,%s,"
+						"%.0f,%.0f,%.0f,%.3f,%.1f,%s,%d,%llu,"
+						"%llu,,,\"%s\",%d\n",
+						c->q->name, c->q->variant,
+						c->payload,
+						c->q->batched ? "true"
+							      : "false",
+						c->q->batched ? c->batch : 1,
+						ord_name(c->q->ordering),
+						pol_name(c->q->policy),
+						c->q->processes ? "processes"
+								: "threads",
+						med, lo, hi, gb, cell_rtt(c),
+						verified ? "true" : "false",
+						c->nreps,
+						(unsigned long long)c->messages,
+						(unsigned long long)c->lost, fl,
+						k);
+				} else {
+					char range[32];
 
-				snprintf(range, sizeof(range), "[%.1f-%.1f]",
-					 lo / 1e6, hi / 1e6);
-				fprintf(out,
-					"%-34s %7zu %9.1f %-21s %7.2f %5.0f "
-					"%-4s %s",
-					lab, c->payload, med / 1e6, range, gb,
-					cell_rtt(c), verified ? "yes" : "NO",
-					fl);
-				if (c->q->policy == PFR_POLICY_DROP && c->sent)
-					fprintf(out, " lost %.1f%%",
-						100.0 * (double)c->lost /
-							(double)c->sent);
-				if (c->failed)
-					fprintf(out, " (%s)", c->why);
-				fprintf(out, "\n");
+					snprintf(range, sizeof(range),
+						 "[%.1f-%.1f]", lo / 1e6,
+						 hi / 1e6);
+					fprintf(out,
+						"%-34s %7zu %9.1f %-21s %7.2f %5.0f "
+						"%-4s %s",
+						lab, c->payload, med / 1e6,
+						range, gb, cell_rtt(c),
+						verified ? "yes" : "NO", fl);
+					if (c->q->policy == PFR_POLICY_DROP &&
+					    c->sent)
+						fprintf(out, " lost %.1f%%",
+							100.0 *
+								(double)c
+									->lost /
+								(double)c
+									->sent);
+					if (c->failed)
+						fprintf(out, " (%s)", c->why);
+					fprintf(out, "\n");
+				}
 			}
-		}
-		if (!op.json && !op.csv && nlats)
-			fprintf(out,
-				"\none-way latency, ping-pong over two "
-				"rings (half the round trip), ns\n"
-				"%-34s %7s %9s %9s %5s %s\n",
-				"contestant", "payload", "p50", "p99", "rtt",
-				"ok");
-		for (int i = 0; i < nlats; i++) {
-			struct lat_cell *l = &lats[i];
-			double p50 = median(l->p50, l->nreps, NULL, NULL);
-			double p99 = median(l->p99, l->nreps, NULL, NULL);
-			double rt = median(l->rtt, l->nreps, NULL, NULL);
-			int ok = !l->failed && l->verified &&
-				 (l->nreps + l->other) > 0;
+			if (!op.json && !op.csv && nlats)
+				fprintf(out,
+					"\none-way latency, ping-pong over two "
+					"rings (half the round trip), ns\n"
+					"%-34s %7s %9s %9s %5s %s\n",
+					"contestant", "payload", "p50", "p99",
+					"rtt", "ok");
+			for (int i = 0; i < nlats; i++) {
+				struct lat_cell *l = &lats[i];
+				double p50 =
+					median(l->p50, l->nreps, NULL, NULL);
+				double p99 =
+					median(l->p99, l->nreps, NULL, NULL);
+				double rt =
+					median(l->rtt, l->nreps, NULL, NULL);
+				int ok = !l->failed && l->verified &&
+					 (l->nreps + l->other) > 0;
 
-			snprintf(lab, sizeof(lab), "perfring %s%s",
-				 ord_name(l->ordering),
-				 l->policy == PFR_POLICY_DROP ? " drop" : "");
-			if (op.json) {
-				fprintf(out, "{\"kind\":\"latency\"");
-				json_kv_str(out, "contestant", "perfring", 1);
-				json_kv_str(out, "label", lab, 1);
-				fprintf(out,
-					",\"payload_bytes\":%zu,"
-					"\"batched\":false",
-					l->payload);
-				json_kv_str(out, "ordering",
-					    ord_name(l->ordering), 1);
-				json_kv_str(out, "policy", pol_name(l->policy),
-					    1);
-				json_kv_str(out, "transport", "threads", 1);
-				fprintf(out,
-					",\"latency_ns_p50\":%.1f,"
-					"\"latency_ns_p99\":%.1f,"
-					"\"rtt_ns\":%.1f,\"verified\":%s,"
-					"\"reps\":%d}\n",
-					p50, p99, rt, ok ? "true" : "false",
-					l->nreps);
-			} else if (op.csv) {
-				fprintf(out,
-					"latency,perfring,,%zu,false,1,%s,%s,"
-					"threads,,,,,%.1f,%s,%d,,,%.1f,%.1f,\n",
-					l->payload, ord_name(l->ordering),
-					pol_name(l->policy), rt,
-					ok ? "true" : "false", l->nreps, p50,
-					p99);
-			} else {
-				fprintf(out,
-					"%-34s %7zu %9.1f %9.1f %5.0f %s\n",
-					lab, l->payload, p50, p99, rt,
-					ok ? "yes" : "NO");
+				snprintf(lab, sizeof(lab), "perfring %s%s",
+					 ord_name(l->ordering),
+					 l->policy == PFR_POLICY_DROP ? " drop"
+								      : "");
+				if (op.json) {
+					fprintf(out,
+						"{\"kind\":\"latency\",\"placement\":%d,"
+						"\"reference\":%s",
+						k,
+						k == m.ref ? "true" : "false");
+					json_kv_str(out, "contestant",
+						    "perfring", 1);
+					json_kv_str(out, "label", lab, 1);
+					fprintf(out,
+						",\"payload_bytes\":%zu,"
+						"\"batched\":false",
+						l->payload);
+					json_kv_str(out, "ordering",
+						    ord_name(l->ordering), 1);
+					json_kv_str(out, "policy",
+						    pol_name(l->policy), 1);
+					json_kv_str(out, "transport", "threads",
+						    1);
+					fprintf(out,
+						",\"latency_ns_p50\":%.1f,"
+						"\"latency_ns_p99\":%.1f,"
+						"\"rtt_ns\":%.1f,\"verified\":%s,"
+						"\"reps\":%d}\n",
+						p50, p99, rt,
+						ok ? "true" : "false",
+						l->nreps);
+				} else if (op.csv) {
+					fprintf(out,
+						"latency,perfring,,%zu,false,1,%s,%s,"
+						"threads,,,,,%.1f,%s,%d,,,%.1f,%.1f,,%d\n",
+						l->payload,
+						ord_name(l->ordering),
+						pol_name(l->policy), rt,
+						ok ? "true" : "false", l->nreps,
+						p50, p99, k);
+				} else {
+					fprintf(out,
+						"%-34s %7zu %9.1f %9.1f %5.0f %s\n",
+						lab, l->payload, p50, p99, rt,
+						ok ? "yes" : "NO");
+				}
 			}
-		}
 
-		emit_targets(out, &op, cells, ncells, lats, nlats, memcpy_gbps,
-			     xcore_gbps, rtt_med);
+			emit_targets(out, &op, cells, ncells, lats, nlats,
+				     memcpy_gbps, xcore_gbps, rtt_med);
 
-		if (op.plot) {
-			if (write_plot(op.plot, cells, ncells, memcpy_gbps, &m,
-				       &op)) {
-				fprintf(stderr,
-					"perfring bench: could not "
-					"draw %s (is gnuplot "
-					"installed?)\n",
-					op.plot);
-				rc = 1;
+			if (op.plot && !pass) {
+				if (write_plot(op.plot, cells, ncells,
+					       memcpy_gbps, &m, &op)) {
+					fprintf(stderr,
+						"perfring bench: could not "
+						"draw %s (is gnuplot "
+						"installed?)\n",
+						op.plot);
+					rc = 1;
+				}
 			}
 		}
 	}
+out:
 	fflush(out);
 	free(pattern);
 	free(cells);
 	free(lats);
+	free(all_cells);
+	free(all_lats);
 	return rc;
 }

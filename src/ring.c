@@ -665,7 +665,7 @@ static void pfr__kick_reader(struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c = w->ctl;
 
-	PFR_WRITE_ONCE(c->flush_head, w->published);
+	PFR_WRITE_ONCE(c->flush_head, w->head); /* published by the caller */
 	/* purpose: store-buffering hand-shake; the head and flush_head
 	 * stores before the reader_waiting load, as in
 	 * pfr_writer_publish(); pairs with smp_mb() in pfr_reader_wait() */
@@ -746,8 +746,7 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	/* The reader cannot free space it cannot see: publish the records
 	 * committed with pfr_writer_commit_deferred() before waiting for it
 	 * (otherwise a batch that fills the ring waits for its time-out). */
-	if (w->head != w->published)
-		pfr_writer_publish(w);
+	pfr_writer_publish(w);
 	for (int spin = 0; spin < PFR__BLOCK_SPINS; spin++) {
 		pfr_cpu_relax();
 		if (pfr__writer_space(w, need))

@@ -173,20 +173,28 @@ PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 
 PFR__INLINE void pfr_writer_publish(struct pfr_writer *w)
 {
+	/* Without PFR_RING_WAIT publication is the store of head (B) and
+	 * nothing else: every store here waits in the store buffer behind
+	 * the one to head's line, which the polling reader keeps taking
+	 * away, so each store per record costs throughput (measured: two
+	 * fewer, the record count and `published`, gave 1.3x at 8 bytes).
+	 * Storing an unchanged head again is harmless. */
+	if (!w->wait_flag) {
+		PFR__DISPATCH(w->ordering, publish, w);
+		return;
+	}
 	if (w->head == w->published)
 		return;
-	/* the record count rides along with head (same line, for stats
-	 * and wake-up thresholds); B orders it too */
+	/* the record count rides along with head (the reader's record
+	 * threshold); B orders it too */
 	PFR_WRITE_ONCE(w->ctl->records, w->records);
 	PFR__DISPATCH(w->ordering, publish, w);
 	w->published = w->head;
-	if (w->wait_flag) {
-		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-		 * pfr_reader_wait(): head store before reader_waiting load */
-		pfr_smp_mb();
-		if (PFR_READ_ONCE(w->ctl->reader_waiting))
-			pfr__writer_wake_reader(w);
-	}
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_reader_wait(): head store before reader_waiting load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(w->ctl->reader_waiting))
+		pfr__writer_wake_reader(w);
 }
 
 PFR__INLINE void pfr_writer_commit(struct pfr_writer *w)

@@ -159,7 +159,8 @@ struct pfr_ring_ctl {
 	/* line 1: the writer's */
 	uint64_t head; /* published head (B -> C) */
 	uint64_t oldest; /* OVERWRITE: first intact record */
-	uint64_t records; /* records published, ever */
+	uint64_t records; /* records published, ever: at every publication
+			   * on PFR_RING_WAIT rings, else at each flush */
 	uint64_t lost_total; /* records dropped, ever */
 	uint64_t lost_pending; /* dropped, not yet reported by a LOST record */
 	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
@@ -202,7 +203,7 @@ struct pfr_writer {
 	 * and the end of the data area, 0 while a LOST record is pending.
 	 * The slow path recomputes it (pfr__writer_limit()). */
 	uint64_t limit;
-	uint64_t published; /* head as last published (B) */
+	uint64_t published; /* PFR_RING_WAIT: head as last published (B) */
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
 	uint64_t lost; /* dropped since the last LOST record */
@@ -391,7 +392,9 @@ PFR_API int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf,
 				  size_t buflen);
 
 /* Counters for a ring, read from shared memory (approximate while the
- * writer and reader run). */
+ * writer and reader run).  records is exact on PFR_RING_WAIT rings; on
+ * others it is the count at the writer's last pfr_writer_flush() (the
+ * writer does not store it at every publication: see publish). */
 struct pfr_ring_stats {
 	uint64_t head, tail, records, lost_total, data_size;
 };

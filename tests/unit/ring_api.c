@@ -85,8 +85,9 @@ static void test_opts(void)
 	}
 	pfr_ring_close(NULL);
 
-	/* stats after a quiet writer: records published, on rings with and
-	 * without PFR_RING_WAIT */
+	/* stats after a quiet writer: records published, on rings with
+	 * PFR_RING_WAIT at once, on rings without it after the writer's
+	 * flush (publication there stores head alone) */
 	for (uint32_t fl = 0; fl <= PFR_RING_WAIT; fl += PFR_RING_WAIT) {
 		struct pfr_writer w;
 		struct pfr_ring_stats st;
@@ -95,6 +96,11 @@ static void test_opts(void)
 		pfr_ring_writer(ring, &w);
 		for (int i = 0; i < 10; i++)
 			pfr_writer_write(&w, 1, "12345678", 8);
+		if (!fl) {
+			pfr_ring_stats(ring, &st);
+			is_uint(st.head, 160, "stats: head before the flush");
+			pfr_writer_flush(&w);
+		}
 		pfr_ring_stats(ring, &st);
 		is_uint(st.head, 160, "stats: head");
 		is_uint(st.tail, 0, "stats: tail");
