@@ -6,9 +6,9 @@
  * latency ping-pong over two rings.
  *
  * Producer: stamps one prepared message and writes it as one record with
- * pfr_writer_write() (copy in, publish), or, when batched,
- * pfr_writer_write_deferred() and one pfr_writer_publish() per `batch`
- * records.
+ * pfr_writer_write() (copy in, publish), or, when batched, stamps `batch`
+ * messages in an array and writes them with one pfr_writer_write_burst()
+ * (one publication), as the peers' burst enqueues take an array.
  * Consumer: loads head once (pfr_reader_begin) and verifies every record up
  * to it in place (zero copy), publishing tail (pfr_reader_end) after every
  * `rbatch` records and at the end: rbatch is the batch size (32, or fewer
@@ -103,31 +103,54 @@ static inline __attribute__((always_inline)) void
 pr_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 {
 	struct pfr_writer *w = &q->w;
-	uint64_t m[PFR_BENCH_MAX_PAYLOAD / 8] __attribute__((aligned(64)));
 	size_t words = payload / 8;
-	unsigned k = 0;
+	unsigned b = run->batch > 1 ? run->batch : 1;
+	/* one prepared message, or one per record of a burst */
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * payload);
 
-	memcpy(m, run->msg, payload);
-	for (uint64_t seq = 0; seq < run->n; seq++) {
-		int err;
+	if (!m) {
+		run->error = -1;
+		goto out;
+	}
+	for (unsigned i = 0; i < b; i++)
+		memcpy((char *)m + i * payload, run->msg, payload);
+	for (uint64_t seq = 0; seq < run->n;) {
+		int err = 0;
 
-		pfr_bench_stamp(m, words, seq);
-		if (run->batch <= 1) {
+		if (b == 1) {
+			pfr_bench_stamp(m, words, seq);
 			err = pfr_writer_write(w, BENCH_TYPE, m, payload);
+			seq++;
 		} else {
-			err = pfr_writer_write_deferred(w, BENCH_TYPE, m,
-							payload);
-			if (++k == run->batch) {
-				pfr_writer_publish(w);
-				k = 0;
+			unsigned k =
+				run->n - seq < b ? (unsigned)(run->n - seq) : b;
+			int got;
+
+			for (unsigned i = 0; i < k; i++)
+				pfr_bench_stamp(m + i * words, words, seq + i);
+			got = pfr_writer_write_burst(w, BENCH_TYPE, m, payload,
+						     k);
+			if (got < 0) {
+				err = got;
+			} else if ((unsigned)got < k) {
+				/* DROP: the record at got was counted lost;
+				 * the rest of the burst is dropped too */
+				for (unsigned i = (unsigned)got + 1; i < k; i++)
+					pfr_writer_write(w, BENCH_TYPE,
+							 m + i * words,
+							 payload);
+				err = -PFR_E_NOSPC;
 			}
+			seq += k;
 		}
 		if (__builtin_expect(err != 0, 0) && err != -PFR_E_NOSPC) {
 			run->error = err;
 			break;
 		}
 	}
-	pfr_writer_flush(w); /* the last batch, and a pending LOST count */
+	free(m);
+out:
+	pfr_writer_flush(w); /* a pending LOST count */
 	run->lost = pfr_writer_lost(w);
 	/* purpose: the counts above before `done`; pairs with the acquire
 	 * load of done in pr_consume_body() */

@@ -630,7 +630,8 @@ static void emit_targets(FILE *out, const struct opts *opp,
 		int p = pfr_bench_payload_index(c->payload);
 		int pfr = !strncmp(c->q->name, "perfring", 8);
 
-		if (c->unsupported || c->failed || p < 0)
+		/* no runs in this placement: no ratio either */
+		if (c->unsupported || c->failed || p < 0 || !c->nreps)
 			continue;
 		if (pfr && !strcmp(c->q->name, "perfring") &&
 		    !c->q->processes && !c->q->reader_single &&

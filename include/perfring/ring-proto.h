@@ -248,6 +248,43 @@ PFR__INLINE int pfr_writer_write(struct pfr_writer *w, uint32_t type,
 	return err;
 }
 
+PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
+				       const void *buf, size_t len, unsigned n)
+{
+	uint64_t head = w->head, size = pfr__record_size(len);
+	const unsigned char *src = (const unsigned char *)buf;
+	unsigned i;
+
+	if (__builtin_expect(len > w->max_record - 8 || n > 0x7fffffffu, 0))
+		return -PFR_E_INVAL;
+	/* Fast path: all n fit below the limit (n * size < 2^47: no wrap).
+	 * Two stores per record, header and payload; head and the record
+	 * count once for the burst. */
+	if (__builtin_expect(head + (uint64_t)n * size <= w->limit, 1)) {
+		unsigned char *data = w->data;
+		uint64_t mask = w->mask, records = w->records;
+
+		for (i = 0; i < n; i++) {
+			pfr__put_header(data, mask, head, type, size);
+			if (len)
+				memcpy(data + (head & mask) +
+					       sizeof(struct pfr_record_header),
+				       src + (size_t)i * len, len);
+			head += size;
+		}
+		w->head = head;
+		w->records = records + n;
+		pfr_writer_publish(w);
+		return (int)n;
+	}
+	for (i = 0; i < n; i++)
+		if (pfr_writer_write_deferred(w, type, src + (size_t)i * len,
+					      len))
+			break;
+	pfr_writer_publish(w);
+	return (int)i;
+}
+
 PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 {
 	return PFR__DISPATCH(r->ordering, begin, r);

@@ -334,6 +334,14 @@ static inline int pfr_writer_write(struct pfr_writer *w, uint32_t type,
  * goes out with one pfr_writer_publish()). */
 static inline int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 					    const void *buf, size_t len);
+/* n records of len payload bytes each, record i from buf + i * len, then
+ * one publication (B): the burst form of pfr_writer_write().  Returns the
+ * number written; fewer than n when a record did not fit (it is counted
+ * as lost, as pfr_writer_write() would; the rest are not written), or
+ * -PFR_E_INVAL (len too large, or n > INT_MAX: nothing written). */
+static inline int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
+					 const void *buf, size_t len,
+					 unsigned n);
 /* Largest payload this ring accepts in one record. */
 static inline size_t pfr_writer_max_payload(const struct pfr_writer *w)
 {

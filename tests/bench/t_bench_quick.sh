@@ -41,7 +41,7 @@ names=$(sed -n '1s/.*"contestants":\[\([^]]*\)\].*/\1/p' "$out" | tr -d '"' |
 	tr ',' ' ')
 missing=
 for c in $names; do
-	grep -q "\"kind\":\"throughput\",\"contestant\":\"$c\"" "$out" ||
+	grep -q "\"kind\":\"throughput\",.*\"contestant\":\"$c\"" "$out" ||
 		missing="$missing $c"
 done
 [ -n "$names" ] && [ -z "$missing" ] &&
@@ -88,7 +88,7 @@ for k in contestant payload_bytes batched transport msgs_per_s_median \
 	msgs_per_s_min msgs_per_s_max gbytes_per_s_median rtt_ns verified; do
 	grep '"kind":"throughput"' "$out" | grep -q -v "\"$k\":" && f_ok=0
 done
-grep '"kind":"throughput","contestant":"perfring"' "$out" |
+grep '"kind":"throughput",.*"contestant":"perfring"' "$out" |
 	grep -q -v '"ordering":' && f_ok=0
 grep '"kind":"latency"' "$out" | grep -q -v '"latency_ns_p99":' && f_ok=0
 [ $f_ok = 1 ] && t ok "results carry the required fields" ||

@@ -421,6 +421,82 @@ static void test_batch(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* pfr_writer_write_burst(): all at once or up to the first that does not
+ * fit, one publication, across the wrap, and the DROP accounting. */
+static void test_burst(enum pfr_ordering ord)
+{
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct pfr_record rec;
+	struct pfr_ring_ctl *c;
+	unsigned char buf[7 * 100];
+	uint64_t seq = 0, rseq = 0;
+	int good = 1, got;
+
+	if (rt_mkring(&ring, 4096, PFR_POLICY_DROP, ord, 0))
+		return (void)ok(0, "create");
+	c = pfr_ring_ctl(ring);
+	pfr_ring_writer(ring, &w);
+	pfr_ring_reader(ring, &r);
+	/* 60 bursts of 1..7 records of 100 bytes (108 in the ring), read
+	 * after each: the ring wraps many times, through the slow path */
+	for (int round = 0; round < 60 && good; round++) {
+		unsigned n = 1 + (unsigned)round % 7;
+		uint64_t h0 = c->head;
+
+		for (unsigned i = 0; i < n; i++)
+			rt_fill(buf + i * 100, 100, seq + i);
+		got = pfr_writer_write_burst(&w, 5, buf, 100, n);
+		if (got != (int)n)
+			good = ok(0, "round %d: burst wrote %d of %u", round,
+				  got, n);
+		seq += n;
+		if (c->head - h0 < n * 112ull)
+			good = ok(0, "round %d: head moved by less than the "
+				     "burst",
+				  round);
+		pfr_reader_begin(&r);
+		while (pfr_reader_next(&r, &rec) == 1) {
+			if (rec.hdr.type != 5 || rec.len != 104 ||
+			    rt_check(rec.payload, 100, rseq) >= 0)
+				good = ok(0, "burst record %llu",
+					  (unsigned long long)rseq);
+			rseq++;
+		}
+		pfr_reader_end(&r);
+	}
+	ok(good && rseq == seq,
+	   "%s: bursts published at once, read back whole across the wrap "
+	   "(%llu records)",
+	   pfr_ordering_name(ord), (unsigned long long)rseq);
+	/* a full DROP ring: the burst stops at the first record that does
+	 * not fit, which is counted lost; the rest are the caller's */
+	{
+		uint64_t lost0 = pfr_writer_lost(&w);
+		int total = 0;
+
+		for (int i = 0; i < 10; i++) {
+			got = pfr_writer_write_burst(&w, 5, buf, 100, 7);
+			total += got;
+			if (got < 7)
+				break;
+		}
+		ok(got >= 0 && got < 7 && total * 112 <= 4096 &&
+			   total * 112 > 4096 - 2 * 112,
+		   "full DROP ring: burst wrote %d of 7 (%d in all)", got,
+		   total);
+		is_uint(pfr_writer_lost(&w) - lost0, 1,
+			"the first record that did not fit is counted lost");
+	}
+	is_int(pfr_writer_write_burst(&w, 5, buf, pfr_writer_max_payload(&w) + 1,
+				      1),
+	       -PFR_E_INVAL, "burst: a record too large is -PFR_E_INVAL");
+	is_int(pfr_writer_write_burst(&w, 5, buf, 8, 0x80000000u),
+	       -PFR_E_INVAL, "burst: n > INT_MAX is -PFR_E_INVAL");
+	pfr_ring_close(ring);
+}
+
 /* ---- DROP ---- */
 
 /* Reads everything; returns records read (not LOST), adds LOST counts to
@@ -1234,6 +1310,7 @@ int main(void)
 		test_round_trips(o, 1u << 17);
 		test_wrap(o);
 		test_batch(o);
+		test_burst(o);
 		test_drop(o);
 		test_flush_lost(o);
 		test_block(o, 0);
