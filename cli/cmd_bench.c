@@ -1843,7 +1843,8 @@ int pfr_cmd_bench(int argc, char **argv)
 				char fl[64];
 				int verified = !c->failed && c->messages > 0;
 
-				if (c->unsupported)
+				/* another placement lists what ran in it */
+				if (c->unsupported || (pass && !c->nreps))
 					continue;
 				cell_stats(c, &med, &lo, &hi);
 				gb = med * (double)c->payload / 1e9;
@@ -1976,6 +1977,8 @@ int pfr_cmd_bench(int argc, char **argv)
 				int ok = !l->failed && l->verified &&
 					 (l->nreps + l->other) > 0;
 
+				if (pass && !l->nreps)
+					continue;
 				snprintf(lab, sizeof(lab), "perfring %s%s",
 					 ord_name(l->ordering),
 					 l->policy == PFR_POLICY_DROP ? " drop"
