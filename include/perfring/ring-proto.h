@@ -117,6 +117,39 @@ PFR__INLINE uint64_t pfr__record_size(size_t len)
 	       ~(uint64_t)7;
 }
 
+/* The writer's fast paths ask for the lines PFR__WRITE_AHEAD bytes past
+ * the record they write, for writing (x86: prefetchw, which gcc emits for
+ * __builtin_prefetch(p, 1) only with -mprfchw; elsewhere the builtin:
+ * prfm pstl1keep on aarch64).  A line of the ring comes back to the
+ * writer from the reader's cache, where the reader read it a lap ago; a
+ * store that finds it missing holds every later store in the store
+ * buffer (x86 commits stores in order), the head store included.  Asking
+ * early overlaps those transfers.  Only lines below the limit, which the
+ * reader has finished with, are asked for; a prefetch is a hint with no
+ * effect on ordering or on what any load returns.  Measured (perfring
+ * bench, 8-byte records, vCPUs ~440 ns apart): 55-63 -> 157-240 M/s
+ * per-record, 145 -> 165-220 M/s batched. */
+#define PFR__WRITE_AHEAD 1024
+PFR__INLINE void pfr__prefetch_w(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* Prefetches the lines PFR__WRITE_AHEAD past a record of `size` at head
+ * when they are free (below limit). */
+PFR__INLINE void pfr__write_ahead(unsigned char *data, uint64_t mask,
+				  uint64_t head, uint64_t size, uint64_t limit)
+{
+	if (head + size + PFR__WRITE_AHEAD > limit)
+		return;
+	for (uint64_t o = 0; o < size; o += 64)
+		pfr__prefetch_w(data + ((head + o + PFR__WRITE_AHEAD) & mask));
+}
+
 PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 				   size_t len, void **payload)
 {
@@ -130,6 +163,7 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	if (__builtin_expect(
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		w->res_size = (uint32_t)size;
+		pfr__write_ahead(w->data, w->mask, head, size, w->limit);
 		*payload = w->data + (head & w->mask) +
 			   sizeof(struct pfr_record_header);
 		return 0;
@@ -216,6 +250,7 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		unsigned char *data = w->data;
 		uint64_t mask = w->mask, records = w->records;
 
+		pfr__write_ahead(data, mask, head, size, w->limit);
 		pfr__put_header(data, mask, head, type, size);
 		if (len) /* an empty record may come with buf NULL */
 			memcpy(data + (head & mask) +
@@ -264,7 +299,10 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		unsigned char *data = w->data;
 		uint64_t mask = w->mask, records = w->records;
 
+		uint64_t limit = w->limit;
+
 		for (i = 0; i < n; i++) {
+			pfr__write_ahead(data, mask, head, size, limit);
 			pfr__put_header(data, mask, head, type, size);
 			if (len)
 				memcpy(data + (head & mask) +
