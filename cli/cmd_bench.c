@@ -451,9 +451,10 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 	fprintf(gp,
 		"set multiplot layout 1,2 title 'perfring bench: %s, "
 		"producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
-		"for 64 KiB)'\n",
-		m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1],
-		op->capacity / 1024);
+		"for 64 KiB); vCPU placement: round trip %.0f-%.0f ns'\n",
+		m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1], op->capacity / 1024,
+		m->nbands ? m->bands[m->ref].lo : 0,
+		m->nbands ? m->bands[m->ref].hi : 0);
 	fprintf(gp, "set logscale xy\nset grid\nset key outside bottom center "
 		    "horizontal maxrows 6 font ',8'\n"
 		    "set xlabel 'payload bytes'\n"
