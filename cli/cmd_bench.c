@@ -912,6 +912,10 @@ static void usage(FILE *f)
 		"(others' jobs)\n"
 		"  -h, --help         this text\n"
 		"\n"
+		"Each run sits between two cache-line round-trip probes; a run "
+		"during which\nthe host moved the vCPUs is repeated, and results "
+		"are grouped by placement\n(round trip): ratios compare "
+		"contestants within one placement.\n"
 		"A progress line goes to stderr.  Exit status: 0, 1 when a "
 		"run failed or\na message did not verify, 2 for a usage "
 		"error.\n");
