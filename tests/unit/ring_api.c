@@ -760,7 +760,7 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 	{
 		struct pfr_ring_ctl *c = pfr_ring_ctl(ring);
 		uint64_t h0 = c->head;
-		void *p;
+		void *p = NULL;
 		int n = 0;
 
 		pfr_writer_set_timeout(&w, 0);
@@ -894,7 +894,7 @@ static void test_overwrite(enum pfr_ordering ord)
 	{
 		int64_t before = pfr_ring_snapshot(ring, snap, 8192);
 		uint64_t newest_before = 0, s;
-		void *p;
+		void *p = NULL;
 
 		if (before > 0) {
 			uint64_t q = 0;
@@ -1237,7 +1237,7 @@ static void test_counter_wrap(enum pfr_ordering ord, enum pfr_policy pol)
 		}
 		if (rt_rand(&rnd) % 3 == 0) {
 			struct pfr_record rec;
-			uint64_t s;
+			uint64_t s = 0;
 
 			if (pfr_reader_begin(&r) < 0)
 				good = ok(0, "begin");

@@ -51,7 +51,7 @@ static void test_init(void)
 {
 	struct pfr_reader r;
 	uint64_t head = 0, tail = 0;
-	unsigned char d[4096], s[16];
+	unsigned char d[4096] = {0}, s[16] = {0};
 
 	is_int(pfr_reader_init(&r, NULL, &tail, d, 4096, 0, 0, s), -PFR_E_INVAL,
 	       "init: NULL head");

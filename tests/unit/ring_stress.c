@@ -184,7 +184,7 @@ static void reader_side(struct side *s, int can_wait, struct result *res)
 			return;
 		}
 		while ((e = pfr_reader_next(&r, &rec)) == 1) {
-			uint64_t seq;
+			uint64_t seq = 0;
 
 			if (rec.hdr.type == PFR_RECORD_LOST) {
 				struct pfr_lost_record lr;
