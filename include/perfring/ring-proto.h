@@ -297,9 +297,7 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 	 * count once for the burst. */
 	if (__builtin_expect(head + (uint64_t)n * size <= w->limit, 1)) {
 		unsigned char *data = w->data;
-		uint64_t mask = w->mask, records = w->records;
-
-		uint64_t limit = w->limit;
+		uint64_t mask = w->mask, records = w->records, limit = w->limit;
 
 		for (i = 0; i < n; i++) {
 			pfr__write_ahead(data, mask, head, size, limit);
