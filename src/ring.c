@@ -513,8 +513,10 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 		struct pfr_record_header h;
 		uint64_t raw;
 
-		if (!avail)
+		if (!avail) {
+			memset(rec, 0, sizeof(*rec)); /* after a PAD record */
 			return 0;
+		}
 		/* one read into a private copy, as in the fast path */
 		raw = PFR_READ_ONCE(*(const uint64_t *)(r->data + off));
 		memcpy(&h, &raw, sizeof(h));

@@ -338,8 +338,12 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	struct pfr_record_header h;
 	uint64_t raw;
 
-	if (!avail)
+	if (!avail) {
+		/* *rec is written on every path (callers' compilers then see
+		 * it initialised; a local record stays in registers) */
+		memset(rec, 0, sizeof(*rec));
 		return 0;
+	}
 	/* The header is read once into a private copy; everything below uses
 	 * the copy (no double fetch).  tail is 8-aligned and the data area a
 	 * power of two >= 8, so the header never straddles the end. */
@@ -351,19 +355,26 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	 * within both the loaded head and the end of the data area (size - 8
 	 * wraps for sizes 0..7).  Anything else: the slow path, which says
 	 * which check failed. */
-	if (__builtin_expect(((uint64_t)h.size - 8 <= avail - 8) &
-				     !(h.size & 7) &
-				     (h.type != PFR_RECORD_LOST) &
-				     (h.type != PFR_RECORD_PAD),
-			     1)) {
-		rec->hdr = h;
-		rec->payload = r->data + off + sizeof(h);
-		rec->len = h.size - (uint32_t)sizeof(h);
-		rec->pos = tail;
-		r->tail = tail + h.size;
-		return 1;
+	if (__builtin_expect(h.type == PFR_RECORD_LOST ||
+				     h.type == PFR_RECORD_PAD || (h.size & 7) ||
+				     (uint64_t)h.size - 8 > avail - 8,
+			     0)) {
+		/* through a copy: *rec's address does not escape, so a
+		 * caller's record can live in registers */
+		struct pfr_record slow;
+		int rc;
+
+		memset(&slow, 0, sizeof(slow));
+		rc = pfr__reader_next_slow(r, &slow);
+		*rec = slow;
+		return rc;
 	}
-	return pfr__reader_next_slow(r, rec);
+	rec->hdr = h;
+	rec->payload = r->data + off + sizeof(h);
+	rec->len = h.size - (uint32_t)sizeof(h);
+	rec->pos = tail;
+	r->tail = tail + h.size;
+	return 1;
 }
 
 /* Internal reader flag: the ring's writer may sleep waiting for space. */

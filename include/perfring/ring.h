@@ -364,8 +364,8 @@ static inline int64_t pfr_reader_begin(struct pfr_reader *r);
 /* Next record before the head loaded by begin.  Returns 1 with *rec filled,
  * 0 when the batch is drained, or a negative PFR_E_RECSIZE_* error (the
  * reader then stays at the bad record; a LOST record shorter than
- * struct pfr_lost_record is -PFR_E_RECSIZE_SHORT).  Skips PAD records on
- * perfring rings.  Progress: wait-free. */
+ * struct pfr_lost_record is -PFR_E_RECSIZE_SHORT); *rec is zeroed on
+ * both.  Skips PAD records on perfring rings.  Progress: wait-free. */
 static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
 /* End the batch: publish tail (D), freeing everything read so far. */
 static inline void pfr_reader_end(struct pfr_reader *r);
