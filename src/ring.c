@@ -504,7 +504,8 @@ static inline void pfr__copy_out(void *dst, const unsigned char *src,
 
 /* Every record pfr_reader_next()'s fast path leaves out, one check at a
  * time, each with its own error; PAD records are skipped on perfring rings
- * (and the record after them returned). */
+ * (and the record after them returned).  *rec is zeroed unless a record
+ * is returned. */
 int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 {
 	for (;;) {
@@ -513,10 +514,9 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 		struct pfr_record_header h;
 		uint64_t raw;
 
-		if (!avail) {
-			memset(rec, 0, sizeof(*rec)); /* after a PAD record */
+		memset(rec, 0, sizeof(*rec)); /* also after a PAD record */
+		if (!avail)
 			return 0;
-		}
 		/* one read into a private copy, as in the fast path */
 		raw = PFR_READ_ONCE(*(const uint64_t *)(r->data + off));
 		memcpy(&h, &raw, sizeof(h));

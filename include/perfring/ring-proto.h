@@ -193,6 +193,20 @@ PFR__INLINE void pfr__put_header(unsigned char *data, uint64_t mask,
 	memcpy(data + (pos & mask), &h, sizeof(h));
 }
 
+/* The fast paths' copy of one record at free-running `head`, below
+ * `limit`: the lines ahead asked for, the header, the payload (none from
+ * a NULL buf when len is 0). */
+PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
+				 uint64_t head, uint64_t limit, uint32_t type,
+				 uint64_t size, const void *buf, size_t len)
+{
+	pfr__write_ahead(data, mask, head, size, limit);
+	pfr__put_header(data, mask, head, type, size);
+	if (len)
+		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
+		       buf, len);
+}
+
 PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 {
 	uint64_t head = w->head, size = w->res_size;
@@ -247,15 +261,10 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 	 * alias *w as far as the compiler knows). */
 	if (__builtin_expect(
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
-		unsigned char *data = w->data;
-		uint64_t mask = w->mask, records = w->records;
+		uint64_t records = w->records;
 
-		pfr__write_ahead(data, mask, head, size, w->limit);
-		pfr__put_header(data, mask, head, type, size);
-		if (len) /* an empty record may come with buf NULL */
-			memcpy(data + (head & mask) +
-				       sizeof(struct pfr_record_header),
-			       buf, len);
+		pfr__put_record(w->data, w->mask, head, w->limit, type, size,
+				buf, len);
 		w->head = head + size;
 		w->records = records + 1;
 		return 0;
@@ -299,15 +308,9 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		unsigned char *data = w->data;
 		uint64_t mask = w->mask, records = w->records, limit = w->limit;
 
-		for (i = 0; i < n; i++) {
-			pfr__write_ahead(data, mask, head, size, limit);
-			pfr__put_header(data, mask, head, type, size);
-			if (len)
-				memcpy(data + (head & mask) +
-					       sizeof(struct pfr_record_header),
-				       src + (size_t)i * len, len);
-			head += size;
-		}
+		for (i = 0; i < n; i++, head += size)
+			pfr__put_record(data, mask, head, limit, type, size,
+					src + (size_t)i * len, len);
 		w->head = head;
 		w->records = records + n;
 		pfr_writer_publish(w);
@@ -362,10 +365,8 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 		/* through a copy: *rec's address does not escape, so a
 		 * caller's record can live in registers */
 		struct pfr_record slow;
-		int rc;
+		int rc = pfr__reader_next_slow(r, &slow);
 
-		memset(&slow, 0, sizeof(slow));
-		rc = pfr__reader_next_slow(r, &slow);
 		*rec = slow;
 		return rc;
 	}
