@@ -1110,6 +1110,20 @@ static int band_reportable(const struct cell *all_cells, int ncells,
 	return active && 2 * have > active;
 }
 
+/* The round trip of the placement cells were kept for: the median of
+ * the contestants' own (each the median of its runs); `none` when no
+ * contestant ran there. */
+static double placement_rtt(const struct cell *cells, int ncells, double none)
+{
+	double v[MAX_REPS];
+	int n = 0;
+
+	for (int i = 0; i < ncells && n < MAX_REPS; i++)
+		if (cells[i].nreps)
+			v[n++] = cell_rtt(&cells[i]);
+	return n ? median(v, n, NULL, NULL) : none;
+}
+
 /* One probe of the round trip (a short one: about a millisecond). */
 static double probe_rtt(int quick)
 {
@@ -1621,17 +1635,8 @@ int pfr_cmd_bench(int argc, char **argv)
 
 	/* ---- results ---- */
 	{
-		double rtt_med = median(rtt_round, nrounds, NULL, NULL);
-		double kept[MAX_REPS];
-		int nkept = 0;
-
-		/* the round trip of the reference placement: the median of
-		 * the kept runs' own round trips (one per contestant) */
-		for (int i = 0; i < ncells && nkept < MAX_REPS; i++)
-			if (cells[i].nreps)
-				kept[nkept++] = cell_rtt(&cells[i]);
-		if (nkept)
-			rtt_med = median(kept, nkept, NULL, NULL);
+		double rtt_med = placement_rtt(
+			cells, ncells, median(rtt_round, nrounds, NULL, NULL));
 		int any_fail = 0;
 
 		for (int i = 0; i < ncells; i++)
@@ -1812,16 +1817,9 @@ int pfr_cmd_bench(int argc, char **argv)
 			     !band_reportable(all_cells, ncells, &m.bands[k])))
 				continue;
 			if (pass) {
-				double kr[MAX_REPS];
-				int nk = 0;
-
 				use_band(cells, all_cells, ncells, lats,
 					 all_lats, nlats, &m.bands[k], op.reps);
-				for (int i = 0; i < ncells && nk < MAX_REPS;
-				     i++)
-					if (cells[i].nreps)
-						kr[nk++] = cell_rtt(&cells[i]);
-				rtt_med = median(kr, nk, NULL, NULL);
+				rtt_med = placement_rtt(cells, ncells, rtt_med);
 			}
 			op.placement = k;
 			op.reference = k == m.ref;
