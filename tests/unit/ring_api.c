@@ -264,6 +264,27 @@ static void test_round_trips(enum pfr_ordering ord, uint64_t dsize)
 
 /* ---- wrap: PAD records and no straddling ---- */
 
+/* Reads everything the ring's head shows: records of `type` carrying
+ * rt_fill() payloads of len bytes (stored rounded up to 8), numbered from
+ * *rseq on.  Reports each wrong one; returns 0 if any was. */
+static int read_back(struct pfr_reader *r, uint32_t type, size_t len,
+		     uint64_t *rseq)
+{
+	struct pfr_record rec;
+	int good = 1;
+
+	pfr_reader_begin(r);
+	while (pfr_reader_next(r, &rec) == 1) {
+		if (rec.hdr.type != type || rec.len != ((len + 7) & ~7ul) ||
+		    rt_check(rec.payload, len, *rseq) >= 0)
+			good = ok(0, "record %llu wrong",
+				  (unsigned long long)*rseq);
+		(*rseq)++;
+	}
+	pfr_reader_end(r);
+	return good;
+}
+
 static void test_wrap(enum pfr_ordering ord)
 {
 	struct pfr_ring *ring;
@@ -320,15 +341,8 @@ static void test_wrap(enum pfr_ordering ord)
 		pfr_reader_end(&raw);
 		raw.published = raw.tail; /* private tail: keep it ours */
 		/* the ring's reader skips them */
-		pfr_reader_begin(&r);
-		while (pfr_reader_next(&r, &rec) == 1) {
-			if (rec.hdr.type != 9 || rec.len != 1000 ||
-			    rt_check(rec.payload, 1000, rseq) >= 0)
-				good = ok(0, "record %llu wrong",
-					  (unsigned long long)rseq);
-			rseq++;
-		}
-		pfr_reader_end(&r);
+		if (!read_back(&r, 9, 1000, &rseq))
+			good = 0;
 	}
 	ok(good, "%s: 40 rounds of wrapping records", pfr_ordering_name(ord));
 	is_uint(recs, seq, "raw reader saw every record");
@@ -428,7 +442,6 @@ static void test_burst(enum pfr_ordering ord)
 	struct pfr_ring *ring;
 	struct pfr_writer w;
 	struct pfr_reader r;
-	struct pfr_record rec;
 	struct pfr_ring_ctl *c;
 	unsigned char buf[7 * 100];
 	uint64_t seq = 0, rseq = 0;
@@ -456,15 +469,8 @@ static void test_burst(enum pfr_ordering ord)
 			good = ok(0, "round %d: head moved by less than the "
 				     "burst",
 				  round);
-		pfr_reader_begin(&r);
-		while (pfr_reader_next(&r, &rec) == 1) {
-			if (rec.hdr.type != 5 || rec.len != 104 ||
-			    rt_check(rec.payload, 100, rseq) >= 0)
-				good = ok(0, "burst record %llu",
-					  (unsigned long long)rseq);
-			rseq++;
-		}
-		pfr_reader_end(&r);
+		if (!read_back(&r, 5, 100, &rseq))
+			good = 0;
 	}
 	ok(good && rseq == seq,
 	   "%s: bursts published at once, read back whole across the wrap "
