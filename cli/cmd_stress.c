@@ -26,6 +26,7 @@
 #include <perfring/ring.h>
 
 #include "cli.h"
+#include "stress_mw.h"
 
 #define STRESS_TYPE 0x5354u /* "ST" */
 #define STRESS_HDR 16u
@@ -488,6 +489,29 @@ static void stress_help(void)
 	       "  -h, --help\n");
 }
 
+/* `--mode group|mpsc` selects a many-writer stress (cli/stress_group.c,
+ * cli/stress_mpsc.c), which parses its own options. */
+static int stress_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *m = NULL;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--mode") && i + 1 < argc)
+			m = argv[i + 1];
+		else if (!strncmp(argv[i], "--mode=", 7))
+			m = argv[i] + 7;
+		if (m && !strcmp(m, "group"))
+			return 1;
+		if (m && !strcmp(m, "mpsc"))
+			return 2;
+		if (m && strcmp(m, "spsc"))
+			return -1;
+	}
+	return 0;
+}
+
 int pfr_cmd_stress(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -502,6 +526,7 @@ int pfr_cmd_stress(int argc, char **argv)
 		{"wait", no_argument, NULL, 'w'},
 		{"seed", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
+		{"mode", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -520,6 +545,15 @@ int pfr_cmd_stress(int argc, char **argv)
 	unsigned long long v;
 	char *end;
 
+	switch (stress_mode(argc, argv)) {
+	case 1:
+		return pfr_stress_group(argc, argv);
+	case 2:
+		return pfr_stress_mpsc(argc, argv);
+	case -1:
+		return pfr_cli_usage_error("stress",
+					   "--mode takes spsc, group or mpsc");
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -602,6 +636,8 @@ int pfr_cmd_stress(int argc, char **argv)
 				return pfr_cli_usage_error(
 					"stress", "--seed: want a number");
 			cfg.seed = v;
+			break;
+		case 'M': /* spsc: this file's stress */
 			break;
 		case 'j':
 			cfg.json = 1;
