@@ -16,6 +16,16 @@ while getopts t: opt; do
 done
 shift $((OPTIND - 1))
 
+# A log whose only TAP plan line ("1..N", at the start of a line) is
+# followed by exactly N top-level results matches its plan; a log with no
+# plan, or several (nested runs print their own), is not checked here.
+tap_plan_ok()
+{
+	awk '/^1\.\.[0-9]+/ { plans++; n = substr($1, 4) + 0 }
+	     /^(not )?ok [0-9]+/ { results++ }
+	     END { exit !(plans != 1 || n == results || n == 0) }' "$1"
+}
+
 logdir=${PFR_BUILD:-build}/test-logs
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
@@ -33,6 +43,17 @@ for t in "$@"; do
 	*) timeout -k 10 "$timeout_s" ${RUNNER:-} "$t" >"$log" 2>&1 ;;
 	esac
 	rc=$?
+	# A test that exits 0 but printed a TAP failure ("not ok" at the start
+	# of a line, not marked TODO) or fewer checks than its plan failed.
+	if [ "$rc" -eq 0 ]; then
+		if grep -E '^not ok' "$log" | grep -qv '# *TODO'; then
+			rc=1
+			echo "run.sh: exit 0 but a 'not ok' line above" >>"$log"
+		elif ! tap_plan_ok "$log"; then
+			rc=1
+			echo "run.sh: exit 0 but the TAP plan does not match" >>"$log"
+		fi
+	fi
 	ms=$((($(date +%s%N) - start) / 1000000))
 	secs=$((ms / 1000)).$((ms % 1000 / 100))
 	case $rc in
