@@ -160,16 +160,17 @@ static int sparse_ring(uint64_t size, uint64_t head, uint64_t oldest)
 	struct pfr_ring_opts o = {
 		4096, PFR_POLICY_OVERWRITE, PFR_ORDER_ACQREL, 0, 0, 0};
 	struct pfr_ring *ring;
-	unsigned char page[4096];
+	unsigned char *page;
 	uint32_t mr;
 	uint64_t off;
 	int fd;
 
 	if (pfr_ring_create_memfd(&ring, &o))
 		return -1;
-	off = pfr_ring_ctl(ring)->data_offset;
-	if (off > sizeof(page) ||
-	    pread(pfr_ring_fd(ring), page, off, 0) != (ssize_t)off) {
+	off = pfr_ring_ctl(ring)->data_offset; /* a page: 4 or 64 KiB */
+	page = malloc(off);
+	if (!page || pread(pfr_ring_fd(ring), page, off, 0) != (ssize_t)off) {
+		free(page);
 		pfr_ring_close(ring);
 		return -1;
 	}
@@ -182,13 +183,20 @@ static int sparse_ring(uint64_t size, uint64_t head, uint64_t oldest)
 	memcpy(page + OFF(head), &head, 8);
 	memcpy(page + OFF(oldest), &oldest, 8);
 	fd = memfd_create("pfr-sparse", MFD_CLOEXEC);
-	if (fd < 0 || pwrite(fd, page, off, 0) != (ssize_t)off ||
-	    ftruncate(fd, (off_t)(off + size)) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	if (fd >= 0 && (pwrite(fd, page, off, 0) != (ssize_t)off ||
+			ftruncate(fd, (off_t)(off + size)) < 0)) {
+		close(fd);
+		fd = -1;
 	}
+	free(page);
 	return fd;
+}
+
+/* A 32-bit process may have no room for a mapping of a GiB or two: there
+ * the limit's checks still run, and the mapping may fail afterwards. */
+static int no_room(int err)
+{
+	return sizeof(void *) < 8 && err == -PFR_E_SYSTEM;
 }
 
 static int attach_with(int fd, uint64_t max)
@@ -199,7 +207,7 @@ static int attach_with(int fd, uint64_t max)
 
 	if (!err)
 		pfr_ring_close(ring);
-	return err;
+	return no_room(err) ? 0 : err;
 }
 
 static void test_attach_limit(void)
@@ -211,9 +219,8 @@ static void test_attach_limit(void)
 	if (!ok(fd1 >= 0 && fd2 >= 0, "sparse memfds of 1 and 2 GiB"))
 		return;
 	is_uint(PFR_RING_ATTACH_MAX_DEFAULT, gib, "the default limit: 1 GiB");
-	if (ok(pfr_ring_attach_fd(&ring, fd1) == 0,
-	       "1 GiB: attaches by default (the limit is inclusive)"))
-		pfr_ring_close(ring);
+	is_int(attach_with(fd1, PFR_RING_ATTACH_MAX_DEFAULT), 0,
+	       "1 GiB: attaches by default (the limit is inclusive)");
 	is_int(pfr_ring_attach_fd(&ring, fd2), -PFR_E_TOOBIG,
 	       "2 GiB: too big by default");
 	is_int(attach_with(fd2, 0), -PFR_E_TOOBIG,
@@ -232,9 +239,16 @@ static void test_attach_limit(void)
 		memset(&big, 0, sizeof(big));
 		big.o.sz = sizeof(big);
 		big.o.max_data_size = gib;
-		is_int(pfr_ring_attach_fd_opts(&ring, fd1, &big.o), 0,
-		       "a newer caller's larger options, zero beyond ours");
-		pfr_ring_close(ring);
+		{
+			int err = pfr_ring_attach_fd_opts(&ring, fd1, &big.o);
+
+			if (!err)
+				pfr_ring_close(ring);
+			ok(!err || no_room(err),
+			   "a newer caller's larger options, zero beyond "
+			   "ours (%d)",
+			   err);
+		}
 		big.more = 1;
 		is_int(pfr_ring_attach_fd_opts(&ring, fd1, &big.o),
 		       -PFR_E_INVAL, "an option this library does not know");

@@ -63,7 +63,8 @@ static void seam_serve(int n, const uint64_t *v)
 {
 	seam.n = (unsigned int)n;
 	seam.i = 0;
-	memcpy(seam.vals, v, sizeof(uint64_t) * (size_t)n);
+	if (n)
+		memcpy(seam.vals, v, sizeof(uint64_t) * (size_t)n);
 	seam.watch_loads = seam.data_loads = 0;
 }
 
