@@ -213,19 +213,30 @@ static int attach_with(int fd, uint64_t max)
 static void test_attach_limit(void)
 {
 	const uint64_t gib = 1ull << 30;
+	/* a 32-bit off_t cannot size an object of 2 GiB and more */
+	const int big_files = sizeof(off_t) >= 8;
 	struct pfr_ring *ring;
-	int fd1 = sparse_ring(gib, 0, 0), fd2 = sparse_ring(2 * gib, 0, 0);
+	int fd1 = sparse_ring(gib, 0, 0), err;
+	int fd2 = big_files ? sparse_ring(2 * gib, 0, 0) : -1;
 
-	if (!ok(fd1 >= 0 && fd2 >= 0, "sparse memfds of 1 and 2 GiB"))
+	if (!ok(fd1 >= 0 && (fd2 >= 0 || !big_files),
+		"sparse memfds of 1 GiB and (64-bit off_t) 2 GiB"))
 		return;
 	is_uint(PFR_RING_ATTACH_MAX_DEFAULT, gib, "the default limit: 1 GiB");
-	is_int(attach_with(fd1, PFR_RING_ATTACH_MAX_DEFAULT), 0,
-	       "1 GiB: attaches by default (the limit is inclusive)");
-	is_int(pfr_ring_attach_fd(&ring, fd2), -PFR_E_TOOBIG,
-	       "2 GiB: too big by default");
-	is_int(attach_with(fd2, 0), -PFR_E_TOOBIG,
-	       "2 GiB, max_data_size 0 (the default): too big");
-	is_int(attach_with(fd2, 2 * gib), 0, "2 GiB with a 2 GiB limit");
+	err = pfr_ring_attach_fd(&ring, fd1);
+	if (!err)
+		pfr_ring_close(ring);
+	ok(!err || no_room(err),
+	   "1 GiB: attaches by default (the limit is inclusive) (%d)", err);
+	if (big_files) {
+		is_int(pfr_ring_attach_fd(&ring, fd2), -PFR_E_TOOBIG,
+		       "2 GiB: too big by default");
+		is_int(attach_with(fd2, 0), -PFR_E_TOOBIG,
+		       "2 GiB, max_data_size 0 (the default): too big");
+		is_int(attach_with(fd2, 2 * gib), 0,
+		       "2 GiB with a 2 GiB limit");
+		close(fd2);
+	}
 	is_int(attach_with(fd1, gib - 4096), -PFR_E_TOOBIG,
 	       "1 GiB with a smaller limit: too big");
 	is_int(attach_with(fd1, 8192), -PFR_E_TOOBIG,
@@ -239,16 +250,12 @@ static void test_attach_limit(void)
 		memset(&big, 0, sizeof(big));
 		big.o.sz = sizeof(big);
 		big.o.max_data_size = gib;
-		{
-			int err = pfr_ring_attach_fd_opts(&ring, fd1, &big.o);
-
-			if (!err)
-				pfr_ring_close(ring);
-			ok(!err || no_room(err),
-			   "a newer caller's larger options, zero beyond "
-			   "ours (%d)",
-			   err);
-		}
+		err = pfr_ring_attach_fd_opts(&ring, fd1, &big.o);
+		if (!err)
+			pfr_ring_close(ring);
+		ok(!err || no_room(err),
+		   "a newer caller's larger options, zero beyond ours (%d)",
+		   err);
 		big.more = 1;
 		is_int(pfr_ring_attach_fd_opts(&ring, fd1, &big.o),
 		       -PFR_E_INVAL, "an option this library does not know");
@@ -265,7 +272,6 @@ static void test_attach_limit(void)
 		       -PFR_E_INVAL, "sz smaller than the struct");
 	}
 	close(fd1);
-	close(fd2);
 	/* by name */
 	{
 		struct pfr_ring_opts o = {
