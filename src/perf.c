@@ -53,10 +53,12 @@ static const char *const pfr_perf_errors[] = {
 
 const char *pfr_perf_strerror(int err)
 {
-	if (err < 0)
-		err = -err;
-	if (err >= PFR_PERF_E_BASE && err < PFR_PERF_E__END)
-		return pfr_perf_errors[err - PFR_PERF_E_BASE];
+	/* The magnitude in unsigned arithmetic: -INT_MIN does not fit an
+	 * int. */
+	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
+
+	if (e >= PFR_PERF_E_BASE && e < PFR_PERF_E__END)
+		return pfr_perf_errors[e - PFR_PERF_E_BASE];
 	return pfr_strerror(err);
 }
 
@@ -113,6 +115,12 @@ const char *const *pfr_perf_event_names(void)
 void pfr_perf_attr_name(const struct perf_event_attr *attr, char *buf,
 			size_t len)
 {
+	if (!buf || !len)
+		return;
+	if (!attr) {
+		buf[0] = 0;
+		return;
+	}
 	for (size_t i = 0; i < PFR_PERF_NEVS; i++)
 		if (pfr_perf_evs[i].type == attr->type &&
 		    pfr_perf_evs[i].config == attr->config) {
@@ -251,6 +259,11 @@ int pfr_perf_online_cpus(int *cpus, int max)
 	ssize_t n;
 	int count = 0;
 
+	if (!cpus && max > 0) {
+		if (fd >= 0)
+			close(fd);
+		return -PFR_E_INVAL;
+	}
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -290,6 +303,8 @@ int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
 	void *base;
 	int err;
 
+	if (!ring)
+		return -PFR_E_INVAL;
 	memset(ring, 0, sizeof(*ring));
 	ring->fd = fd;
 	ring->cpu = cpu;
@@ -323,8 +338,12 @@ int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
 		pfr_perf_ring_unmap(ring);
 		return -PFR_E_SYSTEM;
 	}
-	if (overwrite)
-		return 0; /* read by pfr_perf_ring_snapshot() only */
+	if (overwrite) {
+		/* read by pfr_perf_ring_snapshot() only, over the data area
+		 * found here: data_offset is not loaded (nor trusted) again */
+		ring->reader.data = (unsigned char *)base + off;
+		return 0;
+	}
 	/* __u64 is unsigned long long, uint64_t unsigned long: same
 	 * object, another spelling of the type. */
 	err = pfr_reader_init(
@@ -340,6 +359,8 @@ int pfr_perf_ring_map(struct pfr_perf_ring *ring, int fd, int cpu,
 
 void pfr_perf_ring_unmap(struct pfr_perf_ring *ring)
 {
+	if (!ring)
+		return;
 	if (ring->base)
 		munmap(ring->base, ring->map_len);
 	free(ring->scratch);
@@ -353,14 +374,14 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 					 const struct pfr_record *rec),
 			       void *arg)
 {
-	struct perf_event_mmap_page *pg = ring->page;
+	struct perf_event_mmap_page *pg = ring ? ring->page : NULL;
 	struct pfr_reader rd;
 	struct pfr_record rec;
 	uint64_t head, start, end, written;
 	int64_t n = 0;
 	int err;
 
-	if (!ring->overwrite || !pg)
+	if (!pg || !ring->overwrite)
 		return -PFR_E_INVAL;
 	if (ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
 		return -PFR_E_SYSTEM;
@@ -375,8 +396,7 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 	end = head + (written < ring->data_size ? written : ring->data_size);
 	/* A private (head, tail) pair over the shared data lets the one
 	 * reader walk it; its "tail" store goes to our local copy. */
-	err = pfr_reader_init(&rd, &end, &start,
-			      (unsigned char *)ring->base + pg->data_offset,
+	err = pfr_reader_init(&rd, &end, &start, ring->reader.data,
 			      ring->data_size, PFR_ORDER_ACQREL, 0,
 			      ring->scratch);
 	if (!err && pfr_reader_begin(&rd) >= 0) {

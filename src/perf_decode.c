@@ -228,9 +228,12 @@ int pfr_perf_decode(const struct pfr_perf_layout *lay,
 		    uint32_t len, struct pfr_perf_rec *r)
 {
 	struct pfr__cur c = {(const unsigned char *)payload, 0, len, 0};
-	uint64_t st = lay->sample_type;
+	uint64_t st;
 	uint32_t end = len; /* where the fixed part must end */
 
+	if (!lay || !hdr || !r || (!payload && len))
+		return -PFR_E_INVAL;
+	st = lay->sample_type;
 	memset(r, 0, sizeof(*r));
 	r->type = hdr->type;
 	r->misc = hdr->misc;
@@ -312,7 +315,8 @@ int pfr_perf_record_id(uint64_t sample_type, uint32_t sample_id_all,
 		       const struct pfr_record_header *hdr, const void *payload,
 		       uint32_t len, uint64_t *id)
 {
-	if (!(sample_type & PERF_SAMPLE_IDENTIFIER) || len < 8)
+	if (!hdr || !payload || !id ||
+	    !(sample_type & PERF_SAMPLE_IDENTIFIER) || len < 8)
 		return -PFR_E_INVAL;
 	if (hdr->type == PERF_RECORD_SAMPLE) {
 		memcpy(id, payload, 8);

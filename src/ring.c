@@ -40,7 +40,6 @@ struct pfr_ring {
 	int fd;
 	int sealed; /* the object cannot shrink under this mapping */
 	unsigned char *scratch; /* reader's copy of a straddling record */
-	unsigned char *snap; /* snapshot copy (OVERWRITE) */
 };
 
 static const char *const pfr_errors[PFR_E__COUNT] = {
@@ -62,15 +61,18 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
 	[PFR_E_SYSTEM] = "system call failed",
 	[PFR_E_BUSY] = "role already taken",
+	[PFR_E_TOOBIG] = "ring larger than the attach limit",
 };
 
 const char *pfr_strerror(int err)
 {
-	if (err < 0)
-		err = -err;
-	if (err >= PFR_E__COUNT || !pfr_errors[err])
+	/* The magnitude in unsigned arithmetic: -INT_MIN does not fit an
+	 * int. */
+	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
+
+	if (e >= PFR_E__COUNT || !pfr_errors[e])
 		return "unknown perfring error";
-	return pfr_errors[err];
+	return pfr_errors[e];
 }
 
 static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
@@ -88,6 +90,8 @@ const char *pfr_policy_name(enum pfr_policy p)
 
 int pfr_ordering_parse(const char *s)
 {
+	if (!s)
+		return -1;
 	for (int i = 0; i < PFR_ORDER__COUNT; i++)
 		if (!strcmp(s, pfr_orderings[i]))
 			return i;
@@ -96,6 +100,8 @@ int pfr_ordering_parse(const char *s)
 
 int pfr_policy_parse(const char *s)
 {
+	if (!s)
+		return -1;
 	for (int i = 0; i < PFR_POLICY__COUNT; i++)
 		if (!strcmp(s, pfr_policies[i]))
 			return i;
@@ -127,9 +133,19 @@ static uint64_t pfr__data_offset(void)
 							   : PFR__OFFSET_ALIGN;
 }
 
+/* Permission bits a shm ring may be created with: read, write and execute
+ * for user, group and others.  setuid, setgid, the sticky bit and file-type
+ * bits mean nothing for a ring (and would be passed to fchmod). */
+#define PFR__MODE_BITS 0777u
+
+/* Checks every field of a caller's options: 0 or -PFR_E_INVAL. */
 static int pfr__check_opts(const struct pfr_ring_opts *o)
 {
-	uint64_t sz = o->data_size ? o->data_size : 1u << 20;
+	uint64_t sz;
+
+	if (!o)
+		return -PFR_E_INVAL;
+	sz = o->data_size ? o->data_size : 1u << 20;
 
 	if (sz < PFR__DATA_MIN || sz > PFR__DATA_MAX || (sz & (sz - 1)))
 		return -PFR_E_INVAL;
@@ -138,7 +154,7 @@ static int pfr__check_opts(const struct pfr_ring_opts *o)
 		return -PFR_E_INVAL;
 	if ((unsigned)o->policy >= PFR_POLICY__COUNT ||
 	    (unsigned)o->ordering >= PFR_ORDER__COUNT ||
-	    (o->flags & ~PFR_RING_WAIT))
+	    (o->flags & ~PFR_RING_WAIT) || (o->mode & ~PFR__MODE_BITS))
 		return -PFR_E_INVAL;
 	return 0;
 }
@@ -205,6 +221,8 @@ int pfr_ring_create(struct pfr_ring **ring, const struct pfr_ring_opts *opts)
 {
 	int err = pfr__check_opts(opts);
 
+	if (!err && !ring)
+		err = -PFR_E_INVAL;
 	return err ? err : pfr__ring_new(ring, -1, opts);
 }
 
@@ -224,6 +242,8 @@ int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
 	char path[NAME_MAX + 1];
 	int err = pfr__check_opts(opts), fd;
 
+	if (!err && !ring)
+		err = -PFR_E_INVAL;
 	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
 		return err;
 	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
@@ -248,6 +268,8 @@ int pfr_ring_create_memfd(struct pfr_ring **ring,
 {
 	int err = pfr__check_opts(opts), fd;
 
+	if (!err && !ring)
+		err = -PFR_E_INVAL;
 	if (err)
 		return err;
 	fd = memfd_create("perfring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -289,9 +311,11 @@ static int pfr__seal_shrink(int fd)
  * Validates a ring's control block before trusting any of it.  Every field
  * is loaded once into a local; the ring handle keeps the validated copies,
  * and nothing later reads line 0 again, so a peer that rewrites it after
- * the check cannot change what this process uses.
+ * the check cannot change what this process uses.  max: the largest data
+ * area the caller accepts (the peer chooses the size; the caller pays for
+ * it in address space and in the walk of a snapshot).
  */
-static int pfr__ring_map(struct pfr_ring **ringp, int fd)
+static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 {
 	struct stat st;
 	struct pfr_ring_ctl *c;
@@ -338,6 +362,8 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 		return -PFR_E_LAYOUT;
 	if ((uint64_t)st.st_size < off + size)
 		return -PFR_E_MAPPING;
+	if (size > max)
+		return -PFR_E_TOOBIG;
 	if (off + size > (uint64_t)SIZE_MAX) {
 		/* 32-bit targets: more than the address space holds */
 		errno = ENOMEM;
@@ -366,29 +392,72 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd)
 	return 0;
 }
 
-int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
+/* The attach limit from a caller's options: 0 and the limit in *max, or
+ * -PFR_E_INVAL.  Options from a newer caller (a larger sz) are accepted
+ * when every byte this library does not know is zero. */
+static int pfr__attach_limit(const struct pfr_ring_attach_opts *o,
+			     uint64_t *max)
 {
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+	struct pfr_ring_attach_opts k;
 
+	if (!o || o->sz < sizeof(k))
+		return -PFR_E_INVAL;
+	for (size_t i = sizeof(k); i < o->sz; i++)
+		if (((const unsigned char *)o)[i])
+			return -PFR_E_INVAL;
+	memcpy(&k, o, sizeof(k));
+	if (k.flags)
+		return -PFR_E_INVAL;
+	*max = k.max_data_size ? k.max_data_size : PFR_RING_ATTACH_MAX_DEFAULT;
+	return 0;
+}
+
+static const struct pfr_ring_attach_opts pfr__attach_defaults = {
+	sizeof(struct pfr_ring_attach_opts), 0, 0};
+
+int pfr_ring_attach_fd_opts(struct pfr_ring **ring, int fd,
+			    const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int dup_fd, err = pfr__attach_limit(opts, &max);
+
+	if (!err && !ring)
+		err = -PFR_E_INVAL;
+	if (err)
+		return err;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, dup_fd);
-	if (err)
+	err = pfr__ring_map(ring, dup_fd, max);
+	if (err) {
+		int e = errno;
+
 		close(dup_fd);
+		errno = e;
+	}
 	return err;
 }
 
-int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
+int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
+{
+	return pfr_ring_attach_fd_opts(ring, fd, &pfr__attach_defaults);
+}
+
+int pfr_ring_attach_shm_opts(struct pfr_ring **ring, const char *name,
+			     const struct pfr_ring_attach_opts *opts)
 {
 	char path[NAME_MAX + 1];
-	int err = pfr__shm_path(path, sizeof(path), name), fd;
+	uint64_t max;
+	int err = pfr__attach_limit(opts, &max), fd;
 
-	if (err)
+	if (!err && !ring)
+		err = -PFR_E_INVAL;
+	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
 		return err;
 	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, fd);
+	err = pfr__ring_map(ring, fd, max);
 	if (err) {
 		int e = errno;
 
@@ -396,6 +465,11 @@ int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
 		errno = e;
 	}
 	return err;
+}
+
+int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
+{
+	return pfr_ring_attach_shm_opts(ring, name, &pfr__attach_defaults);
 }
 
 void pfr_ring_close(struct pfr_ring *ring)
@@ -406,7 +480,6 @@ void pfr_ring_close(struct pfr_ring *ring)
 	if (ring->fd >= 0)
 		close(ring->fd);
 	free(ring->scratch);
-	free(ring->snap);
 	free(ring);
 }
 
@@ -422,21 +495,27 @@ int pfr_ring_unlink(const char *name)
 
 int pfr_ring_sealed(const struct pfr_ring *ring)
 {
-	return ring->sealed;
+	return ring ? ring->sealed : 0;
 }
 
 int pfr_ring_fd(const struct pfr_ring *ring)
 {
-	return ring->fd;
+	return ring ? ring->fd : -PFR_E_INVAL;
 }
 
 struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring)
 {
-	return ring->ctl;
+	return ring ? ring->ctl : NULL;
 }
 
 void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
 {
+	if (!st)
+		return;
+	if (!ring) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	st->head = PFR_READ_ONCE(ring->ctl->head);
 	st->tail = PFR_READ_ONCE(ring->ctl->tail);
 	st->records = PFR_READ_ONCE(ring->ctl->records);
@@ -448,11 +527,14 @@ void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
 
 int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 {
-	struct pfr_ring_ctl *c = ring->ctl;
-	uint64_t head = PFR_READ_ONCE(c->head);
-	uint64_t oldest = PFR_READ_ONCE(c->oldest);
-	uint64_t t;
+	struct pfr_ring_ctl *c;
+	uint64_t head, oldest, t;
 
+	if (!ring || !w)
+		return -PFR_E_INVAL;
+	c = ring->ctl;
+	head = PFR_READ_ONCE(c->head);
+	oldest = PFR_READ_ONCE(c->oldest);
 	memset(w, 0, sizeof(*w));
 	w->ctl = c;
 	w->data = ring->data;
@@ -562,7 +644,7 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 		    const void *data, uint64_t size, enum pfr_ordering ordering,
 		    uint32_t flags, void *scratch)
 {
-	if (!head || !tail || !data || !scratch || size < 8 ||
+	if (!r || !head || !tail || !data || !scratch || size < 8 ||
 	    (size & (size - 1)) || (unsigned)ordering >= PFR_ORDER__COUNT ||
 	    (flags & ~PFR_READER_SKIP_PAD))
 		return -PFR_E_INVAL;
@@ -583,9 +665,12 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 
 int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 {
-	struct pfr_ring_ctl *c = ring->ctl;
+	struct pfr_ring_ctl *c;
 	int err;
 
+	if (!ring || !r)
+		return -PFR_E_INVAL;
+	c = ring->ctl;
 	if (ring->policy == PFR_POLICY_OVERWRITE)
 		return -PFR_E_INVAL; /* use pfr_ring_snapshot() */
 	if (!ring->scratch) {
@@ -713,8 +798,11 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 
 	while (end - old > size && old != w->head) {
 		struct pfr_record_header h;
+		/* one load into a private copy: a peer may be rewriting it */
+		uint64_t raw = PFR_READ_ONCE(
+			*(const uint64_t *)(w->data + (old & w->mask)));
 
-		memcpy(&h, w->data + (old & w->mask), sizeof(h));
+		memcpy(&h, &raw, sizeof(h));
 		if (h.size == 0 || (h.size & 7) || h.size > w->head - old) {
 			old = w->head; /* damaged: forget it all */
 			break;
@@ -852,12 +940,17 @@ int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
 
 void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns)
 {
-	w->timeout_ns = ns;
+	if (w)
+		w->timeout_ns = ns;
 }
 
 void pfr_writer_flush(struct pfr_writer *w)
 {
-	struct pfr_ring_ctl *c = w->ctl;
+	struct pfr_ring_ctl *c;
+
+	if (!w)
+		return;
+	c = w->ctl;
 
 	/* A pending LOST count goes out now if it fits, in front of an
 	 * 8-byte PAD record (the slow path always places the LOST record
@@ -884,7 +977,7 @@ void pfr_writer_flush(struct pfr_writer *w)
 void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 			   uint32_t records)
 {
-	if (!r->ctl)
+	if (!r || !r->ctl)
 		return;
 	/* A threshold the ring cannot reach would only ever end in the
 	 * time-out: cap it at half the data area, as the kernel caps its
@@ -911,7 +1004,7 @@ static int pfr__wait_done(const struct pfr_reader *r, int64_t avail,
 
 int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 {
-	struct pfr_ring_ctl *c = r->ctl;
+	struct pfr_ring_ctl *c = r ? r->ctl : NULL;
 	uint64_t deadline, now, mark;
 	uint32_t wb, wr;
 	int64_t avail;
@@ -951,86 +1044,184 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 
 /*
  * The writer publishes `oldest` (the first record it has not begun to
- * overwrite) before it overwrites anything, and head after it writes.  The
- * snapshot loads head, copies the bytes from the oldest record to head,
- * then loads oldest again: any byte it copied from a position below the
- * second oldest may have been overwritten, every byte at or above it was
- * intact when copied (the seqlock argument: had the copy seen an
- * overwritten byte, the load of oldest after smp_rmb() would see the
- * oldest stored before that overwrite).  Records are then parsed from the
- * second oldest, which is a record boundary, and every header is checked.
+ * overwrite) before it overwrites anything, and head after it writes.  So a
+ * byte that a snapshot read at position p was intact when it was read if a
+ * load of oldest made after the read (after smp_rmb()) still finds oldest
+ * at or below p: had the writer overwritten that byte first, it would have
+ * stored a larger oldest before doing so (the seqlock argument).
+ *
+ * A snapshot loads head, then oldest, walks the record headers from oldest
+ * until what is left up to head fits in the caller's buffer, copies that
+ * rest, and loads oldest again.  Every PFR__SNAP_BATCH headers, and before
+ * it believes a header that fails its checks, it loads oldest to confirm
+ * the headers read since the last confirmation; when oldest has moved past
+ * them it resumes at the new oldest, a record boundary the writer stored.
+ * It needs no memory but the caller's buffer, copies at most buflen bytes
+ * per attempt, and reads a bounded number of headers, so neither a hostile
+ * ring's declared size nor a writer that never stops costs it more than a
+ * walk of the ring.
+ *
+ * Every value loaded from shared memory is checked where it is loaded: head
+ * for its alignment, every load of oldest by pfr__snap_oldest(), every
+ * header by pfr__snap_hdr(), and every header once more in the private copy
+ * the snapshot returns.
  */
+
+/* Headers walked between two confirming loads of oldest. */
+#define PFR__SNAP_BATCH 64
+/* Copies a snapshot makes before it gives up on a writer that keeps
+ * overwriting the headers it walked. */
+#define PFR__SNAP_TRIES 4
+
+/* Loads oldest once and checks it: 8-aligned and in [lo, h] (free-running
+ * counters: h - o <= h - lo).  Ahead of head: everything up to the head
+ * this snapshot loaded was overwritten, -PFR_E_OVERWRITTEN.  Behind lo:
+ * more than a ring behind head, or moved backwards, which no writer does,
+ * -PFR_E_HEAD_AHEAD. */
+static int pfr__snap_oldest(const struct pfr_ring_ctl *c, uint64_t lo,
+			    uint64_t h, uint64_t *o)
+{
+	uint64_t v = PFR_READ_ONCE(c->oldest);
+
+	if (v & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	if (h - v > h - lo)
+		return (int64_t)(h - v) < 0 ? -PFR_E_OVERWRITTEN
+					    : -PFR_E_HEAD_AHEAD;
+	*o = v;
+	return 0;
+}
+
+/* Checks a record header (as loaded, in raw) with room bytes left before
+ * head: 0 with *h filled, or the first check it fails. */
+static int pfr__snap_hdr(uint64_t raw, uint64_t room,
+			 struct pfr_record_header *h)
+{
+	memcpy(h, &raw, sizeof(*h));
+	if (h->size == 0)
+		return -PFR_E_RECSIZE_ZERO;
+	if (h->size & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	if (h->size > room)
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	return 0;
+}
+
+/* The records in out[from, end), checked again in this private copy, moved
+ * to the front of out without the PAD records.  Returns their bytes. */
+static int64_t pfr__snap_compact(unsigned char *out, uint64_t from,
+				 uint64_t end)
+{
+	uint64_t n = 0;
+
+	while (from != end) {
+		struct pfr_record_header hd;
+		uint64_t raw;
+		int err;
+
+		memcpy(&raw, out + from, sizeof(raw));
+		err = pfr__snap_hdr(raw, end - from, &hd);
+		if (err)
+			return err;
+		if (hd.type != PFR_RECORD_PAD) {
+			if (n != from)
+				memmove(out + n, out + from, hd.size);
+			n += hd.size;
+		}
+		from += hd.size;
+	}
+	return (int64_t)n;
+}
+
 int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf, size_t buflen)
 {
-	struct pfr_ring_ctl *c = ring->ctl;
-	uint64_t size = ring->data_size, mask = size - 1;
-	uint64_t h, o1, o2, p, start;
 	unsigned char *out = (unsigned char *)buf;
-	size_t n = 0;
+	const struct pfr_ring_ctl *c;
+	uint64_t size, mask, h, o1, o, p, v, q, budget;
+	unsigned int batch = 0, tries = 0;
+	int err;
 
+	if (!ring || (!buf && buflen))
+		return -PFR_E_INVAL;
 	if (ring->policy != PFR_POLICY_OVERWRITE)
 		return -PFR_E_INVAL;
-	if (!ring->snap) {
-		ring->snap = malloc(size);
-		if (!ring->snap)
-			return -PFR_E_SYSTEM;
-	}
+	c = ring->ctl;
+	size = ring->data_size;
+	mask = size - 1;
 	/* purpose: head before the record bytes; pairs with B
 	 * (store_release or smp_wmb) in pfr_writer_publish() */
 	h = pfr_smp_load_acquire(&c->head);
-	o1 = PFR_READ_ONCE(c->oldest);
-	if ((h & 7) || (o1 & 7))
+	if (h & 7)
 		return -PFR_E_RECSIZE_ALIGN;
-	if (h - o1 > size) {
-		/* oldest ran ahead of the head we loaded (the writer is
-		 * making room for a record it has not published yet), or
-		 * the control block is hostile */
-		if ((int64_t)(h - o1) < 0)
+	err = pfr__snap_oldest(c, h - size, h, &o1);
+	if (err)
+		return err;
+	/* Every position below is in [o1, h], a window of at most size
+	 * bytes: p - o1 compares positions without wrap-around trouble.
+	 * p: the next header to read; v: the first header read since the
+	 * last confirmation (the chain from o1 up to v is the writer's). */
+	budget = size / 4 + PFR__SNAP_BATCH;
+	p = v = o1;
+	for (;;) {
+		while (h - p > buflen) {
+			struct pfr_record_header hd;
+			uint64_t raw;
+			int bad;
+
+			if (!budget--)
+				return -PFR_E_OVERWRITTEN;
+			raw = PFR_READ_ONCE(
+				*(const uint64_t *)(ring->data + (p & mask)));
+			bad = pfr__snap_hdr(raw, h - p, &hd);
+			if (!bad && ++batch < PFR__SNAP_BATCH) {
+				p += hd.size;
+				continue;
+			}
+			batch = 0;
+			/* purpose: the headers read before this load of
+			 * oldest; pairs with smp_wmb() in
+			 * pfr__overwrite_room() */
+			pfr_smp_rmb();
+			err = pfr__snap_oldest(c, o1, h, &o);
+			if (err)
+				return err;
+			if (o - o1 > v - o1) {
+				/* a header read since v may have been
+				 * overwritten: resume at the writer's oldest */
+				p = v = o;
+				continue;
+			}
+			if (bad)
+				return bad; /* it was intact: a damaged ring */
+			p += hd.size;
+			v = p;
+		}
+		/* [p, h) fits in buf: copy it in at most two pieces */
+		for (q = p; q != h;) {
+			uint64_t off = q & mask, chunk = size - off;
+
+			if (chunk > h - q)
+				chunk = h - q;
+			pfr__copy_out(out + (q - p), ring->data + off, chunk);
+			q += chunk;
+		}
+		/* purpose: the copied bytes before this load of oldest;
+		 * pairs with smp_wmb() in pfr__overwrite_room() */
+		pfr_smp_rmb();
+		err = pfr__snap_oldest(c, o1, h, &o);
+		if (err)
+			return err;
+		if (o - o1 <= v - o1)
+			return pfr__snap_compact(out, 0, h - p);
+		if (o - o1 >= p - o1) {
+			/* the copy below o may be overwritten; o is a record
+			 * boundary, and the bytes from it on were intact */
+			return pfr__snap_compact(out, o - p, h - p);
+		}
+		/* o is among the headers not yet confirmed: walk again */
+		if (++tries == PFR__SNAP_TRIES)
 			return -PFR_E_OVERWRITTEN;
-		return -PFR_E_HEAD_AHEAD;
+		p = v = o;
+		batch = 0;
 	}
-	for (p = o1; p != h;) {
-		uint64_t off = p & mask, chunk = size - off;
-
-		if (chunk > h - p)
-			chunk = h - p;
-		pfr__copy_out(ring->snap + (p - o1), ring->data + off, chunk);
-		p += chunk;
-	}
-	/* purpose: the copied bytes before the second load of oldest;
-	 * pairs with smp_wmb() in pfr__overwrite_room() */
-	pfr_smp_rmb();
-	o2 = PFR_READ_ONCE(c->oldest);
-	if (o2 - o1 > h - o1)
-		return -PFR_E_OVERWRITTEN;
-
-	/* Parse from o2; keep the newest whole records that fit in buf. */
-	start = o2;
-	for (p = o2; p != h;) {
-		struct pfr_record_header hd;
-
-		memcpy(&hd, ring->snap + (p - o1), sizeof(hd));
-		if (hd.size == 0)
-			return -PFR_E_RECSIZE_ZERO;
-		if (hd.size & 7)
-			return -PFR_E_RECSIZE_ALIGN;
-		if (hd.size > h - p)
-			return -PFR_E_RECSIZE_PAST_HEAD;
-		p += hd.size;
-		while (p - start > buflen) {
-			memcpy(&hd, ring->snap + (start - o1), sizeof(hd));
-			start += hd.size;
-		}
-	}
-	for (p = start; p != h;) {
-		struct pfr_record_header hd;
-
-		memcpy(&hd, ring->snap + (p - o1), sizeof(hd));
-		if (hd.type != PFR_RECORD_PAD) {
-			memcpy(out + n, ring->snap + (p - o1), hd.size);
-			n += hd.size;
-		}
-		p += hd.size;
-	}
-	return (int64_t)n;
 }

@@ -26,8 +26,28 @@
  * The reader is written once against (head, tail, data, size), so the same
  * code reads perfring's own rings and the kernel's perf mmap page
  * (<perfring/perf.h>).  The reader treats everything in shared memory as
- * hostile: it validates every value once and reports a distinct error code
+ * hostile: it validates every value it loads (each load once, and a value
+ * loaded again is validated again) and reports a distinct error code
  * instead of crashing, looping or reading outside the mapping.
+ *
+ * NULL pointers.  Every out-of-line function (PFR_API) checks its pointer
+ * arguments: a NULL that the function's comment does not allow returns
+ * -PFR_E_INVAL (functions without an error return do nothing, and
+ * pfr_ring_close(NULL) is a no-op, as free(NULL) is).  A data pointer with
+ * a length of 0 may be NULL.  The inline fast paths (pfr_writer_* and
+ * pfr_reader_begin/next/end/pending) do not check: a NULL writer, reader or
+ * record there is a precondition violation, as are a writer or reader not
+ * opened by pfr_ring_writer(), pfr_ring_reader() or pfr_reader_init(), and
+ * one used after its ring was closed.
+ *
+ * Truncation.  A peer that can shrink the object under a mapping turns this
+ * process's accesses past the new end into SIGBUS: no check in the library
+ * can catch that.  A memfd ring (pfr_ring_create_memfd()) is sealed against
+ * shrinking, and attaching by fd seals a sealable memfd; a POSIX
+ * shared-memory object (pfr_ring_create_shm()) cannot be sealed, so with
+ * one every peer with write access must be trusted not to truncate it
+ * (pfr_ring_sealed() tells which).  Between a parent and its child, pass a
+ * memfd: it is the safe default.
  */
 #ifndef PERFRING_RING_H
 #define PERFRING_RING_H
@@ -85,6 +105,7 @@ enum pfr_error {
 	PFR_E_OVERWRITTEN, /* OVERWRITE snapshot: all data overwritten */
 	PFR_E_SYSTEM, /* a system call failed: see errno */
 	PFR_E_BUSY, /* the writer or reader role is already taken */
+	PFR_E_TOOBIG, /* attach: ring larger than the caller's limit */
 	PFR_E__COUNT
 };
 
@@ -250,41 +271,79 @@ struct pfr_record {
 /* Ring handle: a mapping of one ring (private, POSIX shm or memfd). */
 struct pfr_ring;
 
+/* Every field is checked: an unknown policy, ordering or flag, a data
+ * size that is not a power of two in [4096, 2^40], or a mode with bits
+ * other than the permission bits 0777 (no setuid, setgid or sticky bit,
+ * no file type) is -PFR_E_INVAL. */
 struct pfr_ring_opts {
 	uint64_t data_size; /* power of two >= 4096; 0: 1 MiB */
 	enum pfr_policy policy;
 	enum pfr_ordering ordering;
 	uint32_t flags; /* PFR_RING_* */
 	uint64_t lost_id; /* id in LOST records */
-	uint32_t mode; /* shm permission bits; 0: 0600 */
+	uint32_t mode; /* shm permission bits, at most 0777; 0: 0600 */
 };
 
 /* Create a ring in private memory (one process, two threads). 0 or -err.
  * Concurrency: any thread.  Progress: blocking (allocates). */
 PFR_API int pfr_ring_create(struct pfr_ring **ring,
 			    const struct pfr_ring_opts *opts);
-/* Create a ring in a new POSIX shared-memory object /NAME (O_EXCL). */
+/* Create a ring in a new POSIX shared-memory object /NAME (O_EXCL).  Such
+ * an object cannot be sealed: a peer with write access can truncate it and
+ * turn this process's accesses into SIGBUS (see the top of this file);
+ * prefer pfr_ring_create_memfd() where the peer can inherit or receive an
+ * fd. */
 PFR_API int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
 				const struct pfr_ring_opts *opts);
-/* Create a ring in a new memfd; pfr_ring_fd() gives the fd to pass on. */
+/* Create a ring in a new memfd, sealed against shrinking and growing;
+ * pfr_ring_fd() gives the fd to pass on (to a child, or over a socket).
+ * The safe default for rings shared between processes. */
 PFR_API int pfr_ring_create_memfd(struct pfr_ring **ring,
 				  const struct pfr_ring_opts *opts);
+
+/* Options for attaching to a ring made by another process.  Set sz to
+ * sizeof(struct pfr_ring_attach_opts): fields may be added at the end, and
+ * a caller built against a newer header is accepted when the bytes this
+ * library does not know are zero. */
+struct pfr_ring_attach_opts {
+	uint32_t sz; /* sizeof(struct pfr_ring_attach_opts) */
+	uint32_t flags; /* none defined yet: 0 */
+	/* The largest data area to accept (bytes; 0: the default).  The
+	 * peer declares the ring's size; this caps what it can make the
+	 * attacher map and walk. */
+	uint64_t max_data_size;
+};
+/* The attach functions' default limit on a ring's data area: 1 GiB. */
+#define PFR_RING_ATTACH_MAX_DEFAULT (1ull << 30)
+
 /* Attach to an existing ring by shm name or by fd (dup'ed).  Validates
  * magic, version and every size before trusting them: -PFR_E_MAGIC,
- * -PFR_E_VERSION, -PFR_E_LAYOUT, -PFR_E_MAPPING. */
+ * -PFR_E_VERSION, -PFR_E_LAYOUT, -PFR_E_MAPPING, and -PFR_E_TOOBIG for a
+ * data area larger than PFR_RING_ATTACH_MAX_DEFAULT.
+ * Concurrency: any thread.  Progress: blocking (system calls). */
 PFR_API int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name);
 PFR_API int pfr_ring_attach_fd(struct pfr_ring **ring, int fd);
-/* Unmap and free (does not unlink). */
+/* The same with options: opts->max_data_size sets the limit.  opts must
+ * not be NULL; -PFR_E_INVAL for an sz too small or unknown flags. */
+PFR_API int pfr_ring_attach_shm_opts(struct pfr_ring **ring, const char *name,
+				     const struct pfr_ring_attach_opts *opts);
+PFR_API int pfr_ring_attach_fd_opts(struct pfr_ring **ring, int fd,
+				    const struct pfr_ring_attach_opts *opts);
+/* Unmap and free (does not unlink).  NULL: nothing to do.
+ * Concurrency: not while the ring's writer, reader or a snapshot runs in
+ * this process.  Progress: blocking (munmap). */
 PFR_API void pfr_ring_close(struct pfr_ring *ring);
 /* Remove a POSIX shared-memory ring's name. */
 PFR_API int pfr_ring_unlink(const char *name);
+/* The ring's fd (-1 for a private ring; -PFR_E_INVAL for NULL). */
 PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
 /* 1 when no peer can shrink the ring's object under this mapping (private
  * memory, or a memfd sealed with F_SEAL_SHRINK: pfr_ring_create_memfd()
  * seals its memfd, and attaching by fd seals a sealable one); 0 for POSIX
  * shared memory, which cannot be sealed: a peer with write access could
- * truncate it and turn this process's accesses into SIGBUS. */
+ * truncate it and turn this process's accesses into SIGBUS.  NULL: 0. */
 PFR_API int pfr_ring_sealed(const struct pfr_ring *ring);
+/* The ring's control block (NULL for NULL). */
 PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
 
 /* Open the writer or reader side of a ring; continues from the published
@@ -390,12 +449,17 @@ PFR_API void pfr_reader_set_wakeup(struct pfr_reader *r, uint32_t bytes,
 				   uint32_t records);
 
 /* OVERWRITE rings: copy the newest intact records into buf (at most
- * buflen bytes, whole records only) without consuming anything.  Never
- * returns a torn or half-overwritten record.  Returns bytes copied (a
- * sequence of records), or a negative error.  Safe while the writer runs.
- * Progress: wait-free. */
-/* Returns -PFR_E_OVERWRITTEN when the writer overwrote everything during
- * the copy: call again.  One snapshot at a time per ring handle. */
+ * buflen bytes, whole records only, PAD records left out) without
+ * consuming anything.  Never returns a torn or half-overwritten record.
+ * Uses no memory but buf: it walks the record headers from the oldest
+ * record to find the newest records that fit, then copies at most buflen
+ * bytes.  Returns bytes copied (a sequence of records), or a negative
+ * error: -PFR_E_INVAL (not an OVERWRITE ring; ring NULL; buf NULL with a
+ * buflen), a hostile head, oldest or record header (-PFR_E_RECSIZE_*,
+ * -PFR_E_HEAD_AHEAD), or -PFR_E_OVERWRITTEN when the writer overwrote what
+ * was being read faster than the snapshot could follow: call again.
+ * Concurrency: safe while the writer runs; any number of snapshots at a
+ * time.  Progress: wait-free (bounded by the ring's size). */
 PFR_API int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf,
 				  size_t buflen);
 
@@ -406,6 +470,7 @@ PFR_API int64_t pfr_ring_snapshot(struct pfr_ring *ring, void *buf,
 struct pfr_ring_stats {
 	uint64_t head, tail, records, lost_total, data_size;
 };
+/* Fills *st (zeroes it when ring is NULL; does nothing when st is). */
 PFR_API void pfr_ring_stats(const struct pfr_ring *ring,
 			    struct pfr_ring_stats *st);
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Fuzzes the ring's untrusted-input paths (tests/fuzz/fuzz_ring.c: attach
-# from a memfd, reader, snapshot, writer on a hostile ring, and a raw
-# reader) with libFuzzer, ASan and UBSan, for FUZZ_SECONDS (default 25 in
-# make check; long_fuzz_ring.sh runs longer).  The seed corpus is real
-# rings written by the same source built with -DFUZZ_RING_SEEDS.  Needs
-# clang and libclang-rt-14-dev (tools/deps.sh).
+# from a memfd with hostile sizes and limits, reader, snapshot, writer on a
+# hostile ring, a raw reader, and snapshots under a peer that changes
+# oldest and head between loads) with libFuzzer, ASan and UBSan, for
+# FUZZ_SECONDS (default 25 in make check; long_fuzz_ring.sh runs longer).
+# The seed corpus is real rings written by the same source built with
+# -DFUZZ_RING_SEEDS.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
@@ -13,7 +14,8 @@ secs=${FUZZ_SECONDS:-25}
 out=$build/tests/fuzz/ring
 mkdir -p "$out/corpus" "$out/artifacts"
 bin=$out/fuzz_ring
-srcs=("$top/tests/fuzz/fuzz_ring.c" "$top/src/ring.c" "$top/src/version.c")
+# fuzz_ring.c compiles src/ring.c itself (with a load hook: its mode 3)
+srcs=("$top/tests/fuzz/fuzz_ring.c" "$top/src/version.c")
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -I"$top/include" -I"$top/src"
 	-fno-sanitize-recover=undefined)
 
