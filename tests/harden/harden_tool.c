@@ -24,6 +24,13 @@
  *                                space (0: no limit), prints its exit
  *                                status and its peak resident size in KiB
  *                                (getrusage)
+ *   harden_tool orphan MS LIMIT CMD ARGS...
+ *                                runs CMD as a child of this process,
+ *                                which reaps orphans (a subreaper); when
+ *                                CMD has a child of its own, waits MS ms,
+ *                                kills CMD with SIGKILL, then waits up to
+ *                                LIMIT s for that grandchild to end;
+ *                                prints "exit N" (its status) or "hung"
  */
 #include <elf.h>
 #include <errno.h>
@@ -32,7 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,6 +240,70 @@ static int rss(long kib, char **argv)
 	return 0;
 }
 
+/* The first child of pid, from /proc (0 if none yet). */
+static pid_t first_child(pid_t pid)
+{
+	char path[64];
+	long c = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &c) != 1)
+		c = 0;
+	fclose(f);
+	return (pid_t)c;
+}
+
+static int orphan(long ms, long limit, char **argv)
+{
+	pid_t cmd, grand = 0;
+	int st;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
+		perror("PR_SET_CHILD_SUBREAPER");
+		return 1;
+	}
+	cmd = fork();
+	if (cmd == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	printf("pid %d\n", (int)cmd);
+	fflush(stdout);
+	for (long i = 0; i < 100 * limit && !grand; i++) {
+		if (waitpid(cmd, &st, WNOHANG) == cmd) {
+			printf("no child: exit %d\n", st);
+			return 1;
+		}
+		grand = first_child(cmd);
+		usleep(10000);
+	}
+	if (!grand) {
+		printf("no child\n");
+		kill(cmd, SIGKILL);
+		return 1;
+	}
+	usleep((useconds_t)ms * 1000);
+	kill(cmd, SIGKILL);
+	waitpid(cmd, &st, 0);
+	for (long i = 0; i < 100 * limit; i++) {
+		if (waitpid(grand, &st, WNOHANG) == grand) {
+			printf("exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st)
+							 : 128 + WTERMSIG(st));
+			return 0;
+		}
+		usleep(10000);
+	}
+	printf("hung\n");
+	kill(grand, SIGKILL);
+	waitpid(grand, &st, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "forks")) {
@@ -296,6 +369,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "script"))
 		return pfr_cmd_script(argc - 1, argv + 1);
+	if (argc >= 5 && !strcmp(argv[1], "orphan"))
+		return orphan(atol(argv[2]), atol(argv[3]), argv + 4);
 	if (argc >= 4 && !strcmp(argv[1], "rss"))
 		return rss(atol(argv[2]), argv + 3);
 	fprintf(stderr, "usage: see the comment at the top of %s\n",
