@@ -24,6 +24,9 @@
  *                                space (0: no limit), prints its exit
  *                                status and its peak resident size in KiB
  *                                (getrusage)
+ *   harden_tool json STRING      STRING as pfr_cli_json_str() writes it
+ *   harden_tool text STRING      STRING as pfr_cli_text_str() writes it
+ *   harden_tool u64 STRING       pfr_cli_parse_u64(): the value, or "error"
  *   harden_tool orphan MS LIMIT CMD ARGS...
  *                                runs CMD as a child of this process,
  *                                which reaps orphans (a subreaper); when
@@ -234,8 +237,7 @@ static int rss(long kib, char **argv)
 	}
 	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
 		return 1;
-	printf("%d %ld\n",
-	       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+	printf("%d %ld\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
 	       ru.ru_maxrss);
 	return 0;
 }
@@ -293,7 +295,7 @@ static int orphan(long ms, long limit, char **argv)
 	for (long i = 0; i < 100 * limit; i++) {
 		if (waitpid(grand, &st, WNOHANG) == grand) {
 			printf("exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st)
-							 : 128 + WTERMSIG(st));
+							  : 128 + WTERMSIG(st));
 			return 0;
 		}
 		usleep(10000);
@@ -369,11 +371,29 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "script"))
 		return pfr_cmd_script(argc - 1, argv + 1);
+	if (argc >= 3 && !strcmp(argv[1], "json")) {
+		pfr_cli_json_str(stdout, argv[2]);
+		putchar('\n');
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "text")) {
+		pfr_cli_text_str(stdout, argv[2]);
+		putchar('\n');
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "u64")) {
+		unsigned long long v;
+
+		if (pfr_cli_parse_u64(argv[2], &v))
+			printf("error\n");
+		else
+			printf("%llu\n", v);
+		return 0;
+	}
 	if (argc >= 5 && !strcmp(argv[1], "orphan"))
 		return orphan(atol(argv[2]), atol(argv[3]), argv + 4);
 	if (argc >= 4 && !strcmp(argv[1], "rss"))
 		return rss(atol(argv[2]), argv + 3);
-	fprintf(stderr, "usage: see the comment at the top of %s\n",
-		__FILE__);
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
 	return 2;
 }
