@@ -229,6 +229,8 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 	}
 	if (stress_wait_reader(sh, pe)) {
 		PFR_WRITE_ONCE(sh->peer_died, 1);
+		/* purpose: peer_died before done; pairs with the
+		 * load_acquire of done in stress_read() */
 		pfr_smp_store_release(&sh->done, 1);
 		return;
 	}
@@ -302,7 +304,8 @@ static int stress_idle_check(struct stress_shared *sh, struct stress_peer *pe)
 	pe->checked = now;
 	if (!stress_peer_gone(pe))
 		return 0;
-	/* the writer may have finished just before it died */
+	/* the writer may have finished just before it died; purpose: pairs
+	 * with the store_release of done in stress_write() */
 	if (pfr_smp_load_acquire(&sh->done))
 		return 0;
 	PFR_WRITE_ONCE(sh->peer_died, 1);

@@ -334,9 +334,9 @@ static void *ow_writer(void *arg)
 	pfr_ring_writer(s->ring, &w);
 	max = pfr_writer_max_payload(&w);
 	end = rt_now_ns() + s->run_ns;
-	/* purpose: the reader's count; pairs with the release store in
-	 * run_overwrite() (nothing else is read through it) */
 	while (rt_now_ns() < end ||
+	       /* purpose: the reader's count; pairs with the release
+		* store in run_overwrite() */
 	       __atomic_load_n(&s->good_snaps, __ATOMIC_ACQUIRE) <
 		       RT_MIN_SNAPS) {
 		/* now and then a deferred batch: `oldest` may then run
@@ -443,6 +443,8 @@ static void run_overwrite(enum pfr_ordering ord, uint64_t run_ns,
 			if (n > 0)
 				__atomic_store_n(&s.good_snaps,
 						 s.good_snaps + 1,
+						 /* purpose: pairs with the
+						  * load in ow_writer() */
 						 __ATOMIC_RELEASE);
 		}
 		if (fin)

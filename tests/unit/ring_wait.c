@@ -39,9 +39,9 @@ static void *feed(void *arg)
 		if (i)
 			rt_sleep_ns(f->gap_ns);
 		/* The rest only once the reader woke: what the wait returned
-		 * is then exact, however late the reader ran.  purpose:
-		 * pairs with the release store after the wait. */
+		 * is then exact, however late the reader ran. */
 		if (i && i == f->pause_at)
+			/* purpose: pairs with the release store of woke */
 			while (!__atomic_load_n(&f->woke, __ATOMIC_ACQUIRE))
 				rt_sleep_ns(MS);
 		rt_fill(buf, f->len, (uint64_t)i);
@@ -145,6 +145,7 @@ static void test_basic(enum pfr_ordering ord)
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
 	dt = rt_now_ns() - t0;
+	/* purpose: the feeder goes on; pairs with its acquire load */
 	__atomic_store_n(&f.woke, 1, __ATOMIC_RELEASE);
 	ok(got >= 1000 && got < 2240 && dt < 4000 * MS,
 	   "byte threshold: woken with %lld bytes after %.1f ms",
@@ -163,6 +164,7 @@ static void test_basic(enum pfr_ordering ord)
 	{
 		long n = count_records(&r);
 
+		/* purpose: the feeder goes on; pairs with its load */
 		__atomic_store_n(&f.woke, 1, __ATOMIC_RELEASE);
 		ok(got > 0 && n >= 5 && n < 12 && dt < 4000 * MS,
 		   "record threshold: woken with %ld records after %.1f ms", n,
