@@ -277,6 +277,33 @@ static int name_selected(const char *list, const char *name)
 	return 0;
 }
 
+/* The first name in an --only list that names no contestant (by name or
+ * label) into buf, or NULL when all do.  An empty name is unknown too. */
+static const char *only_unknown(const char *list, char *buf, size_t len)
+{
+	char lab[128];
+
+	collect_queues();
+	for (const char *p = list;;) {
+		size_t k = strcspn(p, ",");
+		int found = k == 8 && !strncmp(p, "perfring", 8);
+
+		for (int i = 0; i < nqueues && !found; i++) {
+			label(lab, sizeof(lab), all_queues[i]);
+			found = (strlen(all_queues[i]->name) == k &&
+				 !strncmp(p, all_queues[i]->name, k)) ||
+				(strlen(lab) == k && !strncmp(p, lab, k));
+		}
+		if (!found) {
+			snprintf(buf, len, "%.*s", (int)k, p);
+			return buf;
+		}
+		p += k;
+		if (!*p++)
+			return NULL;
+	}
+}
+
 /* ---- one run, with the busy check and retries ---- */
 
 struct run_out {
@@ -1295,6 +1322,16 @@ int pfr_cmd_bench(int argc, char **argv)
 			"--threads and --processes exclude each other");
 	if (op.quick && !times_set)
 		op.run_ms = 12;
+	if (op.only) {
+		char bad[64];
+
+		if (only_unknown(op.only, bad, sizeof(bad)))
+			return pfr_cli_usage_error(
+				"bench",
+				"--only: '%s' names no contestant in this "
+				"build (see --help)",
+				bad);
+	}
 
 	/* CPUs: pinning needs both CPUs in our affinity mask. */
 	{

@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1284,6 +1285,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 {
 	sigset_t block, orig;
 	struct sigaction sa;
+	struct stat ost;
 	struct pollfd *pfd = NULL;
 	struct rusage ru;
 	double t0 = now_s();
@@ -1295,6 +1297,15 @@ static int record_run(struct rec *R, int argc, char **argv)
 	rc = parse_args(R, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* -o must be a file: opening a FIFO for writing would wait for a
+	 * reader (checked before anything starts; /dev/null is allowed) */
+	if (R->output && !stat(R->output, &ost) && !S_ISREG(ost.st_mode) &&
+	    !S_ISCHR(ost.st_mode))
+		return pfr_cli_usage_error("record",
+					   "-o %s: not a regular file (a "
+					   "FIFO, socket or directory cannot "
+					   "hold perf.data)",
+					   R->output);
 	if (!R->nev)
 		snprintf(R->ev[R->nev++].spec, sizeof(R->ev[0].spec),
 			 "cpu-clock");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <perfring/perf.h>
 
@@ -86,6 +87,19 @@ int pfr_cmd_script(int argc, char **argv)
 				"script", "unknown argument '%s'", argv[i]);
 		}
 	}
+	/* Only a regular file: a FIFO would block the open for a writer
+	 * (the library refuses one too, and reads the file without mapping
+	 * it, so that a truncation meanwhile cannot raise SIGBUS). */
+	n = pfr_cli_open_regular(in);
+	if (n < 0 && errno == EINVAL) {
+		fprintf(stderr,
+			"perfring script: %s: not a regular file (a FIFO, "
+			"device or socket cannot be read as perf.data)\n",
+			in);
+		return 1;
+	}
+	if (n >= 0)
+		close(n);
 	err = pfr_perf_file_open(&f, in);
 	if (err) {
 		fprintf(stderr, "perfring script: %s: %s\n", in,
@@ -139,7 +153,7 @@ int pfr_cmd_script(int argc, char **argv)
 			idx[nidx].time = d.time;
 		nidx++;
 	}
-	if (!file_order)
+	if (!file_order && nidx) /* idx is NULL when nidx is 0 */
 		qsort(idx, nidx, sizeof(*idx), idx_cmp);
 	for (size_t i = 0; i < nidx; i++) {
 		struct pfr_perf_layout lay;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perfring stress - a verified writer/reader run over one ring, with
- * threads or with two processes over POSIX shared memory.
+ * threads or with two processes (a sealed memfd passed across fork, or a
+ * named POSIX shared-memory object).
  *
  * Every record carries { u64 seq; u64 sum; bytes... }: seq counts every
  * record the writer tried to write (dropped ones too), sum is a hash of
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +41,7 @@ struct stress_cfg {
 	uint64_t ring_size;
 	int processes, wait, json;
 	uint64_t seed;
+	int shm; /* processes over a named shm object, not a memfd */
 };
 
 /* Shared between the writer and the reader (threads or processes). */
@@ -52,8 +56,59 @@ struct stress_shared {
 	uint64_t last_seq; /* OVERWRITE: newest seq in the last one */
 	uint32_t done; /* the writer finished (see below) */
 	uint32_t reader_err; /* a reader API error (PFR_E_*) */
+	uint32_t reader_ready; /* the reader runs: the writer's clock starts */
+	uint32_t peer_died; /* the other process died: the run stopped */
 	char first_error[160];
 };
+
+/*
+ * The other process of a --processes run, watched through a pidfd: it
+ * becomes readable when the process exits, whatever killed it.  pidfds
+ * (Linux 5.3) are used rather than PR_SET_PDEATHSIG and SIGCHLD because
+ * they work in both directions without signal handlers (the reader gets
+ * the writer's pidfd, opened before fork, so there is no window in which
+ * the writer could die unseen, and a pid reused meanwhile cannot be
+ * mistaken for it), and because PR_SET_PDEATHSIG fires when the parent
+ * *thread* exits, not the process.  Where pidfd_open() is missing the
+ * watch falls back to waitpid(WNOHANG) for a child and to getppid() for
+ * the parent.
+ */
+struct stress_peer {
+	pid_t pid;
+	int fd; /* pidfd, or -1 */
+	int child; /* pid is our child (waitpid works) */
+	int exited, status; /* child: reaped by the fallback */
+	uint64_t checked; /* last check, ns */
+	const char *role; /* "writer" or "reader" */
+};
+
+static int stress_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* 1 when the peer process has exited (or is exiting), else 0. */
+static int stress_peer_gone(struct stress_peer *pe)
+{
+	if (!pe)
+		return 0;
+	if (pe->fd >= 0) {
+		struct pollfd p = {pe->fd, POLLIN, 0};
+
+		return poll(&p, 1, 0) > 0;
+	}
+	if (!pe->child)
+		return getppid() != pe->pid;
+	if (!pe->exited && waitpid(pe->pid, &pe->status, WNOHANG) == pe->pid)
+		pe->exited = 1;
+	return pe->exited;
+}
 
 static uint64_t stress_now_ns(void)
 {
@@ -137,12 +192,32 @@ static uint64_t stress_check(struct stress_shared *sh,
 	return seq;
 }
 
+/* The writer waits until the reader runs: the run's time counts from the
+ * moment both sides do (a loaded machine may take long to start the
+ * reader).  Returns 0, or -1 when the reader died first. */
+static int stress_wait_reader(struct stress_shared *sh, struct stress_peer *pe)
+{
+	/* purpose: the reader's attach before we start; pairs with the
+	 * store_release of reader_ready in stress_reader_thread() */
+	while (!pfr_smp_load_acquire(&sh->reader_ready)) {
+		if (stress_peer_gone(pe))
+			return -1;
+		usleep(200);
+	}
+	return 0;
+}
+
 static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
-			 struct stress_shared *sh)
+			 struct stress_shared *sh, struct stress_peer *pe)
 {
 	struct pfr_writer w;
-	uint64_t end, seq = 0, rnd = cfg->seed | 1;
+	uint64_t end, now, seq = 0, rnd = cfg->seed | 1, run;
 	uint32_t pending = 0;
+	/* BLOCK waits: the clock is read at every record, each wait is at
+	 * most 20 ms and never past the end, so the run ends on time even
+	 * when the reader stops freeing space (the others never wait: every
+	 * 1024 records is often enough) */
+	uint64_t every = cfg->policy == PFR_POLICY_BLOCK ? 0 : 1023;
 	int err = pfr_ring_writer(ring, &w);
 
 	if (err) {
@@ -152,8 +227,16 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		PFR_WRITE_ONCE(sh->done, 1);
 		return;
 	}
-	pfr_writer_set_timeout(&w, 20000000ull); /* BLOCK: 20 ms */
-	end = stress_now_ns() + (uint64_t)(cfg->seconds * 1e9);
+	if (stress_wait_reader(sh, pe)) {
+		PFR_WRITE_ONCE(sh->peer_died, 1);
+		/* purpose: peer_died before done; pairs with the
+		 * load_acquire of done in stress_read() */
+		pfr_smp_store_release(&sh->done, 1);
+		return;
+	}
+	run = (uint64_t)(cfg->seconds * 1e9);
+	end = stress_now_ns() + run;
+	pfr_writer_set_timeout(&w, run < 20000000ull ? run : 20000000ull);
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
 		uint32_t len =
@@ -161,11 +244,29 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		unsigned char *p;
 		uint64_t sum;
 
-		if ((seq & 1023) == 0 && stress_now_ns() >= end)
-			break;
+		if ((seq & every) == 0) {
+			now = stress_now_ns();
+			if (now >= end)
+				break;
+			if (now - (pe ? pe->checked : now) >= 10000000ull) {
+				/* a poll() every 10 ms at most */
+				pe->checked = now;
+				if (stress_peer_gone(pe)) {
+					PFR_WRITE_ONCE(sh->peer_died, 1);
+					break;
+				}
+			}
+			if (!every && end - now < 20000000ull)
+				pfr_writer_set_timeout(&w, end - now);
+		}
 		len = (len + 7) & ~7u; /* the reader sees the padded length */
 		err = pfr_writer_reserve(&w, STRESS_TYPE, len, (void **)&p);
 		seq++;
+		if (err == -PFR_E_TIMEDOUT && stress_peer_gone(pe)) {
+			/* no space for 20 ms: is the reader still there? */
+			PFR_WRITE_ONCE(sh->peer_died, 1);
+			break;
+		}
 		if (err)
 			continue; /* dropped: the ring counted it */
 		memcpy(p, &(uint64_t){seq - 1}, 8);
@@ -188,8 +289,31 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 	pfr_smp_store_release(&sh->done, 1);
 }
 
+/* An idle reader's look at the writer: a poll() every 5 ms at most (the
+ * clock is cheap next to an idle round).  Returns 1 (and marks the run)
+ * when the writer process is gone before it finished. */
+static int stress_idle_check(struct stress_shared *sh, struct stress_peer *pe)
+{
+	uint64_t now;
+
+	if (!pe)
+		return 0;
+	now = stress_now_ns();
+	if (now - pe->checked < 5000000ull)
+		return 0;
+	pe->checked = now;
+	if (!stress_peer_gone(pe))
+		return 0;
+	/* the writer may have finished just before it died; purpose: pairs
+	 * with the store_release of done in stress_write() */
+	if (pfr_smp_load_acquire(&sh->done))
+		return 0;
+	PFR_WRITE_ONCE(sh->peer_died, 1);
+	return 1;
+}
+
 static void stress_read(const struct stress_cfg *cfg, struct pfr_ring *ring,
-			struct stress_shared *sh)
+			struct stress_shared *sh, struct stress_peer *pe)
 {
 	struct pfr_reader r;
 	struct pfr_record rec;
@@ -244,8 +368,11 @@ static void stress_read(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		pfr_reader_end(&r);
 		if (done && avail == 0 && pfr_reader_begin(&r) == 0)
 			return;
-		if (!avail)
+		if (!avail) {
+			if (!done && stress_idle_check(sh, pe))
+				return;
 			pfr_cpu_relax();
+		}
 	}
 }
 
@@ -301,12 +428,14 @@ static void stress_snapshot(struct pfr_ring *ring, struct stress_shared *sh,
 }
 
 static void stress_watch(const struct stress_cfg *cfg, struct pfr_ring *ring,
-			 struct stress_shared *sh)
+			 struct stress_shared *sh, struct stress_peer *pe)
 {
 	(void)cfg;
 	/* purpose: pairs with store_release of done in stress_write() */
 	while (!pfr_smp_load_acquire(&sh->done)) {
 		stress_snapshot(ring, sh, 0);
+		if (stress_idle_check(sh, pe))
+			return;
 		usleep(1000);
 	}
 	stress_snapshot(ring, sh, 1);
@@ -316,6 +445,7 @@ struct stress_thread {
 	const struct stress_cfg *cfg;
 	struct pfr_ring *ring;
 	struct stress_shared *sh;
+	struct stress_peer *writer; /* processes: the writer, watched */
 };
 
 static void *stress_reader_thread(void *arg)
@@ -323,11 +453,111 @@ static void *stress_reader_thread(void *arg)
 	struct stress_thread *t = (struct stress_thread *)arg;
 
 	stress_pin(1);
+	/* purpose: the writer starts its clock now; pairs with the
+	 * load_acquire in stress_wait_reader() */
+	pfr_smp_store_release(&t->sh->reader_ready, 1);
 	if (t->cfg->policy == PFR_POLICY_OVERWRITE)
-		stress_watch(t->cfg, t->ring, t->sh);
+		stress_watch(t->cfg, t->ring, t->sh, t->writer);
 	else
-		stress_read(t->cfg, t->ring, t->sh);
+		stress_read(t->cfg, t->ring, t->sh, t->writer);
 	return NULL;
+}
+
+/* The reader process of a --processes run: attaches to the ring (by the
+ * memfd it inherited, or by name), reads, and stops with a message when
+ * the writer dies.  Never returns. */
+static void stress_child(const struct stress_cfg *cfg, struct pfr_ring *ring,
+			 const char *name, struct stress_shared *sh,
+			 struct stress_peer *writer)
+{
+	struct pfr_ring *mine;
+	struct stress_thread t = {cfg, NULL, sh, writer};
+	int err = cfg->shm ? pfr_ring_attach_shm(&mine, name)
+			   : pfr_ring_attach_fd(&mine, pfr_ring_fd(ring));
+
+	if (err) {
+		fprintf(stderr, "perfring stress: reader: cannot attach: %s\n",
+			pfr_strerror(err));
+		sh->reader_err = (uint32_t)-err;
+		_exit(1);
+	}
+	/* both sides hold the object now: the name can go, so that a kill
+	 * -9 of either leaves nothing behind in /dev/shm */
+	if (cfg->shm)
+		pfr_ring_unlink(name);
+	pfr_ring_close(ring); /* the writer's mapping, inherited */
+	t.ring = mine;
+	stress_reader_thread(&t);
+	pfr_ring_close(mine);
+	if (PFR_READ_ONCE(sh->peer_died)) {
+		fprintf(stderr,
+			"perfring stress: reader: the writer process %d died "
+			"during the run; the reader stops (run failed)\n",
+			(int)writer->pid);
+		_exit(3);
+	}
+	_exit(0);
+}
+
+/* Why a reader process ended, from its wait status, into buf. */
+static void stress_exit_cause(char *buf, size_t n, pid_t pid, int status)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, n,
+			 "reader process %d died (killed by signal %d%s)",
+			 (int)pid, WTERMSIG(status),
+			 WTERMSIG(status) == SIGKILL ? ", SIGKILL" : "");
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		snprintf(buf, n, "reader process %d exited with status %d",
+			 (int)pid, WEXITSTATUS(status));
+	else
+		buf[0] = 0;
+}
+
+/* The writer's side of a --processes run: forks the reader, writes,
+ * reaps it.  cause gets a message when the reader process failed.
+ * Returns 0, or -1 when the reader could not be started. */
+static int stress_processes(const struct stress_cfg *cfg, struct pfr_ring *ring,
+			    const char *name, struct stress_shared *sh,
+			    char *cause, size_t ncause)
+{
+	struct stress_peer writer = {getpid(), -1, 0, 0, 0, 0, "writer"};
+	struct stress_peer reader = {0, -1, 1, 0, 0, 0, "reader"};
+	pid_t pid;
+	int status = 0;
+
+	/* opened before fork: the child watches this very process */
+	writer.fd = stress_pidfd(writer.pid);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		stress_child(cfg, ring, name, sh, &writer);
+		_exit(1); /* not reached */
+	}
+	if (writer.fd >= 0)
+		close(writer.fd);
+	if (pid < 0) {
+		perror("perfring stress: fork");
+		return -1;
+	}
+	reader.pid = pid;
+	reader.fd = stress_pidfd(pid); /* a zombie until reaped: no race */
+	stress_pin(0);
+	stress_write(cfg, ring, sh, &reader);
+	if (cfg->shm) /* in case the reader died before it could */
+		pfr_ring_unlink(name);
+	if (reader.exited)
+		status = reader.status;
+	else
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (reader.fd >= 0)
+		close(reader.fd);
+	stress_exit_cause(cause, ncause, pid, status);
+	if (!cause[0] && PFR_READ_ONCE(sh->peer_died))
+		snprintf(cause, ncause, "reader process %d ended early",
+			 (int)pid);
+	return 0;
 }
 
 /* Runs one combination; returns 0 when everything verified. */
@@ -336,7 +566,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 	struct pfr_ring_opts o = {0};
 	struct stress_shared *sh;
 	struct pfr_ring *ring;
-	char name[64];
+	char name[64], cause[160] = "";
 	uint64_t lost, t0 = stress_now_ns();
 	int err, bad;
 
@@ -354,8 +584,11 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 	}
 	memset(sh, 0, sizeof(*sh));
 	snprintf(name, sizeof(name), "perfring-stress-%d", (int)getpid());
-	err = cfg->processes ? pfr_ring_create_shm(&ring, name, &o)
-			     : pfr_ring_create(&ring, &o);
+	/* a child peer gets a sealed memfd (it cannot be shrunk under the
+	 * writer); --shm keeps the named object for tests that need one */
+	err = !cfg->processes ? pfr_ring_create(&ring, &o)
+	      : cfg->shm      ? pfr_ring_create_shm(&ring, name, &o)
+			      : pfr_ring_create_memfd(&ring, &o);
 	if (err) {
 		fprintf(stderr,
 			"perfring stress: cannot create the ring: %s%s%s\n",
@@ -365,38 +598,17 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 		return 1;
 	}
 	if (cfg->processes) {
-		pid_t pid = fork();
-		int status;
-
-		if (pid == 0) {
-			/* the reader: a separate process attaching by name */
-			struct pfr_ring *mine;
-			struct stress_thread t = {cfg, NULL, sh};
-
-			if (pfr_ring_attach_shm(&mine, name)) {
-				sh->reader_err = PFR_E_SYSTEM;
-				_exit(1);
-			}
-			t.ring = mine;
-			stress_reader_thread(&t);
-			pfr_ring_close(mine);
-			_exit(0);
-		}
-		if (pid < 0) {
-			perror("perfring stress: fork");
+		if (stress_processes(cfg, ring, name, sh, cause,
+				     sizeof(cause))) {
+			if (cfg->shm)
+				pfr_ring_unlink(name);
+			pfr_ring_close(ring);
+			munmap(sh, sizeof(*sh));
 			return 1;
 		}
-		stress_pin(0);
-		stress_write(cfg, ring, sh);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			sh->reader_err =
-				sh->reader_err ? sh->reader_err : PFR_E_SYSTEM;
-		pfr_ring_unlink(name);
 	} else {
 		pthread_t th;
-		struct stress_thread t = {cfg, ring, sh};
+		struct stress_thread t = {cfg, ring, sh, NULL};
 
 		if (pthread_create(&th, NULL, stress_reader_thread, &t)) {
 			fprintf(stderr,
@@ -404,7 +616,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			return 1;
 		}
 		stress_pin(0);
-		stress_write(cfg, ring, sh);
+		stress_write(cfg, ring, sh, NULL);
 		pthread_join(th, NULL);
 	}
 	pfr_ring_close(ring);
@@ -413,13 +625,13 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 		/* nothing is lost in a flight recorder, only overwritten:
 		 * the last snapshot must end at the last record written */
 		lost = 0;
-		bad = sh->corrupt || sh->reader_err ||
+		bad = sh->corrupt || sh->reader_err || cause[0] ||
 		      sh->last_seq + 1 != sh->written;
 	} else {
 		/* LOST records report most drops; a count still pending
 		 * when the run ended is in writer_lost but in no record */
 		lost = sh->writer_lost;
-		bad = sh->corrupt || sh->reader_err ||
+		bad = sh->corrupt || sh->reader_err || cause[0] ||
 		      sh->written != sh->read + lost ||
 		      sh->lost_seen + sh->lost_pending != lost;
 	}
@@ -439,9 +651,11 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			(unsigned long long)sh->lost_seen,
 			(unsigned long long)sh->corrupt,
 			(unsigned long long)sh->snapshots);
-		pfr_cli_json_str(
-			out, sh->reader_err ? pfr_strerror((int)sh->reader_err)
-					    : sh->first_error);
+		pfr_cli_json_str(out,
+				 cause[0] ? cause
+				 : sh->reader_err
+					 ? pfr_strerror((int)sh->reader_err)
+					 : sh->first_error);
 		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
 	} else {
 		fprintf(out,
@@ -455,7 +669,9 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			(unsigned long long)sh->corrupt, bad ? "FAIL" : "ok");
 		if (sh->first_error[0])
 			fprintf(out, "  first error: %s\n", sh->first_error);
-		if (sh->reader_err)
+		if (cause[0])
+			fprintf(out, "  reader error: %s\n", cause);
+		else if (sh->reader_err)
 			fprintf(out, "  reader error: %s\n",
 				pfr_strerror((int)sh->reader_err));
 		if (cfg->policy == PFR_POLICY_OVERWRITE)
@@ -481,8 +697,13 @@ static void stress_help(void)
 	       "      --sizes MIN:MAX  payload bytes per record (16:256)\n"
 	       "      --ring-size N    data area bytes, power of two (64Ki)\n"
 	       "      --batch N        records per publication (1)\n"
-	       "      --processes      writer and reader in two processes over\n"
-	       "                       POSIX shared memory (default: threads)\n"
+	       "      --processes      writer and reader in two processes (a\n"
+	       "                       sealed memfd; default: threads); a\n"
+	       "                       process whose peer dies stops with a\n"
+	       "                       message naming it, and fails\n"
+	       "      --shm            --processes over a named POSIX shared-\n"
+	       "                       memory object (unlinked once both\n"
+	       "                       sides are attached)\n"
 	       "      --wait           the reader blocks in pfr_reader_wait()\n"
 	       "      --seed N         record-size sequence seed\n"
 	       "      --json           one JSON object per combination\n"
@@ -523,6 +744,7 @@ int pfr_cmd_stress(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"batch", required_argument, NULL, 'b'},
 		{"processes", no_argument, NULL, 'P'},
+		{"shm", no_argument, NULL, 'H'},
 		{"wait", no_argument, NULL, 'w'},
 		{"seed", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
@@ -540,7 +762,8 @@ int pfr_cmd_stress(int argc, char **argv)
 				 0,
 				 0,
 				 0,
-				 0x9e3779b9};
+				 0x9e3779b9,
+				 0};
 	int all_ord = 0, all_pol = 0, c, failed = 0;
 	unsigned long long v;
 	char *end;
@@ -596,10 +819,19 @@ int pfr_cmd_stress(int argc, char **argv)
 			all_ord = all_pol = 1;
 			break;
 		case 'z': {
-			unsigned a, b;
-			char tail;
+			/* each side parsed in full: no 32-bit wrap, no sign,
+			 * nothing after it */
+			char lo[32], *colon = strchr(optarg, ':');
+			uint32_t a = 0, b = 0;
+			size_t l = colon ? (size_t)(colon - optarg) : 0;
 
-			if (sscanf(optarg, "%u:%u%c", &a, &b, &tail) != 2 ||
+			if (l < sizeof(lo)) {
+				memcpy(lo, optarg, l);
+				lo[l] = 0;
+			}
+			if (!colon || l >= sizeof(lo) ||
+			    pfr_cli_parse_u32(lo, &a) ||
+			    pfr_cli_parse_u32(colon + 1, &b) ||
 			    a < STRESS_HDR || b < a || b > PFR_RECORD_MAX - 8)
 				return pfr_cli_usage_error(
 					"stress",
@@ -627,6 +859,9 @@ int pfr_cmd_stress(int argc, char **argv)
 			break;
 		case 'P':
 			cfg.processes = 1;
+			break;
+		case 'H':
+			cfg.processes = cfg.shm = 1;
 			break;
 		case 'w':
 			cfg.wait = 1;

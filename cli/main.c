@@ -68,57 +68,6 @@ int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return PFR_EXIT_USAGE;
 }
 
-void pfr_cli_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-int pfr_cli_parse_u64(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v, mul = 1;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	if (!strcmp(end, "k") || !strcmp(end, "K"))
-		mul = 1000ULL;
-	else if (!strcmp(end, "M"))
-		mul = 1000000ULL;
-	else if (!strcmp(end, "G"))
-		mul = 1000000000ULL;
-	else if (!strcmp(end, "Ki"))
-		mul = 1ULL << 10;
-	else if (!strcmp(end, "Mi"))
-		mul = 1ULL << 20;
-	else if (!strcmp(end, "Gi"))
-		mul = 1ULL << 30;
-	else if (*end)
-		return -1;
-	if (v && mul > ~0ULL / v)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 void pfr_cli_progress(const char *what, double fraction, int done)
 {
 	static time_t last;

@@ -12,7 +12,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,15 +39,25 @@ struct pfr_dso {
 	struct pfr_dso *next;
 };
 
+/*
+ * A process's mappings: a list, newest first, whose nodes are shared.  A
+ * child's list is its parent's (FORK takes a reference, copies nothing);
+ * an MMAP adds one node in front of the process's own head.  So each
+ * record costs one node at most, and memory stays linear in the file's
+ * size whatever the mix of FORK and MMAP records (copying the parent's
+ * table at each FORK made it quadratic).  Lookups walk newest first: a
+ * later mapping hides an earlier one at the same address, as mmap does.
+ */
 struct pfr_map {
 	uint64_t start, end, pgoff;
 	struct pfr_dso *dso;
+	struct pfr_map *older;
+	size_t refs; /* processes' heads and newer nodes pointing here */
 };
 
 struct pfr_proc {
 	uint32_t pid;
-	struct pfr_map *maps;
-	size_t n, cap;
+	struct pfr_map *maps; /* newest first, shared */
 	struct pfr_proc *next;
 };
 
@@ -137,6 +146,17 @@ static struct pfr_proc *pfr_process(struct pfr_out *o, uint32_t pid, int add)
 	return p;
 }
 
+/* Drops one reference to a map list: frees the nodes no one else holds. */
+static void pfr_maps_put(struct pfr_map *m)
+{
+	while (m && --m->refs == 0) {
+		struct pfr_map *older = m->older;
+
+		free(m);
+		m = older;
+	}
+}
+
 static int pfr_sym_cmp(const void *a, const void *b)
 {
 	const struct pfr_sym *x = a, *y = b;
@@ -166,6 +186,8 @@ static void pfr_add_sym(struct pfr_dso *d, size_t *cap, uint64_t start,
 /* Sorts and gives size-0 symbols the room up to the next one. */
 static void pfr_finish_syms(struct pfr_dso *d)
 {
+	if (!d->nsyms)
+		return; /* qsort wants a valid pointer even for 0 */
 	qsort(d->syms, d->nsyms, sizeof(*d->syms), pfr_sym_cmp);
 	for (size_t i = 0; i < d->nsyms; i++)
 		if (d->syms[i].end == d->syms[i].start)
@@ -191,38 +213,85 @@ static void pfr_load_kallsyms(struct pfr_dso *d)
 	pfr_finish_syms(d);
 }
 
+/*
+ * ELF files named by MMAP records are untrusted and may change under us:
+ * they are read with pread() into buffers (a file truncated while it is
+ * read is a short read, where a mapping would raise SIGBUS), every offset
+ * and size is checked against the file's size, and every ELF structure
+ * is copied into a local before use (the file's offsets need not be
+ * aligned).
+ */
+#define PFR_ELF_MAX (256u << 20) /* largest section read */
+
+/* size bytes at off of an fd of len bytes, in a new buffer; NULL when out
+ * of the file, too large, or short (truncated meanwhile). */
+static unsigned char *pfr_elf_read(int fd, uint64_t len, uint64_t off,
+				   uint64_t size)
+{
+	unsigned char *b;
+	size_t got = 0;
+
+	if (off > len || size > len - off || size > PFR_ELF_MAX)
+		return NULL;
+	b = malloc(size ? size : 1);
+	if (!b)
+		return NULL;
+	while (got < size) {
+		ssize_t r = pread(fd, b + got, size - got, (off_t)(off + got));
+
+		if (r <= 0) {
+			free(b);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	return b;
+}
+
+static void pfr_elf_shdr(const unsigned char *shdrs, int i, Elf64_Shdr *s)
+{
+	memcpy(s, shdrs + (size_t)i * sizeof(*s), sizeof(*s));
+}
+
 /* The GNU build id of an ELF64 file (from its SHT_NOTE sections) as hex
  * into hex[41]; 0 if found. */
-static int pfr_build_id(const unsigned char *m, size_t len,
-			const Elf64_Ehdr *eh, char *hex)
+static int pfr_build_id(int fd, uint64_t len, const Elf64_Ehdr *eh,
+			const unsigned char *shdrs, char *hex)
 {
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
-
 	for (int i = 0; i < eh->e_shnum; i++) {
-		uint64_t o = sh[i].sh_offset, end;
+		Elf64_Shdr sh;
+		unsigned char *m;
+		uint64_t o = 0, end;
 
-		if (sh[i].sh_type != SHT_NOTE || o > len ||
-		    sh[i].sh_size > len - o)
+		pfr_elf_shdr(shdrs, i, &sh);
+		if (sh.sh_type != SHT_NOTE)
 			continue;
-		end = o + sh[i].sh_size;
+		m = pfr_elf_read(fd, len, sh.sh_offset, sh.sh_size);
+		if (!m)
+			continue;
+		end = sh.sh_size;
 		while (end - o >= sizeof(Elf64_Nhdr)) {
-			const Elf64_Nhdr *n = (const Elf64_Nhdr *)(m + o);
-			uint64_t nsz = (n->n_namesz + 3ULL) & ~3ULL;
-			uint64_t dsz = (n->n_descsz + 3ULL) & ~3ULL;
+			Elf64_Nhdr n;
+			uint64_t nsz, dsz;
 
-			o += sizeof(*n);
+			memcpy(&n, m + o, sizeof(n));
+			nsz = (n.n_namesz + 3ULL) & ~3ULL;
+			dsz = (n.n_descsz + 3ULL) & ~3ULL;
+			o += sizeof(n);
 			if (nsz > end - o || dsz > end - o - nsz)
 				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(m + o, "GNU", 4) && n->n_descsz >= 2 &&
-			    n->n_descsz <= 20) {
-				for (uint32_t k = 0; k < n->n_descsz; k++)
-					sprintf(hex + 2 * k, "%02x",
-						m[o + nsz + k]);
+			if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+			    !memcmp(m + o, "GNU", 4) && n.n_descsz >= 2 &&
+			    n.n_descsz <= 20) {
+				for (uint32_t k = 0; k < n.n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x",
+						 m[o + nsz + k]);
+				free(m);
 				return 0;
 			}
 			o += nsz + dsz;
 		}
+		free(m);
 	}
 	return -1;
 }
@@ -237,53 +306,80 @@ static void pfr_load_elf(struct pfr_dso *d)
 	pfr_load_elf_file(d, d->name, 1);
 }
 
+/* Function symbols of one symbol table section. */
+static void pfr_load_symtab(struct pfr_dso *d, size_t *cap, int fd,
+			    uint64_t len, const Elf64_Shdr *s,
+			    const Elf64_Shdr *strs)
+{
+	unsigned char *tab = pfr_elf_read(fd, len, s->sh_offset, s->sh_size);
+	unsigned char *str =
+		pfr_elf_read(fd, len, strs->sh_offset, strs->sh_size);
+	size_t n = s->sh_size / sizeof(Elf64_Sym);
+
+	for (size_t k = 0; tab && str && k < n; k++) {
+		Elf64_Sym y;
+		int t;
+		const char *nm;
+
+		memcpy(&y, tab + k * sizeof(y), sizeof(y));
+		t = ELF64_ST_TYPE(y.st_info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || !y.st_value ||
+		    y.st_name >= strs->sh_size)
+			continue;
+		nm = (const char *)str + y.st_name;
+		if (!memchr(nm, 0, strs->sh_size - y.st_name))
+			continue;
+		pfr_add_sym(d, cap, y.st_value, y.st_size, nm);
+	}
+	free(tab);
+	free(str);
+}
+
 static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 {
 	int fd;
 	char bid[48];
 	struct stat st;
-	const unsigned char *m;
-	const Elf64_Ehdr *eh;
-	size_t len, cap = 0;
+	unsigned char *shdrs = NULL, *phdrs = NULL;
+	Elf64_Ehdr eh;
+	uint64_t len;
+	size_t cap = 0;
 
 	/* The path comes from a record (maybe a hostile file): only regular
 	 * files are opened, never a FIFO or a device. */
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = pfr_cli_open_regular(path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return;
-	}
-	len = (size_t)st.st_size;
-	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return;
-	eh = (const Elf64_Ehdr *)m;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > len ||
-	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len - eh->e_phoff)
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
 		goto out;
-	for (int i = 0; segs && i < eh->e_phnum && d->nsegs < 16; i++) {
-		const Elf64_Phdr *ph =
-			(const Elf64_Phdr *)(m + eh->e_phoff) + i;
+	len = (uint64_t)st.st_size;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		goto out;
+	phdrs = pfr_elf_read(fd, len, eh.e_phoff,
+			     (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr));
+	if (!phdrs)
+		goto out;
+	for (int i = 0; segs && i < eh.e_phnum && d->nsegs < 16; i++) {
+		Elf64_Phdr ph;
 
-		if (ph->p_type == PT_LOAD) {
-			d->segs[d->nsegs].off = ph->p_offset;
-			d->segs[d->nsegs].vaddr = ph->p_vaddr;
-			d->segs[d->nsegs].filesz = ph->p_filesz;
+		memcpy(&ph, phdrs + (size_t)i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD) {
+			d->segs[d->nsegs].off = ph.p_offset;
+			d->segs[d->nsegs].vaddr = ph.p_vaddr;
+			d->segs[d->nsegs].filesz = ph.p_filesz;
 			d->nsegs++;
 		}
 	}
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
-	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
+	if (eh.e_shentsize != sizeof(Elf64_Shdr))
 		goto out;
-	if (segs && !pfr_build_id(m, len, eh, bid)) {
+	shdrs = pfr_elf_read(fd, len, eh.e_shoff,
+			     (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
+	if (!shdrs)
+		goto out;
+	if (segs && !pfr_build_id(fd, len, &eh, shdrs, bid)) {
 		char dbg[128];
 
 		snprintf(dbg, sizeof(dbg),
@@ -295,44 +391,23 @@ static void pfr_load_elf_file(struct pfr_dso *d, const char *path, int segs)
 			goto out;
 	}
 	for (int pass = 0; pass < 2 && !d->nsyms; pass++) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
 		uint32_t want = pass ? SHT_DYNSYM : SHT_SYMTAB;
 
-		for (int i = 0; i < eh->e_shnum; i++) {
-			const Elf64_Shdr *s = &sh[i], *strs;
-			size_t n;
+		for (int i = 0; i < eh.e_shnum; i++) {
+			Elf64_Shdr s, strs;
 
-			if (s->sh_type != want || s->sh_link >= eh->e_shnum ||
-			    s->sh_offset > len ||
-			    s->sh_size > len - s->sh_offset)
+			pfr_elf_shdr(shdrs, i, &s);
+			if (s.sh_type != want || s.sh_link >= eh.e_shnum)
 				continue;
-			strs = &sh[s->sh_link];
-			if (strs->sh_offset > len ||
-			    strs->sh_size > len - strs->sh_offset)
-				continue;
-			n = s->sh_size / sizeof(Elf64_Sym);
-			for (size_t k = 0; k < n; k++) {
-				const Elf64_Sym *y =
-					(const Elf64_Sym *)(m + s->sh_offset) +
-					k;
-				int t = ELF64_ST_TYPE(y->st_info);
-				const char *nm;
-
-				if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
-				    !y->st_value || y->st_name >= strs->sh_size)
-					continue;
-				nm = (const char *)m + strs->sh_offset +
-				     y->st_name;
-				if (!memchr(nm, 0, strs->sh_size - y->st_name))
-					continue;
-				pfr_add_sym(d, &cap, y->st_value, y->st_size,
-					    nm);
-			}
+			pfr_elf_shdr(shdrs, (int)s.sh_link, &strs);
+			pfr_load_symtab(d, &cap, fd, len, &s, &strs);
 		}
 	}
 	pfr_finish_syms(d);
 out:
-	munmap((void *)m, len);
+	free(phdrs);
+	free(shdrs);
+	close(fd);
 }
 
 static struct pfr_dso *pfr_dso(struct pfr_out *o, const char *name)
@@ -396,9 +471,7 @@ int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 	} else {
 		struct pfr_proc *p = pfr_process(o, pid, 0);
 
-		for (size_t i = p ? p->n : 0; i-- > 0;) {
-			struct pfr_map *m = &p->maps[i];
-
+		for (struct pfr_map *m = p ? p->maps : NULL; m; m = m->older) {
 			if (ip >= m->start && ip < m->end) {
 				d = m->dso;
 				/* ip -> file offset -> link-time address */
@@ -436,26 +509,23 @@ static void pfr_add_map(struct pfr_out *o, uint32_t pid, uint64_t start,
 {
 	struct pfr_proc *p = pfr_process(o, pid, 1);
 	struct pfr_dso *d = pfr_dso(o, file);
+	struct pfr_map *m;
 
 	if (!p || !d)
 		return;
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 16;
-		struct pfr_map *m = realloc(p->maps, nc * sizeof(*m));
-
-		if (!m)
-			return;
-		p->maps = m;
-		p->cap = nc;
-	}
-	p->maps[p->n].start = start;
-	p->maps[p->n].end = start + len;
-	p->maps[p->n].pgoff = pgoff;
-	p->maps[p->n].dso = d;
-	p->n++;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return;
+	m->start = start;
+	m->end = start + len;
+	m->pgoff = pgoff;
+	m->dso = d;
+	m->older = p->maps; /* the process's reference moves to m */
+	m->refs = 1;
+	p->maps = m;
 }
 
-/* A child process starts with its parent's mappings. */
+/* A child process starts with its parent's mappings: it shares them. */
 static void pfr_fork_maps(struct pfr_out *o, uint32_t child, uint32_t parent)
 {
 	struct pfr_proc *pp = pfr_process(o, parent, 0), *c;
@@ -463,13 +533,10 @@ static void pfr_fork_maps(struct pfr_out *o, uint32_t child, uint32_t parent)
 	if (!pp || child == parent)
 		return;
 	c = pfr_process(o, child, 1);
-	if (!c || c->n)
+	if (!c || c->maps || !pp->maps)
 		return;
-	c->maps = malloc((pp->n ? pp->n : 1) * sizeof(*c->maps));
-	if (!c->maps)
-		return;
-	memcpy(c->maps, pp->maps, pp->n * sizeof(*c->maps));
-	c->n = c->cap = pp->n;
+	pp->maps->refs++;
+	c->maps = pp->maps;
 }
 
 static void pfr_hex(FILE *f, const char *key, uint64_t v)
@@ -481,8 +548,10 @@ static void pfr_hex(FILE *f, const char *key, uint64_t v)
 static void pfr_line_start(struct pfr_out *o, const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
+	char comm[4 * sizeof(((struct pfr_thr *)0)->comm) + 1];
 
-	fprintf(f, "%16s %5d", pfr_comm(o, r->tid), (int)r->tid);
+	pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, r->tid));
+	fprintf(f, "%16s %5d", comm, (int)r->tid);
 	if (r->fields & PFR_PERF_F_CPU)
 		fprintf(f, " [%03u]", r->cpu);
 	if (r->fields & PFR_PERF_F_TIME)
@@ -514,6 +583,19 @@ static int pfr_is_kernel(uint16_t misc)
 
 	return m == PERF_RECORD_MISC_KERNEL ||
 	       m == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/* " ip sym+off (dso)" of a text line; names from files are escaped. */
+static void pfr_print_ip(FILE *f, const char *lead, uint64_t ip, int found,
+			 const char *sym, uint64_t off, const char *dso)
+{
+	fprintf(f, "%s%16llx ", lead, (unsigned long long)ip);
+	pfr_cli_text_str(f, sym);
+	if (found)
+		fprintf(f, "+0x%llx", (unsigned long long)off);
+	fputs(" (", f);
+	pfr_cli_text_str(f, dso);
+	fputs(")\n", f);
 }
 
 static void pfr_print_sample(struct pfr_out *o, const char *ev,
@@ -558,7 +640,9 @@ static void pfr_print_sample(struct pfr_out *o, const char *ev,
 	pfr_line_start(o, r);
 	if (r->fields & PFR_PERF_F_PERIOD)
 		fprintf(f, " %10llu", (unsigned long long)r->period);
-	fprintf(f, " %s: ", ev);
+	fputc(' ', f);
+	pfr_cli_text_str(f, ev);
+	fputs(": ", f);
 	if (r->fields & PFR_PERF_F_CALLCHAIN) {
 		fprintf(f, "\n");
 		for (uint64_t i = 0; i < r->nr_callchain; i++) {
@@ -569,24 +653,12 @@ static void pfr_print_sample(struct pfr_out *o, const char *ev,
 			found = pfr_out_resolve(o, r->pid, ip,
 						ip >= 0xffff800000000000ULL,
 						&sym, &off, &dso);
-			if (found)
-				fprintf(f, "\t%16llx %s+0x%llx (%s)\n",
-					(unsigned long long)ip, sym,
-					(unsigned long long)off, dso);
-			else
-				fprintf(f, "\t%16llx %s (%s)\n",
-					(unsigned long long)ip, sym, dso);
+			pfr_print_ip(f, "\t", ip, found, sym, off, dso);
 		}
 		fprintf(f, "\n");
 		return;
 	}
-	if (found)
-		fprintf(f, " %16llx %s+0x%llx (%s)\n",
-			(unsigned long long)r->ip, sym, (unsigned long long)off,
-			dso);
-	else
-		fprintf(f, " %16llx %s (%s)\n", (unsigned long long)r->ip, sym,
-			dso);
+	pfr_print_ip(f, " ", r->ip, found, sym, off, dso);
 }
 
 void pfr_out_record(struct pfr_out *o, const char *ev,
@@ -614,8 +686,10 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 		if (r.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			struct pfr_proc *p = pfr_process(o, r.u.comm.pid, 0);
 
-			if (p)
-				p->n = 0; /* exec: a new address space */
+			if (p) { /* exec: a new address space */
+				pfr_maps_put(p->maps);
+				p->maps = NULL;
+			}
 		}
 		break;
 	}
@@ -666,12 +740,12 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 			fprintf(f, ",\"filename\":");
 			pfr_cli_json_str(f, r.u.mmap.filename);
 		} else {
-			fprintf(f, " %d/%d: [0x%llx(0x%llx) @ 0x%llx]: %s",
+			fprintf(f, " %d/%d: [0x%llx(0x%llx) @ 0x%llx]: ",
 				(int)r.u.mmap.pid, (int)r.u.mmap.tid,
 				(unsigned long long)r.u.mmap.start,
 				(unsigned long long)r.u.mmap.len,
-				(unsigned long long)r.u.mmap.pgoff,
-				r.u.mmap.filename);
+				(unsigned long long)r.u.mmap.pgoff);
+			pfr_cli_text_str(f, r.u.mmap.filename);
 		}
 		break;
 	case PERF_RECORD_COMM:
@@ -682,10 +756,11 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 					: "false");
 			pfr_cli_json_str(f, r.u.comm.comm);
 		} else {
-			fprintf(f, "%s: %s:%d/%d",
+			fprintf(f, "%s: ",
 				(r.misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec"
-								      : "",
-				r.u.comm.comm, (int)r.u.comm.pid,
+								      : "");
+			pfr_cli_text_str(f, r.u.comm.comm);
+			fprintf(f, ":%d/%d", (int)r.u.comm.pid,
 				(int)r.u.comm.tid);
 		}
 		break;
@@ -748,11 +823,11 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 			fprintf(f, ",\"name\":");
 			pfr_cli_json_str(f, r.u.ksymbol.name);
 		} else {
-			fprintf(f,
-				" addr %llx len %u type %u flags 0x%x name %s",
+			fprintf(f, " addr %llx len %u type %u flags 0x%x name ",
 				(unsigned long long)r.u.ksymbol.addr,
 				r.u.ksymbol.len, r.u.ksymbol.ksym_type,
-				r.u.ksymbol.flags, r.u.ksymbol.name);
+				r.u.ksymbol.flags);
+			pfr_cli_text_str(f, r.u.ksymbol.name);
 		}
 		break;
 	default:
@@ -778,7 +853,7 @@ void pfr_out_free(struct pfr_out *o)
 			struct pfr_proc *p = o->proc[i];
 
 			o->proc[i] = p->next;
-			free(p->maps);
+			pfr_maps_put(p->maps);
 			free(p);
 		}
 		while (o->dsos[i]) {

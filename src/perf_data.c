@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -89,12 +88,28 @@ struct pfr_perf_file {
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
 	struct pfr_perf_file *f = calloc(1, sizeof(*f));
+	struct stat st = {0};
 
 	if (!f)
 		return -PFR_E_SYSTEM;
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_NONBLOCK: a FIFO fails at once (ENXIO) instead of waiting for
+	 * a reader; one that has a reader is refused below */
+	f->fd = open(path,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK |
+			     O_NOCTTY,
+		     0644);
 	if (f->fd < 0) {
 		free(f);
+		return -PFR_E_SYSTEM;
+	}
+	if (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	    fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK)) {
+		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
+								     : errno;
+
+		close(f->fd);
+		free(f);
+		errno = e;
 		return -PFR_E_SYSTEM;
 	}
 	f->out = fdopen(f->fd, "w");
@@ -226,42 +241,49 @@ static size_t pfr_notes_build_id(const unsigned char *p, size_t n,
 	return 0;
 }
 
-/* The build id of an ELF64 file from its PT_NOTE segments. */
+/* The build id of an ELF64 file from its PT_NOTE segments.  The file is
+ * read with pread(), not mapped: a file truncated meanwhile (it belongs to
+ * the traced program, not to us) is a short read, never SIGBUS. */
 static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 {
 	struct stat st;
-	const unsigned char *m;
 	Elf64_Ehdr eh;
 	size_t len, got = 0;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(eh))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
-	len = (size_t)st.st_size;
-	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(eh) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh)) {
+		close(fd);
 		return 0;
-	memcpy(&eh, m, sizeof(eh));
+	}
+	len = (size_t)st.st_size;
 	if (!memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phoff <= len &&
 	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) <= len - eh.e_phoff)
 		for (int i = 0; i < eh.e_phnum && !got; i++) {
 			Elf64_Phdr ph;
+			unsigned char *n;
 
-			memcpy(&ph, m + eh.e_phoff + i * sizeof(ph),
-			       sizeof(ph));
-			if (ph.p_type == PT_NOTE && ph.p_offset <= len &&
-			    ph.p_filesz <= len - ph.p_offset)
-				got = pfr_notes_build_id(m + ph.p_offset,
-							 ph.p_filesz, id);
+			if (pread(fd, &ph, sizeof(ph),
+				  (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type != PT_NOTE || ph.p_offset > len ||
+			    ph.p_filesz > len - ph.p_offset ||
+			    ph.p_filesz > (1u << 20))
+				continue;
+			n = malloc(ph.p_filesz ? ph.p_filesz : 1);
+			if (n &&
+			    pread(fd, n, ph.p_filesz, (off_t)ph.p_offset) ==
+				    (ssize_t)ph.p_filesz)
+				got = pfr_notes_build_id(n, ph.p_filesz, id);
+			free(n);
 		}
-	munmap((void *)m, len);
+	close(fd);
 	return got;
 }
 
@@ -630,7 +652,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	int err = 0;
 
 	if (f->map) { /* opened for reading */
-		munmap((void *)f->map, f->map_len);
+		free((void *)f->map);
 		pfr_file_free(f);
 		return 0;
 	}
@@ -745,31 +767,59 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	struct pfr_perf_file *f;
 	struct pfr_file_header h;
 	struct stat st;
-	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char *m;
+	size_t len, got = 0;
+	/* O_NONBLOCK: a FIFO would block open() until a writer came */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(h)) {
+	if (fstat(fd, &st)) {
 		int e = errno;
 
 		close(fd);
-		if (st.st_size < (off_t)sizeof(h))
-			return -PFR_PERF_E_FILE_MAGIC;
 		errno = e;
 		return -PFR_E_SYSTEM;
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (!S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode)   ? EISDIR
+			: S_ISREG(st.st_mode) ? EFBIG
+					      : EINVAL;
 		return -PFR_E_SYSTEM;
+	}
+	if (st.st_size < (off_t)sizeof(h)) {
+		close(fd);
+		return -PFR_PERF_E_FILE_MAGIC;
+	}
+	/* Read, not mapped: a file truncated while it is read is a short
+	 * file (a malformed record), where a mapping would raise SIGBUS. */
+	len = (size_t)st.st_size;
+	m = malloc(len);
+	while (m && got < len) {
+		ssize_t r = pread(fd, m + got, len - got, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (!m)
+		return -PFR_E_SYSTEM;
+	if (got < sizeof(h)) {
+		free(m);
+		return -PFR_PERF_E_FILE_MAGIC;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
-		munmap(m, (size_t)st.st_size);
+		free(m);
 		return -PFR_E_SYSTEM;
 	}
 	f->map = m;
-	f->map_len = (size_t)st.st_size;
+	f->map_len = got; /* shorter if it was truncated meanwhile */
 	f->fd = -1;
 	memcpy(&h, m, sizeof(h));
 	if (h.magic != PFR_PERF_MAGIC2) {

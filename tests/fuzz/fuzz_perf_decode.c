@@ -5,11 +5,17 @@
  * fake perf mmap page, records straddling the end included), the
  * perf.data reader, and the record printer of perfring script.  Input layout: 16 bytes of parameters (sample_type,
  * read_format bits, sample_id_all, ring tail, mode), then the bytes.
+ * Mode 4 drives the printer's process table (threads, each process's
+ * shared map lists, exec, fork, exit) with records built from 8-byte
+ * operations on a handful of pids, so that forks, maps and execs collide;
+ * mode 5 runs `perfring script` itself (cli/cmd_script.c) on the bytes
+ * as a perf.data file, text and JSON, in file and time order.
  * Every buffer is allocated at its exact size so that AddressSanitizer
  * catches a read one byte past it.
  *
  * Build and run: tests/fuzz/t_fuzz_perf.sh (FUZZ_SECONDS=N for longer).
  */
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +25,16 @@
 
 #include <perfring/perf.h>
 
+#include "cli.h"
 #include "perf_out.h"
 
-/* What perf_out.c needs from cli/main.c (whose main() libFuzzer replaces). */
-void pfr_cli_json_str(FILE *f, const char *s);
-void pfr_cli_json_str(FILE *f, const char *s)
+/* What cmd_script.c needs from cli/main.c (whose main() libFuzzer
+ * replaces); cli/cli_util.c is linked as it is. */
+int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-	fprintf(f, "\"%s\"", s);
+	(void)cmd;
+	(void)fmt;
+	return PFR_EXIT_USAGE;
 }
 
 static FILE *devnull;
@@ -68,8 +77,8 @@ static void decode_one(const struct pfr_perf_layout *lay, const uint8_t *d,
 	free(p);
 }
 
-static void ring(const struct pfr_perf_layout *lay, const uint8_t *d,
-		 size_t n, uint64_t tail)
+static void ring(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
+		 uint64_t tail)
 {
 	static unsigned char scratch[PFR_RECORD_MAX + 8];
 	enum { SIZE = 512 };
@@ -100,8 +109,8 @@ static void ring(const struct pfr_perf_layout *lay, const uint8_t *d,
 
 /* The printer (perfring script's): a sequence of records, side-band state
  * built from them, every line printed (to /dev/null), text and JSON. */
-static void print(const struct pfr_perf_layout *lay, const uint8_t *d,
-		  size_t n, int json)
+static void print(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
+		  int json)
 {
 	struct pfr_out *o;
 	size_t off = 0;
@@ -160,6 +169,128 @@ static void file(const uint8_t *d, size_t n)
 	close(fd);
 }
 
+/* One record of type/misc with payload p[0..len) in an exact-size buffer,
+ * printed (and tracked) by o. */
+static void emit(struct pfr_out *o, const struct pfr_perf_layout *lay,
+		 uint32_t type, uint16_t misc, const void *p, size_t len)
+{
+	struct pfr_record_header h = {type, misc, (uint16_t)(8 + len)};
+	uint8_t *b = malloc(len ? len : 1);
+
+	if (!b)
+		return;
+	memcpy(b, p, len);
+	pfr_out_record(o, "ev", lay, &h, b, (uint32_t)len);
+	free(b);
+}
+
+/* Mode 4: the process table.  Each 8 bytes: op, pid a, pid b, flags, a
+ * 16-bit address, a length, a name byte. */
+static void procs(const uint8_t *d, size_t n, int json)
+{
+	struct pfr_perf_layout lay;
+	struct pfr_out *o;
+
+	memset(&lay, 0, sizeof(lay));
+	lay.sample_type = 0x3; /* IP | TID */
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	o = pfr_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	if (!o)
+		return;
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		const uint8_t *q = d + i;
+		uint32_t a = q[1] % 16, b = q[2] % 16;
+		uint64_t addr = (uint64_t)(q[4] | q[5] << 8) << 12;
+		uint8_t rec[128];
+		uint32_t u[4];
+		size_t l;
+
+		memset(rec, 0, sizeof(rec));
+		switch (q[0] % 6) {
+		case 0: /* MMAP2 a: addr, len, "/m/NAME" */
+		case 5: { /* MMAP a, maybe marked kernel */
+			uint64_t v[3] = {addr, ((uint64_t)q[6] + 1) << 12, 0};
+			size_t off = q[0] % 6 ? 32 : 64;
+
+			u[0] = u[1] = a;
+			memcpy(rec, u, 8);
+			memcpy(rec + 8, v, 24);
+			l = (size_t)snprintf((char *)rec + off, 16, "/m/%c%u",
+					     q[7] | 0x20, q[3] & 7);
+			emit(o, &lay,
+			     q[0] % 6 ? PERF_RECORD_MMAP : PERF_RECORD_MMAP2,
+			     q[3] & 0x80 ? PERF_RECORD_MISC_KERNEL
+					 : PERF_RECORD_MISC_USER,
+			     rec, (off + l + 8) & ~(size_t)7);
+			break;
+		}
+		case 1: /* FORK a from b */
+		case 3: /* EXIT a */
+			u[0] = a;
+			u[1] = b;
+			u[2] = a;
+			u[3] = b;
+			memcpy(rec, u, 16);
+			emit(o, &lay,
+			     q[0] % 6 == 1 ? PERF_RECORD_FORK
+					   : PERF_RECORD_EXIT,
+			     0, rec, 24);
+			break;
+		case 2: /* COMM a, exec when flags & 1; the name raw bytes */
+			u[0] = u[1] = a;
+			memcpy(rec, u, 8);
+			memcpy(rec + 8, q + 4, 4);
+			emit(o, &lay, PERF_RECORD_COMM,
+			     q[3] & 1 ? PERF_RECORD_MISC_COMM_EXEC : 0, rec,
+			     16);
+			break;
+		case 4: /* SAMPLE in a at addr */
+			addr += q[6];
+			u[0] = u[1] = a;
+			memcpy(rec, &addr, 8);
+			memcpy(rec + 8, u, 8);
+			emit(o, &lay, PERF_RECORD_SAMPLE,
+			     q[3] & 0x80 ? PERF_RECORD_MISC_KERNEL
+					 : PERF_RECORD_MISC_USER,
+			     rec, 16);
+			break;
+		}
+	}
+	pfr_out_free(o);
+}
+
+/* Mode 5: perfring script on the bytes as a file. */
+static void script(const uint8_t *d, size_t n, uint8_t flags)
+{
+	char path[64];
+	char *argv[8];
+	int argc = 0, fd = memfd_create("fuzz-script", 0);
+
+	static int quiet;
+
+	if (!quiet && freopen("/dev/null", "w", stdout))
+		quiet = 1; /* the printed records: not needed */
+	if (fd < 0)
+		return;
+	if (write(fd, d, n) == (ssize_t)n) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		argv[argc++] = (char *)"script";
+		argv[argc++] = (char *)"-i";
+		argv[argc++] = path;
+		argv[argc++] = (char *)"--no-symbols";
+		if (flags & 1)
+			argv[argc++] = (char *)"--json";
+		if (flags & 2)
+			argv[argc++] = (char *)"--file-order";
+		if (flags & 4)
+			argv[argc++] = (char *)"--samples";
+		argv[argc] = NULL;
+		pfr_cmd_script(argc, argv);
+	}
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -184,6 +315,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 3:
 		print(&lay, data + 16, size - 16, data[13] & 1);
+		break;
+	case 4:
+		procs(data + 16, size - 16, data[13] & 1);
+		break;
+	case 5:
+		script(data + 16, size - 16, data[13]);
 		break;
 	default:
 		decode_one(&lay, data + 16, size - 16);

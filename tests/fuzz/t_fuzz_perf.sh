@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Fuzzes the perf record decoder, the ring reader in front of it, the
-# perf.data reader and perfring script's record printer (tests/fuzz/fuzz_perf_decode.c) with libFuzzer, with
+# perf.data reader, perfring script's record printer and its process table
+# (fork, exec, exit, shared map lists), and perfring script itself
+# (tests/fuzz/fuzz_perf_decode.c) with libFuzzer, with
 # AddressSanitizer and UBSan, for FUZZ_SECONDS (default 30) seconds.
 # Seeds: hand-made records of every decoded type and perfring's own
 # perf.data output.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
@@ -17,6 +19,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
 	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
+	"$top/cli/cmd_script.c" "$top/cli/cli_util.c" \
 	"$top/src/perf_decode.c" \
 	"$top/src/perf_data.c" "$top/src/perf.c" "$top/src/ring.c" \
 	"$top/src/version.c" -lpthread -lrt 2>"$out/build.log"; then
@@ -27,7 +30,8 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 fi
 echo "ok 1 - fuzzer builds"
 # Seeds: mode byte (offset 12) 2 = one record, 0 = a file, 1 = a ring,
-# 3 = the printer.
+# 3 = the printer, 4 = the process table (8-byte operations), 5 = perfring
+# script on a file (byte 13: 1 --json, 2 --file-order, 4 --samples).
 seed() { # name, hex of the 16-byte parameter block + record
 	printf '%b' "$2" >"$out/corpus/$1"
 }
@@ -36,10 +40,14 @@ seed sample "$st"'\x00\x01\x00\x00\x02\x00\x00\x00\x09\x00\x00\x00\x00\x00\x38\x
 seed comm "$st"'\x00\x01\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x01\x00\x00\x00spin\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
 seed print "$st"'\x00\x01\x00\x00\x03\x01\x00\x00\x03\x00\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x01\x00\x00\x00spin\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00'
 seed ring "$st"'\x00\x01\x3e\x00\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x18\x00\x01\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00'
+# process table: mmap2 in 1, fork 2 from 1, comm exec in 2, mmap in 2,
+# sample in 1 and 2, exit 1, fork 3 from 2, sample in 3
+seed procs "$st"'\x00\x00\x00\x00\x04\x00\x00\x00\x00\x01\x00\x00\x10\x00\x03\x61\x01\x02\x01\x00\x00\x00\x00\x00\x02\x02\x00\x01\x61\x62\x63\x00\x00\x02\x00\x00\x20\x00\x01\x62\x04\x01\x00\x00\x10\x00\x10\x00\x04\x02\x00\x00\x20\x00\x10\x00\x03\x01\x00\x00\x00\x00\x00\x00\x01\x03\x02\x00\x00\x00\x00\x00\x04\x03\x00\x00\x20\x00\x08\x00'
 if [ -x "${PERFRING:-}" ]; then
 	# A real perfring perf.data as a seed (mode 0: 16 parameter bytes).
 	if "$PERFRING" record -q -F 2000 -o "$out/seed.data" -- true 2>/dev/null; then
 		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'; cat "$out/seed.data"; } >"$out/corpus/perfdata"
+		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x01\x00\x00'; cat "$out/seed.data"; } >"$out/corpus/script"
 	fi
 fi
 echo "# fuzzing for $secs s"

@@ -86,6 +86,16 @@ for src in "$top"/tests/unit/*.c; do
 done
 [ $ran -gt 0 ]
 tap $? "ran $ran unit test(s)"
+if [ "$kind" = address ]; then
+	# the two-process stress (memfd and named shm, pidfd watches) and
+	# script on a hostile recording run sanitized too
+	"$build/perfring" stress --all --processes --seconds 0.1 >"$log" 2>&1 &&
+		"$build/perfring" stress --all --shm --wait --seconds 0.1 \
+			>>"$log" 2>&1 &&
+		! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
+	tap $? "perfring stress --processes / --shm under -fsanitize=$sanitize" \
+		"$log"
+fi
 "$build/perfring" info >"$log" 2>&1 &&
 	! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
 tap $? "perfring info under -fsanitize=$sanitize" "$log"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# perfring stress over every ordering x policy, threads and processes:
+# perfring stress over every ordering x policy, threads and processes
+# (a sealed memfd, and a named shm object that must not outlive the run):
 # zero corruption and written == read + lost, exactly.  Short here;
-# long_stress.sh runs the 10-second version.
+# long_stress.sh runs the 10-second version.  The counts are what the
+# run did, not how much: the writer's time starts once the reader runs.
 set -u
 secs=${STRESS_SECONDS:-0.3}
 n=0 fail=0
@@ -23,8 +25,20 @@ check() { # name, command...
 }
 check "threads, all orderings and policies" \
 	$PERFRING stress --all --seconds "$secs" --json
-check "processes over POSIX shm, all orderings and policies" \
+check "processes over a sealed memfd, all orderings and policies" \
 	$PERFRING stress --all --processes --seconds "$secs" --json
+check "processes over a named POSIX shm object, all orderings and policies" \
+	$PERFRING stress --all --shm --seconds "$secs" --json
+$PERFRING stress --shm --seconds 0.1 >/dev/null 2>&1 &
+spid=$!
+wait $spid
+n=$((n + 1))
+if [ ! -e "/dev/shm/perfring-stress-$spid" ]; then
+	echo "ok $n - --shm leaves no /dev/shm/perfring-stress-$spid"
+else
+	echo "not ok $n - /dev/shm/perfring-stress-$spid left behind"
+	fail=$((fail + 1))
+fi
 check "batched publication, processes" \
 	$PERFRING stress --all --processes --batch 32 --seconds "$secs" --json
 check "blocking reader (futex wake-ups), one-page ring, large records" \
@@ -33,7 +47,8 @@ check "blocking reader (futex wake-ups), one-page ring, large records" \
 
 # usage errors exit 2 with the cause
 for bad in "--ordering weak" "--policy lossy" "--ring-size 1000" \
-	"--sizes 8:4" "--sizes 16:40000" "--seconds x" "--bogus"; do
+	"--sizes 8:4" "--sizes 16:40000" "--sizes 4294967312:4294967320" \
+	"--sizes 16:24x" "--seconds x" "--bogus"; do
 	n=$((n + 1))
 	$PERFRING stress $bad >/dev/null 2>/tmp/pfr-stress-err.$$
 	rc=$?

@@ -738,8 +738,8 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 	is_intf(err, -PFR_E_TIMEDOUT, "%s%s: full BLOCK ring times out",
 		pfr_ordering_name(ord), flags ? " wait" : "");
 	is_int(fit, 4096 / 608, "records that fit");
-	ok(dt >= 50 * 1000000ull && dt < 2000 * 1000000ull,
-	   "after the time-out (%.1f ms)", dt / 1e6);
+	ok(dt >= 50 * 1000000ull, "not before the time-out (%.1f ms)",
+	   dt / 1e6);
 	is_uint(pfr_writer_lost(&w), 1, "the timed-out record counts lost");
 	/* now a reader drains after 100 ms while the writer waits up to 5 s */
 	pfr_writer_set_timeout(&w, 5000 * 1000000ull);
@@ -753,9 +753,10 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 	dt = rt_now_ns() - t0;
 	seq++;
 	pthread_join(th, NULL);
+	/* 0, not -PFR_E_TIMEDOUT: woken by the reader, not the time-out */
 	is_int(err, 0, "the blocked writer proceeds once the reader drains");
-	ok(dt >= 90 * 1000000ull && dt < 4000 * 1000000ull,
-	   "woken by the reader, not by the time-out (%.1f ms)", dt / 1e6);
+	ok(dt >= 90 * 1000000ull, "not before the reader drained (%.1f ms)",
+	   dt / 1e6);
 	is_int(d.records, fit, "reader drained what was there");
 	rseq = (uint64_t)fit;
 	is_int(drain(&r, &rseq, &lost, id, 600), 1, "the new record");
@@ -790,7 +791,7 @@ static void test_block(enum pfr_ordering ord, uint32_t flags)
 		dt = rt_now_ns() - t0;
 		seq++;
 		pthread_join(th, NULL);
-		ok(err == 0 && dt < 4000 * 1000000ull && d.records == n,
+		ok(err == 0 && d.records == n,
 		   "then the reader drained it and the writer went on "
 		   "(%.1f ms)",
 		   dt / 1e6);

@@ -25,6 +25,10 @@
 #include "ring_common.h"
 
 #define MS 1000000ull
+/* Loops that wait for the other side to make progress end on a count;
+ * this only turns a hang into a failure (a loaded machine is slow, and
+ * slowness must not be a verdict). */
+#define HANG_GUARD (120000 * MS)
 #define EPOCH2 (1ull << 40) /* the second writer's first seq */
 
 /* Written by the child, read by the parent (a MAP_SHARED page). */
@@ -189,7 +193,7 @@ static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 		writer_child(name, -1, 0, 0);
 	/* read a while (slowly enough for the ring to fill), then kill */
 	t0 = rt_now_ns();
-	while (v.records < 3000 && !v.bad && rt_now_ns() - t0 < 5000 * MS) {
+	while (v.records < 3000 && !v.bad && rt_now_ns() - t0 < HANG_GUARD) {
 		pfr_reader_wait(&v.r, 100 * MS);
 		vdrain(&v);
 		if (pol == PFR_POLICY_BLOCK && v.records % 7 == 0)
@@ -209,7 +213,7 @@ static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&v.r, 100 * MS);
 	dt = rt_now_ns() - t0;
-	ok(got == -PFR_E_TIMEDOUT && dt < 1000 * MS,
+	ok(got == -PFR_E_TIMEDOUT && dt >= 100 * MS,
 	   "reader_wait times out, no hang (%.1f ms)", dt / 1e6);
 	pending = c->lost_pending;
 	/* a new writer process attaches by name and continues */
@@ -222,7 +226,7 @@ static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 
 		/* read until it has finished (a BLOCK writer needs us) */
 		t0 = rt_now_ns();
-		while (!v.bad && rt_now_ns() - t0 < 20000 * MS &&
+		while (!v.bad && rt_now_ns() - t0 < HANG_GUARD &&
 		       waitpid(pid, &st, WNOHANG) == 0) {
 			pfr_reader_wait(&v.r, 10 * MS);
 			vdrain(&v);
@@ -324,7 +328,7 @@ static void test_reader_killed(enum pfr_ordering ord)
 	/* write until the reader has read a good amount, then kill it
 	 * while it holds records it has read but not freed */
 	t0 = rt_now_ns();
-	while (sh->nread < 2000 && rt_now_ns() - t0 < 10000 * MS)
+	while (sh->nread < 2000 && rt_now_ns() - t0 < HANG_GUARD)
 		if (write_one(&w, seq) == 0)
 			seq++;
 	t0 = rt_now_ns();
@@ -352,10 +356,10 @@ static void test_reader_killed(enum pfr_ordering ord)
 			timeouts++;
 			break;
 		}
-		if (rt_now_ns() - t0 > 5000 * MS)
+		if (rt_now_ns() - t0 > HANG_GUARD)
 			break;
 	}
-	ok(err == -PFR_E_TIMEDOUT && dt < 2000 * MS,
+	ok(err == -PFR_E_TIMEDOUT && dt >= 100 * MS,
 	   "BLOCK writer with a dead reader times out (%.1f ms), no hang",
 	   dt / 1e6);
 	/* a new reader attaches (by fd) at the published tail */
@@ -386,7 +390,7 @@ static void test_reader_killed(enum pfr_ordering ord)
 	t0 = rt_now_ns();
 	for (int i = 0; i < 500 && !v.bad; i++) {
 		while (write_one(&w, seq) != 0 && !v.bad &&
-		       rt_now_ns() - t0 < 10000 * MS)
+		       rt_now_ns() - t0 < HANG_GUARD)
 			vdrain(&v);
 		seq++;
 		if (i % 16 == 0)
@@ -446,11 +450,20 @@ static void test_reader_killed_waiting(enum pfr_ordering ord)
 	ok(WIFSIGNALED(st), "%s: reader killed asleep in reader_wait",
 	   pfr_ordering_name(ord));
 	t0 = rt_now_ns();
-	for (uint64_t s = 0; s < 100; s++)
-		write_one(&w, s);
-	dt = rt_now_ns() - t0;
-	ok(dt < 1000 * MS, "the writer goes on (%.2f ms for 100 records)",
-	   dt / 1e6);
+	{
+		uint64_t failed = 0, lost0 = pfr_writer_lost(&w);
+
+		/* a DROP writer never waits: that the loop ends is the
+		 * point (no hang waking a dead reader); each record is
+		 * written or counted lost */
+		for (uint64_t s = 0; s < 100; s++)
+			failed += write_one(&w, s) != 0;
+		dt = rt_now_ns() - t0;
+		ok(failed < 100 && pfr_writer_lost(&w) - lost0 == failed,
+		   "the writer goes on: %llu of 100 records written, the "
+		   "rest counted lost (%.2f ms)",
+		   (unsigned long long)(100 - failed), dt / 1e6);
+	}
 	pfr_ring_reader(ring, &r);
 	pfr_reader_set_wakeup(&r, 0, 0); /* the dead reader's are stale */
 	got = pfr_reader_wait(&r, 1000 * MS);
@@ -507,7 +520,7 @@ static void test_overwrite_writer_killed(enum pfr_ordering ord)
 	if (pid == 0)
 		writer_child(NULL, pfr_ring_fd(ring), 0, 0);
 	t0 = rt_now_ns();
-	while (!bad && rt_now_ns() - t0 < 5000 * MS && newest < 20000) {
+	while (!bad && rt_now_ns() - t0 < HANG_GUARD && newest < 20000) {
 		int64_t nn = snap_newest(ring, buf, sizeof(buf), &bad);
 
 		if (nn >= 0)

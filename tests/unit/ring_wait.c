@@ -25,6 +25,8 @@ struct feeder {
 	int n; /* records */
 	size_t len;
 	int flush; /* pfr_writer_flush() after the last */
+	int pause_at; /* > 0: after this many records, wait for `woke` */
+	int woke; /* set by the test once its reader's wait returned */
 };
 
 static void *feed(void *arg)
@@ -36,6 +38,12 @@ static void *feed(void *arg)
 	for (int i = 0; i < f->n; i++) {
 		if (i)
 			rt_sleep_ns(f->gap_ns);
+		/* The rest only once the reader woke: what the wait returned
+		 * is then exact, however late the reader ran. */
+		if (i && i == f->pause_at)
+			/* purpose: pairs with the release store of woke */
+			while (!__atomic_load_n(&f->woke, __ATOMIC_ACQUIRE))
+				rt_sleep_ns(MS);
 		rt_fill(buf, f->len, (uint64_t)i);
 		pfr_writer_write(f->w, 1, buf, f->len);
 	}
@@ -97,12 +105,12 @@ static void test_basic(enum pfr_ordering ord)
 	got = pfr_reader_wait(&r, 30 * MS);
 	dt = rt_now_ns() - t0;
 	is_int(got, -PFR_E_TIMEDOUT, "nothing: -PFR_E_TIMEDOUT");
-	ok(dt >= 30 * MS && dt < 1000 * MS, "after 30 ms (%.1f ms)", dt / 1e6);
+	ok(dt >= 30 * MS, "not before 30 ms (%.1f ms)", dt / 1e6);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 0);
 	dt = rt_now_ns() - t0;
-	ok(got == -PFR_E_TIMEDOUT && dt < 100 * MS,
-	   "time-out 0 returns at once (%.3f ms)", dt / 1e6);
+	ok(got == -PFR_E_TIMEDOUT, "time-out 0: -PFR_E_TIMEDOUT (%.3f ms)",
+	   dt / 1e6);
 	is_int(pfr_ring_ctl(ring)->reader_waiting, 0,
 	       "reader_waiting cleared after a time-out");
 
@@ -111,31 +119,35 @@ static void test_basic(enum pfr_ordering ord)
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
 	dt = rt_now_ns() - t0;
-	ok(got == 16 && dt < 100 * MS, "data already there: at once");
+	/* a sleep would last to the 5 s deadline: far from any delay a
+	 * loaded machine adds */
+	ok(got == 16 && dt < 4000 * MS, "data already there: no sleep");
 	count_records(&r);
 	pfr_reader_end(&r);
 
 	/* a writer thread wakes the reader */
-	f = (struct feeder){&w, 50 * MS, 0, 1, 40, 0};
+	f = (struct feeder){&w, 50 * MS, 0, 1, 40, 0, 0, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
 	dt = rt_now_ns() - t0;
 	pthread_join(th, NULL);
 	is_int(got, 48, "woken with the record");
-	ok(dt >= 40 * MS && dt < 3000 * MS, "by the writer (%.1f ms)",
-	   dt / 1e6);
+	ok(dt >= 40 * MS && dt < 4000 * MS,
+	   "by the writer, not the 5 s time-out (%.1f ms)", dt / 1e6);
 	is_int(count_records(&r), 1, "one record");
 	pfr_reader_end(&r);
 
 	/* byte threshold: 1000 bytes of 112-byte records: nine of them */
 	pfr_reader_set_wakeup(&r, 1000, 0);
-	f = (struct feeder){&w, 5 * MS, 3 * MS, 20, 100, 0};
+	f = (struct feeder){&w, 5 * MS, 3 * MS, 20, 100, 0, 9, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
 	dt = rt_now_ns() - t0;
-	ok(got >= 1000 && got < 2240 && dt < 3000 * MS,
+	/* purpose: the feeder goes on; pairs with its acquire load */
+	__atomic_store_n(&f.woke, 1, __ATOMIC_RELEASE);
+	ok(got >= 1000 && got < 2240 && dt < 4000 * MS,
 	   "byte threshold: woken with %lld bytes after %.1f ms",
 	   (long long)got, dt / 1e6);
 	pthread_join(th, NULL);
@@ -144,7 +156,7 @@ static void test_basic(enum pfr_ordering ord)
 
 	/* record threshold: 5 records, bytes out of reach */
 	pfr_reader_set_wakeup(&r, UINT32_MAX, 5);
-	f = (struct feeder){&w, 5 * MS, 3 * MS, 12, 8, 0};
+	f = (struct feeder){&w, 5 * MS, 3 * MS, 12, 8, 0, 5, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
 	got = pfr_reader_wait(&r, 5000 * MS);
@@ -152,7 +164,9 @@ static void test_basic(enum pfr_ordering ord)
 	{
 		long n = count_records(&r);
 
-		ok(got > 0 && n >= 5 && n < 12 && dt < 3000 * MS,
+		/* purpose: the feeder goes on; pairs with its load */
+		__atomic_store_n(&f.woke, 1, __ATOMIC_RELEASE);
+		ok(got > 0 && n >= 5 && n < 12 && dt < 4000 * MS,
 		   "record threshold: woken with %ld records after %.1f ms", n,
 		   dt / 1e6);
 	}
@@ -162,13 +176,13 @@ static void test_basic(enum pfr_ordering ord)
 
 	/* pfr_writer_flush() wakes the reader regardless of thresholds */
 	pfr_reader_set_wakeup(&r, 3000, 0);
-	f = (struct feeder){&w, 50 * MS, 0, 1, 8, 1};
+	f = (struct feeder){&w, 50 * MS, 0, 1, 8, 1, 0, 0};
 	pthread_create(&th, NULL, feed, &f);
 	t0 = rt_now_ns();
-	got = pfr_reader_wait(&r, 1500 * MS);
+	got = pfr_reader_wait(&r, 5000 * MS);
 	dt = rt_now_ns() - t0;
 	pthread_join(th, NULL);
-	ok(got == 16 && dt < 1000 * MS,
+	ok(got == 16 && dt < 4000 * MS,
 	   "flush wakes a reader below its threshold (%lld after %.1f ms)",
 	   (long long)got, dt / 1e6);
 	count_records(&r);
@@ -206,7 +220,7 @@ static void test_long_timeouts(enum pfr_ordering ord)
 		double c0;
 		int64_t got;
 
-		f = (struct feeder){&w, 200 * MS, 0, 1, 8, 0};
+		f = (struct feeder){&w, 200 * MS, 0, 1, 8, 0, 0, 0};
 		pthread_create(&th, NULL, feed, &f);
 		c0 = cpu_s();
 		got = pfr_reader_wait(&r, tos[i]);
@@ -260,8 +274,8 @@ static void test_block_wait(enum pfr_ordering ord)
 	t0 = rt_now_ns();
 	err = pfr_writer_write(&w, 1, "abcdefgh", 8);
 	dt = rt_now_ns() - t0;
-	ok(err == -PFR_E_TIMEDOUT && dt >= 20 * MS && dt < 1000 * MS,
-	   "BLOCK time-out 20 ms (%.1f ms)", dt / 1e6);
+	ok(err == -PFR_E_TIMEDOUT && dt >= 20 * MS,
+	   "BLOCK time-out 20 ms, not before (%.1f ms)", dt / 1e6);
 	is_uint(pfr_writer_lost(&w), 2, "both counted lost");
 	pfr_ring_close(ring);
 }
@@ -309,7 +323,7 @@ static void test_block_vs_threshold(enum pfr_ordering ord)
 	dt = rt_now_ns() - t0;
 	pthread_join(th, NULL);
 	/* 19 records of 208 bytes fill the ring to 3952 < 4000 bytes */
-	ok(timeouts == 0 && s.records == 40 && dt < 1500 * MS,
+	ok(timeouts == 0 && s.records == 40,
 	   "%s: a waiting BLOCK writer wakes a reader below its byte "
 	   "threshold (%d time-outs, %ld records, %.1f ms)",
 	   pfr_ordering_name(ord), timeouts, s.records, dt / 1e6);
@@ -404,13 +418,18 @@ static void *hunt_writer(void *arg)
 			int n = 0;
 
 			h->quiet++;
-			for (int i = 0; i < 2; i++) {
-				rt_sleep_ns((3 + 5 * (uint64_t)i) * MS);
+			/* asleep on data at 3 ms and 8 ms, then every 10 ms
+			 * up to 500 ms: a woken reader that a loaded machine
+			 * has not run yet gets that long to clear the flag */
+			for (int i = 0; i < 51 && n == i; i++) {
+				rt_sleep_ns(i == 0   ? 3 * MS
+					    : i == 1 ? 5 * MS
+						     : 10 * MS);
 				n += PFR_READ_ONCE(c->reader_waiting) &&
 				     PFR_READ_ONCE(c->head) !=
 					     PFR_READ_ONCE(c->tail);
 			}
-			h->stuck += n == 2;
+			h->stuck += n == 51;
 		}
 		hunt_gap(&rnd);
 	}
@@ -527,19 +546,24 @@ static void hunt(enum pfr_ordering ord, uint64_t ns, uint32_t wb, uint32_t wr,
 	   pfr_ordering_name(ord), wb, wr, procs ? "processes" : "threads",
 	   (unsigned long long)waits, (unsigned long long)h->written);
 	is_uint(early, 0, "no time-out before its time");
-	is_uint(late, 0, "no wait past its time-out (+500 ms)");
-	ok(bad_to == 0 && slow == 0,
-	   "reader: no lost wake-up (%llu long waits timed out, %llu over "
-	   "half their time-out; longest %.1f ms)",
-	   (unsigned long long)bad_to, (unsigned long long)slow,
-	   max_long / 1e6);
+	/* How late a wait returned is the machine's load, not a verdict:
+	 * a lost wake-up shows as a long wait that timed out (2 s while
+	 * the writer publishes every few ms). */
+	tap_diag("%llu waits returned over 500 ms past their time-out, "
+		 "%llu long waits over half their time-out",
+		 (unsigned long long)late, (unsigned long long)slow);
+	ok(bad_to == 0,
+	   "reader: no lost wake-up (%llu long waits timed out; longest "
+	   "%.1f ms)",
+	   (unsigned long long)bad_to, max_long / 1e6);
 	if (h->probe)
 		ok(h->stuck == 0,
 		   "no reader asleep on unread data in %llu "
 		   "quiet periods of the writer",
 		   (unsigned long long)h->quiet);
-	ok(h->writer_timeouts == 0 && h->writer_slow == 0 && lost == 0,
-	   "BLOCK writer: no lost wake-up (%llu time-outs, %llu slow)",
+	ok(h->writer_timeouts == 0 && lost == 0,
+	   "BLOCK writer: no lost wake-up (%llu time-outs; %llu waits over "
+	   "500 ms)",
 	   (unsigned long long)h->writer_timeouts,
 	   (unsigned long long)h->writer_slow);
 	pfr_ring_close(ring);

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers every subcommand shares, kept apart from main.c so that test
+ * programs (the fuzzers) link the real ones: strings from untrusted files
+ * written as JSON or as terminal text, and number parsing that refuses
+ * what it cannot represent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+size_t pfr_cli_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], need, min, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0; /* continuation byte, overlong lead, or > U+10FFFF */
+	need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+	min = need == 1 ? 0x80 : need == 2 ? 0x800 : 0x10000;
+	if (n < need + 1)
+		return 0;
+	cp = c & (0x3f >> need);
+	for (unsigned i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0; /* overlong, too large, or a UTF-16 surrogate */
+	return need + 1;
+}
+
+void pfr_cli_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	fputc('"', f);
+	while (n) {
+		unsigned char c = *p;
+		size_t l = pfr_cli_utf8_len(p, n);
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+		} else if (l == 0) {
+			fputs("\\ufffd", f); /* not UTF-8: one per byte */
+			l = 1;
+		} else {
+			fwrite(p, 1, l, f);
+		}
+		if (l == 0)
+			l = 1;
+		p += l;
+		n -= l;
+	}
+	fputc('"', f);
+}
+
+/* Whether the l bytes at p (one valid UTF-8 character) are safe on a
+ * terminal: printable ASCII, or a multi-byte character outside the C1
+ * controls (U+0080..U+009F, which some terminals obey like ESC). */
+static int pfr_text_safe(const unsigned char *p, size_t l)
+{
+	if (l == 1)
+		return p[0] >= 0x20 && p[0] < 0x7f;
+	return !(l == 2 && p[0] == 0xc2 && p[1] < 0xa0);
+}
+
+/* The next character of s (n bytes left) for a terminal, into out[17]
+ * (NUL-terminated); returns the bytes of s it covers. */
+static size_t pfr_text_char(const unsigned char *p, size_t n, char *out)
+{
+	size_t l = pfr_cli_utf8_len(p, n);
+
+	if (l && pfr_text_safe(p, l)) {
+		memcpy(out, p, l);
+		out[l] = 0;
+		return l;
+	}
+	l = l ? l : 1;
+	for (size_t i = 0; i < l; i++)
+		snprintf(out + 4 * i, 5, "\\x%02x", p[i]);
+	return l;
+}
+
+size_t pfr_cli_text_esc(char *dst, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0;
+
+	if (!size)
+		return 0;
+	while (n) {
+		char c[17];
+		size_t l = pfr_text_char(p, n, c), k = strlen(c);
+
+		if (o + k >= size)
+			break; /* whole characters only */
+		memcpy(dst + o, c, k);
+		o += k;
+		p += l;
+		n -= l;
+	}
+	dst[o] = 0;
+	return o;
+}
+
+void pfr_cli_text_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n) {
+		char c[17];
+		size_t l = pfr_text_char(p, n, c);
+
+		fputs(c, f);
+		p += l;
+		n -= l;
+	}
+}
+
+int pfr_cli_parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v, mul = 1;
+	int hex;
+
+	/* digits first: strtoull would accept blanks, '+' and '-' (and
+	 * negate the value), and read a leading 0 as octal */
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	errno = 0;
+	v = strtoull(s, &end, hex ? 16 : 10);
+	if (errno || end == s || (hex && end == s + 2))
+		return -1;
+	if (!strcmp(end, "k") || !strcmp(end, "K"))
+		mul = 1000ULL;
+	else if (!strcmp(end, "M"))
+		mul = 1000000ULL;
+	else if (!strcmp(end, "G"))
+		mul = 1000000000ULL;
+	else if (!strcmp(end, "Ki"))
+		mul = 1ULL << 10;
+	else if (!strcmp(end, "Mi"))
+		mul = 1ULL << 20;
+	else if (!strcmp(end, "Gi"))
+		mul = 1ULL << 30;
+	else if (*end)
+		return -1;
+	if (v && mul > ~0ULL / v)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+int pfr_cli_parse_u32(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+
+	if (pfr_cli_parse_u64(s, &v) || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int pfr_cli_open_regular(const char *path)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
