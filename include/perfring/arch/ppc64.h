@@ -38,4 +38,5 @@
 #define pfr_smp_tmb() __asm__ __volatile__("lwsync" ::: "memory")
 #define pfr__fence_acquire() __asm__ __volatile__("lwsync" ::: "memory")
 #define pfr__fence_release() __asm__ __volatile__("lwsync" ::: "memory")
-#define pfr_cpu_relax() __asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")
+#define pfr_cpu_relax()                                                        \
+	__asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")
