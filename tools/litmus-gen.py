@@ -10,6 +10,8 @@
                                    family in DIR and herd7's verdicts in
                                    RESULTS (lines: NAME VERDICT RACE, RACE
                                    flagged or none)
+  litmus-gen.py cells              the shipped files that are cells of the
+                                   grid, with their stated verdicts
   litmus-gen.py check-code         TAP: the table's "code" and "wake" rows
                                    against include/perfring/ring-proto.h and
                                    src/ring.c, preprocessed by $CC (default
@@ -33,7 +35,7 @@ STORE_CHOICES = ["once", "rmb", "wmb", "mb", "release"]
 WAKE_CHOICES = ["none", "rmb", "wmb", "mb", "relacq"]
 # The family: the choices the grid crosses (acqctrl is rmb to the model).
 GRID = {
-    "pub": (["ctrl", "rmb", "wmb", "mb", "acquire"], STORE_CHOICES),
+    "pub": (STORE_CHOICES, ["ctrl", "rmb", "wmb", "mb", "acquire"]),
     "reuse": (["none", "ctrl", "rmb", "wmb", "mb", "acquire"],
               STORE_CHOICES),
     "wakeup": (WAKE_CHOICES, WAKE_CHOICES),
@@ -459,18 +461,21 @@ def cmd_grid(famdir, results):
         "release": "store_release", "relacq": "release/acquire",
     }
     titles = {
-        "pub": "Publication (B with C): new head, stale record?  "
-               "Rows: B, before the writer's head store; columns: C, "
-               "after the reader's head load",
-        "reuse": "Slot reuse (A with D): a record overwritten while read?  "
-                 "Rows: A, after the writer's tail load; columns: D, "
-                 "before the reader's tail store",
-        "wakeup": "Wake-up (store buffering): a lost wake-up?  Rows: the "
-                  "waker, between its store and its load; columns: the "
-                  "sleeper",
+        "pub": ("Publication, B with C",
+                "New head, stale record?  Rows: B, before the writer's head "
+                "store; columns: C, after the reader's head load."),
+        "reuse": ("Slot reuse, A with D",
+                  "A record overwritten while it is read?  Rows: A, after "
+                  "the writer's tail load; columns: D, before the reader's "
+                  "tail store."),
+        "wakeup": ("Wake-up",
+                   "A lost wake-up?  Rows: the waker, between its store and "
+                   "its load; columns: the sleeper, likewise."),
     }
+    wake_names = dict(names, none="no barrier")
     for shape, (wc, rc) in GRID.items():
         keys = ("waker", "sleeper") if shape == "wakeup" else BARRIERS[shape]
+        nm = wake_names if shape == "wakeup" else names
         marks = {}
         if shape == "wakeup":
             marks[("mb", "mb")] = ["ring"]
@@ -482,10 +487,12 @@ def cmd_grid(famdir, results):
             sub = "" if slots == "-" else (
                 ", plain record" if slots == "plain" else
                 ", marked record (hypothetical)")
-            o.append("## %s%s" % (titles[shape], sub))
+            o.append("## %s%s" % (titles[shape][0], sub))
+            o.append("")
+            o.append(titles[shape][1])
             o.append("")
             o.append("| %s \\ %s | %s |" % (keys[0], keys[1], " | ".join(
-                names[c] for c in rc)))
+                nm[c] for c in rc)))
             o.append("|---|" + "---|" * len(rc))
             for w in wc:
                 row = []
@@ -495,7 +502,7 @@ def cmd_grid(famdir, results):
                     if m:
                         c = "**%s** (%s)" % (c, ", ".join(m))
                     row.append(c)
-                o.append("| %s | %s |" % (names[w], " | ".join(row)))
+                o.append("| %s | %s |" % (nm[w], " | ".join(row)))
             o.append("")
     # per ordering: each barrier as coded, removed, and weakened
     o.append("## Each ordering's barriers, removed or replaced (plain record)")
@@ -527,7 +534,13 @@ def cmd_grid(famdir, results):
                     "; ".join("%s: %s" % (names[c], cell(c))
                               for c in others)))
     o.append("")
-    sys.stdout.write("\n".join(o))
+    out = []
+    for line in o:
+        if line and line[0] not in "|#":
+            out += wrap(line, 76)
+        else:
+            out.append(line)
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 # ---- the code check ----
@@ -654,6 +667,22 @@ def cmd_check_code():
     return 1 if bad else 0
 
 
+def cmd_cells():
+    """The shipped files that are cells of the grid: NAME SHAPE W R SLOTS
+    RESULT RACE, so their stated verdicts can be checked against the
+    family's."""
+    code, _, files = read_table()
+    for f in files:
+        keys, ch, _ = barriers_of(code, f["shape"], f["ordering"],
+                                  f["changes"])
+        wc, rc = GRID[f["shape"]]
+        if ch[keys[0]] in wc and ch[keys[1]] in rc:
+            print("%s %s %s %s %s %s %s" % (f["name"], f["shape"],
+                                            ch[keys[0]], ch[keys[1]],
+                                            f["slots"], f["result"],
+                                            f["race"]))
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "shipped" and len(argv) == 3:
         cmd_shipped(argv[2])
@@ -661,6 +690,8 @@ def main(argv):
         cmd_family(argv[2])
     elif len(argv) == 4 and argv[1] == "grid":
         cmd_grid(argv[2], argv[3])
+    elif len(argv) == 2 and argv[1] == "cells":
+        cmd_cells()
     elif len(argv) == 2 and argv[1] == "check-code":
         return cmd_check_code()
     else:
