@@ -12,7 +12,8 @@
 #   - the file has processes P0 and P1 and a final condition (exists,
 #     ~exists or forall);
 #   - litmus/README.md's table lists it, with the same Result, and lists
-#     no file that does not exist;
+#     no file that does not exist; every litmus file README.md cites by
+#     name exists;
 #   - herd7 prints "Observation <name> <Result>" and prints
 #     "Flag data-race" exactly when the header says "Data race: flagged".
 # herd7: $PFR_HERD7 if set, else ../shared/tools/herd7/herd7-lkmm next to
@@ -133,6 +134,22 @@ while IFS='|' read -r name _; do
 	[ -f "$dir/$name.litmus" ] || { echo "# README lists $name, no such file"; missing=1; }
 done <<<"$table"
 tap $missing "every file in litmus/README.md's tables exists"
+
+# Every litmus file the top-level README cites by name (`family-...`, for
+# each family prefix present in litmus/) exists.
+prefixes=$(for f in "${files[@]}"; do b=$(basename "$f"); echo "${b%%-*}"; done |
+	sort -u | paste -sd'|')
+cited=0 gone=0
+if [ -n "$prefixes" ] && [ -f "$top/README.md" ]; then
+	for name in $(grep -oE "\`($prefixes)-[a-z0-9-]+\`" "$top/README.md" |
+		tr -d '\`' | sort -u); do
+		cited=$((cited + 1))
+		[ -f "$dir/$name.litmus" ] ||
+			{ echo "# README.md cites $name, no such file"; gone=1; }
+	done
+fi
+[ $gone -eq 0 ] && [ $cited -gt 0 ]
+tap $? "the $cited litmus files README.md cites exist"
 
 echo "1..$n"
 if [ -z "$herd" ]; then
