@@ -438,8 +438,9 @@ def cmd_grid(famdir, results):
              "family `tools/litmus-gen.py family` writes from "
              "[litmus/ring.table](../litmus/ring.table); "
              "`tests/litmus/long_litmus_family.sh` (`make check-long`) "
-             "regenerates it and fails if this page differs.  Do not edit "
-             "by hand.")
+             "regenerates it and fails if this page differs (run it with "
+             "`PFR_UPDATE_GRID=1` to rewrite the page after a deliberate "
+             "change).  Do not edit by hand.")
     o.append("")
     o.append("Each cell is one litmus test: the writer's barrier (row) "
              "against the reader's (column), the record accessed with plain "
