@@ -26,7 +26,10 @@
  *                                cited decision, recorded in docs/.
  *   cpu_relax                    "yield".
  *
- * Aligned 1/2/4/8-byte accesses are single-copy atomic.
+ * Aligned 1/2/4/8-byte accesses are single-copy atomic.  LDAR/STLR stop at
+ * 8 bytes; 16 bytes are atomic only as an LDXP/STXP pair or, with
+ * FEAT_LSE2, LDP/STP: acquire/release of 16 bytes is refused at compile
+ * time (an 8-byte ldar would load half the value).
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/aarch64.h>"
