@@ -619,6 +619,46 @@ def classify(bar, text):
     return "no store"
 
 
+LITMUS_TO_PROBE = [
+    (r"\bREAD_ONCE\(", "PROBE_read_once("),
+    (r"\bWRITE_ONCE\(", "PROBE_write_once("),
+    (r"\bsmp_load_acquire\(", "PROBE_load_acquire("),
+    (r"\bsmp_store_release\(", "PROBE_store_release("),
+    (r"\bsmp_(mb|rmb|wmb)\(\)", r"PROBE_\1()"),
+]
+
+
+def file_barriers(path, shape, keys):
+    """The primitive at each barrier of a litmus file of the given shape,
+    read from its processes: the record's accesses (rec, slot) left out,
+    the rest classified as the C code is."""
+    with open(path) as f:
+        text = f.read()
+    procs = re.findall(r"^P([01])\([^)]*\)\s*\{(.*?)^\}", text, re.M | re.S)
+    if len(procs) != 2:
+        raise ValueError("want processes P0 and P1")
+    body = {}
+    for n, b in procs:
+        b = "\n".join(l for l in b.split("\n")
+                      if not re.search(r"\b(rec|slot)\b", l))
+        for pat, rep in LITMUS_TO_PROBE:
+            b = re.sub(pat, rep, b)
+        body[int(n)] = b
+    if shape == "wakeup":
+        out = {}
+        for n, k in enumerate(keys):
+            p = probes(body[n])
+            fences = [x for x in p if x in ("mb", "rmb", "wmb")]
+            if "store_release" in p and "load_acquire" in p:
+                out[k] = "relacq"
+            else:
+                out[k] = fences[0] if len(fences) == 1 else \
+                    ("none" if not fences else "several")
+        return out
+    return {keys[0]: classify(keys[0], body[0]),
+            keys[1]: classify(keys[1], body[1])}
+
+
 def cmd_check_code():
     code, wake, files = read_table()
     text = preprocess(os.environ.get("CC") or "cc")
@@ -656,6 +696,22 @@ def cmd_check_code():
             got = "more than one fence"
         tap(got == prim, "wake-up %s in %s(): %s store, %s, %s load "
             "(code: %s)" % (side, fn, stored, prim, loaded, got))
+    # Each shipped file's text, read back the same way: the primitive at
+    # each of its barriers is the table's for its ordering (with its
+    # changes), independently of how the generator renders it.
+    for f in files:
+        keys, ch, _ = barriers_of(code, f["shape"], f["ordering"],
+                                  f["changes"])
+        path = os.path.join(TOP, "litmus", f["name"] + ".litmus")
+        try:
+            got = file_barriers(path, f["shape"], keys)
+        except (OSError, ValueError) as e:
+            tap(False, "litmus/%s.litmus: %s" % (f["name"], e))
+            continue
+        want = {k: ("rmb" if v == "acqctrl" else v) for k, v in ch.items()}
+        tap(got == want, "litmus/%s.litmus: %s (table: %s)" % (
+            f["name"], ", ".join("%s %s" % (k, got[k]) for k in keys),
+            ", ".join("%s %s" % (k, want[k]) for k in keys)))
     # KERNEL's C and D are perfring's reader of the kernel's ring, which
     # reads with the ACQREL ordering.
     with open(os.path.join(TOP, "src", "perf.c")) as f:
