@@ -6,7 +6,10 @@
 #     function; tools/litmus-gen.py check-code preprocesses src/ring.c
 #     (which includes include/perfring/ring-proto.h) with every barrier
 #     macro turned into a marker and fails on any barrier that is not the
-#     table's (a barrier changed in the code, or a function renamed);
+#     table's (a barrier changed in the code, or a function renamed); it
+#     also reads each shipped file's processes back and fails unless the
+#     primitive at each of its barriers is the table's for its ordering
+#     (with the changes the table lists for it);
 #   - every litmus/ring-*.litmus is exactly what tools/litmus-gen.py writes
 #     from that table, the table's files all exist, and no ring-*.litmus
 #     exists that the table does not list.
