@@ -16,14 +16,9 @@ top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 gen=$top/tools/litmus-gen.py
 grid=$top/docs/litmus-grid.md
-herd=
-if [ -n "${PFR_HERD7:-}" ]; then
-	herd=$PFR_HERD7
-elif [ -x "$top/../shared/tools/herd7/herd7-lkmm" ]; then
-	herd=$top/../shared/tools/herd7/herd7-lkmm
-elif command -v herd7-lkmm >/dev/null 2>&1; then
-	herd=herd7-lkmm
-fi
+# shellcheck source=tests/litmus/herd.sh
+. "$(dirname "$0")/herd.sh"
+herd=$(pfr_find_herd "$top")
 if [ -z "$herd" ]; then
 	echo "1..0 # SKIP herd7 not found (set PFR_HERD7): the family is not checked"
 	exit 77
@@ -48,22 +43,13 @@ python3 "$gen" family "$fam" >/dev/null
 tap $? "tools/litmus-gen.py family wrote $(wc -l <"$fam/list" 2>/dev/null) files to $fam"
 
 res=$fam/results
-: >"$res"
-noobs=0
-while read -r name _; do
-	out=$(timeout 300 "$herd" "$fam/$name.litmus" 2>&1)
-	v=$(printf '%s\n' "$out" | awk -v t="$name" '$1 == "Observation" && $2 == t { print $3 }')
-	r=none
-	printf '%s\n' "$out" | grep -q '^Flag data-race' && r=flagged
-	if [ -z "$v" ]; then
-		echo "# $name: no Observation: $(printf '%s\n' "$out" | head -n 2)"
-		noobs=$((noobs + 1))
-		continue
-	fi
-	echo "$name $v $r" >>"$res"
-done <"$fam/list"
-total=$(wc -l <"$fam/list")
-[ $noobs -eq 0 ] && [ "$total" -gt 0 ]
+all=()
+while read -r name _; do all+=("$fam/$name.litmus"); done <"$fam/list"
+pfr_herd_all "$herd" "$fam/herd" "${all[@]}"
+grep -v ' ERROR ' "$fam/herd" >"$res"
+grep ' ERROR ' "$fam/herd" | sed 's/^/# /'
+total=${#all[@]}
+[ "$(wc -l <"$res")" -eq "$total" ] && [ "$total" -gt 0 ]
 tap $? "herd7 gave an Observation for $(wc -l <"$res") of $total files"
 for v in "Never none" "Never flagged" "Sometimes none" "Sometimes flagged" "Always none" "Always flagged"; do
 	c=$(grep -c " $v\$" "$res")

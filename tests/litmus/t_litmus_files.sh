@@ -17,7 +17,8 @@
 #   - herd7 prints "Observation <name> <Result>" and prints
 #     "Flag data-race" exactly when the header says "Data race: flagged".
 # herd7: $PFR_HERD7 if set, else ../shared/tools/herd7/herd7-lkmm next to
-# the source tree, else herd7-lkmm on PATH.  Without it, the checks that
+# the source tree, else herd7-lkmm on PATH (tests/litmus/herd.sh; one herd7
+# run takes every file).  Without it, the checks that
 # need no herd7 still run and fail on any defect, and then the test exits
 # 77 (skipped): the verdicts were not checked, so it does not pass.
 set -u
@@ -35,14 +36,9 @@ tap() { # tap STATUS DESCRIPTION
 	fi
 }
 
-herd=
-if [ -n "${PFR_HERD7:-}" ]; then
-	herd=$PFR_HERD7
-elif [ -x "$top/../shared/tools/herd7/herd7-lkmm" ]; then
-	herd=$top/../shared/tools/herd7/herd7-lkmm
-elif command -v herd7-lkmm >/dev/null 2>&1; then
-	herd=herd7-lkmm
-fi
+# shellcheck source=tests/litmus/herd.sh
+. "$(dirname "$0")/herd.sh"
+herd=$(pfr_find_herd "$top")
 
 shopt -s nullglob
 files=("$dir"/*.litmus)
@@ -62,70 +58,95 @@ table=$(awk -F'|' '/^\| *\[[^]]*\]\([^)]*\.litmus\)/ {
 	}
 }' "$readme" 2>/dev/null)
 
-# The header comment of a file: from the first line starting "(*" to the
-# first line holding "*)".
-header() { awk '/^\(\*/ { on = 1 } on { print } on && /\*\)/ { exit }' "$1"; }
-field() { # field HEADER NAME REGEX: the values of "NAME: value" lines
-	printf '%s\n' "$1" | sed -n -E "s/^[[:space:]]*\\*?[[:space:]]*$2:[[:space:]]*($3)[[:space:]]*\$/\\1/p"
-}
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-nherd=0 agree=0
-for f in "${files[@]}"; do
-	base=$(basename "$f" .litmus)
-	why=
-	first=$(grep -m1 -v '^[[:space:]]*$' "$f")
-	[ "$first" = "C $base" ] || why="first line is '$first', want 'C $base'"
-	hdr=$(header "$f")
+# One pass over every file: NAME, WHY, RESULT, RACE, separated by the
+# character \037 (WHY empty if the file is well formed).
+# The header comment is from the first line starting "(*" to the first
+# line holding "*)"; its fields are lines "[ * ]Name: value".
+awk '
+function done_file() {
+	if (fname == "") return
+	why = ""
+	if (first != "C " base) why = "first line is \x27" first "\x27, want \x27C " base "\x27"
+	else if (hstate != 2) why = "no header comment (* ... *)"
+	else if (nested != "") why = "header comment holds another \x27(*\x27 (herd7 reads a nested comment): " nested
+	else if (nres != 1) why = "header needs one \x27Result: Never|Sometimes|Always\x27 line"
+	else if (nrace != 1) why = "header needs one \x27Data race: flagged|none\x27 line"
+	else if (!cond) why = "no final condition (exists, ~exists or forall)"
+	else if (!p0 || !p1) why = "no P0/P1 process"
+	print base "\037" why "\037" res "\037" race
+}
+FNR == 1 {
+	done_file()
+	fname = FILENAME; base = fname; sub(/^.*\//, "", base); sub(/\.litmus$/, "", base)
+	first = ""; hstate = 0; nested = ""; nres = nrace = 0; res = race = ""
+	cond = p0 = p1 = 0
+}
+first == "" && $0 !~ /^[ \t]*$/ { first = $0 }
+hstate == 0 && /^\(\*/ { hstate = 1; opening = FNR }
+hstate == 1 {
+	# the opening "(*" itself is not a nested one
+	txt = (FNR == opening) ? substr($0, 3) : $0
+	end = index(txt, "*)")
+	body = end ? substr(txt, 1, end - 1) : txt
+	if (index(body, "(*") && nested == "") nested = $0
+	if (match($0, /^[ \t]*\*?[ \t]*Result:[ \t]*(Never|Sometimes|Always)[ \t]*$/)) {
+		nres++; r = $0; sub(/^.*Result:[ \t]*/, "", r); sub(/[ \t]*$/, "", r); res = r
+	}
+	if (match($0, /^[ \t]*\*?[ \t]*Data race:[ \t]*(flagged|none)[ \t]*$/)) {
+		nrace++; r = $0; sub(/^.*Data race:[ \t]*/, "", r); sub(/[ \t]*$/, "", r); race = r
+	}
+	if (end) hstate = 2
+	next
+}
+/^(exists|~exists|forall)[ \t]*\(/ { cond = 1 }
+/^P0\(/ { p0 = 1 }
+/^P1\(/ { p1 = 1 }
+END { done_file() }
+' "${files[@]}" >"$tmp/shape"
+
+declare -A inreadme nrows
+while IFS='|' read -r name v; do
+	[ -n "$name" ] || continue
+	inreadme[$name]=$v
+	nrows[$name]=$((${nrows[$name]:-0} + 1))
+done <<<"$table"
+
+good=()
+while IFS=$'\037' read -r base why want race; do
 	if [ -z "$why" ]; then
-		if [ -z "$hdr" ] || ! printf '%s\n' "$hdr" | tail -n 1 | grep -q '\*)'; then
-			why="no header comment (* ... *)"
-		elif [ "$(printf '%s\n' "$hdr" | grep -o '(\*' | wc -l)" -ne 1 ]; then
-			why="header comment holds another '(*' (herd7 reads a nested comment): $(printf '%s\n' "$hdr" | sed 1d | grep -m1 '(\*')"
-		fi
-	fi
-	want=$(field "$hdr" Result 'Never|Sometimes|Always')
-	race=$(field "$hdr" 'Data race' 'flagged|none')
-	[ -z "$why" ] && [ "$(printf '%s' "$want" | grep -c .)" -ne 1 ] &&
-		why="header needs one 'Result: Never|Sometimes|Always' line"
-	[ -z "$why" ] && [ "$(printf '%s' "$race" | grep -c .)" -ne 1 ] &&
-		why="header needs one 'Data race: flagged|none' line"
-	[ -z "$why" ] && ! grep -Eq '^(exists|~exists|forall)[[:space:]]*\(' "$f" &&
-		why="no final condition (exists, ~exists or forall)"
-	[ -z "$why" ] && { ! grep -q '^P0(' "$f" || ! grep -q '^P1(' "$f"; } &&
-		why="no P0/P1 process"
-	if [ -z "$why" ]; then
-		row=$(printf '%s\n' "$table" | grep -c "^$base|")
-		inreadme=$(printf '%s\n' "$table" | sed -n "s/^$base|//p" | head -1)
-		if [ "$row" -ne 1 ]; then
-			why="litmus/README.md has $row table rows for it, want 1"
-		elif [ "$inreadme" != "$want" ]; then
-			why="litmus/README.md says $inreadme, the file says $want"
+		if [ "${nrows[$base]:-0}" -ne 1 ]; then
+			why="litmus/README.md has ${nrows[$base]:-0} table rows for it, want 1"
+		elif [ "${inreadme[$base]}" != "$want" ]; then
+			why="litmus/README.md says ${inreadme[$base]}, the file says $want"
 		fi
 	fi
 	if [ -n "$why" ]; then
 		tap 1 "$base: $why"
 		continue
 	fi
-	if [ -z "$herd" ]; then
-		tap 0 "$base: well formed; expects $want, data race $race; in the README"
-		continue
-	fi
-	nherd=$((nherd + 1))
-	timeout 300 "$herd" "$f" >"$tmp/out" 2>&1
-	rc=$?
-	got=$(awk -v t="$base" '$1 == "Observation" && $2 == t { print $3 }' "$tmp/out")
-	if grep -q '^Flag data-race' "$tmp/out"; then grace=flagged; else grace=none; fi
-	if [ $rc -ne 0 ] || [ -z "$got" ]; then
-		tap 1 "$base: herd7 exited $rc with no Observation: $(grep -m1 -iE 'error|fatal' "$tmp/out")"
-	elif [ "$got" != "$want" ] || [ "$grace" != "$race" ]; then
-		tap 1 "$base: herd7 says $got, data race $grace; the header says $want, data race $race"
-	else
-		agree=$((agree + 1))
-		tap 0 "$base: herd7 agrees: $got, data race $grace"
-	fi
-done
+	tap 0 "$base: well formed; expects $want, data race $race; in the README"
+	good+=("$dir/$base.litmus")
+	echo "$base $want $race" >>"$tmp/want"
+done <"$tmp/shape"
+
+# herd7 on every well-formed file, against its header.
+agree=0
+if [ -n "$herd" ] && [ ${#good[@]} -gt 0 ]; then
+	pfr_herd_all "$herd" "$tmp/got" "${good[@]}"
+	while read -r base want race; do
+		got=$(awk -v t="$base" '$1 == t { $1 = ""; print substr($0, 2); exit }' "$tmp/got")
+		if [ -z "$got" ] || [ "${got%% *}" = ERROR ]; then
+			tap 1 "$base: herd7 gave no Observation: ${got#ERROR }"
+		elif [ "$got" != "$want $race" ]; then
+			tap 1 "$base: herd7 says ${got% *}, data race ${got##* }; the header says $want, data race $race"
+		else
+			agree=$((agree + 1))
+			tap 0 "$base: herd7 agrees: $want, data race $race"
+		fi
+	done <"$tmp/want"
+fi
 
 # Every table row names an existing file.
 missing=0
@@ -157,5 +178,5 @@ if [ -z "$herd" ]; then
 	[ $bad -eq 0 ] && exit 77
 	exit 1
 fi
-echo "# herd7 ($herd): $agree of ${#files[@]} files agree with their headers ($nherd run)"
+echo "# herd7 ($herd): $agree of ${#files[@]} files agree with their headers"
 [ $bad -eq 0 ]
