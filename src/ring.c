@@ -755,7 +755,8 @@ static void pfr__kick_reader(struct pfr_writer *w)
 	PFR_WRITE_ONCE(c->flush_head, w->head); /* published by the caller */
 	/* purpose: store-buffering hand-shake; the head and flush_head
 	 * stores before the reader_waiting load, as in
-	 * pfr_writer_publish(); pairs with smp_mb() in pfr_reader_wait() */
+	 * pfr_writer_publish(); pairs with smp_mb() in pfr_reader_wait();
+	 * without it: litmus/ring-wakeup-waker-no-mb.litmus */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->reader_waiting)) {
 		PFR_WRITE_ONCE(c->reader_waiting, 0);
@@ -853,7 +854,8 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 		pfr__kick_reader(w);
 	PFR_WRITE_ONCE(w->ctl->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-	 * pfr_reader_end(): writer_waiting store before the tail load */
+	 * pfr_reader_end(): writer_waiting store before the tail load;
+	 * without it: litmus/ring-wakeup-sleeper-no-mb.litmus */
 	pfr_smp_mb();
 	if (pfr__writer_space(w, need)) {
 		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
@@ -1024,7 +1026,8 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 		PFR_WRITE_ONCE(c->reader_waiting, 1);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb()
 		 * in pfr_writer_publish() and pfr_writer_flush():
-		 * reader_waiting store before the head (and flush_head) load */
+		 * reader_waiting store before the head (and flush_head) load;
+		 * without it: litmus/ring-wakeup-sleeper-no-mb.litmus */
 		pfr_smp_mb();
 		avail = pfr_reader_begin(r);
 		if (pfr__wait_done(r, avail, mark, wb, wr)) {

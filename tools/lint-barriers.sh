@@ -4,6 +4,9 @@
 # its partner or purpose, as the kernel's checkpatch does for smp_*().
 # The comment goes on the same line or ends on the line just before, and
 # contains "pairs with", "matches" or "purpose:".
+# Also fails on a litmus file cited in those sources that does not exist:
+# every "litmus/NAME.litmus" (at a barrier, the file that shows what breaks
+# without it; cite each file by that full name).
 # Usage: lint-barriers.sh [FILE...]   (default: the project's sources)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -44,3 +47,20 @@ FNR == 1 { prev = ""; incomment = 0; block = "" }
 }
 END { if (bad) { printf "%d unlabelled barrier(s)\n", bad; exit 1 } }
 ' "$@"
+rc=$?
+# Every cited litmus file exists.
+cited=0 missing=0
+while IFS=: read -r file line name; do
+	cited=$((cited + 1))
+	if [ ! -f "litmus/$name" ]; then
+		printf '%s:%s: cites litmus/%s, which does not exist\n' \
+			"$file" "$line" "$name"
+		missing=$((missing + 1))
+	fi
+done < <(grep -onE 'litmus/[A-Za-z0-9_+.-]+\.litmus' "$@" /dev/null |
+	sed 's|:litmus/|:|')
+if [ $missing -ne 0 ]; then
+	echo "$missing cited litmus file(s) missing (of $cited citations)"
+	rc=1
+fi
+exit $rc

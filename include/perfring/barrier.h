@@ -23,8 +23,25 @@
  * C11 __atomic for any other target, when PFR_FORCE_C11 is defined, and
  * under ThreadSanitizer (which does not see inline assembly).
  *
- * Every macro evaluates its pointer argument once.  The acquire/release and
- * ONCE macros accept integer, enum and pointer objects of 1, 2, 4 or 8 bytes.
+ * Every macro evaluates its pointer argument once.
+ *
+ * Sizes.  pfr_smp_load_acquire() and pfr_smp_store_release() accept an
+ * integer, enum or pointer object of 1, 2, 4 or 8 bytes, 8 only where the
+ * target loads and stores 8 bytes single-copy atomically (every 64-bit
+ * backend; armv7-A through LDREXD/STREXD, which the compiler reports as
+ * lock-free 8-byte atomics).  Any other size fails to compile, as the
+ * kernel's compiletime_assert_atomic_type() makes it fail: an acquire or a
+ * release of half a value, or of a value read in two pieces, orders nothing
+ * useful.  unsigned __int128 and 16-byte structures are refused on every
+ * target (no backend has an untorn 16-byte acquire or release).
+ *
+ * PFR_READ_ONCE() and PFR_WRITE_ONCE() are untorn for the same sizes.  They
+ * also accept larger objects (a structure, unsigned __int128), like the
+ * kernel's READ_ONCE() of a structure: the access is still made exactly
+ * once, never merged with another, repeated or cached in a register, but
+ * it may be split into several smaller accesses, so a concurrent writer can
+ * tear it.  Use them on such objects only where a torn value is detected
+ * (a sequence count) or impossible (no concurrent writer).
  */
 #ifndef PERFRING_BARRIER_H
 #define PERFRING_BARRIER_H
@@ -52,6 +69,28 @@
 #else
 #define pfr__unqual_typeof(x) __typeof__((__typeof__(x))0)
 #endif
+
+/*
+ * The compile-time size check of the acquire and release macros: the size
+ * of an object x they may access, and the refusal of any other, with a
+ * message naming the macro.
+ */
+#if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
+#define PFR__ATOMIC64 1
+#else
+#define PFR__ATOMIC64 0
+#endif
+#define pfr__atomic_size_ok(s)                                                 \
+	((s) == 1 || (s) == 2 || (s) == 4 || ((s) == 8 && PFR__ATOMIC64))
+#ifdef __cplusplus
+#define pfr__static_assert(c, msg) static_assert(c, msg)
+#else
+#define pfr__static_assert(c, msg) _Static_assert(c, msg)
+#endif
+#define pfr__assert_atomic_size(x, what)                                       \
+	pfr__static_assert(pfr__atomic_size_ok(sizeof(x)),                     \
+			   what ": size not loaded and stored atomically "     \
+				"on this target (1, 2, 4 or 8 bytes)")
 
 /*
  * Test-only hook: a build may name its own backend header with

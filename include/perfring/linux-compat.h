@@ -4,6 +4,12 @@
  * barrier vocabulary, for code ported from the kernel.  Never included by
  * any other perfring header.  A name the includer already defined is left
  * alone.
+ *
+ * smp_load_acquire() and smp_store_release() are the perfring macros, so
+ * they refuse at compile time what those refuse (a size the target does
+ * not load and store atomically: 16 bytes everywhere, 8 on ARMv7-M), as the
+ * kernel's compiletime_assert_atomic_type() does; the error names
+ * pfr_smp_load_acquire() or pfr_smp_store_release().
  */
 #ifndef PERFRING_LINUX_COMPAT_H
 #define PERFRING_LINUX_COMPAT_H

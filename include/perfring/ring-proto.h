@@ -33,9 +33,10 @@
  * stores (the record is written with memcpy, or by the caller in place)
  * after a control dependency, and the LKMM has no
  * smp_acquire__after_ctrl_dep().  The cheapest completion both models
- * accept is to load tail with acquire (litmus/: the control dependency
- * alone is "Sometimes" with a data race; with the acquire load it is
- * "Never"), which costs nothing on x86 and s390x and is one ldar on
+ * accept is to load tail with acquire (the control dependency alone is
+ * "Sometimes" with a data race, litmus/ring-reuse-kernel-ctrldep-plain.litmus;
+ * with the acquire load it is "Never", litmus/ring-reuse-ctrldep.litmus),
+ * which costs nothing on x86 and s390x and is one ldar on
  * aarch64.  A runs only when the writer's cached tail shows too little
  * space, so its cost is paid once per ring-full of data, not per record.
  *
@@ -239,7 +240,8 @@ PFR__INLINE void pfr_writer_publish(struct pfr_writer *w)
 	PFR__DISPATCH(w->ordering, publish, w);
 	w->published = w->head;
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-	 * pfr_reader_wait(): head store before reader_waiting load */
+	 * pfr_reader_wait(): head store before reader_waiting load;
+	 * without it: litmus/ring-wakeup-waker-no-mb.litmus */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(w->ctl->reader_waiting))
 		pfr__writer_wake_reader(w);
@@ -391,7 +393,8 @@ PFR__INLINE void pfr_reader_end(struct pfr_reader *r)
 	if (r->flags & PFR__READER_WAKE_WRITER) {
 		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 		 * the BLOCK wait of pfr__writer_reserve_slow(): tail store
-		 * before writer_waiting load */
+		 * before writer_waiting load; without it:
+		 * litmus/ring-wakeup-waker-no-mb.litmus */
 		pfr_smp_mb();
 		if (PFR_READ_ONCE(r->ctl->writer_waiting))
 			pfr__reader_wake_writer(r);
@@ -412,9 +415,13 @@ PFR__INLINE uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 
 #if PFR__PROTO_ORD == 0
 	t = PFR_READ_ONCE(w->ctl->tail);
+	/* without A: litmus/ring-reuse-full-no-a.litmus; with smp_rmb:
+	 * litmus/ring-reuse-full-rmb-as-a.litmus */
 	pfr_smp_mb(); /* A: pairs with D (smp_mb) in pfr__end_full() */
 #else
-	/* A: pairs with D (store_release) in pfr__end_*() */
+	/* A: pairs with D (store_release) in pfr__end_*(); without it:
+	 * litmus/ring-reuse-acqrel-no-acquire.litmus (ACQREL),
+	 * litmus/ring-reuse-kernel-ctrldep-plain.litmus (CTRLDEP) */
 	t = pfr_smp_load_acquire(&w->ctl->tail);
 #endif
 	if (w->head - t > size || (t & 7))
@@ -431,15 +438,18 @@ PFR__INLINE uint64_t PFR__FN(space)(struct pfr_writer *w, uint64_t need)
 PFR__INLINE void PFR__FN(publish)(struct pfr_writer *w)
 {
 #if PFR__PROTO_ORD == 0
+	/* without B: litmus/ring-pub-full-no-b.litmus */
 	pfr_smp_wmb(); /* B: pairs with C (smp_rmb) in pfr__begin_full() */
 	PFR_WRITE_ONCE(w->ctl->head, w->head);
 #elif PFR__PROTO_ORD == 2
 	/* B: pairs with C (load_acquire) in pfr__begin_ctrldep(); the
-	 * kernel's smp_wmb() in perf_output_put_handle() */
+	 * kernel's smp_wmb() in perf_output_put_handle(); without it:
+	 * litmus/ring-pub-ctrldep-no-b.litmus */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(w->ctl->head, w->head);
 #else
-	/* B: pairs with C (load_acquire) in pfr__begin_*() */
+	/* B: pairs with C (load_acquire) in pfr__begin_*(); without it:
+	 * litmus/ring-pub-acqrel-no-release.litmus */
 	pfr_smp_store_release(&w->ctl->head, w->head);
 #endif
 }
@@ -452,10 +462,14 @@ PFR__INLINE int64_t PFR__FN(begin)(struct pfr_reader *r)
 
 #if PFR__PROTO_ORD == 0
 	h = PFR_READ_ONCE(*r->head_p);
+	/* without C: litmus/ring-pub-full-no-c.litmus; with smp_wmb:
+	 * litmus/ring-pub-full-wmb-as-c.litmus */
 	pfr_smp_rmb(); /* C: pairs with B (smp_wmb) in pfr__publish_full() */
 #else
 	/* C: pairs with B (store_release) in pfr__publish_*(), or with
-	 * the kernel's smp_wmb() (B) in perf_output_put_handle() */
+	 * the kernel's smp_wmb() (B) in perf_output_put_handle(); without
+	 * it: litmus/ring-pub-acqrel-no-acquire.litmus (ACQREL),
+	 * litmus/ring-pub-ctrldep-no-c.litmus (CTRLDEP) */
 	h = pfr_smp_load_acquire(r->head_p);
 #endif
 	/* Free-running counters: head - tail is the data in use, correct
@@ -477,11 +491,15 @@ PFR__INLINE int64_t PFR__FN(begin)(struct pfr_reader *r)
 PFR__INLINE void PFR__FN(end)(struct pfr_reader *r)
 {
 #if PFR__PROTO_ORD == 0
+	/* without D: litmus/ring-reuse-full-no-d.litmus; with smp_wmb:
+	 * litmus/ring-reuse-full-wmb-as-d.litmus */
 	pfr_smp_mb(); /* D: pairs with A (smp_mb) in pfr__space_full() */
 	PFR_WRITE_ONCE(*r->tail_p, r->tail);
 #else
 	/* D: pairs with A in pfr__space_*(), or with the kernel's control
-	 * dependency (A) in perf_output_begin() */
+	 * dependency (A) in perf_output_begin(); without it:
+	 * litmus/ring-reuse-acqrel-no-release.litmus (ACQREL),
+	 * litmus/ring-reuse-ctrldep-no-d.litmus (CTRLDEP) */
 	pfr_smp_store_release(r->tail_p, r->tail);
 #endif
 }

@@ -26,7 +26,10 @@
  *                                cited decision, recorded in docs/.
  *   cpu_relax                    "yield".
  *
- * Aligned 1/2/4/8-byte accesses are single-copy atomic.
+ * Aligned 1/2/4/8-byte accesses are single-copy atomic.  LDAR/STLR stop at
+ * 8 bytes; 16 bytes are atomic only as an LDXP/STXP pair or, with
+ * FEAT_LSE2, LDP/STP: acquire/release of 16 bytes is refused at compile
+ * time (an 8-byte ldar would load half the value).
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/aarch64.h>"
@@ -50,6 +53,7 @@
 #define pfr_smp_load_acquire(p)                                                \
 	__extension__({                                                        \
 		__typeof__(p) pfr__p = (p);                                    \
+		pfr__assert_atomic_size(*pfr__p, "pfr_smp_load_acquire()");    \
 		union {                                                        \
 			pfr__unqual_typeof(*(p)) v;                            \
 			uint8_t u8;                                            \
@@ -58,25 +62,25 @@
 			uint64_t u64;                                          \
 		} pfr__u;                                                      \
 		switch (sizeof(*pfr__p)) {                                     \
-		case 1: /* acquire: pairs with a release */                   \
+		case 1: /* acquire: pairs with a release */                    \
 			__asm__ __volatile__("ldarb %w0, %1"                   \
 					     : "=r"(pfr__u.u8)                 \
 					     : "Q"(*pfr__p)                    \
 					     : "memory");                      \
 			break;                                                 \
-		case 2: /* acquire: pairs with a release */                   \
+		case 2: /* acquire: pairs with a release */                    \
 			__asm__ __volatile__("ldarh %w0, %1"                   \
 					     : "=r"(pfr__u.u16)                \
 					     : "Q"(*pfr__p)                    \
 					     : "memory");                      \
 			break;                                                 \
-		case 4: /* acquire: pairs with a release */                   \
+		case 4: /* acquire: pairs with a release */                    \
 			__asm__ __volatile__("ldar %w0, %1"                    \
 					     : "=r"(pfr__u.u32)                \
 					     : "Q"(*pfr__p)                    \
 					     : "memory");                      \
 			break;                                                 \
-		default: /* acquire: pairs with a release */                  \
+		default: /* acquire: pairs with a release */                   \
 			__asm__ __volatile__("ldar %x0, %1"                    \
 					     : "=r"(pfr__u.u64)                \
 					     : "Q"(*pfr__p)                    \
@@ -89,6 +93,7 @@
 #define pfr_smp_store_release(p, val)                                          \
 	do {                                                                   \
 		__typeof__(p) pfr__p = (p);                                    \
+		pfr__assert_atomic_size(*pfr__p, "pfr_smp_store_release()");   \
 		union {                                                        \
 			pfr__unqual_typeof(*(p)) v;                            \
 			uint8_t u8;                                            \
@@ -99,25 +104,25 @@
 		pfr__u.u64 = 0;                                                \
 		pfr__u.v = (val);                                              \
 		switch (sizeof(*pfr__p)) {                                     \
-		case 1: /* release: pairs with an acquire */                  \
+		case 1: /* release: pairs with an acquire */                   \
 			__asm__ __volatile__("stlrb %w1, %0"                   \
 					     : "=Q"(*pfr__p)                   \
 					     : "r"(pfr__u.u8)                  \
 					     : "memory");                      \
 			break;                                                 \
-		case 2: /* release: pairs with an acquire */                  \
+		case 2: /* release: pairs with an acquire */                   \
 			__asm__ __volatile__("stlrh %w1, %0"                   \
 					     : "=Q"(*pfr__p)                   \
 					     : "r"(pfr__u.u16)                 \
 					     : "memory");                      \
 			break;                                                 \
-		case 4: /* release: pairs with an acquire */                  \
+		case 4: /* release: pairs with an acquire */                   \
 			__asm__ __volatile__("stlr %w1, %0"                    \
 					     : "=Q"(*pfr__p)                   \
 					     : "r"(pfr__u.u32)                 \
 					     : "memory");                      \
 			break;                                                 \
-		default: /* release: pairs with an acquire */                 \
+		default: /* release: pairs with an acquire */                  \
 			__asm__ __volatile__("stlr %x1, %0"                    \
 					     : "=Q"(*pfr__p)                   \
 					     : "r"(pfr__u.u64)                 \

@@ -17,6 +17,13 @@
  * cores with LPAE, so the 8-byte case is a relaxed __atomic access, which
  * GCC compiles to ldrexd (and an ldrexd/strexd loop for stores) -- untorn on
  * every ARMv7-A.  Smaller sizes compile to one ldr/str as before.
+ *
+ * So acquire/release (the ONCE access and a dmb) accept 8 bytes where the
+ * compiler has lock-free 8-byte atomics: ARMv7-A and -R, through LDREXD/
+ * STREXD (single-copy atomic for an aligned doubleword, ARM ARM v7 A3.5.3),
+ * or LDRD/STRD on cores with LPAE.  ARMv7-M has no LDREXD, and the
+ * compiler's 8-byte atomics there are library calls, not one access: 8
+ * bytes are refused at compile time there, as 16 bytes are everywhere.
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/armv7.h>"

@@ -37,10 +37,17 @@
 #define pfr_smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define pfr_smp_tmb() __atomic_thread_fence(__ATOMIC_ACQ_REL)
 
-#define pfr_smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define pfr_smp_load_acquire(p)                                                \
+	__extension__({                                                        \
+		__typeof__(p) pfr__la_p = (p);                                 \
+		pfr__assert_atomic_size(*pfr__la_p, "pfr_smp_load_acquire()"); \
+		__atomic_load_n(pfr__la_p, __ATOMIC_ACQUIRE);                  \
+	})
 #define pfr_smp_store_release(p, v)                                            \
 	do {                                                                   \
 		__typeof__(p) pfr__sr_p = (p);                                 \
+		pfr__assert_atomic_size(*pfr__sr_p,                            \
+					"pfr_smp_store_release()");            \
 		pfr__unqual_typeof(*pfr__sr_p) pfr__sr_v = (v);                \
 		__atomic_store_n(pfr__sr_p, pfr__sr_v, __ATOMIC_RELEASE);      \
 	} while (0)

@@ -43,6 +43,7 @@
 /* Load, then a fence ordering it before every later access (R->R, R->W). */
 #define pfr_smp_load_acquire(p)                                                \
 	__extension__({                                                        \
+		pfr__assert_atomic_size(*(p), "pfr_smp_load_acquire()");       \
 		pfr__unqual_typeof(*(p)) pfr__v = PFR_READ_ONCE(*(p));         \
 		pfr__fence_acquire(); /* acquire: pairs with a release */      \
 		pfr__v;                                                        \
@@ -53,6 +54,7 @@
 /* A fence ordering every earlier access before the store, then the store. */
 #define pfr_smp_store_release(p, v)                                            \
 	do {                                                                   \
+		pfr__assert_atomic_size(*(p), "pfr_smp_store_release()");      \
 		pfr__fence_release(); /* release: pairs with an acquire */     \
 		PFR_WRITE_ONCE(*(p), (v));                                     \
 	} while (0)

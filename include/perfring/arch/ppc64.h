@@ -20,7 +20,9 @@
  *   cpu_relax                    "or 1,1,1; or 2,2,2": drop SMT priority for
  *                                the spin, then restore it (HMT_low/medium).
  *
- * Aligned 1/2/4/8-byte accesses are single-copy atomic on ppc64.
+ * Aligned 1/2/4/8-byte accesses are single-copy atomic on ppc64.  The
+ * quadword lq/stq are not used: acquire/release of 16 bytes is refused at
+ * compile time.
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/ppc64.h>"
@@ -38,4 +40,5 @@
 #define pfr_smp_tmb() __asm__ __volatile__("lwsync" ::: "memory")
 #define pfr__fence_acquire() __asm__ __volatile__("lwsync" ::: "memory")
 #define pfr__fence_release() __asm__ __volatile__("lwsync" ::: "memory")
-#define pfr_cpu_relax() __asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")
+#define pfr_cpu_relax()                                                        \
+	__asm__ __volatile__("or 1,1,1\n\tor 2,2,2" ::: "memory")

@@ -16,7 +16,8 @@
  *                                FENCE hint it is, so older assemblers take it
  *                                and older cores run it as a no-op.
  *
- * Aligned 1/2/4/8-byte accesses are single-copy atomic on RV64.
+ * Aligned 1/2/4/8-byte accesses are single-copy atomic on RV64; nothing
+ * wider is: acquire/release of 16 bytes is refused at compile time.
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/riscv64.h>"

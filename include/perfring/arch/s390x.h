@@ -13,7 +13,9 @@
  *                                "bcr 15,0" checkpoint.  The kernel makes the
  *                                same choice on z196+.
  *
- * Aligned 1/2/4/8-byte accesses are single-copy atomic.
+ * Aligned 1/2/4/8-byte accesses are single-copy atomic.  The quadword
+ * LPQ/STPQ are not used: acquire/release of 16 bytes is refused at compile
+ * time.
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/s390x.h>"

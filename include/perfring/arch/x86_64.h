@@ -21,8 +21,12 @@
  *                                WC memory, which this library never uses.
  *   cpu_relax                    "pause".
  *
- * Aligned loads and stores of 1, 2, 4 and 8 bytes are single-copy atomic,
- * so the generic volatile ONCE accesses are untorn.
+ * Aligned loads and stores of 1, 2, 4 and 8 bytes are single-copy atomic
+ * (SDM vol. 3A 9.1.1), so the generic volatile ONCE accesses are untorn.
+ * 16 bytes are atomic only through LOCK CMPXCHG16B (or, on some AVX parts,
+ * aligned vector moves the compiler does not use for a volatile access,
+ * which it splits into two movq): acquire/release of 16 bytes is refused at
+ * compile time (<perfring/barrier.h>).
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not <perfring/arch/x86_64.h>"

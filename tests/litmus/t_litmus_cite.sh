@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make lint's citation check (tools/lint-barriers.sh): a source that cites
+# an existing litmus/NAME.litmus at a barrier passes, one that cites a
+# file that does not exist fails and names it; then every labelled barrier
+# of the ring's code (A, B, C, D of each ordering, and every wake-up
+# smp_mb()) cites at least one litmus file, and the project's sources pass.
+set -u
+top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+lint=$top/tools/lint-barriers.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+tap() { # tap STATUS DESCRIPTION [LOGFILE]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		bad=$((bad + 1))
+		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 10
+	fi
+}
+src() { # src CITED-NAME
+	cat <<C
+#include <perfring/barrier.h>
+void f(int *p);
+void f(int *p)
+{
+	/* purpose: test; without it: litmus/$1.litmus */
+	pfr_smp_mb();
+	*p = 1;
+}
+C
+}
+src ring-reuse-full-no-a >"$tmp/good.c"
+"$lint" "$tmp/good.c" >"$tmp/log" 2>&1
+tap $? "an existing cited file passes" "$tmp/log"
+src ring-reuse-full-no-such-file >"$tmp/bad.c"
+if "$lint" "$tmp/bad.c" >"$tmp/log" 2>&1; then
+	tap 1 "a missing cited file passed"
+else
+	grep -q 'cites litmus/ring-reuse-full-no-such-file.litmus' "$tmp/log"
+	tap $? "a missing cited file fails and is named" "$tmp/log"
+fi
+
+# Each barrier's comment block in the ring's code cites a litmus file: the
+# comment ending on the line before (or on) each labelled barrier line.
+awk '
+/\/\*/ && !/\*\// { blk = $0; inc = 1; next }
+inc { blk = blk " " $0; if ($0 ~ /\*\//) inc = 0; next }
+/pfr_smp_(mb|rmb|wmb|load_acquire|store_release)\(/ {
+	txt = blk " " $0
+	if (txt ~ /(^|[^a-z])(A|B|C|D): pairs with|store-buffering/ &&
+	    txt !~ /litmus\/[a-z0-9-]+\.litmus/) {
+		printf "%s:%d: no litmus file cited\n", FILENAME, FNR; bad++
+	}
+	if (txt ~ /(^|[^a-z])(A|B|C|D): pairs with|store-buffering/) n++
+	blk = ""; next
+}
+/\/\*.*\*\// { blk = $0; next }
+!/^[ \t]*$/ { blk = "" }
+END { printf "# %d ring barriers\n", n; exit (bad || n < 14) }
+' "$top/include/perfring/ring-proto.h" "$top/src/ring.c" >"$tmp/log" 2>&1
+rc=$?
+grep '^#' "$tmp/log"
+tap $rc "every labelled barrier of the ring (A-D, wake-up) cites a litmus file" "$tmp/log"
+(cd "$top" && tools/lint-barriers.sh) >"$tmp/log" 2>&1
+tap $? "the project's sources pass, citations included" "$tmp/log"
+echo "1..$n"
+[ $bad -eq 0 ]
