@@ -62,6 +62,7 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
 	[PFR_E_SYSTEM] = "system call failed",
 	[PFR_E_BUSY] = "role already taken",
+	[PFR_E_FULL] = "no free writer slot in the group",
 };
 
 const char *pfr_strerror(int err)
