@@ -184,7 +184,8 @@ PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
 PFR_API void pfr_group_reader_close(struct pfr_group *g);
 
 /* Drain flags. */
-#define PFR_GROUP_DRAIN_ALL 0x1u /* ordered: also flush every queued record
+#define PFR_GROUP_DRAIN_ALL                                                    \
+	0x1u /* ordered: also flush every queued record
 				  * (at the end, or to bound the latency) */
 
 /* Drains every active ring once (one batch each: begin, next..., end),
@@ -197,8 +198,8 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
  * then on (pfr_group_stats().bad_slots).
  * Concurrency: the reader only.  Progress: wait-free but for the
  * periodic /proc reads of the owner check. */
-PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn,
-				void *arg, uint32_t flags);
+PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
+				uint32_t flags);
 /* Blocks until a writer publishes, joins or leaves, or timeout_ns passes
  * (UINT64_MAX: forever).  Returns 1 (something to drain), 0 (time-out) or
  * -PFR_E_INVAL (no PFR_GROUP_WAIT).  A writer that dies cannot wake the
