@@ -1022,6 +1022,16 @@ static void pfr__scan(struct pfr_group *g)
 	}
 }
 
+/* Frees a slot whose word is still w (a dead owner's or claimant's); 1 if
+ * it did.  A CAS, not a store: a word that changed meanwhile is left. */
+static int pfr__cas_free(uint64_t *p, uint64_t w)
+{
+	uint64_t n = W_MAKE(S_FREE, W_GEN(w), 0);
+
+	/* F: pairs with J (the acquire CAS) in pfr_group_join() */
+	return __atomic_compare_exchange_n(p, &w, n, 0, __ATOMIC_RELEASE, 0);
+}
+
 /* Checks the owners of held slots, and claimants stuck in CLAIMING, for
  * death (pid gone, or reused: another start time). */
 static void pfr__check_owners(struct pfr_group *g)
@@ -1048,11 +1058,7 @@ static void pfr__check_owners(struct pfr_group *g)
 		if (W_STATE(w) == S_CLAIMING && !g->rs[i].bad &&
 		    (!W_PID(w) || W_PID(w) >= PFR__PID_MAX ||
 		     (kill((pid_t)W_PID(w), 0) < 0 && errno == ESRCH)))
-			/* F: pairs with J of the next claimant */
-			__atomic_compare_exchange_n(
-				&e->word, &w, W_MAKE(S_FREE, W_GEN(w), 0), 0,
-				__ATOMIC_RELEASE,
-				__ATOMIC_RELAXED); /* F: pairs with J */
+			pfr__cas_free(&e->word, w);
 	}
 }
 
@@ -1191,10 +1197,7 @@ static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 		/* F: pairs with J (the acquire CAS) in pfr_group_join();
 		 * a CAS, not a store: the word must still be the dead
 		 * owner's (else it is hostile, and left alone) */
-		if (__atomic_compare_exchange_n(
-			    &e->word, &w, W_MAKE(S_FREE, W_GEN(w), 0), 0,
-			    __ATOMIC_RELEASE,
-			    __ATOMIC_RELAXED)) /* F: pairs with J */
+		if (pfr__cas_free(&e->word, w))
 			g->st.reclaimed++;
 	} else {
 		/* F: pairs with J (the acquire CAS) in pfr_group_join():
