@@ -186,7 +186,7 @@ static unsigned char *pfr__data(const struct pfr_group *g, uint32_t i)
  * A process's start time: field 22 of /proc/<pid>/stat, in clock ticks
  * since boot.  The fields after the command name (which may hold spaces
  * and parentheses) start after the last ')'.  0 when the process does not
- * exist or the file cannot be parsed.
+ * exist, has ended (a zombie), or the file cannot be parsed.
  */
 static uint64_t pfr__start_time(uint32_t pid)
 {
@@ -207,8 +207,12 @@ static uint64_t pfr__start_time(uint32_t pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
-	/* p + 2 is field 3 (state); field 22 is 19 fields further */
+	/* p + 2 is field 3 (state); field 22 is 19 fields further.  A
+	 * zombie (Z) or dying (X) process has ended: it writes no more, and
+	 * its pid is only waiting for its parent to reap it. */
 	p += 2;
+	if (*p == 'Z' || *p == 'X')
+		return 0;
 	for (field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
 		if (p)
@@ -1196,9 +1200,20 @@ static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 	if (s->dead) {
 		/* F: pairs with J (the acquire CAS) in pfr_group_join();
 		 * a CAS, not a store: the word must still be the dead
-		 * owner's (else it is hostile, and left alone) */
-		if (pfr__cas_free(&e->word, w))
+		 * owner's.  It may have left and then ended before we saw
+		 * the leave: CLOSING, of the same owner, is freed too;
+		 * anything else is hostile, and left alone. */
+		if (pfr__cas_free(&e->word, w)) {
 			g->st.reclaimed++;
+		} else {
+			w = W_MAKE(S_CLOSING, W_GEN(w), W_PID(w));
+			if (pfr__cas_free(&e->word, w)) {
+				g->st.freed++;
+			} else {
+				s->bad = 1;
+				g->st.bad_slots++;
+			}
+		}
 	} else {
 		/* F: pairs with J (the acquire CAS) in pfr_group_join():
 		 * our reads of the ring before the next owner's reset */
