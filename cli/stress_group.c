@@ -350,7 +350,7 @@ static pid_t gs_spawn_writer(struct pfr_group *g, struct gs_shared *S,
 			_exit(5);
 		st = gs_write(cg, S, tag);
 		S->w[tag].status = st;
-		__atomic_store_n(&S->w[tag].done, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&S->w[tag].done, 1, __ATOMIC_RELAXED);
 		pfr_group_close(cg);
 		_exit(st);
 	}
@@ -548,7 +548,7 @@ int pfr_stress_group(int argc, char **argv)
 				kill(pids[0], SIGKILL);
 				S->w[0].killed = 1;
 				__atomic_store_n(&S->w[0].done, 1,
-						 __ATOMIC_RELEASE);
+						 __ATOMIC_RELAXED);
 				r = gs_spawn_writer(g, S, nw);
 				if (r < 0 || waitpid(r, &st, 0) != r)
 					_exit(6);
