@@ -662,6 +662,46 @@ static void test_hostile(void)
 	pfr_group_close(g);
 }
 
+/* An active slot that names another, live process (pid 1) with a start
+ * time that is not that process's: a reused pid, treated as a dead owner -
+ * drained and reclaimed, never trusted. */
+static void test_foreign_owner(void)
+{
+	struct pfr_group *g;
+	struct pfr_group_opts o;
+	struct pfr_group_stats st;
+	struct pfr_writer w;
+	unsigned char *m;
+	uint64_t word, start = 12345;
+	int fd;
+
+	memset(&o, 0, sizeof(o));
+	o.slots = 1;
+	o.data_size = 4096;
+	if (!ok(pfr_group_create_memfd(&g, &o) == 0, "create"))
+		return;
+	fd = pfr_group_fd(g);
+	m = map_fd(fd, 4096 * 3);
+	if (!ok(m != NULL, "map the object raw"))
+		return;
+	pfr_group_reader_open(g, 0, NULL, NULL);
+	pfr_group_set_reclaim_interval(g, 0);
+	is_int(pfr_group_join(g, &w, 0), 0, "join");
+	/* the slot now claims pid 1, with a start time pid 1 does not have */
+	word = 2 | (1u << 8) | (1ull << 32);
+	memcpy(m + DIR_OFF + 8, &start, 8);
+	memcpy(m + DIR_OFF, &word, 8);
+	m[256] ^= 0x40;
+	is_int(pfr_group_drain(g, NULL, NULL, 0), 0, "drained");
+	pfr_group_stats(g, &st);
+	is_uint(st.reclaimed, 1,
+		"another process's pid, wrong start: "
+		"reclaimed as a dead owner");
+	is_int(pfr_group_join(g, &w, 0), 0, "the slot can be joined again");
+	munmap(m, 4096 * 3);
+	pfr_group_close(g);
+}
+
 int main(void)
 {
 	test_opts();
@@ -675,5 +715,6 @@ int main(void)
 	test_eventfd();
 	test_reader_role();
 	test_hostile();
+	test_foreign_owner();
 	return tap_done();
 }
