@@ -62,6 +62,8 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
 	[PFR_E_SYSTEM] = "system call failed",
 	[PFR_E_BUSY] = "role already taken",
+	[PFR_E_STALLED] = "a live producer has held a reserved record past "
+			  "the stall time-out",
 };
 
 const char *pfr_strerror(int err)
