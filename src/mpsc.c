@@ -47,8 +47,9 @@ struct pfr_mpsc {
  * earlier state before our stores to it, and our stores after it); the
  * model build supplies its own. */
 #ifndef pfr__mpsc_cas_acqrel
-#define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
-	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
+#define pfr__mpsc_cas_acqrel(p, expp, v)                                                                \
+	/* purpose: the slot claim; pairs with itself and with the release store in pfr_mpsc_leave() */ \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,                              \
 				    __ATOMIC_RELAXED)
 #endif
 

@@ -410,6 +410,7 @@ PFR_API void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r);
  */
 #ifndef pfr__mpsc_cas_acquire
 #define pfr__mpsc_cas_acquire(p, expp, v)                                      \
+	/* purpose: the lock; pairs with the release in pfr__mpsc_unlock() */  \
 	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQUIRE,     \
 				    __ATOMIC_RELAXED)
 #endif
