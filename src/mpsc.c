@@ -642,6 +642,15 @@ static void pfr__mpsc_count_lost(struct pfr_mpsc_producer *p)
 	PFR_WRITE_ONCE(p->slot->lost_total, p->lost_total);
 }
 
+/* A: loads the consumer position before storing into what it frees. */
+static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
+{
+	/* A: pairs with D (store_release of cons_pos) in pfr_mpsc_end():
+	 * the reader's loads of the freed records before our stores into
+	 * them */
+	return pfr_smp_load_acquire(&c->cons_pos);
+}
+
 /* BLOCK: waits for the reader to move cons_pos from `seen` (or the
  * deadline).  Never holds the lock. */
 static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
@@ -696,10 +705,7 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 			pfr__place(&end, lost_size, p->mask);
 		pfr__place(&end, size, p->mask);
 		if ((pos & 7) || end - cons > ring) {
-			/* A: pairs with D (store_release of cons_pos) in
-			 * pfr_mpsc_end(): the reader's loads of the freed
-			 * records before our stores into them */
-			cons = pfr_smp_load_acquire(&c->cons_pos);
+			cons = pfr__mpsc_load_cons(c); /* A */
 			if ((pos & 7) || (cons & 7) || pos - cons > ring) {
 				pfr__mpsc_unlock(p);
 				return (pos & 7) || (cons & 7) ? -PFR_E_LAYOUT
@@ -750,8 +756,7 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 	PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
 		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, size));
 	PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
-	/* R: pairs with C1 (load_acquire of prod_pos) in pfr_mpsc_begin() */
-	pfr_smp_store_release(&c->prod_pos, end);
+	pfr__mpsc_publish(c, end); /* R */
 	pfr__mpsc_unlock(p);
 	if (p->lost) {
 		p->lost = 0;
@@ -950,9 +955,7 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 		memset(rec, 0, sizeof(*rec));
 		if (!avail)
 			return 0;
-		/* C2: pairs with B (store_release of the committed header)
-		 * in pfr__mpsc_finish() */
-		raw = pfr_smp_load_acquire((const uint64_t *)(r->data + off));
+		raw = pfr__mpsc_load_hdr(r, off); /* C2 */
 		memcpy(&h, &raw, sizeof(h));
 		if (r->stall_pos == r->tail &&
 		    (h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY)
@@ -1018,9 +1021,7 @@ static int64_t pfr__mpsc_ready(struct pfr_mpsc_reader *r, uint64_t mark,
 
 		if (avail <= 0)
 			return avail;
-		/* C2: pairs with B in pfr__mpsc_finish() */
-		raw = pfr_smp_load_acquire(
-			(const uint64_t *)(r->data + (r->tail & r->mask)));
+		raw = pfr__mpsc_load_hdr(r, r->tail & r->mask); /* C2 */
 		memcpy(&h, &raw, sizeof(h));
 		if ((h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY || h.size == 0 ||
 		    (h.size & 7) || h.size > (uint64_t)avail)

@@ -447,6 +447,23 @@ PFR__INLINE void pfr__mpsc_unlock(struct pfr_mpsc_producer *p)
 	pfr_smp_store_release(&p->ctl->lock, (uint64_t)0);
 }
 
+/* R: publishes a reservation (its BUSY header stored before). */
+PFR__INLINE void pfr__mpsc_publish(struct pfr_mpsc_ctl *c, uint64_t end)
+{
+	/* R: pairs with C1 (load_acquire of prod_pos) in pfr_mpsc_begin():
+	 * the BUSY header before the position that covers it */
+	pfr_smp_store_release(&c->prod_pos, end);
+}
+
+/* C2: loads the header at offset off of the data area. */
+PFR__INLINE uint64_t pfr__mpsc_load_hdr(const struct pfr_mpsc_reader *r,
+					uint64_t off)
+{
+	/* C2: pairs with B (store_release of the committed header) in
+	 * pfr__mpsc_finish(): the header before the payload loads */
+	return pfr_smp_load_acquire((const uint64_t *)(r->data + off));
+}
+
 PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 				 size_t len, void **payload)
 {
@@ -477,10 +494,7 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 						     p->index, size));
 			PFR_WRITE_ONCE(c->records,
 				       PFR_READ_ONCE(c->records) + 1);
-			/* R: pairs with C1 (load_acquire of prod_pos) in
-			 * pfr_mpsc_begin(): the BUSY header before the
-			 * position that covers it */
-			pfr_smp_store_release(&c->prod_pos, end);
+			pfr__mpsc_publish(c, end); /* R */
 			pfr__mpsc_unlock(p);
 			p->res_pos = pos;
 			p->res_size = (uint32_t)size;
@@ -495,6 +509,17 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 	return 0;
 }
 
+/* PFR_MPSC_WAIT rings: wakes the reader if it sleeps (after a commit). */
+PFR__INLINE void pfr__mpsc_commit_wake(struct pfr_mpsc_producer *p,
+				       uint64_t pos, uint64_t end)
+{
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_mpsc_wait(): header store before reader_waiting load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(p->ctl->reader_waiting))
+		pfr__mpsc_wake_reader(p, pos, end);
+}
+
 /* Replaces the reserved record's BUSY header with `type` (B). */
 PFR__INLINE void pfr__mpsc_finish(struct pfr_mpsc_producer *p, uint32_t type)
 {
@@ -507,14 +532,8 @@ PFR__INLINE void pfr__mpsc_finish(struct pfr_mpsc_producer *p, uint32_t type)
 	pfr_smp_store_release((uint64_t *)(p->data + (pos & p->mask)),
 			      pfr__mpsc_hdr(type, p->index, size));
 	p->res_size = 0;
-	if (p->wait_flag) {
-		/* purpose: store-buffering hand-shake; pairs with smp_mb()
-		 * in pfr_mpsc_wait(): header store before reader_waiting
-		 * load */
-		pfr_smp_mb();
-		if (PFR_READ_ONCE(p->ctl->reader_waiting))
-			pfr__mpsc_wake_reader(p, pos, pos + size);
-	}
+	if (p->wait_flag)
+		pfr__mpsc_commit_wake(p, pos, pos + size);
 }
 
 PFR__INLINE void pfr_mpsc_commit(struct pfr_mpsc_producer *p)
@@ -572,9 +591,7 @@ PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 		memset(rec, 0, sizeof(*rec));
 		return 0;
 	}
-	/* C2: pairs with B (store_release of the committed header) in
-	 * pfr__mpsc_finish(); one load into a private copy */
-	raw = pfr_smp_load_acquire((const uint64_t *)(r->data + off));
+	raw = pfr__mpsc_load_hdr(r, off); /* C2, into a private copy */
 	memcpy(&h, &raw, sizeof(h));
 	if (room < avail)
 		avail = room;
@@ -601,6 +618,17 @@ PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 	return 1;
 }
 
+/* BLOCK rings: wakes producers that sleep for space (after a consume). */
+PFR__INLINE void pfr__mpsc_end_wake(struct pfr_mpsc_reader *r)
+{
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr__mpsc_wait_space(): cons_pos store before the writer_waiting
+	 * load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(r->ctl->writer_waiting))
+		pfr__mpsc_wake_writers(r);
+}
+
 PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r)
 {
 	if (r->tail == r->published)
@@ -610,14 +638,8 @@ PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r)
 	 * that frees their space */
 	pfr_smp_store_release(&r->ctl->cons_pos, r->tail);
 	r->published = r->tail;
-	if (r->flags & 1u) { /* BLOCK ring */
-		/* purpose: store-buffering hand-shake; pairs with smp_mb()
-		 * in pfr__mpsc_wait_space(): cons_pos store before the
-		 * writer_waiting load */
-		pfr_smp_mb();
-		if (PFR_READ_ONCE(r->ctl->writer_waiting))
-			pfr__mpsc_wake_writers(r);
-	}
+	if (r->flags & 1u) /* BLOCK ring */
+		pfr__mpsc_end_wake(r);
 }
 
 PFR__EXTERN_C_END
