@@ -5,7 +5,11 @@
 # against relacy-mpsc-barrier.h with the host's compilers; 2 and 3
 # producers and a reader pass, and each barrier mutant (R, C1, B, C2, A,
 # D, the lock's acquire and release, the wake-up hand-shakes) is caught.
-# In make check-long (PFR_LONG=1) every context bound goes one deeper.
+# Random search (100 000 executions) for the polling and sleeping
+# reader, a context bound of 1 for the BLOCK producers' sleep (the
+# bounded search of the polling cases, whose spin loops are free
+# switches, does not end in minutes).  In make check-long (PFR_LONG=1)
+# the bound goes one deeper and the random search runs 2 000 000.
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -49,5 +53,5 @@ if [ $stale -eq 1 ]; then
 	fi
 fi
 args=()
-[ "${PFR_LONG:-0}" = 1 ] && args+=(-x 1)
+[ "${PFR_LONG:-0}" = 1 ] && args+=(-x 1 -i 2000000)
 exec "$bin" ${args[@]+"${args[@]}"} "$@"
