@@ -587,20 +587,25 @@ static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
  * own lock word: the critical section stores only beyond prod_pos and
  * then prod_pos, so whatever point it died at, the ring is consistent
  * (no reservation, or a whole BUSY record that names the dead owner).
+ * A lock word naming this very producer cannot be a live holder (one
+ * thread per producer): it is taken over at once.  A live holder that
+ * keeps the lock past the producer's time-out (a hostile peer, or one
+ * stopped inside its critical section) ends the wait with
+ * -PFR_E_STALLED.
  */
-static void pfr__mpsc_lock(struct pfr_mpsc_producer *p)
+static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 {
 	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t spins = 0, checked = 0;
+	uint64_t spins = 0, checked = 0, deadline = 0;
 
 	for (;;) {
 		uint64_t w = PFR_READ_ONCE(c->lock);
 
-		if (w == 0) {
+		if (w == 0 || w == p->lock_word) {
 			/* purpose: the lock's acquire; pairs with the
 			 * release in pfr__mpsc_unlock() */
 			if (pfr__mpsc_cas_acquire(&c->lock, &w, p->lock_word))
-				return;
+				return 0;
 			continue;
 		}
 		if (++spins < PFR__MPSC_LOCK_SPINS) {
@@ -610,8 +615,11 @@ static void pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 		{
 			uint64_t now = pfr__mpsc_now();
 
-			if (!checked)
+			if (!checked) {
 				checked = now;
+				deadline =
+					pfr__mpsc_deadline(now, p->timeout_ns);
+			}
 			if (now - checked >= PFR__MPSC_CHECK_NS) {
 				checked = now;
 				/* purpose: the take-over is an acquire like
@@ -621,8 +629,10 @@ static void pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 				if (pfr__mpsc_holder_gone(p, w) &&
 				    pfr__mpsc_cas_acquire(&c->lock, &w,
 							  p->lock_word))
-					return;
+					return 0;
 			}
+			if (now >= deadline)
+				return -PFR_E_STALLED;
 		}
 #ifndef PFR__MPSC_MODEL
 		sched_yield();
@@ -695,8 +705,10 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 	int err;
 
 	for (;;) {
-		if (!locked)
-			pfr__mpsc_lock(p);
+		if (!locked && (err = pfr__mpsc_lock(p)) != 0) {
+			pfr__mpsc_count_lost(p);
+			return err;
+		}
 		locked = 0;
 		pos = PFR_READ_ONCE(c->prod_pos);
 		cons = PFR_READ_ONCE(c->cons_cache);
@@ -784,7 +796,7 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 		if (err == 0) {
 			p->res_type = PFR_RECORD_PAD;
 			pfr__mpsc_finish(p, PFR_RECORD_PAD);
-		} else if (err == -PFR_E_NOSPC) {
+		} else {
 			/* the probe is not a record: not lost */
 			p->lost = lost;
 			p->lost_total = lost_total;

@@ -293,8 +293,8 @@ PFR_API int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p);
 /* Leave: discards an open reservation, stores the counters, frees the
  * slot.  Concurrency: the producer's thread.  Progress: wait-free. */
 PFR_API void pfr_mpsc_leave(struct pfr_mpsc_producer *p);
-/* BLOCK policy: how long pfr_mpsc_reserve() waits for space (default 1 s;
- * UINT64_MAX: forever). */
+/* How long pfr_mpsc_reserve() waits for space (BLOCK) and for the
+ * reservation lock (both policies): default 1 s; UINT64_MAX: forever. */
 PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
 
 /* Reserve space for a record of `len` payload bytes (rounded up to 8) of
@@ -302,7 +302,9 @@ PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
  * The reader sees nothing of it until pfr_mpsc_commit(), and stops at it
  * until then: commit (or discard) soon.  One reservation at a time per
  * producer.  Returns 0, -PFR_E_NOSPC (DROP: counted as lost),
- * -PFR_E_TIMEDOUT (BLOCK: counted as lost), -PFR_E_INVAL (too large, a
+ * -PFR_E_TIMEDOUT (BLOCK: counted as lost), -PFR_E_STALLED (a live
+ * producer held the reservation lock past this producer's time-out:
+ * counted as lost), -PFR_E_INVAL (too large, a
  * reserved type, or a reservation already open: not counted), or
  * -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND / -PFR_E_LAYOUT for hostile
  * shared positions (not counted).

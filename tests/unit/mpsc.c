@@ -716,6 +716,23 @@ static void test_hostile(void)
 	t0 = now_ns();
 	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
 	       "garbage lock word taken over");
+	/* a lock held by a live producer (another of this thread's) past
+	 * the time-out: -PFR_E_STALLED, counted as lost, no hang */
+	{
+		struct pfr_mpsc_producer q;
+		uint64_t lost0 = pfr_mpsc_lost(&p);
+
+		pfr_mpsc_join(m, &q);
+		c->lock = q.lock_word;
+		pfr_mpsc_set_timeout(&p, 20000000ull);
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_STALLED,
+		       "lock held by a live producer: -PFR_E_STALLED");
+		is_uint(pfr_mpsc_lost(&p), lost0 + 1, "and counted as lost");
+		c->lock = p.lock_word;
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
+		       "a lock word naming the producer itself is taken");
+		pfr_mpsc_leave(&q);
+	}
 	/* a hostile consumer position */
 	c->cons_pos = c->prod_pos + 4096;
 	c->cons_cache = c->prod_pos + 4096;
