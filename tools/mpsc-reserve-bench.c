@@ -58,8 +58,7 @@ struct pctx {
 
 /* ---- CAS variant ---- */
 
-static int cas_write(struct run *r, unsigned id, const void *buf,
-		     uint32_t len)
+static int cas_write(struct run *r, unsigned id, const void *buf, uint32_t len)
 {
 	uint64_t size = (len + 8 + 7) & ~7ull, pos, cons;
 	unsigned char *p;
@@ -85,8 +84,7 @@ static int cas_write(struct run *r, unsigned id, const void *buf,
 	}
 	/* the window: prod covers [pos, pos+size) but its header is 0 */
 	p = r->data + (pos & (RING - 1));
-	__atomic_store_n((uint64_t *)p,
-			 pfr__mpsc_hdr(PFR_MPSC_BUSY, id, size),
+	__atomic_store_n((uint64_t *)p, pfr__mpsc_hdr(PFR_MPSC_BUSY, id, size),
 			 __ATOMIC_RELAXED);
 	memcpy(p + 8, buf, len);
 	/* purpose: B (commit), pairs with the reader's acquire of it */
@@ -131,9 +129,9 @@ static void *cas_reader(void *arg)
 			/* zero what was consumed, so that 0 means "not written
 			 * yet" on the next lap */
 			for (uint64_t q = start; q != tail; q += 8)
-				__atomic_store_n(
-					(uint64_t *)(r->data + (q & (RING - 1))),
-					0, __ATOMIC_RELAXED);
+				__atomic_store_n((uint64_t *)(r->data +
+							      (q & (RING - 1))),
+						 0, __ATOMIC_RELAXED);
 			/* purpose: D, pairs with A in cas_write() */
 			__atomic_store_n(&r->cons, tail, __ATOMIC_RELEASE);
 		} else {

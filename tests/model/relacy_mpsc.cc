@@ -95,7 +95,8 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 		for (size_t i = 0; i < g_nfields; i++) {
 			uint64_t v = 0;
 
-			std::memcpy(&v, ctl + g_fields[i].off, g_fields[i].size);
+			std::memcpy(&v, ctl + g_fields[i].off,
+				    g_fields[i].size);
 			sh.field[i].store(v, rl::mo_relaxed, $);
 		}
 		for (unsigned i = 0; i < WORDS; i++) {
@@ -422,8 +423,7 @@ const model_case cases[] = {
 	{"proto-3p", P, 3, 2, 256, nullptr, PASS,
 	 "3 producers x 2 records: reservation order, space reuse", RS},
 	{"block-2p", P, 2, 3, 1, nullptr, PASS,
-	 "2 BLOCK producers sleeping for space, woken by pfr_mpsc_end",
-	 CB(1)},
+	 "2 BLOCK producers sleeping for space, woken by pfr_mpsc_end", CB(1)},
 	{"wake-2p", W, 2, 2, 256, nullptr, PASS,
 	 "reader asleep in pfr_mpsc_wait, woken by a commit", RS},
 
@@ -442,19 +442,17 @@ const model_case cases[] = {
 	 "cons_pos stored without release", RS},
 	{"lock-relaxed-cas", P, 2, 3, 256, "pfr__mpsc_trylock|pfr__mpsc_lock",
 	 RACE_OR_VALUE, "the lock's CAS without acquire", RS},
-	{"lock-relaxed-unlock", P, 2, 3, 256, "pfr__mpsc_unlock",
-	 RACE_OR_VALUE, "the lock released without release", RS},
+	{"lock-relaxed-unlock", P, 2, 3, 256, "pfr__mpsc_unlock", RACE_OR_VALUE,
+	 "the lock released without release", RS},
 	/* Mutants of the hand-shakes: a lost wake-up must be found. */
 	{"wake-no-commit-mb", W, 2, 2, 256, "pfr__mpsc_commit_wake",
-	 LOST_WAKEUP, "reader wake-up without smp_mb after the commit",
-	 RS},
+	 LOST_WAKEUP, "reader wake-up without smp_mb after the commit", RS},
 	{"wake-no-reader-mb", W, 2, 2, 256, "pfr_mpsc_wait", LOST_WAKEUP,
 	 "reader wake-up without smp_mb in pfr_mpsc_wait", RS},
 	{"block-no-reader-mb", P, 2, 3, 1, "pfr__mpsc_end_wake", LOST_WAKEUP,
 	 "BLOCK wake-up without smp_mb after the cons_pos store", CB(1)},
-	{"block-no-writer-mb", P, 2, 3, 1, "pfr__mpsc_wait_space",
-	 LOST_WAKEUP, "BLOCK wake-up without smp_mb in pfr__mpsc_wait_space",
-	 CB(1)},
+	{"block-no-writer-mb", P, 2, 3, 1, "pfr__mpsc_wait_space", LOST_WAKEUP,
+	 "BLOCK wake-up without smp_mb in pfr__mpsc_wait_space", CB(1)},
 };
 
 #undef P
