@@ -237,7 +237,8 @@ static int ms_write(struct ms_wctx *x)
 			break;
 		if (hook_at && seq >= hook_at) {
 			err = ms_hook(x, &p, seq);
-			if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT) {
+			if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT ||
+			    err == -PFR_E_STALLED) {
 				seq++; /* dropped and counted */
 				continue;
 			}
@@ -252,8 +253,10 @@ static int ms_write(struct ms_wctx *x)
 		err = pfr_mpsc_reserve(&p, MS_TYPE, len, (void **)&dst);
 		seq++;
 		PFR_WRITE_ONCE(w->progress, seq);
-		if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT) {
-			/* dropped and counted; a dead reader frees nothing */
+		if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT ||
+		    err == -PFR_E_STALLED) {
+			/* dropped and counted (no space, or the lock held
+			 * past the time-out); a dead reader frees nothing */
 			if ((++fails & 15) == 0 && cfg->processes &&
 			    PFR_READ_ONCE(sh->reader_started) &&
 			    !pfr_mpsc_reader_alive(x->m)) {
