@@ -423,8 +423,24 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 		if (rc == -PFR_E_STALLED) {
 			sh->stall_reports++;
 			ms_sleep_us(100);
-			if (PFR_READ_ONCE(sh->hook_stopped))
+			if (PFR_READ_ONCE(sh->hook_stopped) &&
+			    !PFR_READ_ONCE(sh->stall_seen)) {
+				uint64_t until = ms_now() + 10000000000ull;
+
 				PFR_WRITE_ONCE(sh->stall_seen, 1);
+				/* Wait for writer 0's end (a thread) or death
+				 * (a process): the skip that follows relies
+				 * on it.  Its done flag, stored after its
+				 * last write into the ring, orders that write
+				 * before our consumer store and so before the
+				 * next producer's reuse of the space (which a
+				 * thread's exit orders too, unseen by TSan).
+				 * purpose: pairs with the store_release of
+				 * done in ms_hook() and ms_run(). */
+				while (!pfr_smp_load_acquire(&sh->w[0].done) &&
+				       ms_now() < until)
+					ms_sleep_us(1000);
+			}
 		} else if (rc < 0) {
 			sh->reader_err = (uint32_t)-rc;
 			PFR_WRITE_ONCE(sh->stop, 1);

@@ -16,6 +16,7 @@
  *   make mpsc-reserve-bench && build/mpsc-reserve-bench [SECONDS] [SIZE]
  */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,8 +207,20 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static double run_one(int variant, unsigned np)
+static double cpu_s(void)
 {
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
+	       (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+/* M records read per second of wall time; *per_cpu: per CPU-second of
+ * this process (robust to other jobs on the machine). */
+static double run_one(int variant, unsigned np, double *per_cpu)
+{
+	double c0 = cpu_s();
 	static struct run r;
 	pthread_t rt, pt[MAXP];
 	struct pctx x[MAXP];
@@ -250,13 +263,14 @@ static double run_one(int variant, unsigned np)
 		pfr_mpsc_close(r.m);
 	else
 		free(r.data);
+	*per_cpu = (double)r.read / (cpu_s() - c0) / 1e6;
 	return (double)r.read / dt / 1e6;
 }
 
 int main(int argc, char **argv)
 {
 	static const unsigned nps[] = {1, 2, 4, 8};
-	double res[2][4][7];
+	double res[2][4][7], cpu[2][4][7];
 
 	if (argc > 1)
 		secs = atof(argv[1]);
@@ -270,24 +284,36 @@ int main(int argc, char **argv)
 	for (int rep = 0; rep < 7; rep++)
 		for (int k = 0; k < 4; k++)
 			for (int v = 0; v < 2; v++)
-				res[v][k][rep] = run_one(v, nps[k]);
-	printf("M records/s read (median of 7, min-max), %u-byte payload, "
-	       "64 KiB ring, DROP\n",
+				res[v][k][rep] =
+					run_one(v, nps[k], &cpu[v][k][rep]);
+	printf("M records read per second (median of 7, min-max), %u-byte "
+	       "payload, 64 KiB ring, DROP;\nwall: per second of wall time; "
+	       "cpu: per CPU-second of this process\n",
 	       payload);
-	printf("producers  lock (library)           CAS on prod_pos\n");
+	printf("producers  lock wall            CAS wall             "
+	       "lock cpu  CAS cpu\n");
 	for (int k = 0; k < 4; k++) {
 		for (int v = 0; v < 2; v++)
 			for (int i = 0; i < 7; i++)
-				for (int j = i + 1; j < 7; j++)
-					if (res[v][k][j] < res[v][k][i]) {
-						double t = res[v][k][i];
+				for (int j = i + 1; j < 7; j++) {
+					double t;
 
+					if (res[v][k][j] < res[v][k][i]) {
+						t = res[v][k][i];
 						res[v][k][i] = res[v][k][j];
 						res[v][k][j] = t;
 					}
-		printf("%9u  %6.2f (%6.2f-%6.2f)    %6.2f (%6.2f-%6.2f)\n",
+					if (cpu[v][k][j] < cpu[v][k][i]) {
+						t = cpu[v][k][i];
+						cpu[v][k][i] = cpu[v][k][j];
+						cpu[v][k][j] = t;
+					}
+				}
+		printf("%9u  %6.2f (%5.2f-%5.2f) %6.2f (%5.2f-%5.2f)  %6.2f  "
+		       "%6.2f\n",
 		       nps[k], res[0][k][3], res[0][k][0], res[0][k][6],
-		       res[1][k][3], res[1][k][0], res[1][k][6]);
+		       res[1][k][3], res[1][k][0], res[1][k][6], cpu[0][k][3],
+		       cpu[1][k][3]);
 	}
 	return 0;
 }
