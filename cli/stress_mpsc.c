@@ -21,7 +21,9 @@
  * producer's and go on.  --kill-reader (with --processes): the reader is
  * killed with SIGKILL mid-run; every producer must notice (reserve fails
  * and pfr_mpsc_reader_alive() says 0) and exit with status 3, and a new
- * reader then re-attaches and drains what is left, checking every record.
+ * reader then re-attaches and drains what is left, checking every record
+ * (from each writer's first record it finds: the batch the dead reader
+ * had read but not freed comes again).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -346,8 +348,11 @@ static int ms_check(struct ms_shared *sh, unsigned nw,
 			(unsigned long long)seq);
 		return -1;
 	}
-	if (resync && seq >= w->next_seq) {
-		w->next_seq = seq; /* a new reader: its first record */
+	if (resync) {
+		/* A new reader's first record of this writer: records the
+		 * dead reader read but had not freed (no consumer store
+		 * yet) come again - at-least-once across a reader crash. */
+		w->next_seq = seq;
 		sh->resynced++;
 	}
 	if (seq != w->next_seq) {
