@@ -87,7 +87,7 @@ static uint32_t pfr__mpsc_gettid(void)
 }
 
 /*
- * The state of thread `tid`, from /proc/<tid>/stat: 0 alive (its start
+ * The state of thread `tid`, from /proc/<tid>/task/<tid>/stat: 0 alive (its start
  * time, field 22, in *start), 1 gone or a zombie (it can never write to
  * shared memory again).  A tid beyond the pid range is gone.  Field 2,
  * the name, may hold spaces and parentheses: parsing starts after the
@@ -102,7 +102,10 @@ static int pfr__mpsc_tid_state(uint32_t tid, uint64_t *start)
 	*start = 0;
 	if (tid == 0 || tid > 0x3fffffffu)
 		return 1;
-	snprintf(path, sizeof(path), "/proc/%u/stat", tid);
+	/* The task directory, not /proc/<tid>/stat: the same file for
+	 * every reader, even under qemu-user, which rewrites its own
+	 * process's /proc/<pid>/stat (start time included). */
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 1; /* ENOENT: no such thread in our namespace */
