@@ -255,10 +255,15 @@ static void test_order_discard(void)
 	memcpy(pa, &v, 8);
 	pfr_mpsc_commit(&a);
 	is_int(drain(&r, recs, 8), 2, "a commits: a and b readable");
-	ok(recs[0].hdr.misc == a.index && recs[1].hdr.misc == b.index &&
-		   !memcmp(recs[0].payload, "\1", 1) &&
-		   !memcmp(recs[1].payload, "\2", 1),
-	   "reservation order, producer index in misc");
+	{
+		uint64_t v0, v1;
+
+		memcpy(&v0, recs[0].payload, 8);
+		memcpy(&v1, recs[1].payload, 8);
+		ok(recs[0].hdr.misc == a.index && recs[1].hdr.misc == b.index &&
+			   v0 == 1 && v1 == 2,
+		   "reservation order, producer index in misc");
+	}
 	pfr_mpsc_discard(&c);
 	v = 4;
 	pfr_mpsc_write(&a, T_TYPE, &v, 8);
