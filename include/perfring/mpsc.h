@@ -70,10 +70,10 @@
  * commit stalls the reader; the kernel's producers cannot be preempted
  * there, ours can.  The reader stops at the BUSY record (pfr_mpsc_next()
  * returns 0: drained for now), counts the stall and its duration, and
- * after the stall time-out (pfr_mpsc_reader_set_stall(), default 1 s)
- * checks the owner: a producer proven dead (its slot's generation moved
- * on, or its thread id is gone, a zombie, or now another thread: the
- * start time in /proc/<tid>/stat, field 22, differs from the one recorded
+ * after the stall time-out (pfr_mpsc_set_stall(), default 1 s) checks
+ * the owner: a producer proven dead (its slot's generation moved on, or
+ * its thread id is gone, a zombie, or now another thread: the start time
+ * in /proc/<tid>/task/<tid>/stat, field 22, differs from the one recorded
  * at join) can never write into the record again, and the record is
  * skipped as discarded; a live owner makes pfr_mpsc_next() return
  * -PFR_E_STALLED (the reader stays at the record and may call again).
@@ -127,7 +127,7 @@ PFR__EXTERN_C_BEGIN
  * thread id (low 32 bits, 0 when free); it is claimed with one CAS. */
 struct pfr_mpsc_slot {
 	uint64_t owner;
-	uint64_t start_time; /* /proc/<tid>/stat field 22, 0 until known */
+	uint64_t start_time; /* stat field 22 of the thread, 0: unknown */
 	uint64_t lost_total; /* records this producer dropped, ever */
 	uint64_t lost_pending; /* dropped, not yet reported in a LOST record */
 	uint64_t records; /* records committed, at the last flush/leave */
