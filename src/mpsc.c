@@ -47,9 +47,9 @@ struct pfr_mpsc {
  * earlier state before our stores to it, and our stores after it); the
  * model build supplies its own. */
 #ifndef pfr__mpsc_cas_acqrel
-#define pfr__mpsc_cas_acqrel(p, expp, v)                                                                \
-	/* purpose: the slot claim; pairs with itself and with the release store in pfr_mpsc_leave() */ \
-	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,                              \
+#define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
+	/* purpose: the slot claim, pairs with itself and with the leave */    \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
 				    __ATOMIC_RELAXED)
 #endif
 
@@ -87,9 +87,9 @@ static uint32_t pfr__mpsc_gettid(void)
 }
 
 /*
- * The state of thread `tid`, from /proc/<tid>/task/<tid>/stat: 0 alive (its start
- * time, field 22, in *start), 1 gone or a zombie (it can never write to
- * shared memory again).  A tid beyond the pid range is gone.  Field 2,
+ * The state of thread `tid`, from /proc/<tid>/task/<tid>/stat: 0 alive
+ * (its start time, field 22, in *start), 1 gone or a zombie (it can never
+ * write to shared memory again).  A tid beyond the pid range is gone.  Field 2,
  * the name, may hold spaces and parentheses: parsing starts after the
  * last ')'.
  */
