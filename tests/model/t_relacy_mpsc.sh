@@ -1,28 +1,25 @@
-#!/ usr / bin / env bash
-#SPDX - License - Identifier : MIT
-#Model checking of the shared MPSC ring's own code with Relacy
-#(tests / model / relacy_mpsc.cc) : src / mpsc.c and                           \
-  <perfring / mpsc.h> compiled
-#against relacy - mpsc - barrier.h with the host's compilers; 2 and 3
-#producers and a reader pass, and each barrier mutant(R, C1, B, C2, A,
-#D, the lock's acquire and release, the wake-up hand-shakes) is caught.
-#Random search(100 000 executions) for the polling and sleeping
-#reader, a context bound of 1 for the BLOCK producers' sleep (the
-#bounded search of the polling cases, whose spin loops are free
-#switches, does not end in minutes).In make check - long(PFR_LONG = 1)
-#the bound goes one deeper and the random search runs 2 000 000.
-#Exits 77 only when Relacy is not installed(tools / deps.sh installs it).
-set - u top = ${PFR_TOP : -$(cd "$(dirname " $0 ")/../.." && pwd)} build =
-${PFR_BUILD : -$top / build} out = $build / tests / model src =
-					   $top / tests / model cc =
-${MODEL_CC : -cc} cxx = $
-{
-MODEL_CXX:
-	-c++
-}
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Model checking of the shared MPSC ring's own code with Relacy
+# (tests/model/relacy_mpsc.cc): src/mpsc.c and <perfring/mpsc.h> compiled
+# against relacy-mpsc-barrier.h with the host's compilers; 2 and 3
+# producers and a reader pass, and each barrier mutant (R, C1, B, C2, A,
+# D, the lock's acquire and release, the wake-up hand-shakes) is caught.
+# Random search (100 000 executions) for the polling and sleeping
+# reader, a context bound of 1 for the BLOCK producers' sleep (the
+# bounded search of the polling cases, whose spin loops are free
+# switches, does not end in minutes).  In make check-long (PFR_LONG=1)
+# the bound goes one deeper and the random search runs 2 000 000.
+# Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
+set -u
+top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${PFR_BUILD:-$top/build}
+out=$build/tests/model
+src=$top/tests/model
+cc=${MODEL_CC:-cc}
+cxx=${MODEL_CXX:-c++}
 
-if
-	[!-f / usr / include / relacy / relacy.hpp]; then
+if [ ! -f /usr/include/relacy/relacy.hpp ]; then
 	echo "1..0 # SKIP relacy not installed (Debian relacy-dev; tools/deps.sh)"
 	exit 77
 fi

@@ -44,11 +44,14 @@ check "kill -9 of the reader: producers exit 3, a new reader re-attaches" 2 \
 	$S --writers 3 --policy all --processes --kill-reader
 
 # the kill-writer runs: exactly one record skipped, after a stall report
+# (live producers preempted past the 20 ms stall time-out on a loaded
+# machine may add stalls of their own, never skipped records)
 n=$((n + 1))
 out=$($S --writers 2 --processes --kill-writer 2>&1)
 if grep -q '"dead_skipped":1,' <<<"$out" &&
-	grep -q '"stalls":1,' <<<"$out" && grep -q '"ok":true' <<<"$out"; then
-	echo "ok $n - dead-producer rule: one stall, one skipped record"
+	grep -Eq '"stalls":[1-9][0-9]*,' <<<"$out" &&
+	grep -q '"ok":true' <<<"$out"; then
+	echo "ok $n - dead-producer rule: stall reported, one skipped record"
 else
 	echo "not ok $n - dead-producer rule"
 	echo "$out" | sed 's/^/# /'
