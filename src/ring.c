@@ -64,6 +64,8 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_BUSY] = "role already taken",
 	[PFR_E_TOOBIG] = "ring larger than the attach limit",
 	[PFR_E_FULL] = "no free writer slot in the group",
+	[PFR_E_STALLED] = "a live producer has held a reserved record past "
+			  "the stall time-out",
 };
 
 const char *pfr_strerror(int err)

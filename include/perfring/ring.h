@@ -107,6 +107,7 @@ enum pfr_error {
 	PFR_E_BUSY, /* the writer or reader role is already taken */
 	PFR_E_TOOBIG, /* attach: ring larger than the caller's limit */
 	PFR_E_FULL, /* a group has no free writer slot */
+	PFR_E_STALLED, /* MPSC: a live producer holds a BUSY record too long */
 	PFR_E__COUNT
 };
 

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/mpsc.h> - one shared ring, many producers, one reader (the BPF
+ * ring buffer's model, in user space, across threads and processes).
+ *
+ * Producers reserve space by advancing one shared producer position under
+ * a short lock, write the record's header with a BUSY marker, then fill
+ * the payload in place and commit it (the header's final type replaces
+ * BUSY with one release store) or discard it (DISCARD replaces BUSY).
+ * Records become readable in reservation order: the reader stops at the
+ * first BUSY record and never reads past it.  The records are perf records
+ * as in <perfring/ring.h> (the reader hands out struct pfr_record), with
+ * misc holding the writing producer's index.
+ *
+ *   PRODUCER (any number)                      READER (one)
+ *   lock(L)            CAS, acquire            prod = LOAD(->prod_pos)  (C1)
+ *   cons = LOAD(->cons_pos)            (A)     hdr = LOAD(header)       (C2)
+ *   if (space) STORE header = BUSY             if (BUSY) stop
+ *   STORE(->prod_pos, new)             (R)     LOAD record
+ *   unlock(L)          release                 STORE(->cons_pos, new)   (D)
+ *   STORE payload
+ *   STORE header = type                (B: commit)
+ *
+ * A pairs with D: a producer stores into freed space only after loading
+ * the consumer position that freed it, and the reader's loads of a record
+ * happen before its store of that position (load buffering; A is an
+ * acquire load, D a release store).
+ * R pairs with C1: the BUSY header of every reserved record is stored
+ * before the producer position that covers it is released, so the reader
+ * never reads a header left from the previous lap as if it were new
+ * (message passing; R a release store, C1 an acquire load).
+ * B pairs with C2: the payload stores happen before the committed header
+ * (a release store of the whole 8-byte header); the reader loads the
+ * header with acquire and only then the payload (message passing).
+ * The lock's acquire CAS pairs with its release in the unlock: the
+ * reservation state (prod_pos, the cached cons_pos, the record count)
+ * moves from one holder to the next.
+ *
+ * Why a lock.  Three primitives were candidates: a CAS loop on prod_pos,
+ * fetch-add with roll-back, and a lock around the header store and the
+ * prod_pos store (the kernel's choice).  With a CAS or a fetch-add,
+ * prod_pos moves before the reservation's header is written; the reader
+ * then finds, below prod_pos, a header from the previous lap.  Zeroing
+ * consumed space closes that window (0 = not written yet), but a producer
+ * killed between its CAS and its header store leaves a zero header whose
+ * size nobody knows: the ring is stuck for good, and no identity check
+ * can help.  Under the lock the header (with the size, the producer's
+ * index and its generation) is stored before prod_pos is released, so
+ * every reserved record can be skipped once its producer is proven dead;
+ * and the reader needs no zeroing pass.  The critical section is a few
+ * stores, and it is idempotent, which makes recovery from a dead holder
+ * safe: it writes only beyond prod_pos and then prod_pos itself, so a
+ * holder killed at any point leaves either no reservation (the header
+ * beyond prod_pos is overwritten by the next holder) or a complete BUSY
+ * record with its owner's identity.  The lock word holds the owner's
+ * generation and index; a producer that cannot take it after a bounded
+ * spin checks the owner's liveness and, only when it is proven dead,
+ * takes the lock over with a CAS from the dead owner's word.  The
+ * measured cost (docs/mpsc.md): see the comparison there with a CAS-based
+ * reservation on the same ring format.
+ *
+ * Markers.  BUSY and DISCARD live in the header's type, which perfring
+ * already reserves above PFR_RECORD_USER_MAX: BUSY is 0xc0000000 | the
+ * producer slot's generation (30 bits), DISCARD is PFR_RECORD_DISCARD.
+ * misc holds the producer index and size the record's size, in every
+ * state, so a BUSY record can always be skipped and its owner named; the
+ * whole header is loaded and stored as one 8-byte word.
+ *
+ * Stalls and dead producers.  A producer preempted between reserve and
+ * commit stalls the reader; the kernel's producers cannot be preempted
+ * there, ours can.  The reader stops at the BUSY record (pfr_mpsc_next()
+ * returns 0: drained for now), counts the stall and its duration, and
+ * after the stall time-out (pfr_mpsc_set_stall(), default 1 s) checks
+ * the owner: a producer proven dead (its slot's generation moved on, or
+ * its thread id is gone, a zombie, or now another thread: the start time
+ * in /proc/<tid>/task/<tid>/stat, field 22, differs from the one recorded
+ * at join) can never write into the record again, and the record is
+ * skipped as discarded; a live owner makes pfr_mpsc_next() return
+ * -PFR_E_STALLED (the reader stays at the record and may call again).
+ * The start time is used rather than a pidfd because producers are often
+ * threads (a pidfd names a thread group leader before Linux 6.9), because
+ * an fd cannot be shared through the ring's memory, and because the check
+ * runs only on the stall path.  All producers and the reader must share a
+ * pid namespace (join refuses one from another namespace).
+ *
+ * Hostile shared memory is an input error, never a crash, hang or access
+ * out of bounds: a producer position more than the data size ahead of the
+ * reader (-PFR_E_HEAD_AHEAD) or behind it (-PFR_E_HEAD_BEHIND), a forged
+ * size (-PFR_E_RECSIZE_*), a BUSY header naming a producer slot that does
+ * not exist (-PFR_E_LAYOUT), a BUSY header that never clears (-PFR_E_STALLED
+ * after the time-out, every call after).
+ *
+ * Policies: DROP (a record that does not fit is counted as lost for its
+ * producer; a LOST record { id = producer index, lost } precedes the
+ * producer's next record) and BLOCK (the producer waits for space, up to
+ * its time-out, then drops and counts as DROP).  For every producer,
+ * records written = records read + lost.
+ */
+#ifndef PERFRING_MPSC_H
+#define PERFRING_MPSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <perfring/barrier.h>
+#include <perfring/common.h>
+#include <perfring/ring.h>
+
+PFR__EXTERN_C_BEGIN
+
+/* Header types of the shared ring (PFR_RECORD_PAD and PFR_RECORD_LOST as
+ * in <perfring/ring.h>).  A BUSY type carries the producer slot's
+ * generation in its low 30 bits. */
+#define PFR_RECORD_DISCARD 0x80000002u
+#define PFR_MPSC_BUSY 0xc0000000u
+#define PFR_MPSC_GEN_MASK 0x3fffffffu
+
+#define PFR_MPSC_MAGIC 0x4353504d52524650ull /* "PFRRMPSC" little-endian */
+#define PFR_MPSC_VERSION 1u
+#define PFR_MPSC_PRODUCERS_MAX 4096u
+/* Flags: the reader may sleep in pfr_mpsc_wait() (one smp_mb per commit). */
+#define PFR_MPSC_WAIT 0x1u
+
+/* A producer slot in the shared table (64 bytes).  owner packs the slot's
+ * generation (high 32 bits, incremented at every join) and the owning
+ * thread id (low 32 bits, 0 when free); it is claimed with one CAS. */
+struct pfr_mpsc_slot {
+	uint64_t owner;
+	uint64_t start_time; /* stat field 22 of the thread, 0: unknown */
+	uint64_t lost_total; /* records this producer dropped, ever */
+	uint64_t lost_pending; /* dropped, not yet reported in a LOST record */
+	uint64_t records; /* records committed, at the last flush/leave */
+	uint8_t pad[24];
+};
+
+/*
+ * The control block at the start of the shared object.  Line 0 is written
+ * once at creation; line 1 is the producers' (written under the lock);
+ * line 2 the reader's, with writer_waiting, which the reader loads after
+ * each consumer store; line 3 the wake-up words, written when a side goes
+ * to sleep and loaded by the other side after each commit or consume.
+ * The producer table starts at table_offset, the data area (a power of
+ * two) at data_offset (a page multiple).
+ */
+struct pfr_mpsc_ctl {
+	/* line 0: immutable after creation */
+	uint64_t magic;
+	uint32_t version;
+	uint32_t ctl_size;
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint64_t table_offset;
+	uint32_t max_producers;
+	uint32_t policy;
+	uint32_t flags;
+	uint32_t max_record;
+	uint64_t pidns; /* inode of the creator's pid namespace */
+	uint8_t pad0[PFR_RING_LINE - 64];
+
+	/* line 1: the producers', under the lock */
+	uint64_t lock; /* 0, or (generation << 32) | (index + 1) */
+	uint64_t prod_pos; /* end of the last reservation (R -> C1) */
+	uint64_t cons_cache; /* cons_pos as last loaded by a producer (A) */
+	uint64_t records; /* records reserved, ever */
+	uint8_t pad1[PFR_RING_LINE - 32];
+
+	/* line 2: the reader's */
+	uint64_t cons_pos; /* consumed up to here (D -> A) */
+	uint64_t reader_owner; /* reader's tid (low 32 bits), 0: none */
+	uint64_t reader_start; /* its start time */
+	uint32_t writer_waiting; /* futex: BLOCK producers asleep */
+	uint32_t pad2a;
+	uint8_t pad2[PFR_RING_LINE - 32];
+
+	/* line 3: wake-up */
+	uint32_t reader_waiting; /* futex: the reader is asleep */
+	uint32_t wake_bytes; /* wake at this many reserved bytes ... */
+	uint32_t wake_records; /* ... or this many reserved records */
+	uint32_t pad3a;
+	uint64_t wake_mark; /* `records` when the reader went to sleep */
+	uint8_t pad3[PFR_RING_LINE - 24];
+};
+
+PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_slot) == 64, "slot size");
+PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, lock) == PFR_RING_LINE,
+		   "lock starts line 1");
+PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, cons_pos) == 2 * PFR_RING_LINE,
+		   "cons_pos starts line 2");
+PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, reader_waiting) ==
+			   3 * PFR_RING_LINE,
+		   "wake-up words on line 3");
+PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_ctl) == 4 * PFR_RING_LINE,
+		   "four lines");
+
+/* The handle: one mapping of a shared ring (private, POSIX shm, memfd). */
+struct pfr_mpsc;
+
+struct pfr_mpsc_opts {
+	uint64_t data_size; /* power of two >= 4096; 0: 1 MiB */
+	enum pfr_policy policy; /* DROP or BLOCK */
+	uint32_t flags; /* PFR_MPSC_* */
+	uint32_t max_producers; /* 1..PFR_MPSC_PRODUCERS_MAX; 0: 64 */
+	uint32_t mode; /* shm permission bits; 0: 0600 */
+};
+
+/* A producer's private state.  Fields are private: use the functions. */
+struct pfr_mpsc_producer {
+	struct pfr_mpsc_ctl *ctl;
+	struct pfr_mpsc_slot *slot;
+	unsigned char *data;
+	uint64_t mask; /* data_size - 1 */
+	uint64_t lock_word; /* (gen << 32) | (index + 1) */
+	uint64_t res_pos; /* reserved record's position */
+	uint64_t records; /* records committed, ever */
+	uint64_t lost; /* dropped since the last LOST record */
+	uint64_t lost_total;
+	uint64_t timeout_ns; /* BLOCK: longest wait in reserve */
+	uint32_t res_size; /* reserved record's size (0: none) */
+	uint32_t res_type;
+	uint32_t index, gen;
+	uint32_t max_record, max_producers;
+	uint8_t policy, wait_flag, pad[6];
+};
+
+/* The reader's private state. */
+struct pfr_mpsc_reader {
+	struct pfr_mpsc_ctl *ctl;
+	struct pfr_mpsc *m;
+	const unsigned char *data;
+	uint64_t mask;
+	uint64_t head; /* prod_pos loaded by begin (C1) */
+	uint64_t tail; /* consumed so far (private) */
+	uint64_t published; /* tail as last stored (D) */
+	uint64_t stall_pos; /* BUSY record the reader stopped at, or ~0 */
+	uint64_t stall_start; /* when (CLOCK_MONOTONIC ns) */
+	uint64_t stall_timeout; /* ns before a live owner is reported */
+	uint64_t last_check; /* last liveness check of that owner */
+	uint64_t busy_stops, stalls, stall_ns, stall_max_ns;
+	uint64_t dead_skipped, discarded, records;
+	uint32_t max_producers;
+	uint32_t flags;
+};
+
+/* Counters of a ring and its reader. */
+struct pfr_mpsc_stats {
+	uint64_t prod_pos, cons_pos, data_size;
+	uint64_t records_reserved; /* ever, by all producers */
+	uint64_t lost_total; /* sum of every slot's lost_total */
+	/* the reader's (zero for a handle that has no reader here): */
+	uint64_t records_read; /* records returned by pfr_mpsc_next() */
+	uint64_t busy_stops; /* times the reader stopped at a BUSY record */
+	uint64_t stalls; /* BUSY records held past the stall time-out */
+	uint64_t stall_ns; /* total time stopped at BUSY records */
+	uint64_t stall_max_ns; /* longest single stop */
+	uint64_t dead_skipped; /* BUSY records of dead producers skipped */
+	uint64_t discarded; /* DISCARD records skipped */
+};
+
+/* Create a shared ring in private memory (one process; inherited across
+ * fork), in a new POSIX shared-memory object /NAME (O_EXCL), or in a new
+ * memfd (sealed against shrinking; pfr_mpsc_fd() gives the fd).
+ * Returns 0 or -PFR_E_INVAL / -PFR_E_SYSTEM.
+ * Concurrency: any thread.  Progress: blocking (allocates, maps). */
+PFR_API int pfr_mpsc_create(struct pfr_mpsc **m,
+			    const struct pfr_mpsc_opts *opts);
+PFR_API int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
+				const struct pfr_mpsc_opts *opts);
+PFR_API int pfr_mpsc_create_memfd(struct pfr_mpsc **m,
+				  const struct pfr_mpsc_opts *opts);
+/* Attach to an existing shared ring by shm name or by fd (dup'ed).
+ * Validates magic, version and every size and offset before trusting
+ * them (-PFR_E_MAGIC, -PFR_E_VERSION, -PFR_E_LAYOUT, -PFR_E_MAPPING); a
+ * mapping larger than max_bytes (0: 1 GiB + 1 MiB) is refused with
+ * -PFR_E_LAYOUT.  Concurrency: any thread.  Progress: blocking. */
+PFR_API int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
+				uint64_t max_bytes);
+PFR_API int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes);
+/* Unmap and free (does not unlink; producers must have left). */
+PFR_API void pfr_mpsc_close(struct pfr_mpsc *m);
+PFR_API int pfr_mpsc_unlink(const char *name);
+PFR_API int pfr_mpsc_fd(const struct pfr_mpsc *m);
+PFR_API int pfr_mpsc_sealed(const struct pfr_mpsc *m);
+PFR_API struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m);
+
+/* Join as a producer: claims a free slot of the producer table (one CAS),
+ * or the slot of a producer proven dead, records this thread's id and
+ * start time, and fills *p.  -PFR_E_BUSY when every slot is taken by a
+ * live producer, -PFR_E_INVAL from another pid namespace.
+ * Concurrency: any thread, one struct pfr_mpsc_producer per thread.
+ * Progress: lock-free (reads /proc when the table is full). */
+PFR_API int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p);
+/* Leave: discards an open reservation, stores the counters, frees the
+ * slot.  Concurrency: the producer's thread.  Progress: wait-free. */
+PFR_API void pfr_mpsc_leave(struct pfr_mpsc_producer *p);
+/* How long pfr_mpsc_reserve() waits for space (BLOCK) and for the
+ * reservation lock (both policies): default 1 s; UINT64_MAX: forever. */
+PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
+
+/* Reserve space for a record of `len` payload bytes (rounded up to 8) of
+ * `type` (<= PFR_RECORD_USER_MAX) and return a pointer to its payload.
+ * The reader sees nothing of it until pfr_mpsc_commit(), and stops at it
+ * until then: commit (or discard) soon.  One reservation at a time per
+ * producer.  Returns 0, -PFR_E_NOSPC (DROP: counted as lost),
+ * -PFR_E_TIMEDOUT (BLOCK: counted as lost), -PFR_E_STALLED (a live
+ * producer held the reservation lock past this producer's time-out:
+ * counted as lost), -PFR_E_INVAL (too large, a
+ * reserved type, or a reservation already open: not counted), or
+ * -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND / -PFR_E_LAYOUT for hostile
+ * shared positions (not counted).
+ * Concurrency: any number of producers at once, each with its own
+ * struct pfr_mpsc_producer.  Progress: blocking (a short lock; BLOCK
+ * waits for space). */
+PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
+				 size_t len, void **payload);
+/* Make the reserved record readable (B).  Wakes a sleeping reader on
+ * PFR_MPSC_WAIT rings.  Concurrency: the reserving producer.  Progress:
+ * wait-free (a futex wake when the reader sleeps). */
+PFR__INLINE void pfr_mpsc_commit(struct pfr_mpsc_producer *p);
+/* Cancel the reserved record: the reader skips it (counted in the
+ * reader's `discarded`).  Concurrency and progress as commit. */
+PFR__INLINE void pfr_mpsc_discard(struct pfr_mpsc_producer *p);
+/* reserve + copy + commit: 0 or a reserve error. */
+PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
+			       const void *buf, size_t len);
+/* Writes a pending LOST record if it fits now (never waits) and stores
+ * the producer's counters in its slot.  0, or -PFR_E_NOSPC when the LOST
+ * record did not fit (it stays pending).  Concurrency: the producer's
+ * thread.  Progress: blocking (the lock). */
+PFR_API int pfr_mpsc_flush(struct pfr_mpsc_producer *p);
+/* The producer's index (misc of its records, id of its LOST records). */
+static inline unsigned
+pfr_mpsc_producer_index(const struct pfr_mpsc_producer *p)
+{
+	return p->index;
+}
+/* Records this producer dropped, ever. */
+static inline uint64_t pfr_mpsc_lost(const struct pfr_mpsc_producer *p)
+{
+	return p->lost_total;
+}
+/* Largest payload one record takes. */
+static inline size_t pfr_mpsc_max_payload(const struct pfr_mpsc_producer *p)
+{
+	return p->max_record - sizeof(struct pfr_record_header);
+}
+/* 1 when a reader is attached and alive, 0 when there is none or it died
+ * (its thread is gone or another one): a producer that waits for a reader
+ * asks this.  Concurrency: any thread.  Progress: blocking (reads /proc). */
+PFR_API int pfr_mpsc_reader_alive(struct pfr_mpsc *m);
+
+/* Open the reader side: continues from the consumer position (a reader
+ * that replaces a dead one resumes there).  -PFR_E_BUSY when a live
+ * reader holds it.  Concurrency: one reader per ring.  Progress:
+ * blocking (reads /proc). */
+PFR_API int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r);
+/* Release the reader role (the ring stays). */
+PFR_API void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r);
+/* Start a batch: load the producer position once (C1).  Returns the bytes
+ * reserved beyond the reader (committed or not), or -PFR_E_HEAD_AHEAD /
+ * -PFR_E_HEAD_BEHIND / -PFR_E_RECSIZE_ALIGN for a hostile position.
+ * Concurrency: the reader only.  Progress: wait-free. */
+PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r);
+/* Next committed record before the position begin loaded: 1 with *rec
+ * filled (payload valid until pfr_mpsc_end()), 0 when drained or stopped
+ * at a BUSY record (for now), -PFR_E_STALLED when a BUSY record's live
+ * owner held it past the stall time-out, or a -PFR_E_RECSIZE_* /
+ * -PFR_E_LAYOUT error for a hostile header (the reader stays at it).
+ * Skips PAD and DISCARD records, and BUSY records of dead producers.
+ * Concurrency: the reader only.  Progress: wait-free (reads /proc when a
+ * stall passes its time-out, at most once per millisecond). */
+PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r,
+			      struct pfr_record *rec);
+/* End the batch: store the consumer position (D), freeing what was read;
+ * wakes BLOCK producers that sleep for space. */
+PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r);
+/* End the batch, then sleep until a committed record is ready and the
+ * reserved bytes or records reach the thresholds, a BUSY record at the
+ * reader passes the stall time-out (-PFR_E_STALLED, after skipping it if
+ * its owner is dead), or timeout_ns passes (-PFR_E_TIMEDOUT; UINT64_MAX:
+ * forever).  Returns the bytes available otherwise.  Needs PFR_MPSC_WAIT.
+ * Progress: blocking. */
+PFR_API int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns);
+/* Wake-up thresholds for pfr_mpsc_wait(): reserved bytes beyond the
+ * reader (capped at half the data area) and/or records reserved since the
+ * wait began (0: any data / no record threshold). */
+PFR_API void pfr_mpsc_set_wakeup(struct pfr_mpsc_reader *r, uint32_t bytes,
+				 uint32_t records);
+/* How long a BUSY record may hold the reader before it checks the owner
+ * and reports -PFR_E_STALLED (default 1 s). */
+PFR_API void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns);
+/* Counters of the ring (and of r's reader, if r is not NULL). */
+PFR_API void pfr_mpsc_stats(const struct pfr_mpsc *m,
+			    const struct pfr_mpsc_reader *r,
+			    struct pfr_mpsc_stats *st);
+
+/* ---- internals of the inline functions (not for callers) ---- */
+
+PFR_API int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
+				   int locked);
+PFR_API void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
+				   uint64_t end);
+PFR_API int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r,
+				struct pfr_record *rec);
+PFR_API void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r);
+
+/*
+ * The lock's atomic read-modify-write: a CAS with acquire ordering on
+ * success (the model build, tests/model/, supplies its own).  The header
+ * and the lock are 8-byte words: one untorn access on every target
+ * perfring supports.
+ */
+#ifndef pfr__mpsc_cas_acquire
+#define pfr__mpsc_cas_acquire(p, expp, v)                                      \
+	/* purpose: the lock; pairs with the release in pfr__mpsc_unlock() */  \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQUIRE,     \
+				    __ATOMIC_RELAXED)
+#endif
+
+/* The header word of {type, misc, size}: the perf header's bytes, loaded
+ * and stored as one 8-byte word (the same bytes on either endianness). */
+PFR__INLINE uint64_t pfr__mpsc_hdr(uint32_t type, uint32_t misc, uint64_t size)
+{
+	struct pfr_record_header h;
+	uint64_t w;
+
+	h.type = type;
+	h.misc = (uint16_t)misc;
+	h.size = (uint16_t)size;
+	memcpy(&w, &h, sizeof(w));
+	return w;
+}
+
+PFR__INLINE int pfr__mpsc_trylock(struct pfr_mpsc_producer *p)
+{
+	uint64_t free_word = 0;
+
+	if (PFR_READ_ONCE(p->ctl->lock) != 0)
+		return 0;
+	/* purpose: the lock's acquire; pairs with the release store in
+	 * pfr__mpsc_unlock() of the previous holder */
+	return pfr__mpsc_cas_acquire(&p->ctl->lock, &free_word, p->lock_word);
+}
+
+PFR__INLINE void pfr__mpsc_unlock(struct pfr_mpsc_producer *p)
+{
+	/* purpose: the lock's release; pairs with the acquire CAS in
+	 * pfr__mpsc_trylock() of the next holder */
+	pfr_smp_store_release(&p->ctl->lock, (uint64_t)0);
+}
+
+/* R: publishes a reservation (its BUSY header stored before). */
+PFR__INLINE void pfr__mpsc_publish(struct pfr_mpsc_ctl *c, uint64_t end)
+{
+	/* R: pairs with C1 (load_acquire of prod_pos) in pfr_mpsc_begin():
+	 * the BUSY header before the position that covers it */
+	pfr_smp_store_release(&c->prod_pos, end);
+}
+
+/* C2: loads the header at offset off of the data area. */
+PFR__INLINE uint64_t pfr__mpsc_load_hdr(const struct pfr_mpsc_reader *r,
+					uint64_t off)
+{
+	/* C2: pairs with B (store_release of the committed header) in
+	 * pfr__mpsc_finish(): the header before the payload loads */
+	return pfr_smp_load_acquire((const uint64_t *)(r->data + off));
+}
+
+PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
+				 size_t len, void **payload)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t size = pfr__record_size(len), pos, end, mask = p->mask;
+	int locked = 0, err;
+
+	if (__builtin_expect(len > p->max_record - 8 ||
+				     type > PFR_RECORD_USER_MAX || p->res_size,
+			     0))
+		return -PFR_E_INVAL;
+	p->res_type = type;
+	if (__builtin_expect(!p->lost, 1) && pfr__mpsc_trylock(p)) {
+		locked = 1;
+		pos = PFR_READ_ONCE(c->prod_pos);
+		end = pos + size;
+		/* Fast path: 8-aligned, room by the cached consumer position
+		 * (a lower bound of the real one: end - cache <= size also
+		 * rules out a hostile prod_pos), no wrap at the end. */
+		if (__builtin_expect(
+			    !(pos & 7) &&
+				    end - PFR_READ_ONCE(c->cons_cache) <=
+					    mask + 1 &&
+				    (pos & mask) + size <= mask + 1,
+			    1)) {
+			PFR_WRITE_ONCE(*(uint64_t *)(p->data + (pos & mask)),
+				       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen,
+						     p->index, size));
+			PFR_WRITE_ONCE(c->records,
+				       PFR_READ_ONCE(c->records) + 1);
+			pfr__mpsc_publish(c, end); /* R */
+			pfr__mpsc_unlock(p);
+			p->res_pos = pos;
+			p->res_size = (uint32_t)size;
+			*payload = p->data + (pos & mask) + 8;
+			return 0;
+		}
+	}
+	err = pfr__mpsc_reserve_slow(p, (uint32_t)size, locked);
+	if (err)
+		return err;
+	*payload = p->data + (p->res_pos & mask) + 8;
+	return 0;
+}
+
+/* PFR_MPSC_WAIT rings: wakes the reader if it sleeps (after a commit). */
+PFR__INLINE void pfr__mpsc_commit_wake(struct pfr_mpsc_producer *p,
+				       uint64_t pos, uint64_t end)
+{
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_mpsc_wait(): header store before reader_waiting load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(p->ctl->reader_waiting))
+		pfr__mpsc_wake_reader(p, pos, end);
+}
+
+/* Replaces the reserved record's BUSY header with `type` (B). */
+PFR__INLINE void pfr__mpsc_finish(struct pfr_mpsc_producer *p, uint32_t type)
+{
+	uint64_t pos = p->res_pos, size = p->res_size;
+
+	if (!size)
+		return;
+	/* B (commit): pairs with C2 (load_acquire of the header) in
+	 * pfr_mpsc_next(): the payload before the committed header */
+	pfr_smp_store_release((uint64_t *)(p->data + (pos & p->mask)),
+			      pfr__mpsc_hdr(type, p->index, size));
+	p->res_size = 0;
+	if (p->wait_flag)
+		pfr__mpsc_commit_wake(p, pos, pos + size);
+}
+
+PFR__INLINE void pfr_mpsc_commit(struct pfr_mpsc_producer *p)
+{
+	if (p->res_size)
+		p->records++;
+	pfr__mpsc_finish(p, p->res_type);
+}
+
+PFR__INLINE void pfr_mpsc_discard(struct pfr_mpsc_producer *p)
+{
+	pfr__mpsc_finish(p, PFR_RECORD_DISCARD);
+}
+
+PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
+			       const void *buf, size_t len)
+{
+	void *dst;
+	int err = pfr_mpsc_reserve(p, type, len, &dst);
+
+	if (err)
+		return err;
+	if (len)
+		memcpy(dst, buf, len);
+	pfr_mpsc_commit(p);
+	return 0;
+}
+
+PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r)
+{
+	/* C1: pairs with R (store_release of prod_pos) in
+	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow() */
+	uint64_t h = pfr_smp_load_acquire(&r->ctl->prod_pos);
+
+	/* free-running counters, as in the single ring's begin */
+	if (h - r->tail > r->mask + 1) {
+		if ((int64_t)(h - r->tail) < 0)
+			return -PFR_E_HEAD_BEHIND;
+		return -PFR_E_HEAD_AHEAD;
+	}
+	if (h & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	r->head = h;
+	return (int64_t)(h - r->tail);
+}
+
+PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r, struct pfr_record *rec)
+{
+	uint64_t tail = r->tail, off = tail & r->mask;
+	uint64_t avail = r->head - tail, room = r->mask + 1 - off;
+	struct pfr_record_header h;
+	uint64_t raw;
+
+	if (!avail) {
+		memset(rec, 0, sizeof(*rec));
+		return 0;
+	}
+	raw = pfr__mpsc_load_hdr(r, off); /* C2, into a private copy */
+	memcpy(&h, &raw, sizeof(h));
+	if (room < avail)
+		avail = room;
+	/* Fast path: a committed user record within the reserved bytes and
+	 * the data area; anything else (BUSY, PAD, DISCARD, LOST, a bad
+	 * size) goes to the slow path, which says what it is. */
+	if (__builtin_expect(h.type > PFR_RECORD_USER_MAX ||
+				     h.type == PFR_RECORD_LOST ||
+				     tail == r->stall_pos || (h.size & 7) ||
+				     (uint64_t)h.size - 8 > avail - 8,
+			     0)) {
+		struct pfr_record slow;
+		int rc = pfr__mpsc_next_slow(r, &slow);
+
+		*rec = slow;
+		return rc;
+	}
+	rec->hdr = h;
+	rec->payload = r->data + off + sizeof(h);
+	rec->len = h.size - (uint32_t)sizeof(h);
+	rec->pos = tail;
+	r->tail = tail + h.size;
+	r->records++;
+	return 1;
+}
+
+/* BLOCK rings: wakes producers that sleep for space (after a consume). */
+PFR__INLINE void pfr__mpsc_end_wake(struct pfr_mpsc_reader *r)
+{
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr__mpsc_wait_space(): cons_pos store before the writer_waiting
+	 * load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(r->ctl->writer_waiting))
+		pfr__mpsc_wake_writers(r);
+}
+
+PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r)
+{
+	if (r->tail == r->published)
+		return;
+	/* D: pairs with A (load_acquire of cons_pos) in
+	 * pfr__mpsc_reserve_slow(): the record loads before the store
+	 * that frees their space */
+	pfr_smp_store_release(&r->ctl->cons_pos, r->tail);
+	r->published = r->tail;
+	if (r->flags & 1u) /* BLOCK ring */
+		pfr__mpsc_end_wake(r);
+}
+
+PFR__EXTERN_C_END
+
+#endif /* PERFRING_MPSC_H */

@@ -1,0 +1,1127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shared ring's out-of-line parts (<perfring/mpsc.h> draws the
+ * protocol and its pairings): creation and attachment, the producer
+ * table (join, leave, liveness), the lock's slow path and its recovery
+ * from a dead holder, the reservation's slow path (wrap padding, LOST
+ * records, DROP and BLOCK), the reader's slow path (BUSY, PAD, DISCARD
+ * and LOST records, stalls, dead producers, hostile headers), the
+ * futex waits and the counters.
+ *
+ * The two blocking hand-shakes are the store-buffering shape, as in the
+ * single ring (src/ring.c): a side going to sleep stores its "waiting"
+ * word and then loads the other side's progress; the other side stores
+ * its progress (a committed header, or cons_pos) and then loads
+ * "waiting?".  Each side needs smp_mb() between the two.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/mpsc.h>
+
+#include "compiler.h"
+
+struct pfr_mpsc {
+	struct pfr_mpsc_ctl *ctl;
+	struct pfr_mpsc_slot *table;
+	unsigned char *data;
+	size_t map_len;
+	uint64_t data_size;
+	uint32_t max_producers, policy, flags, max_record;
+	int fd;
+	int sealed;
+};
+
+/* The slot claim's CAS (acquire and release: the claim orders the slot's
+ * earlier state before our stores to it, and our stores after it); the
+ * model build supplies its own. */
+#ifndef pfr__mpsc_cas_acqrel
+#define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
+	/* purpose: the slot claim, pairs with itself and with the leave */    \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
+				    __ATOMIC_RELAXED)
+#endif
+
+/* How many times a producer spins on a held lock before it yields and
+ * starts checking the holder's liveness (every PFR__MPSC_CHECK_NS). */
+#ifndef PFR__MPSC_LOCK_SPINS
+#define PFR__MPSC_LOCK_SPINS 1024
+#endif
+#define PFR__MPSC_CHECK_NS 1000000ull
+/* BLOCK: checks for space before the producer sleeps. */
+#ifndef PFR__MPSC_BLOCK_SPINS
+#define PFR__MPSC_BLOCK_SPINS 256
+#endif
+
+#define PFR__MPSC_DATA_MIN 4096ull
+#define PFR__MPSC_DATA_MAX (1ull << 40)
+#define PFR__MPSC_ALIGN 4096ull
+#define PFR__MPSC_DEFAULT_LIMIT ((1ull << 30) + (1ull << 20))
+#define PFR__MPSC_NO_STALL UINT64_MAX
+
+/* ---- time, thread identity (the model build supplies its own) ---- */
+
+#ifndef PFR__MPSC_MODEL
+static uint64_t pfr__mpsc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t pfr__mpsc_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/*
+ * The state of thread `tid`, from /proc/<tid>/task/<tid>/stat: 0 alive
+ * (its start time, field 22, in *start), 1 gone or a zombie (it can never
+ * write to shared memory again).  A tid beyond the pid range is gone.  Field 2,
+ * the name, may hold spaces and parentheses: parsing starts after the
+ * last ')'.
+ */
+static int pfr__mpsc_tid_state(uint32_t tid, uint64_t *start)
+{
+	char path[64], buf[1024], *p, *q;
+	ssize_t n;
+	int fd, field;
+
+	*start = 0;
+	if (tid == 0 || tid > 0x3fffffffu)
+		return 1;
+	/* The task directory, not /proc/<tid>/stat: the same file for
+	 * every reader, even under qemu-user, which rewrites its own
+	 * process's /proc/<pid>/stat (start time included). */
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1; /* ENOENT: no such thread in our namespace */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1; /* it exited while we read */
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return 0; /* unreadable: not proven dead */
+	p += 2; /* field 3, the state */
+	if (*p == 'Z' || *p == 'X' || *p == 'x')
+		return 1;
+	for (field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		*start = strtoull(p, &q, 10);
+	return 0;
+}
+
+/* The inode of this process's pid namespace, 0 when unknown. */
+static uint64_t pfr__mpsc_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+#endif
+
+/* 1 when the thread recorded as (tid, start) is proven dead: gone, a
+ * zombie, or the tid now names a thread with another start time. */
+static int pfr__mpsc_tid_dead(uint32_t tid, uint64_t start)
+{
+	uint64_t now_start;
+
+	if (pfr__mpsc_tid_state(tid, &now_start))
+		return 1;
+	return start && now_start && now_start != start;
+}
+
+/* ---- futexes ---- */
+
+static void pfr__mpsc_futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
+{
+	const uint64_t day = 86400ull * 1000000000ull;
+	struct timespec ts;
+
+	if (ns > day)
+		ns = day;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void pfr__mpsc_futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static uint64_t pfr__mpsc_deadline(uint64_t now, uint64_t timeout)
+{
+	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
+}
+
+/* ---- layout, creation, attachment ---- */
+
+/* The largest record: a LOST record, the padding before a record that
+ * would straddle the end, and the record must fit in an empty ring (as
+ * in the single ring). */
+static uint32_t pfr__mpsc_max_record(uint64_t data_size)
+{
+	uint64_t m = (data_size / 2 - 8) & ~7ull;
+
+	return (uint32_t)(m < PFR_RECORD_MAX ? m : PFR_RECORD_MAX);
+}
+
+static uint64_t pfr__mpsc_data_offset(uint32_t max_producers)
+{
+	uint64_t end = sizeof(struct pfr_mpsc_ctl) +
+		       (uint64_t)max_producers * sizeof(struct pfr_mpsc_slot);
+
+	return (end + PFR__MPSC_ALIGN - 1) & ~(PFR__MPSC_ALIGN - 1);
+}
+
+static int pfr__mpsc_check_opts(const struct pfr_mpsc_opts *o, uint64_t *size,
+				uint32_t *np)
+{
+	*size = o->data_size ? o->data_size : 1u << 20;
+	*np = o->max_producers ? o->max_producers : 64;
+	if (*size < PFR__MPSC_DATA_MIN || *size > PFR__MPSC_DATA_MAX ||
+	    (*size & (*size - 1)) ||
+	    *size > (uint64_t)SIZE_MAX - pfr__mpsc_data_offset(*np))
+		return -PFR_E_INVAL;
+	if (*np > PFR_MPSC_PRODUCERS_MAX ||
+	    (o->policy != PFR_POLICY_DROP && o->policy != PFR_POLICY_BLOCK) ||
+	    (o->flags & ~PFR_MPSC_WAIT))
+		return -PFR_E_INVAL;
+	return 0;
+}
+
+static void pfr__mpsc_fill(struct pfr_mpsc *m, uint64_t data_offset)
+{
+	unsigned char *base = (unsigned char *)m->ctl;
+
+	m->table = (struct pfr_mpsc_slot *)(base + sizeof(struct pfr_mpsc_ctl));
+	m->data = base + data_offset;
+	m->max_record = pfr__mpsc_max_record(m->data_size);
+}
+
+static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
+			 const struct pfr_mpsc_opts *o)
+{
+	uint64_t size, off;
+	uint32_t np;
+	struct pfr_mpsc *m;
+	struct pfr_mpsc_ctl *c;
+	int err = pfr__mpsc_check_opts(o, &size, &np);
+	void *p;
+
+	if (err)
+		return err;
+	off = pfr__mpsc_data_offset(np);
+	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
+	if (!m)
+		return -PFR_E_SYSTEM;
+	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
+		goto fail;
+	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
+		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	m->ctl = c = (struct pfr_mpsc_ctl *)p;
+	m->map_len = off + size;
+	m->data_size = size;
+	m->max_producers = np;
+	m->policy = (uint32_t)o->policy;
+	m->flags = o->flags;
+	m->fd = fd;
+	m->sealed = fd < 0;
+	pfr__mpsc_fill(m, off);
+	memset(c, 0, sizeof(*c) + (size_t)np * sizeof(struct pfr_mpsc_slot));
+	c->version = PFR_MPSC_VERSION;
+	c->ctl_size = sizeof(*c);
+	c->data_offset = off;
+	c->data_size = size;
+	c->table_offset = sizeof(*c);
+	c->max_producers = np;
+	c->policy = (uint32_t)o->policy;
+	c->flags = o->flags;
+	c->max_record = m->max_record;
+	c->pidns = pfr__mpsc_pidns();
+	/* purpose: publish the initialised control block before the magic
+	 * that says it is complete; pairs with the attacher's smp_rmb()
+	 * after loading magic in pfr__mpsc_map() */
+	pfr_smp_wmb();
+	PFR_WRITE_ONCE(c->magic, PFR_MPSC_MAGIC);
+	*mp = m;
+	return 0;
+fail:
+	free(m);
+	return -PFR_E_SYSTEM;
+}
+
+int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
+{
+	return pfr__mpsc_new(m, -1, opts);
+}
+
+static int pfr__mpsc_shm_path(char *buf, size_t len, const char *name)
+{
+	if (!name || !*name || strchr(name + 1, '/') ||
+	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
+		return -PFR_E_INVAL;
+	buf[0] = '/';
+	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
+	return 0;
+}
+
+int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
+			const struct pfr_mpsc_opts *opts)
+{
+	char path[NAME_MAX + 1];
+	uint64_t size;
+	uint32_t np;
+	int err = pfr__mpsc_check_opts(opts, &size, &np), fd;
+
+	if (err || (err = pfr__mpsc_shm_path(path, sizeof(path), name)))
+		return err;
+	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		      opts->mode ? (mode_t)opts->mode : 0600);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	if (opts->mode)
+		(void)fchmod(fd, (mode_t)opts->mode);
+	err = pfr__mpsc_new(m, fd, opts);
+	if (err) {
+		int e = errno;
+
+		close(fd);
+		shm_unlink(path);
+		errno = e;
+	}
+	return err;
+}
+
+int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
+{
+	uint64_t size;
+	uint32_t np;
+	int err = pfr__mpsc_check_opts(opts, &size, &np), fd;
+
+	if (err)
+		return err;
+	fd = memfd_create("perfring-mpsc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__mpsc_new(m, fd, opts);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
+	    0)
+		(*m)->sealed = 1;
+	return 0;
+}
+
+static int pfr__mpsc_seal_shrink(int fd)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		return 0;
+	if (seals & F_SEAL_SHRINK)
+		return 1;
+	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
+}
+
+/* Validates the control block before trusting any of it; every field is
+ * loaded once, and the handle keeps the validated copies (line 0 is never
+ * read again). */
+static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
+{
+	struct stat st;
+	struct pfr_mpsc_ctl *c;
+	struct pfr_mpsc *m;
+	uint64_t magic, off, size, toff, total;
+	uint32_t version, ctl_size, np, policy, flags, max_record;
+	int sealed;
+	void *p;
+
+	if (!limit)
+		limit = PFR__MPSC_DEFAULT_LIMIT;
+	sealed = pfr__mpsc_seal_shrink(fd);
+	if (fstat(fd, &st) < 0)
+		return -PFR_E_SYSTEM;
+	if ((uint64_t)st.st_size < sizeof(struct pfr_mpsc_ctl))
+		return -PFR_E_MAPPING;
+	c = (struct pfr_mpsc_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
+					fd, 0);
+	if (c == MAP_FAILED)
+		return -PFR_E_SYSTEM;
+	magic = PFR_READ_ONCE(c->magic);
+	/* purpose: the control block only after its magic; pairs with
+	 * smp_wmb() in pfr__mpsc_new() */
+	pfr_smp_rmb();
+	version = PFR_READ_ONCE(c->version);
+	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	off = PFR_READ_ONCE(c->data_offset);
+	size = PFR_READ_ONCE(c->data_size);
+	toff = PFR_READ_ONCE(c->table_offset);
+	np = PFR_READ_ONCE(c->max_producers);
+	policy = PFR_READ_ONCE(c->policy);
+	flags = PFR_READ_ONCE(c->flags);
+	max_record = PFR_READ_ONCE(c->max_record);
+	munmap(c, sizeof(*c));
+
+	if (magic != PFR_MPSC_MAGIC)
+		return -PFR_E_MAGIC;
+	if (version != PFR_MPSC_VERSION)
+		return -PFR_E_VERSION;
+	if (ctl_size != sizeof(struct pfr_mpsc_ctl) || toff != ctl_size ||
+	    np == 0 || np > PFR_MPSC_PRODUCERS_MAX ||
+	    off != pfr__mpsc_data_offset(np) || size < PFR__MPSC_DATA_MIN ||
+	    size > PFR__MPSC_DATA_MAX || (size & (size - 1)) ||
+	    (policy != PFR_POLICY_DROP && policy != PFR_POLICY_BLOCK) ||
+	    (flags & ~PFR_MPSC_WAIT) ||
+	    max_record != pfr__mpsc_max_record(size))
+		return -PFR_E_LAYOUT;
+	total = off + size;
+	if (total > limit)
+		return -PFR_E_LAYOUT;
+	if ((uint64_t)st.st_size < total)
+		return -PFR_E_MAPPING;
+	if (total > (uint64_t)SIZE_MAX) {
+		errno = ENOMEM;
+		return -PFR_E_SYSTEM;
+	}
+	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
+	if (!m)
+		return -PFR_E_SYSTEM;
+	p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		free(m);
+		return -PFR_E_SYSTEM;
+	}
+	m->ctl = (struct pfr_mpsc_ctl *)p;
+	m->map_len = total;
+	m->data_size = size;
+	m->max_producers = np;
+	m->policy = policy;
+	m->flags = flags;
+	m->fd = fd;
+	m->sealed = sealed;
+	pfr__mpsc_fill(m, off);
+	*mp = m;
+	return 0;
+}
+
+int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+
+	if (dup_fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__mpsc_map(m, dup_fd, max_bytes);
+	if (err)
+		close(dup_fd);
+	return err;
+}
+
+int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
+			uint64_t max_bytes)
+{
+	char path[NAME_MAX + 1];
+	int err = pfr__mpsc_shm_path(path, sizeof(path), name), fd;
+
+	if (err)
+		return err;
+	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	err = pfr__mpsc_map(m, fd, max_bytes);
+	if (err) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return err;
+}
+
+void pfr_mpsc_close(struct pfr_mpsc *m)
+{
+	if (!m)
+		return;
+	munmap(m->ctl, m->map_len);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m);
+}
+
+int pfr_mpsc_unlink(const char *name)
+{
+	char path[NAME_MAX + 1];
+	int err = pfr__mpsc_shm_path(path, sizeof(path), name);
+
+	if (err)
+		return err;
+	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+}
+
+int pfr_mpsc_fd(const struct pfr_mpsc *m)
+{
+	return m->fd;
+}
+
+int pfr_mpsc_sealed(const struct pfr_mpsc *m)
+{
+	return m->sealed;
+}
+
+struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m)
+{
+	return m->ctl;
+}
+
+/* ---- the producer table ---- */
+
+/*
+ * 1 when no producer can write a record stamped (index, gen) any more:
+ * the slot's generation moved on (the owner left or was reclaimed after
+ * its death), the slot is free, or its thread is proven dead.  0 when
+ * the owner may be alive.  gen_mask: the bits of gen the stamp carries.
+ */
+static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
+				uint32_t gen_mask)
+{
+	/* purpose: the owner word before the start time stored after the
+	 * claim; pairs with the CAS (acq_rel) in pfr_mpsc_join() */
+	uint64_t owner = pfr_smp_load_acquire(&s->owner);
+	uint32_t tid = (uint32_t)owner, sgen = (uint32_t)(owner >> 32);
+
+	if (((sgen ^ gen) & gen_mask) || tid == 0)
+		return 1;
+	return pfr__mpsc_tid_dead(tid, PFR_READ_ONCE(s->start_time));
+}
+
+int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
+{
+	uint32_t tid = pfr__mpsc_gettid(), i;
+	uint64_t start, ns = PFR_READ_ONCE(m->ctl->pidns);
+	uint64_t mine = pfr__mpsc_pidns();
+
+	if (ns && mine && ns != mine)
+		return -PFR_E_INVAL; /* thread ids mean nothing across */
+	pfr__mpsc_tid_state(tid, &start);
+	/* First pass: a free slot; second: the slot of a dead producer. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < m->max_producers; i++) {
+			struct pfr_mpsc_slot *s = &m->table[i];
+			uint64_t owner = PFR_READ_ONCE(s->owner), want;
+			uint32_t gen = (uint32_t)(owner >> 32) + 1;
+
+			if ((uint32_t)owner != 0 &&
+			    (pass == 0 ||
+			     !pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
+						   UINT32_MAX)))
+				continue;
+			want = ((uint64_t)gen << 32) | tid;
+			if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
+				continue;
+			PFR_WRITE_ONCE(s->start_time, start);
+			PFR_WRITE_ONCE(s->lost_total, 0);
+			PFR_WRITE_ONCE(s->lost_pending, 0);
+			PFR_WRITE_ONCE(s->records, 0);
+			memset(p, 0, sizeof(*p));
+			p->ctl = m->ctl;
+			p->slot = s;
+			p->data = m->data;
+			p->mask = m->data_size - 1;
+			p->index = i;
+			p->gen = gen & PFR_MPSC_GEN_MASK;
+			p->lock_word = ((uint64_t)gen << 32) | (i + 1);
+			p->max_record = m->max_record;
+			p->max_producers = m->max_producers;
+			p->policy = (uint8_t)m->policy;
+			p->wait_flag = !!(m->flags & PFR_MPSC_WAIT);
+			p->timeout_ns = 1000000000ull;
+			return 0;
+		}
+	}
+	return -PFR_E_BUSY;
+}
+
+void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns)
+{
+	p->timeout_ns = ns;
+}
+
+/* ---- the lock ---- */
+
+/* Whether the holder named by lock word w can no longer run its critical
+ * section: a malformed word, or a holder proven gone. */
+static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
+{
+	struct pfr_mpsc_slot *table = p->slot - p->index;
+	uint32_t idx = (uint32_t)w - 1, gen = (uint32_t)(w >> 32);
+
+	if ((uint32_t)w == 0 || idx >= p->max_producers)
+		return 1;
+	return pfr__mpsc_owner_gone(&table[idx], gen, UINT32_MAX);
+}
+
+/*
+ * Takes the lock: spins, then yields, checking the holder's liveness
+ * every millisecond.  A holder proven dead is replaced by a CAS from its
+ * own lock word: the critical section stores only beyond prod_pos and
+ * then prod_pos, so whatever point it died at, the ring is consistent
+ * (no reservation, or a whole BUSY record that names the dead owner).
+ * A lock word naming this very producer cannot be a live holder (one
+ * thread per producer): it is taken over at once.  A live holder that
+ * keeps the lock past the producer's time-out (a hostile peer, or one
+ * stopped inside its critical section) ends the wait with
+ * -PFR_E_STALLED.
+ */
+static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t spins = 0, checked = 0, deadline = 0;
+
+	for (;;) {
+		uint64_t w = PFR_READ_ONCE(c->lock);
+
+		if (w == 0 || w == p->lock_word) {
+			/* purpose: the lock's acquire; pairs with the
+			 * release in pfr__mpsc_unlock() */
+			if (pfr__mpsc_cas_acquire(&c->lock, &w, p->lock_word))
+				return 0;
+			continue;
+		}
+		if (++spins < PFR__MPSC_LOCK_SPINS) {
+			pfr_cpu_relax();
+			continue;
+		}
+		{
+			uint64_t now = pfr__mpsc_now();
+
+			if (!checked) {
+				checked = now;
+				deadline =
+					pfr__mpsc_deadline(now, p->timeout_ns);
+			}
+			if (now - checked >= PFR__MPSC_CHECK_NS) {
+				checked = now;
+				/* purpose: the take-over is an acquire like
+				 * any lock; the dead holder released nothing
+				 * (its stores are ordered by its prod_pos
+				 * release, pairs with this acquire) */
+				if (pfr__mpsc_holder_gone(p, w) &&
+				    pfr__mpsc_cas_acquire(&c->lock, &w,
+							  p->lock_word))
+					return 0;
+			}
+			if (now >= deadline)
+				return -PFR_E_STALLED;
+		}
+#ifndef PFR__MPSC_MODEL
+		sched_yield();
+#else
+		pfr_cpu_relax();
+#endif
+	}
+}
+
+/* ---- the reservation's slow path ---- */
+
+static void pfr__mpsc_count_lost(struct pfr_mpsc_producer *p)
+{
+	p->lost++;
+	p->lost_total++;
+	PFR_WRITE_ONCE(p->slot->lost_pending, p->lost);
+	PFR_WRITE_ONCE(p->slot->lost_total, p->lost_total);
+}
+
+/* A: loads the consumer position before storing into what it frees. */
+static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
+{
+	/* A: pairs with D (store_release of cons_pos) in pfr_mpsc_end():
+	 * the reader's loads of the freed records before our stores into
+	 * them */
+	return pfr_smp_load_acquire(&c->cons_pos);
+}
+
+/* BLOCK: waits for the reader to move cons_pos from `seen` (or the
+ * deadline).  Never holds the lock. */
+static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
+				uint64_t *deadline)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t now;
+
+	for (int i = 0; i < PFR__MPSC_BLOCK_SPINS; i++) {
+		pfr_cpu_relax();
+		if (PFR_READ_ONCE(c->cons_pos) != seen)
+			return 0;
+	}
+	now = pfr__mpsc_now();
+	if (!*deadline)
+		*deadline = pfr__mpsc_deadline(now, p->timeout_ns);
+	if (now >= *deadline)
+		return -PFR_E_TIMEDOUT;
+	/* A reader asleep below a threshold the full ring cannot reach
+	 * would never free the space: wake it. */
+	if (PFR_READ_ONCE(c->reader_waiting)) {
+		PFR_WRITE_ONCE(c->reader_waiting, 0);
+		pfr__mpsc_futex_wake(&c->reader_waiting);
+	}
+	PFR_WRITE_ONCE(c->writer_waiting, 1);
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_mpsc_end(): writer_waiting store before the cons_pos load */
+	pfr_smp_mb();
+	if (PFR_READ_ONCE(c->cons_pos) != seen)
+		return 0;
+	pfr__mpsc_futex_wait(&c->writer_waiting, 1, *deadline - now);
+	return 0;
+}
+
+int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
+			   int locked)
+{
+	const uint64_t lost_size = sizeof(struct pfr_lost_record);
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t ring = p->mask + 1, deadline = 0, pos, end, cons, at;
+	unsigned char *d = p->data;
+	int err;
+
+	for (;;) {
+		if (!locked && (err = pfr__mpsc_lock(p)) != 0) {
+			pfr__mpsc_count_lost(p);
+			return err;
+		}
+		locked = 0;
+		pos = PFR_READ_ONCE(c->prod_pos);
+		cons = PFR_READ_ONCE(c->cons_cache);
+		end = pos;
+		if (p->lost)
+			pfr__place(&end, lost_size, p->mask);
+		pfr__place(&end, size, p->mask);
+		if ((pos & 7) || end - cons > ring) {
+			cons = pfr__mpsc_load_cons(c); /* A */
+			if ((pos & 7) || (cons & 7) || pos - cons > ring) {
+				pfr__mpsc_unlock(p);
+				return (pos & 7) || (cons & 7) ? -PFR_E_LAYOUT
+				       : (int64_t)(pos - cons) < 0
+					       ? -PFR_E_HEAD_BEHIND
+					       : -PFR_E_HEAD_AHEAD;
+			}
+			PFR_WRITE_ONCE(c->cons_cache, cons);
+		}
+		if (end - cons <= ring)
+			break; /* still holding the lock */
+		pfr__mpsc_unlock(p);
+		if (p->policy == PFR_POLICY_DROP) {
+			pfr__mpsc_count_lost(p);
+			return -PFR_E_NOSPC;
+		}
+		err = pfr__mpsc_wait_space(p, cons, &deadline);
+		if (err) {
+			pfr__mpsc_count_lost(p);
+			return err;
+		}
+	}
+	/* Under the lock: PAD, LOST and BUSY headers beyond prod_pos, then
+	 * prod_pos (R).  A holder killed here leaves prod_pos as it was. */
+	end = pos;
+	if (p->lost) {
+		struct pfr_lost_record lr;
+
+		at = pfr__place(&end, lost_size, p->mask);
+		if (at != pos)
+			PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & p->mask)),
+				       pfr__mpsc_hdr(PFR_RECORD_PAD, p->index,
+						     at - pos));
+		lr.id = p->index;
+		lr.lost = p->lost;
+		memcpy(d + (at & p->mask) + 8, &lr.id, 16);
+		PFR_WRITE_ONCE(
+			*(uint64_t *)(d + (at & p->mask)),
+			pfr__mpsc_hdr(PFR_RECORD_LOST, p->index, lost_size));
+		pos = end;
+		PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
+	}
+	at = pfr__place(&end, size, p->mask);
+	if (at != pos)
+		PFR_WRITE_ONCE(
+			*(uint64_t *)(d + (pos & p->mask)),
+			pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
+	PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
+		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, size));
+	PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
+	pfr__mpsc_publish(c, end); /* R */
+	pfr__mpsc_unlock(p);
+	if (p->lost) {
+		p->lost = 0;
+		PFR_WRITE_ONCE(p->slot->lost_pending, 0);
+	}
+	p->res_pos = at;
+	p->res_size = size;
+	return 0;
+}
+
+int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
+{
+	int err = 0;
+
+	if (p->lost && !p->res_size) {
+		uint8_t policy = p->policy;
+		uint64_t lost = p->lost, lost_total = p->lost_total;
+
+		/* A PAD record behind the LOST record (the slow path writes
+		 * LOST records in front of another); never waits. */
+		p->policy = PFR_POLICY_DROP;
+		p->res_type = PFR_RECORD_PAD;
+		err = pfr__mpsc_reserve_slow(p, 8, 0);
+		p->policy = policy;
+		if (err == 0) {
+			p->res_type = PFR_RECORD_PAD;
+			pfr__mpsc_finish(p, PFR_RECORD_PAD);
+		} else {
+			/* the probe is not a record: not lost */
+			p->lost = lost;
+			p->lost_total = lost_total;
+			PFR_WRITE_ONCE(p->slot->lost_pending, lost);
+			PFR_WRITE_ONCE(p->slot->lost_total, lost_total);
+		}
+	}
+	PFR_WRITE_ONCE(p->slot->records, p->records);
+	return err;
+}
+
+void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
+{
+	struct pfr_mpsc_slot *s = p->slot;
+
+	if (!s)
+		return;
+	pfr_mpsc_discard(p);
+	pfr_mpsc_flush(p);
+	/* purpose: the counters before the slot is free; pairs with the
+	 * CAS (acq_rel) of the next join and with the load_acquire in
+	 * pfr__mpsc_owner_gone() */
+	pfr_smp_store_release(&s->owner, (p->lock_word >> 32) << 32);
+	p->slot = NULL;
+}
+
+void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
+			   uint64_t end)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t cons = PFR_READ_ONCE(c->cons_pos);
+	uint64_t recs = PFR_READ_ONCE(c->records) - PFR_READ_ONCE(c->wake_mark);
+	uint32_t wb = PFR_READ_ONCE(c->wake_bytes);
+	uint32_t wr = PFR_READ_ONCE(c->wake_records);
+
+	/* Wake when the reader waits at this very record (it was the one
+	 * holding the reader up), or when what is reserved up to its end
+	 * meets a threshold; the reader re-checks everything itself. */
+	if (cons != pos && !pfr__wake_met(end - cons, recs, wb, wr))
+		return;
+	PFR_WRITE_ONCE(c->reader_waiting, 0);
+	pfr__mpsc_futex_wake(&c->reader_waiting);
+}
+
+int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
+{
+	uint64_t owner = PFR_READ_ONCE(m->ctl->reader_owner);
+
+	if ((uint32_t)owner == 0)
+		return 0;
+	return !pfr__mpsc_tid_dead((uint32_t)owner,
+				   PFR_READ_ONCE(m->ctl->reader_start));
+}
+
+/* ---- the reader ---- */
+
+int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
+{
+	struct pfr_mpsc_ctl *c = m->ctl;
+	uint32_t tid = pfr__mpsc_gettid();
+	uint64_t owner = PFR_READ_ONCE(c->reader_owner), start, tail;
+
+	if ((uint32_t)owner != 0 && (uint32_t)owner != tid &&
+	    !pfr__mpsc_tid_dead((uint32_t)owner,
+				PFR_READ_ONCE(c->reader_start)))
+		return -PFR_E_BUSY;
+	if (!pfr__mpsc_cas_acqrel(&c->reader_owner, &owner, (uint64_t)tid))
+		return -PFR_E_BUSY; /* another reader won */
+	pfr__mpsc_tid_state(tid, &start);
+	PFR_WRITE_ONCE(c->reader_start, start);
+	tail = PFR_READ_ONCE(c->cons_pos);
+	memset(r, 0, sizeof(*r));
+	r->ctl = c;
+	r->m = m;
+	r->data = m->data;
+	r->mask = m->data_size - 1;
+	r->max_producers = m->max_producers;
+	r->flags = m->policy == PFR_POLICY_BLOCK ? 1u : 0u;
+	r->stall_pos = UINT64_MAX;
+	r->stall_timeout = 1000000000ull;
+	if (tail & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	r->tail = r->head = r->published = tail;
+	return 0;
+}
+
+void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r)
+{
+	if (!r->ctl)
+		return;
+	pfr_mpsc_end(r);
+	PFR_WRITE_ONCE(r->ctl->reader_owner, 0);
+	r->ctl = NULL;
+}
+
+void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns)
+{
+	r->stall_timeout = ns;
+}
+
+void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r)
+{
+	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
+	pfr__mpsc_futex_wake(&r->ctl->writer_waiting);
+}
+
+/* The reader left the BUSY record it had stopped at: account the stop. */
+static void pfr__mpsc_unstall(struct pfr_mpsc_reader *r)
+{
+	uint64_t d = pfr__mpsc_now() - r->stall_start;
+
+	r->stall_ns += d;
+	if (d > r->stall_max_ns)
+		r->stall_max_ns = d;
+	r->stall_pos = UINT64_MAX;
+}
+
+/*
+ * The record at the reader's tail is BUSY (h).  Returns 0 (stop here for
+ * now), 1 (its owner is proven dead: skipped, tail moved on),
+ * -PFR_E_STALLED (a live owner held it past the time-out) or
+ * -PFR_E_LAYOUT (it names a producer slot that does not exist).
+ */
+static int pfr__mpsc_busy(struct pfr_mpsc_reader *r,
+			  const struct pfr_record_header *h)
+{
+	uint64_t now = pfr__mpsc_now();
+	struct pfr_mpsc_slot *table = r->m->table;
+
+	if (h->misc >= r->max_producers)
+		return -PFR_E_LAYOUT;
+	if (r->stall_pos != r->tail) {
+		r->stall_pos = r->tail;
+		r->stall_start = now;
+		r->last_check = 0;
+		r->busy_stops++;
+		r->flags &= ~2u; /* not reported yet */
+	}
+	if (now - r->stall_start < r->stall_timeout)
+		return 0;
+	if (!r->last_check || now - r->last_check >= PFR__MPSC_CHECK_NS) {
+		r->last_check = now;
+		if (pfr__mpsc_owner_gone(&table[h->misc],
+					 h->type & PFR_MPSC_GEN_MASK,
+					 PFR_MPSC_GEN_MASK)) {
+			pfr__mpsc_unstall(r);
+			r->dead_skipped++;
+			r->tail += h->size;
+			return 1;
+		}
+	}
+	if (!(r->flags & 2u)) {
+		r->flags |= 2u;
+		r->stalls++;
+	}
+	return -PFR_E_STALLED;
+}
+
+int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
+{
+	for (;;) {
+		uint64_t avail = r->head - r->tail;
+		uint64_t off = r->tail & r->mask, room = r->mask + 1 - off;
+		struct pfr_record_header h;
+		uint64_t raw;
+		int rc;
+
+		memset(rec, 0, sizeof(*rec));
+		if (!avail)
+			return 0;
+		raw = pfr__mpsc_load_hdr(r, off); /* C2 */
+		memcpy(&h, &raw, sizeof(h));
+		if (r->stall_pos == r->tail &&
+		    (h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY)
+			pfr__mpsc_unstall(r);
+		if (h.size == 0)
+			return -PFR_E_RECSIZE_ZERO;
+		if (h.size & 7)
+			return -PFR_E_RECSIZE_ALIGN;
+		/* records never straddle the end of this ring */
+		if (h.size > avail || h.size > room)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		if ((h.type & PFR_MPSC_BUSY) == PFR_MPSC_BUSY) {
+			rc = pfr__mpsc_busy(r, &h);
+			if (rc == 1)
+				continue;
+			return rc;
+		}
+		if (h.type == PFR_RECORD_PAD) {
+			r->tail += h.size;
+			continue;
+		}
+		if (h.type == PFR_RECORD_DISCARD) {
+			r->discarded++;
+			r->tail += h.size;
+			continue;
+		}
+		if (h.type == PFR_RECORD_LOST &&
+		    h.size < sizeof(struct pfr_lost_record))
+			return -PFR_E_RECSIZE_SHORT;
+		rec->hdr = h;
+		rec->payload = r->data + off + sizeof(h);
+		rec->len = h.size - (uint32_t)sizeof(h);
+		rec->pos = r->tail;
+		r->tail += h.size;
+		r->records++;
+		return 1;
+	}
+}
+
+void pfr_mpsc_set_wakeup(struct pfr_mpsc_reader *r, uint32_t bytes,
+			 uint32_t records)
+{
+	if (bytes > (r->mask + 1) / 2)
+		bytes = (uint32_t)((r->mask + 1) / 2);
+	PFR_WRITE_ONCE(r->ctl->wake_bytes, bytes);
+	PFR_WRITE_ONCE(r->ctl->wake_records, records);
+}
+
+/*
+ * pfr_mpsc_wait()'s condition: > 0 (bytes) when the record at the tail is
+ * not BUSY and the thresholds are met, 0 when not yet, < 0 for an error
+ * (a hostile position or header, or a stall past its time-out).  BUSY
+ * records of dead producers are skipped (and the skip published).
+ */
+static int64_t pfr__mpsc_ready(struct pfr_mpsc_reader *r, uint64_t mark,
+			       uint32_t wb, uint32_t wr)
+{
+	for (;;) {
+		int64_t avail = pfr_mpsc_begin(r);
+		struct pfr_record_header h;
+		uint64_t raw;
+		int rc;
+
+		if (avail <= 0)
+			return avail;
+		raw = pfr__mpsc_load_hdr(r, r->tail & r->mask); /* C2 */
+		memcpy(&h, &raw, sizeof(h));
+		if ((h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY || h.size == 0 ||
+		    (h.size & 7) || h.size > (uint64_t)avail)
+			return pfr__wake_met((uint64_t)avail,
+					     PFR_READ_ONCE(r->ctl->records) -
+						     mark,
+					     wb, wr)
+				       ? avail
+				       : 0;
+		rc = pfr__mpsc_busy(r, &h);
+		if (rc == 0)
+			return 0;
+		if (rc < 0)
+			return rc;
+		pfr_mpsc_end(r); /* a dead producer's record skipped */
+	}
+}
+
+int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
+{
+	struct pfr_mpsc_ctl *c = r->ctl;
+	uint64_t deadline, now, mark, sleep;
+	uint32_t wb, wr;
+	int64_t rc;
+
+	if (!(r->m->flags & PFR_MPSC_WAIT))
+		return -PFR_E_INVAL;
+	pfr_mpsc_end(r);
+	wb = PFR_READ_ONCE(c->wake_bytes);
+	wr = PFR_READ_ONCE(c->wake_records);
+	mark = PFR_READ_ONCE(c->records);
+	deadline = pfr__mpsc_deadline(pfr__mpsc_now(), timeout_ns);
+	for (;;) {
+		rc = pfr__mpsc_ready(r, mark, wb, wr);
+		if (rc)
+			return rc;
+		PFR_WRITE_ONCE(c->wake_mark, mark);
+		PFR_WRITE_ONCE(c->reader_waiting, 1);
+		/* purpose: store-buffering hand-shake; pairs with smp_mb()
+		 * in pfr__mpsc_finish(): reader_waiting store before the
+		 * header and prod_pos loads */
+		pfr_smp_mb();
+		rc = pfr__mpsc_ready(r, mark, wb, wr);
+		if (rc) {
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+			return rc;
+		}
+		now = pfr__mpsc_now();
+		if (now >= deadline) {
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+			return -PFR_E_TIMEDOUT;
+		}
+		sleep = deadline - now;
+		if (r->stall_pos == r->tail) {
+			/* stopped at a BUSY record: wake for its time-out */
+			uint64_t due = r->stall_start + r->stall_timeout;
+			uint64_t w = due > now ? due - now : 0;
+
+			w += PFR__MPSC_CHECK_NS;
+			if (w < sleep)
+				sleep = w;
+		}
+		pfr__mpsc_futex_wait(&c->reader_waiting, 1, sleep);
+	}
+}
+
+void pfr_mpsc_stats(const struct pfr_mpsc *m, const struct pfr_mpsc_reader *r,
+		    struct pfr_mpsc_stats *st)
+{
+	const struct pfr_mpsc_ctl *c = m->ctl;
+
+	memset(st, 0, sizeof(*st));
+	st->prod_pos = PFR_READ_ONCE(c->prod_pos);
+	st->cons_pos = PFR_READ_ONCE(c->cons_pos);
+	st->data_size = m->data_size;
+	st->records_reserved = PFR_READ_ONCE(c->records);
+	for (uint32_t i = 0; i < m->max_producers; i++)
+		st->lost_total += PFR_READ_ONCE(m->table[i].lost_total);
+	if (!r)
+		return;
+	st->records_read = r->records;
+	st->busy_stops = r->busy_stops;
+	st->stalls = r->stalls;
+	st->stall_ns = r->stall_ns;
+	st->stall_max_ns = r->stall_max_ns;
+	st->dead_skipped = r->dead_skipped;
+	st->discarded = r->discarded;
+}

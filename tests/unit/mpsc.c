@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of <perfring/mpsc.h>, the shared ring with many producers:
+ * options and attachment (magic, version, layout, size limit, short
+ * mapping), round trips of every length with wrap-around, reservation
+ * order with several producers (the reader stops at a BUSY record),
+ * discard, DROP and BLOCK loss accounting (written = read + lost per
+ * producer, LOST records carrying the producer's index), the blocking
+ * wait, stalls (-PFR_E_STALLED), the dead-producer rule (a thread that
+ * exits and a process killed between reserve and commit), a dead lock
+ * holder, the producer table (full, reclaim of a dead slot), the reader
+ * role, and hostile shared memory.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/mpsc.h>
+
+#include "tap.h"
+
+#define T_TYPE 9u
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000l};
+
+	nanosleep(&ts, NULL);
+}
+
+static struct pfr_mpsc *mk(uint64_t size, enum pfr_policy pol, uint32_t flags,
+			   uint32_t np)
+{
+	struct pfr_mpsc_opts o;
+	struct pfr_mpsc *m = NULL;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	o.data_size = size;
+	o.policy = pol;
+	o.flags = flags;
+	o.max_producers = np;
+	err = pfr_mpsc_create(&m, &o);
+	if (err) {
+		tap_diag("pfr_mpsc_create: %s", pfr_strerror(err));
+		exit(1);
+	}
+	return m;
+}
+
+/* Reads everything readable now; returns records read or a -error. */
+static int drain(struct pfr_mpsc_reader *r, struct pfr_record *recs, int max)
+{
+	int n = 0, rc;
+	struct pfr_record rec;
+
+	if (pfr_mpsc_begin(r) < 0)
+		return -1000;
+	while ((rc = pfr_mpsc_next(r, &rec)) == 1) {
+		if (recs && n < max)
+			recs[n] = rec;
+		n++;
+	}
+	pfr_mpsc_end(r);
+	return rc < 0 ? rc : n;
+}
+
+static unsigned char *data_of(struct pfr_mpsc *m)
+{
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+
+	return (unsigned char *)c + c->data_offset;
+}
+
+/* ---- options and attachment ---- */
+
+static void test_opts(void)
+{
+	struct pfr_mpsc_opts o;
+	struct pfr_mpsc *m = NULL, *a = NULL;
+	static const uint64_t bad[] = {8, 2048, 4097, 1ull << 41};
+	struct pfr_mpsc_ctl *c;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.data_size = bad[i];
+		is_int(pfr_mpsc_create(&m, &o), -PFR_E_INVAL, "bad data size");
+	}
+	memset(&o, 0, sizeof(o));
+	o.policy = PFR_POLICY_OVERWRITE;
+	is_int(pfr_mpsc_create(&m, &o), -PFR_E_INVAL, "OVERWRITE refused");
+	o.policy = PFR_POLICY_DROP;
+	o.max_producers = PFR_MPSC_PRODUCERS_MAX + 1;
+	is_int(pfr_mpsc_create(&m, &o), -PFR_E_INVAL, "too many producers");
+	o.max_producers = 0;
+	o.flags = 0x80;
+	is_int(pfr_mpsc_create(&m, &o), -PFR_E_INVAL, "unknown flag");
+
+	o.flags = PFR_MPSC_WAIT;
+	o.data_size = 8192;
+	o.max_producers = 8;
+	is_int(pfr_mpsc_create_memfd(&m, &o), 0, "memfd ring created");
+	ok(pfr_mpsc_sealed(m), "memfd sealed against shrinking");
+	fd = pfr_mpsc_fd(m);
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), 0, "attach by fd");
+	if (a) {
+		ok(pfr_mpsc_ctl(a)->data_size == 8192, "attached sizes");
+		pfr_mpsc_close(a);
+	}
+	is_int(pfr_mpsc_attach_fd(&a, fd, 4096), -PFR_E_LAYOUT,
+	       "a mapping above the caller's limit is refused");
+	c = pfr_mpsc_ctl(m);
+	c->magic ^= 1;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_MAGIC, "bad magic");
+	c->magic ^= 1;
+	c->version = 99;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_VERSION, "bad version");
+	c->version = PFR_MPSC_VERSION;
+	c->max_producers = 0;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_LAYOUT,
+	       "zero producers: layout");
+	c->max_producers = 100;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_LAYOUT,
+	       "producer count that moves the data offset: layout");
+	c->max_producers = 8;
+	c->data_size = 1ull << 20;
+	c->max_record = 65528;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_MAPPING,
+	       "sizes beyond the object: mapping");
+	c->data_size = 8192;
+	c->max_record = 4088;
+	c->max_record = 100;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), -PFR_E_LAYOUT, "bad max_record");
+	c->max_record = 4088;
+	is_int(pfr_mpsc_attach_fd(&a, fd, 0), 0, "repaired ring attaches");
+	pfr_mpsc_close(a);
+	pfr_mpsc_close(m);
+
+	is_int(pfr_mpsc_create_shm(&m, "pfr-t-mpsc-unit", &o), 0,
+	       "shm ring created");
+	if (m) {
+		is_int(pfr_mpsc_attach_shm(&a, "pfr-t-mpsc-unit", 0), 0,
+		       "attach by name");
+		pfr_mpsc_close(a);
+		pfr_mpsc_close(m);
+		is_int(pfr_mpsc_unlink("pfr-t-mpsc-unit"), 0, "unlink");
+	}
+	ok(!strcmp(pfr_strerror(-PFR_E_STALLED),
+		   "a live producer has held a reserved record past the stall "
+		   "time-out"),
+	   "PFR_E_STALLED has a message");
+}
+
+/* ---- round trips, wrap, order ---- */
+
+static void fill(unsigned char *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed * 31 + i * 7);
+}
+
+static void test_roundtrip(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_producer p;
+	struct pfr_mpsc_reader r;
+	unsigned char buf[2048], want[2048];
+	struct pfr_record rec;
+	int bad = 0, n = 0;
+	size_t maxp;
+
+	is_int(pfr_mpsc_join(m, &p), 0, "join");
+	is_int(pfr_mpsc_reader(m, &r), 0, "reader");
+	maxp = pfr_mpsc_max_payload(&p);
+	is_uint(maxp, 2048 - 16, "max payload of a 4 KiB ring");
+	is_int(pfr_mpsc_write(&p, T_TYPE, buf, maxp + 1), -PFR_E_INVAL,
+	       "too large");
+	is_int(pfr_mpsc_write(&p, PFR_RECORD_PAD, buf, 8), -PFR_E_INVAL,
+	       "reserved type refused");
+	/* every length 0..maxp, one record at a time: wraps many times */
+	for (size_t len = 0; len <= maxp; len += (len < 64 ? 1 : 37)) {
+		fill(want, len, (unsigned)len);
+		if (pfr_mpsc_write(&p, T_TYPE, want, len)) {
+			bad++;
+			continue;
+		}
+		if (pfr_mpsc_begin(&r) <= 0 || pfr_mpsc_next(&r, &rec) != 1 ||
+		    rec.hdr.type != T_TYPE || rec.len != ((len + 7) & ~7ul) ||
+		    rec.hdr.misc != pfr_mpsc_producer_index(&p) ||
+		    memcmp(rec.payload, want, len))
+			bad++;
+		if (pfr_mpsc_next(&r, &rec) != 0)
+			bad++;
+		pfr_mpsc_end(&r);
+		n++;
+	}
+	is_int(bad, 0, "every length round-trips, with the producer index");
+	ok(pfr_mpsc_ctl(m)->prod_pos > 8 * 4096, "the ring wrapped");
+	/* zero-copy reserve + commit */
+	{
+		void *dst = NULL;
+
+		is_int(pfr_mpsc_reserve(&p, T_TYPE, 16, &dst), 0, "reserve");
+		is_int(pfr_mpsc_reserve(&p, T_TYPE, 16, &dst), -PFR_E_INVAL,
+		       "one reservation at a time");
+		memcpy(dst, "0123456789abcdef", 16);
+		pfr_mpsc_commit(&p);
+		is_int(drain(&r, &rec, 1), 1, "zero-copy record read");
+		ok(!memcmp(rec.payload, "0123456789abcdef", 16),
+		   "zero-copy payload");
+	}
+	(void)n;
+	pfr_mpsc_leave(&p);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+static void test_order_discard(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_producer a, b, c;
+	struct pfr_mpsc_reader r;
+	struct pfr_record recs[8];
+	struct pfr_mpsc_stats st;
+	void *pa = NULL, *pc = NULL;
+	uint64_t v;
+
+	pfr_mpsc_join(m, &a);
+	pfr_mpsc_join(m, &b);
+	pfr_mpsc_join(m, &c);
+	ok(a.index != b.index && b.index != c.index && a.index != c.index,
+	   "three producers, three slots");
+	pfr_mpsc_reader(m, &r);
+	is_int(pfr_mpsc_reserve(&a, T_TYPE, 8, &pa), 0, "a reserves");
+	v = 2;
+	is_int(pfr_mpsc_write(&b, T_TYPE, &v, 8), 0, "b writes after a");
+	is_int(pfr_mpsc_reserve(&c, T_TYPE, 8, &pc), 0, "c reserves");
+	is_int(drain(&r, recs, 8), 0,
+	       "reader stops at a's BUSY record, never past it");
+	v = 1;
+	memcpy(pa, &v, 8);
+	pfr_mpsc_commit(&a);
+	is_int(drain(&r, recs, 8), 2, "a commits: a and b readable");
+	{
+		uint64_t v0, v1;
+
+		memcpy(&v0, recs[0].payload, 8);
+		memcpy(&v1, recs[1].payload, 8);
+		ok(recs[0].hdr.misc == a.index && recs[1].hdr.misc == b.index &&
+			   v0 == 1 && v1 == 2,
+		   "reservation order, producer index in misc");
+	}
+	pfr_mpsc_discard(&c);
+	v = 4;
+	pfr_mpsc_write(&a, T_TYPE, &v, 8);
+	is_int(drain(&r, recs, 8), 1, "c's discarded record skipped");
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.discarded, 1, "discarded counted");
+	is_uint(st.records_read, 3, "records read counted");
+	ok(st.busy_stops >= 1, "the BUSY stop counted");
+	pfr_mpsc_leave(&a);
+	pfr_mpsc_leave(&b);
+	pfr_mpsc_leave(&c);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/* ---- loss accounting ---- */
+
+static void test_drop(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_producer p[2];
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	uint64_t written[2] = {0, 0}, read[2] = {0, 0}, lost[2] = {0, 0};
+	unsigned char buf[200];
+	int rc, bad = 0;
+
+	pfr_mpsc_join(m, &p[0]);
+	pfr_mpsc_join(m, &p[1]);
+	pfr_mpsc_reader(m, &r);
+	memset(buf, 0x5a, sizeof(buf));
+	for (int round = 0; round < 50; round++) {
+		for (int i = 0; i < 60; i++) {
+			int k = i & 1;
+
+			written[k]++;
+			rc = pfr_mpsc_write(&p[k], T_TYPE, buf,
+					    (size_t)(i * 3) % 200);
+			if (rc && rc != -PFR_E_NOSPC)
+				bad++;
+		}
+		if (pfr_mpsc_begin(&r) < 0)
+			bad++;
+		while ((rc = pfr_mpsc_next(&r, &rec)) == 1) {
+			int k = rec.hdr.misc == p[0].index ? 0 : 1;
+
+			if (rec.hdr.type == PFR_RECORD_LOST) {
+				const struct pfr_lost_record *lr =
+					(const void *)((const char *)
+							       rec.payload -
+						       8);
+
+				if (lr->id != rec.hdr.misc)
+					bad++;
+				lost[k] += lr->lost;
+			} else {
+				read[k]++;
+			}
+		}
+		if (rc)
+			bad++;
+		pfr_mpsc_end(&r);
+	}
+	for (int k = 0; k < 2; k++)
+		pfr_mpsc_flush(&p[k]);
+	if (pfr_mpsc_begin(&r) < 0)
+		bad++;
+	while (pfr_mpsc_next(&r, &rec) == 1) {
+		int k = rec.hdr.misc == p[0].index ? 0 : 1;
+		uint64_t l;
+
+		if (rec.hdr.type != PFR_RECORD_LOST) {
+			read[k]++;
+			continue;
+		}
+		memcpy(&l, (const char *)rec.payload + 8, 8);
+		lost[k] += l;
+	}
+	pfr_mpsc_end(&r);
+	is_int(bad, 0, "DROP: no unexpected error");
+	for (int k = 0; k < 2; k++) {
+		ok(pfr_mpsc_lost(&p[k]) > 0, "producer %d dropped some", k);
+		is_uint(lost[k], pfr_mpsc_lost(&p[k]),
+			"LOST records carry exactly the producer's losses");
+		is_uint(written[k], read[k] + lost[k],
+			"written = read + lost, per producer");
+	}
+	pfr_mpsc_leave(&p[0]);
+	pfr_mpsc_leave(&p[1]);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+struct reader_arg {
+	struct pfr_mpsc *m;
+	uint64_t want, got;
+	int err;
+	uint32_t wake_bytes;
+};
+
+static void *wait_reader(void *arg)
+{
+	struct reader_arg *a = arg;
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	int rc;
+
+	if (pfr_mpsc_reader(a->m, &r)) {
+		a->err = -1;
+		return NULL;
+	}
+	pfr_mpsc_set_wakeup(&r, a->wake_bytes, 0);
+	while (a->got < a->want) {
+		int64_t av = pfr_mpsc_wait(&r, 5000000000ull);
+
+		if (av < 0) {
+			a->err = (int)av;
+			break;
+		}
+		while ((rc = pfr_mpsc_next(&r, &rec)) == 1) {
+			uint64_t seq;
+
+			memcpy(&seq, rec.payload, 8);
+			if (seq != a->got)
+				a->err = -2;
+			a->got++;
+		}
+	}
+	pfr_mpsc_reader_close(&r);
+	return NULL;
+}
+
+static void test_block_wait(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_BLOCK, PFR_MPSC_WAIT, 4);
+	struct pfr_mpsc_producer p;
+	struct reader_arg a = {m, 3000, 0, 0, 0};
+	pthread_t t;
+	unsigned char buf[64];
+	int bad = 0;
+
+	pfr_mpsc_join(m, &p);
+	pfr_mpsc_set_timeout(&p, 10000000000ull);
+	pthread_create(&t, NULL, wait_reader, &a);
+	for (uint64_t i = 0; i < a.want; i++) {
+		memcpy(buf, &i, 8);
+		if (pfr_mpsc_write(&p, T_TYPE, buf, 8 + (i % 7) * 8))
+			bad++;
+	}
+	pthread_join(t, NULL);
+	is_int(bad, 0, "BLOCK: every write waited for space, none lost");
+	is_int(a.err, 0, "waiting reader: records in order");
+	is_uint(a.got, a.want, "waiting reader got them all");
+	is_uint(pfr_mpsc_lost(&p), 0, "nothing lost");
+
+	/* BLOCK time-out with no reader: counted as lost */
+	{
+		struct pfr_mpsc_producer q;
+		uint64_t t0;
+		int rc = 0, n = 0;
+
+		pfr_mpsc_join(m, &q);
+		pfr_mpsc_set_timeout(&q, 20000000ull);
+		t0 = now_ns();
+		while (n < 1000 &&
+		       (rc = pfr_mpsc_write(&q, T_TYPE, buf, 64)) == 0)
+			n++;
+		is_int(rc, -PFR_E_TIMEDOUT, "BLOCK with no reader: time-out");
+		is_uint(pfr_mpsc_lost(&q), 1, "the timed-out record is lost");
+		ok(now_ns() - t0 >= 20000000ull, "it waited its time-out");
+		pfr_mpsc_leave(&q);
+	}
+	pfr_mpsc_leave(&p);
+	pfr_mpsc_close(m);
+}
+
+/* ---- stalls and dead producers ---- */
+
+static void test_stall(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, PFR_MPSC_WAIT, 4);
+	struct pfr_mpsc_producer p, q;
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	struct pfr_mpsc_stats st;
+	void *dst = NULL;
+	uint64_t v = 7;
+	int rc;
+
+	pfr_mpsc_join(m, &p);
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 20000000ull);
+	pfr_mpsc_reserve(&p, T_TYPE, 8, &dst);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	pfr_mpsc_begin(&r);
+	is_int(pfr_mpsc_next(&r, &rec), 0, "BUSY: 0 before the time-out");
+	sleep_ms(30);
+	is_int(pfr_mpsc_next(&r, &rec), -PFR_E_STALLED,
+	       "a live owner past the time-out: -PFR_E_STALLED");
+	is_int(pfr_mpsc_next(&r, &rec), -PFR_E_STALLED, "and again");
+	is_int(pfr_mpsc_wait(&r, 1000000000ull), -PFR_E_STALLED,
+	       "wait reports the stall too, without hanging");
+	memcpy(dst, &v, 8);
+	pfr_mpsc_commit(&p);
+	is_int(drain(&r, NULL, 0), 2, "after the commit both records come");
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.stalls, 1, "one stall counted");
+	ok(st.stall_ns >= 20000000ull && st.stall_max_ns >= 20000000ull,
+	   "its duration accounted");
+	is_uint(st.dead_skipped, 0, "nothing skipped");
+	(void)rc;
+	pfr_mpsc_leave(&p);
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+static void *exit_mid_record(void *arg)
+{
+	struct pfr_mpsc_producer p;
+	void *dst = NULL;
+
+	if (pfr_mpsc_join(arg, &p) || pfr_mpsc_reserve(&p, T_TYPE, 32, &dst))
+		return (void *)1;
+	memset(dst, 0xee, 16); /* half the record, then the thread ends */
+	return NULL;
+}
+
+static void test_dead_thread(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	pthread_t t;
+	void *res;
+	uint64_t v = 5, t0;
+	int rc, got = 0;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 10000000ull);
+	pthread_create(&t, NULL, exit_mid_record, m);
+	pthread_join(t, &res);
+	ok(res == NULL, "the thread reserved and exited");
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	t0 = now_ns();
+	while (now_ns() - t0 < 5000000000ull) {
+		rc = drain(&r, NULL, 0);
+		if (rc > 0) {
+			got += rc;
+			break;
+		}
+		if (rc < 0 && rc != -PFR_E_STALLED)
+			break;
+		sleep_ms(2);
+	}
+	is_int(got, 1, "the record behind the dead thread's is read");
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.dead_skipped, 1, "the dead thread's record skipped");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+static void test_dead_process(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 1);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	int pfd[2], status, rc = 0, got = 0, stalled = 0;
+	uint64_t v = 3, t0, lock_word = 0;
+	pid_t pid;
+	char c;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 10000000ull);
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct pfr_mpsc_producer p;
+		void *dst = NULL;
+
+		if (pfr_mpsc_join(m, &p) ||
+		    pfr_mpsc_reserve(&p, T_TYPE, 64, &dst))
+			_exit(1);
+		memset(dst, 0xdd, 24);
+		/* hand over our lock word: the parent plants it as if we
+		 * had died holding the lock */
+		if (write(pfd[1], &p.lock_word, 8) != 8)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	ok(read(pfd[0], &lock_word, 8) == 8, "child reserved, stopped");
+	close(pfd[0]);
+	is_int(pfr_mpsc_join(m, &q), -PFR_E_BUSY,
+	       "table of one, held by a live child: -PFR_E_BUSY");
+	rc = drain(&r, NULL, 0);
+	sleep_ms(20);
+	rc = drain(&r, NULL, 0);
+	is_int(rc, -PFR_E_STALLED, "live child mid-record: stall reported");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status), "child killed with SIGKILL");
+	/* the dead child's slot is reclaimed, and the lock it "held" */
+	pfr_mpsc_ctl(m)->lock = lock_word;
+	is_int(pfr_mpsc_join(m, &q), 0, "the dead producer's slot reclaimed");
+	ok(q.gen != ((lock_word >> 32) & PFR_MPSC_GEN_MASK),
+	   "with a new generation");
+	t0 = now_ns();
+	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0,
+	       "a lock held by a dead producer is taken over");
+	t0 = now_ns();
+	while (now_ns() - t0 < 5000000000ull) {
+		rc = drain(&r, NULL, 0);
+		if (rc == -PFR_E_STALLED)
+			stalled++;
+		if (rc > 0) {
+			got += rc;
+			break;
+		}
+		if (rc < 0 && rc != -PFR_E_STALLED)
+			break;
+		sleep_ms(2);
+	}
+	is_int(got, 1, "the dead child's record skipped, the next read");
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.dead_skipped, 1, "dead_skipped 1");
+	is_uint(st.stalls, 1, "the stall reported once before");
+	(void)c;
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+static void test_roles(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 2);
+	struct pfr_mpsc_producer p[3];
+	struct pfr_mpsc_reader r, r2;
+	pid_t pid;
+	int status;
+
+	is_int(pfr_mpsc_join(m, &p[0]), 0, "join 1 of 2");
+	is_int(pfr_mpsc_join(m, &p[1]), 0, "join 2 of 2");
+	is_int(pfr_mpsc_join(m, &p[2]), -PFR_E_BUSY, "full table: BUSY");
+	pfr_mpsc_leave(&p[1]);
+	is_int(pfr_mpsc_join(m, &p[2]), 0, "a left slot is free again");
+	ok(p[2].index == p[1].index && p[2].gen != p[1].gen,
+	   "same slot, next generation");
+	is_int(pfr_mpsc_reader(m, &r), 0, "reader");
+	ok(pfr_mpsc_reader_alive(m), "reader alive");
+	pid = fork();
+	if (pid == 0)
+		_exit(pfr_mpsc_reader(m, &r2) == -PFR_E_BUSY ? 0 : 1);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "a second reader while one lives: BUSY");
+	pfr_mpsc_reader_close(&r);
+	ok(!pfr_mpsc_reader_alive(m), "no reader after close");
+	/* a reader process that died: its role can be taken */
+	pid = fork();
+	if (pid == 0)
+		_exit(pfr_mpsc_reader(m, &r2) == 0 ? 0 : 1);
+	waitpid(pid, &status, 0);
+	ok(!pfr_mpsc_reader_alive(m), "the reader process died: not alive");
+	is_int(pfr_mpsc_reader(m, &r), 0, "its role taken over");
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_leave(&p[0]);
+	pfr_mpsc_leave(&p[2]);
+	pfr_mpsc_close(m);
+}
+
+/* ---- hostile shared memory ---- */
+
+static void test_hostile(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer p;
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	unsigned char *d = data_of(m);
+	uint64_t v = 1, save, t0;
+	int rc;
+
+	pfr_mpsc_join(m, &p);
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 5000000ull);
+	pfr_mpsc_write(&p, T_TYPE, &v, 8);
+	save = c->prod_pos;
+	c->prod_pos = save + 8192;
+	is_int(pfr_mpsc_begin(&r), -PFR_E_HEAD_AHEAD,
+	       "producer position far ahead");
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_HEAD_AHEAD,
+	       "producer refuses it too");
+	c->prod_pos = save - 8;
+	r.tail = save;
+	is_int(pfr_mpsc_begin(&r), -PFR_E_HEAD_BEHIND, "position behind");
+	r.tail = 0;
+	c->prod_pos = save + 4;
+	is_int(pfr_mpsc_begin(&r), -PFR_E_RECSIZE_ALIGN, "misaligned position");
+	c->prod_pos = save;
+
+	/* forged lengths */
+	{
+		uint64_t h0;
+
+		memcpy(&h0, d, 8);
+		((struct pfr_record_header *)d)->size = 0;
+		pfr_mpsc_begin(&r);
+		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_ZERO, "size 0");
+		((struct pfr_record_header *)d)->size = 12;
+		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_ALIGN,
+		       "size 12");
+		((struct pfr_record_header *)d)->size = 4000;
+		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
+		       "size past the producer position");
+		((struct pfr_record_header *)d)->size = 16;
+		((struct pfr_record_header *)d)->type = PFR_MPSC_BUSY | 1;
+		((struct pfr_record_header *)d)->misc = 999;
+		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_LAYOUT,
+		       "BUSY naming a slot that does not exist");
+		((struct pfr_record_header *)d)->type = PFR_RECORD_LOST;
+		((struct pfr_record_header *)d)->misc = 0;
+		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_SHORT,
+		       "LOST record too short");
+		/* a BUSY bit that never clears, stamped with a live owner */
+		((struct pfr_record_header *)d)->type = PFR_MPSC_BUSY | p.gen;
+		((struct pfr_record_header *)d)->misc = (uint16_t)p.index;
+		t0 = now_ns();
+		rc = 0;
+		while (rc == 0 && now_ns() - t0 < 5000000000ull)
+			rc = pfr_mpsc_next(&r, &rec);
+		is_int(rc, -PFR_E_STALLED,
+		       "a BUSY bit that never clears: "
+		       "stall reported, no hang");
+		/* its owner slot's identity garbage (tid beyond the pid
+		 * range): proven not alive, skipped */
+		save = p.slot->owner;
+		p.slot->owner = (save & ~0xffffffffull) | 0xfffffff0u;
+		sleep_ms(2);
+		is_int(pfr_mpsc_next(&r, &rec), 0,
+		       "owner slot garbage: the record is skipped");
+		p.slot->owner = save;
+		memcpy(d, &h0, 8);
+	}
+	/* garbage in the lock word: taken over, no hang */
+	c->lock = 0x1234567800000077ull;
+	t0 = now_ns();
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
+	       "garbage lock word taken over");
+	/* a lock held by a live producer (another of this thread's) past
+	 * the time-out: -PFR_E_STALLED, counted as lost, no hang */
+	{
+		struct pfr_mpsc_producer q;
+		uint64_t lost0 = pfr_mpsc_lost(&p);
+
+		pfr_mpsc_join(m, &q);
+		c->lock = q.lock_word;
+		pfr_mpsc_set_timeout(&p, 20000000ull);
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_STALLED,
+		       "lock held by a live producer: -PFR_E_STALLED");
+		is_uint(pfr_mpsc_lost(&p), lost0 + 1, "and counted as lost");
+		c->lock = p.lock_word;
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
+		       "a lock word naming the producer itself is taken");
+		pfr_mpsc_leave(&q);
+	}
+	/* a hostile consumer position */
+	c->cons_pos = c->prod_pos + 4096;
+	c->cons_cache = c->prod_pos + 4096;
+	rc = pfr_mpsc_write(&p, T_TYPE, &v, 8);
+	ok(rc == 0 || rc == -PFR_E_HEAD_BEHIND,
+	   "consumer ahead of producer: no crash (%s)", pfr_strerror(rc));
+	c->cons_pos = 3;
+	c->cons_cache = c->prod_pos - 4096;
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_LAYOUT,
+	       "misaligned consumer position");
+	pfr_mpsc_close(m);
+}
+
+int main(void)
+{
+	test_opts();
+	test_roundtrip();
+	test_order_discard();
+	test_drop();
+	test_block_wait();
+	test_stall();
+	test_dead_thread();
+	test_dead_process();
+	test_roles();
+	test_hostile();
+	return tap_done();
+}
