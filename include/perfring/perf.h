@@ -264,6 +264,11 @@ PFR_API int pfr_perf_file_add_event(struct pfr_perf_file *f,
 				    const struct perf_event_attr *attr,
 				    const char *name, const uint64_t *ids,
 				    uint32_t nr_ids);
+/* Declare a group (GROUP_DESC feature): events leader .. leader +
+ * nr_members - 1, as added, under name (perf's "{a,b}" groups get an
+ * empty name).  Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM. */
+PFR_API int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
+				    uint32_t leader, uint32_t nr_members);
 /* The command line for the CMDLINE header feature. */
 PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 				      char *const *argv);
@@ -271,8 +276,14 @@ PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
 				const struct pfr_record_header *hdr,
 				const void *payload, uint32_t len);
-/* Write the attrs, the header and the feature sections, close.  Returns
- * 0 or -PFR_E_SYSTEM; frees f either way. */
+/* Write the attrs, the header and the feature sections, close.  The
+ * features: the machine (hostname, OS release, arch, CPU description and
+ * id, CPU and NUMA topology, memory, caches, PMU types and capabilities,
+ * where this machine shows them), the command line, the events and
+ * groups, the first and last sample time, the tracepoints' formats, and
+ * the build ids of the DSOs that samples hit (the kernel, [vdso] and every
+ * mapped file, followed through the MMAP, FORK and COMM records written).
+ * Returns 0 or -PFR_E_SYSTEM; frees f either way. */
 PFR_API int pfr_perf_file_close(struct pfr_perf_file *f);
 
 /* Open a perf.data file (perfring's or perf's own) for reading; validates
