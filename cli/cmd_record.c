@@ -105,6 +105,8 @@ struct rec {
 		lost_records, lost_samples, bytes, wakeups, snapshots,
 		decode_errors;
 	uint64_t out_records;
+	uint64_t lost_counted; /* PERF_FORMAT_LOST, summed over the fds */
+	int read_lost; /* the kernel takes PERF_FORMAT_LOST */
 	int child_status;
 	struct rusage ru_loop; /* at the start of the reading loop */
 	struct pollfd *pfd;
@@ -433,6 +435,9 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 		a->freq = 1;
 		a->sample_freq = 4000;
 	}
+	/* The kernel's count of what it could not write, per event
+	 * (PERF_FORMAT_LOST, Linux 6.0), as perf asks for it. */
+	a->read_format = PERF_FORMAT_ID | (R->read_lost ? PERF_FORMAT_LOST : 0);
 	a->disabled = 1;
 	a->inherit = !R->no_inherit && !R->tid;
 	a->enable_on_exec = R->cmd && !R->all_cpus;
@@ -459,6 +464,26 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 	if (geteuid() != 0 && paranoid >= 2 && !a->exclude_user)
 		a->exclude_kernel = a->exclude_hv = 1;
 	(void)R;
+}
+
+/* Whether this kernel takes PERF_FORMAT_LOST (Linux 6.0 and later). */
+static int kernel_reads_lost(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 static int add_id(struct rec_ev *e, uint64_t id)
@@ -842,19 +867,14 @@ static int snapshot(struct rec *R)
 
 /* --- synthesized side-band for threads that exist already --- */
 
-/* Appends the sample_id trailer (sample_id_all) every kernel record has. */
-static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
-		 uint32_t blen, uint32_t pid, uint32_t tid)
+/* The sample_id trailer (sample_id_all) every kernel record has, for a
+ * record of pid/tid and event id, at buf; its length. */
+static uint32_t sample_id_trailer(const struct rec *R, unsigned char *buf,
+				  uint32_t pid, uint32_t tid, uint64_t id)
 {
-	unsigned char buf[PFR_RECORD_MAX];
-	struct pfr_record_header h;
 	uint64_t st = R->lay.sample_type, z = 0;
-	uint32_t n = (blen + 7) & ~7u;
+	uint32_t n = 0;
 
-	if (n + 64 > sizeof(buf))
-		return 0;
-	memset(buf, 0, n);
-	memcpy(buf, body, blen);
 	if (st & PERF_SAMPLE_TID) {
 		memcpy(buf + n, &pid, 4);
 		memcpy(buf + n + 4, &tid, 4);
@@ -865,7 +885,7 @@ static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_ID) {
-		memcpy(buf + n, &R->ev[0].ids[0], 8);
+		memcpy(buf + n, &id, 8);
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_STREAM_ID) {
@@ -877,13 +897,60 @@ static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER) {
-		memcpy(buf + n, &R->ev[0].ids[0], 8);
+		memcpy(buf + n, &id, 8);
 		n += 8;
 	}
+	return n;
+}
+
+/* Appends the sample_id trailer every kernel record has. */
+static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
+		 uint32_t blen, uint32_t pid, uint32_t tid)
+{
+	unsigned char buf[PFR_RECORD_MAX];
+	struct pfr_record_header h;
+	uint32_t n = (blen + 7) & ~7u;
+
+	if (n + 64 > sizeof(buf))
+		return 0;
+	memset(buf, 0, n);
+	memcpy(buf, body, blen);
+	n += sample_id_trailer(R, buf + n, pid, tid, R->ev[0].ids[0]);
 	h.type = type;
 	h.misc = misc;
 	h.size = (uint16_t)(n + sizeof(h));
 	return push(R, &h, buf, n, 0) ? fail(EX_FAIL, "out of memory") : 0;
+}
+
+/*
+ * perf's account of the samples the kernel could not write (the ring was
+ * full): one PERF_RECORD_LOST_SAMPLES per event fd with its count
+ * (PERF_FORMAT_LOST, read at the end), after every other record.  perf
+ * report's "Total Lost Samples" is their sum.
+ */
+static int write_lost_samples(struct rec *R)
+{
+	for (int i = 0; i < R->nfds; i++) {
+		uint64_t v[3]; /* value, id, lost */
+		unsigned char buf[16 + 64];
+		struct pfr_record_header h;
+		uint32_t n = 8;
+
+		if (!R->read_lost ||
+		    read(R->fds[i], v, sizeof(v)) != (ssize_t)sizeof(v) ||
+		    !v[2])
+			continue;
+		R->lost_counted += v[2];
+		memcpy(buf, &v[2], 8);
+		n += sample_id_trailer(R, buf + n, 0, 0, v[1]);
+		h.type = PERF_RECORD_LOST_SAMPLES;
+		h.misc = 0;
+		h.size = (uint16_t)(n + sizeof(h));
+		if (R->file && pfr_perf_file_write(R->file, &h, buf, n))
+			return fail(EX_FAIL, "writing %s: %s", R->output,
+				    strerror(errno));
+	}
+	return 0;
 }
 
 static int synth_kernel_mmap(struct rec *R)
@@ -1307,6 +1374,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 		snprintf(R->ev[R->nev].spec, sizeof(R->ev[0].spec), "dummy");
 		R->ev[R->nev++].tracking = 1;
 	}
+	R->read_lost = kernel_reads_lost();
 	for (int i = 0; i < R->nev; i++) {
 		int err = pfr_perf_event_parse(
 			R->ev[i].spec, &R->ev[i].attr, R->ev[i].name,
@@ -1493,6 +1561,8 @@ static int record_run(struct rec *R, int argc, char **argv)
 		rc = R->overwrite ? snapshot(R) : drain_all(R, 1);
 	if (!rc && R->npend)
 		rc = flush(R, UINT64_MAX);
+	if (!rc)
+		rc = write_lost_samples(R);
 	if (R->child > 0) {
 		int st;
 
