@@ -1050,8 +1050,13 @@ static int synth_process(struct rec *R, pid_t pid)
 				q++;
 			memmove(path, q, strlen(q) + 1);
 		}
-		if (perm[2] != 'x' || path[0] != '/')
+		/* Files, and the vdso (perf shows its symbols and lists
+		 * its build id; the kernel announces it only at exec). */
+		if (perm[2] != 'x' ||
+		    (path[0] != '/' && strcmp(path, "[vdso]")))
 			continue;
+		if (path[0] != '/')
+			maj = min = 0, ino = 0;
 		prot = (perm[0] == 'r' ? PROT_READ : 0) |
 		       (perm[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
 		memset(body, 0, 64);
