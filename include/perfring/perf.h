@@ -54,6 +54,8 @@ enum pfr_perf_error {
 	PFR_PERF_E_STRING, /* a string without its terminating NUL */
 	PFR_PERF_E_FILE_MAGIC, /* not a perf.data file (or other endian) */
 	PFR_PERF_E_FILE_LAYOUT, /* perf.data sections out of bounds */
+	PFR_PERF_E_EVENT_SYNTAX, /* malformed event list, group or terms */
+	PFR_PERF_E_TOO_MANY, /* more events or CPUs than the array holds */
 	PFR_PERF_E__END
 };
 
@@ -63,22 +65,66 @@ PFR_API const char *pfr_perf_strerror(int err);
 
 /* --- events --- */
 
-/* Parses an event name into *attr (which it zeroes first): the software
- * events cpu-clock, task-clock, page-faults (faults), minor-faults,
- * major-faults, context-switches (cs), cpu-migrations (migrations),
- * alignment-faults, emulation-faults, dummy; the generic hardware events
- * (cycles, instructions, cache-references, cache-misses, branches,
- * branch-misses, bus-cycles, ref-cycles), each with an optional ":u" or
- * ":k" modifier; and tracepoints "subsystem:name", whose id is read from
- * tracefs.  tracefs is looked up at $PFR_TRACEFS, /sys/kernel/tracing and
+/* Parses one event into *attr (which it zeroes first), in perf's
+ * grammar: a name -- the software events cpu-clock, task-clock,
+ * page-faults (faults), minor-faults, major-faults, context-switches (cs),
+ * cpu-migrations (migrations), alignment-faults, emulation-faults, dummy;
+ * the generic hardware events (cycles, instructions, cache-references,
+ * cache-misses, branches, branch-misses, bus-cycles, ref-cycles); a raw
+ * event rHEX -- optionally followed by /TERMS/ and by :MODIFIERS; a PMU
+ * of /sys/bus/event_source/devices with its terms (PMU/event=0x3c/,
+ * PMU/alias/); or a tracepoint "subsystem:name", whose id is read from
+ * tracefs.  Terms: period=N, freq=N, name=S, call-graph=fp|no, time=0|1,
+ * inherit, no-inherit, config=N, config1=N, config2=N and the PMU's own
+ * format fields.  Modifiers: u, k, h (privilege levels), G, H (guest,
+ * host), p, pp, ppp (precision), D (pinned), e (exclusive), I (exclude
+ * idle); without modifiers exclude_guest is set, as perf does.  tracefs is
+ * looked up at $PFR_TRACEFS, /sys/kernel/tracing and
  * /sys/kernel/debug/tracing; when none is mounted and mount_tracefs is set
  * (and $PFR_TRACEFS is not), it mounts tracefs on /sys/kernel/tracing
- * (root only).  Canonical name into name[namelen].  Returns 0,
- * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_NO_TRACEFS,
- * -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
+ * (root only).  perf's name for the event into name[namelen].  Returns 0,
+ * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_EVENT_SYNTAX,
+ * -PFR_PERF_E_NO_TRACEFS, -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
  * Concurrency: any thread.  Progress: blocking (file system). */
 PFR_API int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
 				 char *name, size_t namelen, int mount_tracefs);
+
+/* What an event list said about each event beyond its attr. */
+#define PFR_PERF_TERM_PERIOD 0x1u /* period=N: keep sample_period */
+#define PFR_PERF_TERM_FREQ 0x2u /* freq=N: keep sample_freq */
+#define PFR_PERF_TERM_CALLGRAPH_FP 0x4u /* call-graph=fp */
+#define PFR_PERF_TERM_CALLGRAPH_NO 0x8u /* call-graph=no */
+#define PFR_PERF_TERM_INHERIT 0x10u /* inherit */
+#define PFR_PERF_TERM_NO_INHERIT 0x20u /* no-inherit */
+#define PFR_PERF_TERM_TIME 0x40u /* time=1 */
+#define PFR_PERF_TERM_NO_TIME 0x80u /* time=0 */
+
+struct pfr_perf_evinfo {
+	char name[160]; /* perf's name: the spec as written, or name= */
+	uint32_t leader; /* index of the group leader (itself if alone) */
+	uint32_t nr_members; /* on a leader: its group's size; else 0 */
+	uint32_t terms; /* PFR_PERF_TERM_* */
+	uint32_t pad;
+};
+
+/* Parses a list as perf's -e takes it -- events separated by commas,
+ * groups "{a,b}[:MODIFIERS]" (the modifiers apply to every member) --
+ * appending to attrs[] and info[] from index *nr (at most max in all)
+ * and advancing *nr.  Each event as pfr_perf_event_parse() reads it.
+ * Returns 0 or the first error (then *nr is unchanged), including
+ * -PFR_PERF_E_TOO_MANY.
+ * Concurrency: any thread.  Progress: blocking (file system). */
+PFR_API int pfr_perf_event_list_parse(const char *list,
+				      struct perf_event_attr *attrs,
+				      struct pfr_perf_evinfo *info,
+				      uint32_t max, uint32_t *nr,
+				      int mount_tracefs);
+
+/* A cpu list as perf writes it ("0-3,8,10-11") into cpus[max], in the
+ * order given, without duplicates; returns how many, -PFR_E_INVAL for a
+ * malformed list, -PFR_PERF_E_TOO_MANY.
+ * Concurrency: pure function.  Progress: wait-free. */
+PFR_API int pfr_perf_cpu_list(const char *s, int *cpus, int max);
 
 /* Where tracefs is (or would be mounted): a constant string.
  * Concurrency: any thread.  Progress: blocking (stat). */
