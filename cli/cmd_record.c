@@ -409,8 +409,6 @@ static int list_user(struct rec *R)
 			fclose(f);
 		if (uid != (unsigned long)R->uid || pid == getpid())
 			continue;
-		if (R->npids < MAX_IDS)
-			R->pids[R->npids++] = pid; /* for the side-band */
 		list_threads(R, pid); /* gone meanwhile: skipped */
 	}
 	closedir(d);
@@ -1232,7 +1230,7 @@ static int synth_existing(struct rec *R)
 
 	if (err)
 		return err;
-	if (R->all_cpus) {
+	if (R->all_cpus || R->uid_set) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;
 
@@ -1883,6 +1881,9 @@ static int parse_args(struct rec *R, int argc, char **argv)
 	if (R->period && R->freq)
 		return pfr_cli_usage_error("record",
 					   "-c and -F exclude each other");
+	if (R->output && !strcmp(R->output, "-") && R->json)
+		return pfr_cli_usage_error(
+			"record", "-o - and --json both want standard output");
 	if (!!R->all_cpus + !!R->npids + !!R->ntids + !!R->uid_set > 1)
 		return pfr_cli_usage_error(
 			"record", "-a, -p, -t and -u exclude each other");

@@ -30,6 +30,12 @@
 #include "perf_header.h"
 
 #define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+/* perf's own record types of the pipe format (tools/lib/perf/include/perf/
+ * event.h). */
+#define PFR_RECORD_HEADER_ATTR 64
+#define PFR_RECORD_HEADER_TRACING_DATA 66
+#define PFR_RECORD_EVENT_UPDATE 78
+#define PFR_RECORD_HEADER_FEATURE 80
 /* perf's own misc flag in a BUILD_ID entry: the id's length is in its
  * size byte (tools/lib/perf/include/perf/event.h). */
 #define PFR_MISC_BUILD_ID_SIZE (1u << 15)
@@ -57,6 +63,7 @@ enum {
 	PFR_FEAT_MEM_TOPOLOGY = 22,
 	PFR_FEAT_CPU_PMU_CAPS = 28,
 	PFR_FEAT_PMU_CAPS = 31,
+	PFR_FEAT_LAST = 32, /* the pipe format's end-of-features mark */
 	PFR_FEAT_BITS = 256,
 };
 
@@ -106,6 +113,7 @@ struct pfr_perf_file {
 	FILE *out;
 	int fd;
 	int started;
+	int pipe; /* perf's pipe format: no header to seek back to */
 	uint64_t data_offset, data_size;
 	char *cmdline;
 	struct pfr_dso *dsos; /* mapped files and [vdso], for BUILD_ID */
@@ -131,7 +139,11 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 
 	if (!f)
 		return -PFR_E_SYSTEM;
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* "-": perf's pipe format on standard output. */
+	f->pipe = !strcmp(path, "-");
+	f->fd = f->pipe ? fcntl(1, F_DUPFD_CLOEXEC, 3)
+			: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			       0644);
 	if (f->fd < 0) {
 		free(f);
 		return -PFR_E_SYSTEM;
@@ -507,6 +519,8 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 }
 
 /* The ids and the attrs go first; the data follows them. */
+static int pfr_pipe_start(struct pfr_perf_file *f);
+
 static int pfr_file_start(struct pfr_perf_file *f)
 {
 	uint64_t off = sizeof(struct pfr_file_header);
@@ -514,6 +528,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (f->started)
 		return 0;
 	f->started = 1;
+	if (f->pipe)
+		return pfr_pipe_start(f);
 	if (fseeko(f->out, (off_t)off, SEEK_SET))
 		return -PFR_E_SYSTEM;
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
@@ -787,6 +803,107 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 	return -1;
 }
 
+/* A user record of the pipe format: header, then body. */
+static void pfr_pipe_record(FILE *o, uint32_t type, const void *a, size_t alen,
+			    const void *b, size_t blen)
+{
+	struct pfr_record_header h;
+
+	h.type = type;
+	h.misc = 0;
+	h.size = (uint16_t)(sizeof(h) + alen + blen);
+	fwrite(&h, sizeof(h), 1, o);
+	if (alen)
+		fwrite(a, alen, 1, o);
+	if (blen)
+		fwrite(b, blen, 1, o);
+}
+
+/*
+ * perf's pipe format: a 16-byte header, then what the file header and its
+ * features would say, as records ahead of the data -- each event's attr
+ * and ids (HEADER_ATTR) and name (EVENT_UPDATE), each feature known at the
+ * start (HEADER_FEATURE, then the LAST_FEATURE mark), the tracepoints'
+ * formats (HEADER_TRACING_DATA, its bytes following the record).
+ */
+static int pfr_pipe_start(struct pfr_perf_file *f)
+{
+	uint64_t ph[2] = {PFR_PERF_MAGIC2, 16};
+	FILE *o = f->out;
+
+	fwrite(ph, sizeof(ph), 1, o);
+	for (uint32_t i = 0; i < f->nr_ev; i++) {
+		struct pfr_file_event *e = &f->ev[i];
+		uint64_t upd[2] = {2 /* PERF_EVENT_UPDATE__NAME */, 0};
+		unsigned char name[264];
+		size_t nl = strlen(e->name) + 1;
+
+		if (sizeof(e->attr) + 8ULL * e->nr_ids + 8 > 0xffff)
+			return -PFR_E_INVAL;
+		pfr_pipe_record(o, PFR_RECORD_HEADER_ATTR, &e->attr,
+				sizeof(e->attr), e->ids, 8ULL * e->nr_ids);
+		if (!e->nr_ids || !e->name[0])
+			continue;
+		upd[1] = e->ids[0];
+		memset(name, 0, sizeof(name));
+		memcpy(name, e->name, nl);
+		pfr_pipe_record(o, PFR_RECORD_EVENT_UPDATE, upd, sizeof(upd),
+				name, (nl + 7) & ~(size_t)7);
+	}
+	for (int b = 3; b < 32; b++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m;
+		int bad;
+		uint64_t id = (uint64_t)b;
+
+		if (b == PFR_FEAT_BUILD_ID || b == PFR_FEAT_SAMPLE_TIME ||
+		    b == PFR_FEAT_TRACING_DATA)
+			continue; /* known at the end, or a record of its own */
+		m = open_memstream(&buf, &len);
+		if (!m)
+			return -PFR_E_SYSTEM;
+		bad = pfr_write_feature(f, b, m) | ferror(m);
+		if (fclose(m))
+			bad = 1;
+		if (!bad && len && len + 16 <= 0xffff)
+			pfr_pipe_record(o, PFR_RECORD_HEADER_FEATURE, &id, 8,
+					buf, len);
+		free(buf);
+	}
+	{
+		uint64_t last = PFR_FEAT_LAST;
+
+		pfr_pipe_record(o, PFR_RECORD_HEADER_FEATURE, &last, 8, NULL,
+				0);
+	}
+	if (pfr_has_tracepoints(f)) {
+		char *buf = NULL;
+		size_t len = 0, al;
+		FILE *m = open_memstream(&buf, &len);
+		uint32_t sz[2] = {0, 0};
+		static const char zero[8];
+		int bad;
+
+		if (!m)
+			return -PFR_E_SYSTEM;
+		bad = pfr_write_tracing(f, m) | ferror(m);
+		if (fclose(m) || bad) {
+			free(buf);
+			return -PFR_E_SYSTEM;
+		}
+		al = (len + 7) & ~(size_t)7;
+		sz[0] = (uint32_t)al;
+		pfr_pipe_record(o, PFR_RECORD_HEADER_TRACING_DATA, sz,
+				sizeof(sz), NULL, 0);
+		fwrite(buf, len, 1, o);
+		if (al > len)
+			fwrite(zero, al - len, 1, o);
+		free(buf);
+	}
+	return ferror(o) ? -PFR_E_SYSTEM : 0;
+}
+
 static void pfr_file_free(struct pfr_perf_file *f)
 {
 	for (uint32_t i = 0; i < f->nr_ev; i++)
@@ -842,10 +959,16 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		pfr_file_free(f);
 		return 0;
 	}
-	if (pfr_file_start(f))
-		err = -PFR_E_SYSTEM;
 	if (!f->cmdline)
 		pfr_perf_file_set_cmdline(f, 0, NULL);
+	if (pfr_file_start(f))
+		err = -PFR_E_SYSTEM;
+	if (f->pipe) { /* nothing to go back to */
+		if (fclose(f->out) && !err)
+			err = -PFR_E_SYSTEM;
+		pfr_file_free(f);
+		return err;
+	}
 	memset(&h, 0, sizeof(h));
 	memset(secs, 0, sizeof(secs));
 	/* Each feature into memory first: one the machine cannot describe is
