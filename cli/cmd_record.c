@@ -658,15 +658,36 @@ static int open_all(struct rec *R)
 	return 0;
 }
 
+/* Where the cgroups that perf events can follow are: a cgroup v1
+ * hierarchy with the perf_event controller, else the cgroup2 one. */
+static int cgroup_root(char *root, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[512], type[64], opts[1024];
+	int found = 0;
+
+	while (f && fscanf(f, "%255s %511s %63s %1023s %*d %*d", dev, dir, type,
+			   opts) == 4) {
+		int v1 = !strcmp(type, "cgroup") && strstr(opts, "perf_event");
+
+		if (v1 || (!found && !strcmp(type, "cgroup2"))) {
+			snprintf(root, len, "%s", dir);
+			found = 1;
+			if (v1)
+				break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
 /* -G NAME[,NAME...]: event i counts in the i-th cgroup (one name: all of
  * them; an empty name: none), each opened as its cgroupfs directory. */
 static int open_cgroups(struct rec *R)
 {
-	char names[1024], *p, *save = NULL;
+	char names[1024], *p, *save = NULL, root[512] = "";
 	int n = 0;
-	const char *root = access("/sys/fs/cgroup/cgroup.controllers", F_OK)
-				   ? "/sys/fs/cgroup/perf_event"
-				   : "/sys/fs/cgroup";
 
 	for (int i = 0; i < R->nev; i++)
 		R->ev[i].cgroup_fd = -1;
@@ -674,6 +695,12 @@ static int open_cgroups(struct rec *R)
 		return 0;
 	if (strlen(R->cgroups) >= sizeof(names))
 		return pfr_cli_usage_error("record", "-G: list too long");
+	if (cgroup_root(root, sizeof(root)))
+		return fail(
+			EX_FAIL,
+			"-G: no cgroup file system with perf_event is "
+			"mounted.\nFix: mount -t cgroup2 none /sys/fs/cgroup "
+			"(or a cgroup v1 hierarchy with -o perf_event).");
 	snprintf(names, sizeof(names), "%s", R->cgroups);
 	/* strsep keeps the empty names. */
 	for (p = names; (save = strsep(&p, ",")) && n < R->nev; n++) {

@@ -238,6 +238,8 @@ static int pfr_perf_modifiers(const char *m, struct perf_event_attr *a)
 		case 'p':
 			if (++precise > 3)
 				return -1;
+			if (!excl_gh) /* precision implies exclude_guest */
+				eG = 1;
 			break;
 		case 'D':
 			a->pinned = 1;
