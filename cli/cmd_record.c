@@ -1327,7 +1327,9 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			"\"lost_records\":%llu,\"lost_samples\":%llu,"
 			"\"bytes\":%llu,"
 			"\"wakeups\":%llu,\"snapshots\":%llu,"
-			"\"decode_errors\":%llu,\"rings\":%d,"
+			"\"decode_errors\":%llu,\"throttle\":%llu,"
+			"\"unthrottle\":%llu,\"lost_counted\":%llu,"
+			"\"rings\":%d,"
 			"\"ring_bytes\":%llu,\"reader_cpu_s\":%.6f,"
 			"\"reader_loop_cpu_s\":%.6f,"
 			"\"reader_user_s\":%.6f,\"reader_sys_s\":%.6f,"
@@ -1339,7 +1341,10 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			(unsigned long long)R->bytes,
 			(unsigned long long)R->wakeups,
 			(unsigned long long)R->snapshots,
-			(unsigned long long)R->decode_errors, R->nrings,
+			(unsigned long long)R->decode_errors,
+			(unsigned long long)R->by_type[PERF_RECORD_THROTTLE],
+			(unsigned long long)R->by_type[PERF_RECORD_UNTHROTTLE],
+			(unsigned long long)R->lost_counted, R->nrings,
 			R->pages * (unsigned long long)getpagesize(),
 			user + sys, loop, user, sys, wall);
 		return;
@@ -1378,6 +1383,19 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			"[ perfring record: %llu samples lost before the ring "
 			"(LOST_SAMPLES) ]\n",
 			(unsigned long long)R->lost_samples);
+	if (R->by_type[PERF_RECORD_THROTTLE])
+		fprintf(f,
+			"[ perfring record: the kernel throttled sampling %llu "
+			"times (%llu unthrottled): samples over "
+			"kernel.perf_event_max_sample_rate's CPU budget were "
+			"not taken ]\n",
+			(unsigned long long)R->by_type[PERF_RECORD_THROTTLE],
+			(unsigned long long)R->by_type[PERF_RECORD_UNTHROTTLE]);
+	if (R->lost_counted != R->lost)
+		fprintf(f,
+			"[ perfring record: the kernel counted %llu samples "
+			"it could not write (PERF_FORMAT_LOST) ]\n",
+			(unsigned long long)R->lost_counted);
 	if (R->decode_errors)
 		fprintf(f,
 			"[ perfring record: %llu malformed records skipped ]\n",

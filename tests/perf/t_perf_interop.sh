@@ -33,10 +33,8 @@ int main(int argc, char **argv)
 EOC
 cc -O1 -o vd vd.c
 
-quiet() { # file: empty, else shown
-	[ ! -s "$1" ] && return 0
-	diag <"$1"
-	return 1
+quiet() { # file: empty (what it holds is shown after the verdict)
+	[ ! -s "$1" ]
 }
 
 perf record -q -F 1000 -g -o perf.data -- ./spin 1 >/dev/null 2>&1
@@ -47,11 +45,13 @@ diag <pfr.err
 perf report --stdio -i pfr.data >rep.out 2>rep.err
 rc=$?
 ok $([ $rc -eq 0 ] && quiet rep.err; echo $?) "perf report: exit $rc, stderr empty"
+[ -s rep.err ] && diag <rep.err
 perf script -i pfr.data >scr.out 2>scr.err
 rc=$?
 all=$(grep -c 'cpu-clock:' scr.out)
 ok $([ $rc -eq 0 ] && [ "$all" -gt 500 ] && quiet scr.err; echo $?) \
 	"perf script: exit $rc, $all samples, stderr empty"
+[ -s scr.err ] && diag <scr.err
 
 perf report --stdio --time 0%-50% -i pfr.data >half.out 2>half.err
 rc=$?
@@ -59,11 +59,13 @@ hs=$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' half.out | head -n1)
 ok $([ $rc -eq 0 ] && [ -n "$hs" ] && [ "$hs" -gt 0 ] && [ "$hs" -lt "$all" ] &&
 	quiet half.err; echo $?) \
 	"perf report --time 0%-50%: $hs of $all samples, stderr empty"
+[ -s half.err ] && diag <half.err
 perf script --time 0%-50% -i pfr.data >halfs.out 2>halfs.err
 rc=$?
 hn=$(grep -c 'cpu-clock:' halfs.out)
 ok $([ $rc -eq 0 ] && [ "$hn" -gt 0 ] && [ "$hn" -lt "$all" ] && quiet halfs.err; echo $?) \
 	"perf script --time 0%-50%: $hn of $all samples"
+[ -s halfs.err ] && diag <halfs.err
 
 perf data convert --to-json out.json -i pfr.data >conv.out 2>conv.err
 rc=$?
@@ -71,6 +73,7 @@ js=$(grep -c '"timestamp"' out.json 2>/dev/null)
 grep -v '^\[ perf data convert: ' conv.err >conv.warn
 ok $([ $rc -eq 0 ] && [ "$js" -eq "$all" ] && quiet conv.warn; echo $?) \
 	"perf data convert --to-json: exit $rc, ${js:-0} samples listed (perf script: $all)"
+[ -s conv.warn ] && diag <conv.warn
 ok $(grep -q '"cpuid": "' out.json && grep -q '"symbol": "spin_here"' out.json; echo $?) \
 	"the JSON has the CPU id and symbolized samples"
 
@@ -78,6 +81,7 @@ perf evlist -i pfr.data >ev.out 2>ev.err
 rc=$?
 ok $([ $rc -eq 0 ] && grep -qx cpu-clock ev.out && quiet ev.err; echo $?) \
 	"perf evlist: $(tr '\n' ' ' <ev.out)"
+[ -s ev.err ] && diag <ev.err
 
 perf buildid-list -i pfr.data >bid.out 2>bid.err
 perf buildid-list -i perf.data >bid.ref 2>/dev/null
@@ -86,6 +90,7 @@ mine=$(awk '$2 ~ /\/spin$/ { print $1 }' bid.out)
 theirs=$(awk '$2 ~ /\/spin$/ { print $1 }' bid.ref)
 ok $([ -n "$mine" ] && [ "$mine" = "$theirs" ] && quiet bid.err; echo $?) \
 	"perf buildid-list: spin's id is perf's ($mine)"
+[ -s bid.err ] && diag <bid.err
 # Only what the samples hit: every DSO listed is one perf report shows.
 extra=0
 while read -r _ dso; do
@@ -94,7 +99,7 @@ while read -r _ dso; do
 done <bid.out
 ok $([ $extra -eq 0 ]; echo $?) "buildid-list lists only DSOs with samples ($(wc -l <bid.out) listed, $extra without)"
 
-perf report --header-only -i pfr.data >hdr.out 2>hdr.err
+perf report --header-only -I -i pfr.data >hdr.out 2>hdr.err
 for k in "cpudesc" "cpuid" "total memory" "sibling threads" \
 	"node0 cpu list" "pmu mappings" "time of first sample" \
 	"sample duration"; do
@@ -110,19 +115,23 @@ perf annotate --stdio -s spin_here -i pfr.data >ann.out 2>ann.err
 rc=$?
 ok $([ $rc -eq 0 ] && grep -q 'spin_here' ann.out && grep -Eq '(add|cmp|jmp|call|mov)' ann.out &&
 	quiet ann.err; echo $?) "perf annotate spin_here: exit $rc, disassembly, stderr empty"
+[ -s ann.err ] && diag <ann.err
 
 perf diff perf.data pfr.data >diff.out 2>diff.err
 rc=$?
 ok $([ $rc -eq 0 ] && grep -q 'spin_here' diff.out && quiet diff.err; echo $?) \
 	"perf diff perf.data pfr.data: exit $rc, spin_here paired"
+[ -s diff.err ] && diag <diff.err
 
-# perf sched timehist on a sched_switch recording.
-$P record -q -a -e sched:sched_switch -o sw.data -- ./pingpong 2000 2>sw.err
-ok $? "perfring record -a -e sched:sched_switch -- pingpong 2000"
+# perf sched timehist on a sched_switch recording (with call chains, which
+# it shows by default).
+$P record -q -g -a -e sched:sched_switch -o sw.data -- ./pingpong 2000 2>sw.err
+ok $? "perfring record -g -a -e sched:sched_switch -- pingpong 2000"
 perf sched timehist -i sw.data >th.out 2>th.err
 rc=$?
 ok $([ $rc -eq 0 ] && grep -q 'pingpong' th.out && quiet th.err; echo $?) \
 	"perf sched timehist: exit $rc, $(grep -c pingpong th.out) pingpong lines, stderr empty"
+[ -s th.err ] && diag <th.err
 
 # -p on a running process: [vdso] mapped, symbolized, build id listed.
 ./vd 2 &
@@ -133,11 +142,12 @@ wait $vpid
 perf report --stdio -i vd.data 2>/dev/null | grep -v '^#' >vd.rep
 ok $(grep -q '\[vdso\]' vd.rep; echo $?) "-p: samples in [vdso] ($(grep -c '\[vdso\]' vd.rep) lines)"
 ok $(grep -q '__vdso_clock_gettime' vd.rep; echo $?) "and perf resolves __vdso_clock_gettime"
-./vd 1 &
+./vd 3 &
 vpid=$!
 sleep 0.2
-perf record -q -F 1000 -p $vpid -o vdref.data >/dev/null 2>&1
-wait $vpid
+perf record -q -F 1000 -p $vpid -o vdref.data -- sleep 1 >/dev/null 2>&1
+kill $vpid 2>/dev/null
+wait $vpid 2>/dev/null
 v1=$(perf buildid-list -i vd.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 v2=$(perf buildid-list -i vdref.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 ok $([ -n "$v1" ] && [ "$v1" = "$v2" ]; echo $?) \
