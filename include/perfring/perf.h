@@ -301,8 +301,12 @@ static inline uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 
 struct pfr_perf_file;
 
-/* Start writing a perf.data file (the header is written at close).
- * Returns 0 or -PFR_E_SYSTEM (errno set). */
+/* Start writing a perf.data file (the header is written at close).  path
+ * "-" writes perf's pipe format to standard output instead: the attrs,
+ * event names, the features known at the start and the tracepoint
+ * formats go ahead of the data as records (no build ids, no sample
+ * times), for perf report -i -.  pfr_perf_file_open() does not read that
+ * format.  Returns 0 or -PFR_E_SYSTEM (errno set). */
 PFR_API int pfr_perf_file_create(struct pfr_perf_file **f, const char *path);
 /* Declare an event: its attr, name, and the ids of its fds
  * (PERF_EVENT_IOC_ID).  Before any record is written. */
