@@ -57,6 +57,16 @@
 #define NTYPES 32
 #define MAX_IDS 64
 
+/* The user registers perf samples for DWARF unwinding (its
+ * arch__user_reg_mask(): every general register of the ABI). */
+#if defined(__x86_64__)
+#define PFR_USER_REGS 0xff0fffULL
+#elif defined(__aarch64__)
+#define PFR_USER_REGS ((1ULL << 33) - 1)
+#else
+#define PFR_USER_REGS 0ULL
+#endif
+
 struct rec_ev {
 	char spec[160];
 	char name[160];
@@ -82,6 +92,7 @@ struct rec {
 	int all_cpus, overwrite, json, callgraph, switch_events, quiet;
 	int no_syms, no_inherit;
 	int sample_addr, raw_samples, all_user, all_kernel;
+	unsigned long long dump_size; /* --call-graph dwarf: stack bytes */
 	int last_e; /* first event of the last -e (for --filter) */
 	pid_t pid, tid; /* the first of pids[], tids[] */
 	pid_t pids[MAX_IDS], tids[MAX_IDS];
@@ -473,6 +484,17 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 	if ((R->callgraph && !(terms & PFR_PERF_TERM_CALLGRAPH_NO)) ||
 	    (terms & PFR_PERF_TERM_CALLGRAPH_FP))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (R->callgraph == 2 && !(terms & PFR_PERF_TERM_CALLGRAPH_NO)) {
+		/* DWARF: the kernel's chain stops at user space; perf
+		 * report unwinds the user part from the sampled registers
+		 * and stack. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+				  PERF_SAMPLE_DATA_SRC; /* as perf */
+		a->sample_regs_user = PFR_USER_REGS;
+		a->sample_stack_user = (uint32_t)R->dump_size;
+		a->exclude_callchain_user = 1;
+	}
 	if (a->type == PERF_TYPE_TRACEPOINT || R->raw_samples)
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (R->sample_addr)
@@ -521,6 +543,8 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 		a->comm_exec = 1;
 		a->task = 1;
 		a->context_switch = R->switch_events;
+		/* DWARF unwinding reads the binaries' data segments too. */
+		a->mmap_data = R->callgraph == 2;
 	}
 	if (R->overwrite && !e->tracking) {
 		a->write_backward = 1;
@@ -1220,13 +1244,15 @@ static int synth_process(struct rec *R, pid_t pid)
 		}
 		/* Files, and the vdso (perf shows its symbols and lists
 		 * its build id; the kernel announces it only at exec). */
-		if (perm[2] != 'x' ||
+		if ((perm[2] != 'x' &&
+		     !(R->callgraph == 2 && perm[0] == 'r')) ||
 		    (path[0] != '/' && strcmp(path, "[vdso]")))
 			continue;
 		if (path[0] != '/')
 			maj = min = 0, ino = 0;
 		prot = (perm[0] == 'r' ? PROT_READ : 0) |
-		       (perm[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+		       (perm[1] == 'w' ? PROT_WRITE : 0) |
+		       (perm[2] == 'x' ? PROT_EXEC : 0);
 		memset(body, 0, 64);
 		memcpy(body, &upid, 4);
 		memcpy(body + 4, &upid, 4);
@@ -1243,8 +1269,12 @@ static int synth_process(struct rec *R, pid_t pid)
 		memcpy(body + 56, &prot, 4);
 		memcpy(body + 60, &flags, 4);
 		snprintf((char *)body + 64, 4096, "%s", path);
-		err = synth(R, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body,
-			    64 + (uint32_t)strlen(path) + 1, upid, upid);
+		err = synth(R, PERF_RECORD_MMAP2,
+			    PERF_RECORD_MISC_USER |
+				    (perm[2] == 'x'
+					     ? 0
+					     : PERF_RECORD_MISC_MMAP_DATA),
+			    body, 64 + (uint32_t)strlen(path) + 1, upid, upid);
 	}
 	if (f)
 		fclose(f);
@@ -1801,10 +1831,31 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 			R->callgraph = 0;
 			return 0;
 		}
-		return no_equivalent(
-			spelled, v,
-			"perfring records frame-pointer call chains only "
-			"(--call-graph fp)");
+		if (!strncmp(v, "dwarf", 5) && (!v[5] || v[5] == ',')) {
+			/* The user stack and registers go into each sample
+			 * for perf report to unwind with the DWARF CFI;
+			 * size: the stack bytes (8192 as perf; at most
+			 * 65528, a multiple of 8). */
+			n = 8192;
+			if (v[5] &&
+			    (pfr_cli_parse_u64(v + 6, &n) || !n || n > 65528))
+				return pfr_cli_usage_error(
+					"record",
+					"bad %s '%s': dwarf,SIZE with SIZE "
+					"at most 65528",
+					spelled, v);
+			if (!PFR_USER_REGS)
+				return no_equivalent(
+					spelled, v,
+					"no user register mask known for this "
+					"architecture");
+			R->callgraph = 2;
+			R->dump_size = (n + 7) & ~7ULL;
+			return 0;
+		}
+		return no_equivalent(spelled, v,
+				     "perfring records call chains with "
+				     "--call-graph fp or dwarf");
 	case O_SWITCH_EVENTS:
 		R->switch_events = 1;
 		return 0;

@@ -152,6 +152,44 @@ v2=$(perf buildid-list -i vdref.data 2>/dev/null | awk '$2 == "[vdso]" { print $
 ok $([ -n "$v1" ] && [ "$v1" = "$v2" ]; echo $?) \
 	"perf buildid-list lists [vdso] with perf's id (${v1:-none}; perf: ${v2:-none})"
 
+# --call-graph dwarf: perf report unwinds the sampled user stacks of a
+# program built without frame pointers.
+cat >deep.c <<'EOC'
+#include <stdlib.h>
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void leaf(void)
+{
+	for (int i = 0; i < 100000; i++)
+		sink += i;
+}
+__attribute__((noinline)) void mid(void)
+{
+	leaf();
+	sink++;
+}
+int main(int argc, char **argv)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		mid();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 <
+		 atof(argv[1]));
+	return 0;
+}
+EOC
+cc -O2 -g -fomit-frame-pointer -o deep deep.c
+$P record -q --call-graph dwarf -F 1000 -o dw.data -- ./deep 0.3 2>dw.err
+ok $? "perfring record --call-graph dwarf -- deep (no frame pointers)"
+perf report --stdio --no-children -i dw.data >dw.rep 2>dw.rerr
+ok $(awk '/\[\.\] leaf/ { f = 1 } f && /main/ { m = 1 } f && /mid/ { d = 1 }
+	END { exit !(m && d) }' dw.rep; echo $?) \
+	"perf report unwinds leaf <- mid <- main from the sampled stacks"
+quiet dw.rerr || diag <dw.rerr
+
 # Lost samples: perf report's total is the kernel's count.
 $P record -m 1 -e sched:sched_switch -o lost.data -- ./pingpong 50000 2>lost.err
 lost=$(sed -n 's/.* samples, \([0-9]*\) lost .*/\1/p' lost.err)

@@ -27,7 +27,9 @@ fields() {
 			out="$name"
 			for k in type config config1 period freq exclude_user \
 				exclude_kernel exclude_hv exclude_guest \
-				exclude_host precise_ip pinned inherit disabled; do
+				exclude_host precise_ip pinned inherit disabled \
+				exclude_callchain_user mmap_data \
+				sample_regs_user sample_stack_user; do
 				v=$(tr ',' '\n' <<<", $rest" |
 					sed -n "s/^ $k: //p" | head -n1)
 				out="$out $k=${v:-0}"
@@ -36,7 +38,7 @@ fields() {
 			# RAW is not compared: perfring samples the union of
 			# its events' fields (one layout per recording), so a
 			# software event recorded with a tracepoint has RAW.
-			for b in CALLCHAIN ADDR; do
+			for b in CALLCHAIN ADDR REGS_USER STACK_USER DATA_SRC; do
 				case "|$st|" in *"|$b|"*) out="$out $b" ;; esac
 			done
 			echo "$out"
@@ -103,6 +105,8 @@ done <<'EOF'
 -gF99 -e cpu-clock
 --call-graph=fp -e cpu-clock
 --call-graph fp -e cpu-clock
+--call-graph dwarf -e cpu-clock
+--call-graph=dwarf,4096 -e task-clock
 -d -e cpu-clock
 -i -e cpu-clock
 --no-inherit -e cpu-clock
@@ -210,7 +214,7 @@ $P record -G foo -- true 2>/dev/null
 ok $([ $? -eq 2 ]; echo $?) "-G without -a: exit 2"
 
 # No equivalent: one line, exit 2.
-for o in "--switch-output" "--call-graph dwarf" "--call-graph=lbr" "-s" \
+for o in "--switch-output" "--call-graph=lbr" "-s" \
 	"--per-thread" "-b"; do
 	# shellcheck disable=SC2086
 	$P record $o -- true 2>ne.err >/dev/null
