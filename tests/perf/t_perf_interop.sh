@@ -146,7 +146,7 @@ ok $(grep -q '__vdso_clock_gettime' vd.rep; echo $?) "and perf resolves __vdso_c
 vpid=$!
 sleep 0.2
 perf record -q -F 1000 -p $vpid -o vdref.data -- sleep 1 >/dev/null 2>&1
-wait $vpid
+wait $vpid 2>/dev/null
 v1=$(perf buildid-list -i vd.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 v2=$(perf buildid-list -i vdref.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 ok $([ -n "$v1" ] && [ "$v1" = "$v2" ]; echo $?) \
