@@ -497,8 +497,8 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 	}
 	if (a->type == PERF_TYPE_TRACEPOINT || R->raw_samples)
 		a->sample_type |= PERF_SAMPLE_RAW;
-	if (R->sample_addr)
-		a->sample_type |= PERF_SAMPLE_ADDR;
+	if (R->sample_addr) /* -d: perf adds the data source too */
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	/* perf's precedence: the event's own period= or freq=, then -c or
 	 * -F (tracepoints included), then each tracepoint hit, and 4000 Hz
 	 * for everything else. */
@@ -543,8 +543,9 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 		a->comm_exec = 1;
 		a->task = 1;
 		a->context_switch = R->switch_events;
-		/* DWARF unwinding reads the binaries' data segments too. */
-		a->mmap_data = R->callgraph == 2;
+		/* Data mappings too: for -d addresses, and for DWARF
+		 * unwinding, which reads the binaries' data segments. */
+		a->mmap_data = R->callgraph == 2 || R->sample_addr;
 	}
 	if (R->overwrite && !e->tracking) {
 		a->write_backward = 1;
@@ -1245,7 +1246,8 @@ static int synth_process(struct rec *R, pid_t pid)
 		/* Files, and the vdso (perf shows its symbols and lists
 		 * its build id; the kernel announces it only at exec). */
 		if ((perm[2] != 'x' &&
-		     !(R->callgraph == 2 && perm[0] == 'r')) ||
+		     !((R->callgraph == 2 || R->sample_addr) &&
+		       perm[0] == 'r')) ||
 		    (path[0] != '/' && strcmp(path, "[vdso]")))
 			continue;
 		if (path[0] != '/')
