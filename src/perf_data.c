@@ -263,6 +263,7 @@ static struct pfr_task *pfr_task_of(struct pfr_perf_file *f, uint32_t pid,
 		free(f->tasks);
 		f->tasks = n;
 		f->task_cap = nc;
+		f->last_task = NULL; /* it pointed into the old table */
 	}
 	for (h = (pid * 2654435761u) & (f->task_cap - 1); f->tasks[h].used;
 	     h = (h + 1) & (f->task_cap - 1))

@@ -154,6 +154,12 @@ int main(void)
 		put64(&b, 5);
 		write_rec(f, PERF_RECORD_FORK, 0, &b);
 	}
+	/* Enough processes to grow the table of maps (old pointers into
+	 * it must not survive the growth). */
+	for (uint32_t pid = 1000; pid < 1600; pid++) {
+		mmap2(f, pid, 0x900000, "/bin/sh");
+		sample(f, PERF_RECORD_MISC_USER, 100, 0x1, 150);
+	}
 	sample(f, PERF_RECORD_MISC_USER, 200, 0x400100, 300);
 	sample(f, PERF_RECORD_MISC_USER, 999, 0x800100, 100); /* no maps */
 	sample(f, PERF_RECORD_MISC_KERNEL, 100, 0xffffffff81000000ULL, 200);
