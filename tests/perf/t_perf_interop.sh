@@ -142,11 +142,13 @@ wait $vpid
 perf report --stdio -i vd.data 2>/dev/null | grep -v '^#' >vd.rep
 ok $(grep -q '\[vdso\]' vd.rep; echo $?) "-p: samples in [vdso] ($(grep -c '\[vdso\]' vd.rep) lines)"
 ok $(grep -q '__vdso_clock_gettime' vd.rep; echo $?) "and perf resolves __vdso_clock_gettime"
-./vd 1.5 &
-vpid=$!
-sleep 0.2
-perf record -q -F 1000 -p $vpid -o vdref.data -- sleep 1 >/dev/null 2>&1
-wait $vpid 2>/dev/null
+(
+	./vd 1.5 &
+	vpid=$!
+	sleep 0.2
+	perf record -q -F 1000 -p $vpid -o vdref.data -- sleep 1 >/dev/null
+	wait $vpid
+) 2>/dev/null # perf's reference; its job messages are not ours
 v1=$(perf buildid-list -i vd.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 v2=$(perf buildid-list -i vdref.data 2>/dev/null | awk '$2 == "[vdso]" { print $1 }')
 ok $([ -n "$v1" ] && [ "$v1" = "$v2" ]; echo $?) \
