@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,11 +57,25 @@
 #define MAX_EV 32
 #define MAX_CPUS 1024
 #define NTYPES 32
+#define MAX_IDS 64
+
+/* The user registers perf samples for DWARF unwinding (its
+ * arch__user_reg_mask(): every general register of the ABI). */
+#if defined(__x86_64__)
+#define PFR_USER_REGS 0xff0fffULL
+#elif defined(__aarch64__)
+#define PFR_USER_REGS ((1ULL << 33) - 1)
+#else
+#define PFR_USER_REGS 0ULL
+#endif
 
 struct rec_ev {
-	char spec[128];
+	char spec[160];
 	char name[160];
 	int tracking; /* overwrite mode: the side-band event, own rings */
+	struct pfr_perf_evinfo info; /* group, terms */
+	const char *filter; /* --filter for a tracepoint */
+	int cgroup_fd; /* -G: the cgroup's directory, or -1 */
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	uint32_t nids, cap;
@@ -73,7 +88,15 @@ struct rec {
 	unsigned long long period, freq;
 	int all_cpus, overwrite, json, callgraph, switch_events, quiet;
 	int no_syms, no_inherit;
-	pid_t pid, tid;
+	int sample_addr, raw_samples, all_user, all_kernel;
+	unsigned long long dump_size; /* --call-graph dwarf: stack bytes */
+	int last_e; /* first event of the last -e (for --filter) */
+	pid_t pid, tid; /* the first of pids[], tids[] */
+	pid_t pids[MAX_IDS], tids[MAX_IDS];
+	int npids, ntids;
+	uid_t uid;
+	int uid_set, cpus_given;
+	const char *cgroups;
 	char **cmd;
 	unsigned long long pages;
 	const char *output;
@@ -100,6 +123,8 @@ struct rec {
 		lost_records, lost_samples, bytes, wakeups, snapshots,
 		decode_errors;
 	uint64_t out_records;
+	uint64_t lost_counted; /* PERF_FORMAT_LOST, summed over the fds */
+	int read_lost; /* the kernel takes PERF_FORMAT_LOST */
 	int child_status;
 	struct rusage ru_loop; /* at the start of the reading loop */
 	struct pollfd *pfd;
@@ -120,50 +145,60 @@ static void on_signal(int s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfring record [-e EVENT]... [-c N | -F HZ]\n"
-		"                       [-a | -p PID | -t TID] [-m PAGES] "
-		"[-o FILE] [--json]\n"
-		"                       [-g] [--switch-events] [--overwrite] "
-		"[-q] [-- CMD [ARG]...]\n"
+		"usage: perfring record [OPTION]... [--] [CMD [ARG]...]\n"
 		"\n"
 		"Records perf events with perfring's reader of the kernel's "
-		"ring.\n"
-		"  -e, --event EV     cpu-clock (default), task-clock, "
+		"ring.  Options\n"
+		"as perf record spells them (-F99, -ag, --freq=99, prefixes "
+		"of long names).\n"
+		"  -e, --event LIST   events: cpu-clock (default), task-clock, "
 		"page-faults,\n"
-		"                     minor-faults, major-faults, "
-		"context-switches,\n"
-		"                     cpu-migrations, a tracepoint SYS:NAME "
-		"...; repeatable\n"
+		"                     cs, ..., rHEX, PMU/terms/, SYS:TRACEPOINT; "
+		"a,b lists,\n"
+		"                     {a,b} groups, ev/period=N/, :u :k :p ... "
+		"modifiers\n"
+		"      --filter F     filter for the tracepoints of the "
+		"previous -e\n"
 		"  -c, --count N      sample every N events\n"
-		"  -F, --freq HZ      sample HZ times a second (default "
-		"4000)\n"
-		"  -a, --all-cpus     every CPU (one ring each)\n"
-		"  -p, --pid PID      every thread of process PID\n"
-		"  -t, --tid TID      thread TID only\n"
-		"  -m, --mmap-pages N data pages per ring, a power of two "
-		"(default 128)\n"
-		"  -o, --output FILE  write perf.data for perf report / perf "
-		"script\n"
+		"  -F, --freq HZ|max  sample HZ times a second (default 4000; "
+		"tracepoints:\n"
+		"                     every hit)\n"
+		"  -a, --all-cpus     every CPU (the default without a target "
+		"or command)\n"
+		"  -C, --cpu LIST     these CPUs only (0-3,6)\n"
+		"  -p, --pid PID,...  existing processes (with a command: while "
+		"it runs)\n"
+		"  -t, --tid TID,...  existing threads\n"
+		"  -u, --uid USER     the user's processes\n"
+		"  -G, --cgroup NAME  with -a: only the cgroup's tasks\n"
+		"  -m, --mmap-pages N data pages per ring, or a size (512K, "
+		"8M); default 128\n"
+		"  -o, --output FILE  write perf.data (-: perf's pipe format "
+		"on stdout)\n"
 		"      --json         stream JSON Lines instead of perf "
 		"script lines\n"
-		"                     (with -o: the file and the stream)\n"
-		"  -g                 record call chains\n"
+		"  -g, --call-graph fp|dwarf[,SIZE]|no  call chains\n"
+		"  -d, --data         sample data addresses\n"
+		"  -R, --raw-samples  raw data of every event\n"
+		"      --all-user, --all-kernel  every event in one mode\n"
 		"      --switch-events  record context switches "
 		"(PERF_RECORD_SWITCH*)\n"
 		"      --overwrite    flight recorder: keep the newest data, "
 		"write it on\n"
 		"                     SIGUSR2 and at exit\n"
 		"  -q, --quiet        no summary\n"
-		"      --no-inherit   do not follow new threads and children\n"
+		"  -i, --no-inherit   do not follow new threads and children\n"
 		"      --no-symbols   print addresses without looking up "
 		"symbols\n"
 		"With neither -o nor --json, records stream to stdout in perf "
 		"script's\n"
 		"shape.  A summary goes to stderr at the end.  Exit status: 0, "
 		"1 failure,\n"
-		"2 usage, 3 not permitted, 4 event unknown or unsupported, 5 "
-		"tracefs,\n"
-		"6 mmap, 127 command not found.\n");
+		"2 usage (and perf options perfring has no equivalent for), 3 "
+		"not\n"
+		"permitted, 4 event unknown or unsupported, 5 tracefs, 6 mmap, "
+		"127 command\n"
+		"not found.\n");
 }
 
 static int read_int_file(const char *path, long *v)
@@ -364,6 +399,43 @@ static int list_threads(struct rec *R, pid_t pid)
 	return 0;
 }
 
+/* -u: every thread of every process the user owns now. */
+static int list_user(struct rec *R)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return fail(EX_FAIL, "/proc: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		char p[300], line[256];
+		FILE *f;
+		unsigned long uid = (unsigned long)-1;
+		pid_t pid;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		snprintf(p, sizeof(p), "/proc/%s/status", de->d_name);
+		f = fopen(p, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "Uid: %lu", &uid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (uid != (unsigned long)R->uid || pid == getpid())
+			continue;
+		list_threads(R, pid); /* gone meanwhile: skipped */
+	}
+	closedir(d);
+	if (!R->ntargets)
+		return fail(EX_FAIL,
+			    "user %lu has no processes.\nFix: start one, or "
+			    "record with -a.",
+			    (unsigned long)R->uid);
+	return 0;
+}
+
 /* Fork the command, stopped before exec until go_fd is written.  exec
  * errors come back through err_fd (close-on-exec: EOF means exec
  * succeeded). */
@@ -404,33 +476,69 @@ static int start_command(struct rec *R, const sigset_t *orig)
 static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 {
 	struct perf_event_attr *a = &e->attr;
+	uint32_t terms = e->info.terms;
+	int member = e->info.leader != (uint32_t)(e - R->ev);
+	int only_cmd =
+		R->cmd && !R->all_cpus && !R->npids && !R->ntids && !R->uid_set;
 	long paranoid = 2;
 
 	a->size = sizeof(*a);
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			 PERF_SAMPLE_PERIOD;
-	if (R->callgraph)
+	if ((R->callgraph && !(terms & PFR_PERF_TERM_CALLGRAPH_NO)) ||
+	    (terms & PFR_PERF_TERM_CALLGRAPH_FP))
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (a->type == PERF_TYPE_TRACEPOINT)
+	if (R->callgraph == 2 && !(terms & PFR_PERF_TERM_CALLGRAPH_NO)) {
+		/* DWARF: the kernel's chain stops at user space; perf
+		 * report unwinds the user part from the sampled registers
+		 * and stack. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+				  PERF_SAMPLE_DATA_SRC; /* as perf */
+		a->sample_regs_user = PFR_USER_REGS;
+		a->sample_stack_user = (uint32_t)R->dump_size;
+		a->exclude_callchain_user = 1;
+	}
+	if (a->type == PERF_TYPE_TRACEPOINT || R->raw_samples)
 		a->sample_type |= PERF_SAMPLE_RAW;
-	if (R->period) {
+	if (R->sample_addr) /* -d: perf adds the data source too */
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	/* perf's precedence: the event's own period= or freq=, then -c or
+	 * -F (tracepoints included), then each tracepoint hit, and 4000 Hz
+	 * for everything else. */
+	if (terms & (PFR_PERF_TERM_PERIOD | PFR_PERF_TERM_FREQ)) {
+		/* as the terms set it */
+	} else if (R->period) {
 		a->sample_period = R->period;
+		a->freq = 0;
 	} else if (R->freq) {
 		a->freq = 1;
 		a->sample_freq = R->freq;
-	} else if (a->type == PERF_TYPE_TRACEPOINT ||
-		   (a->type == PERF_TYPE_SOFTWARE &&
-		    a->config != PERF_COUNT_SW_CPU_CLOCK &&
-		    a->config != PERF_COUNT_SW_TASK_CLOCK)) {
-		a->sample_period = 1; /* each occurrence, as perf does */
+	} else if (a->type == PERF_TYPE_TRACEPOINT) {
+		a->sample_period = 1;
 	} else {
 		a->freq = 1;
 		a->sample_freq = 4000;
 	}
-	a->disabled = 1;
-	a->inherit = !R->no_inherit && !R->tid;
-	a->enable_on_exec = R->cmd && !R->all_cpus;
+	if (R->all_user) {
+		a->exclude_kernel = 1;
+		a->exclude_user = 0;
+	} else if (R->all_kernel) {
+		a->exclude_kernel = 0;
+		a->exclude_user = 1;
+	}
+	/* The kernel's count of what it could not write, per event
+	 * (PERF_FORMAT_LOST, Linux 6.0), as perf asks for it. */
+	a->read_format = PERF_FORMAT_ID | (R->read_lost ? PERF_FORMAT_LOST : 0);
+	/* A group's members start and stop with their leader. */
+	a->disabled = !member;
+	a->inherit = !R->no_inherit && !R->ntids;
+	if (terms & PFR_PERF_TERM_INHERIT)
+		a->inherit = 1;
+	if (terms & PFR_PERF_TERM_NO_INHERIT)
+		a->inherit = 0;
+	a->enable_on_exec = only_cmd && !member;
 	a->sample_id_all = 1;
 	if (first) {
 		/* Side-band records once, from the first event only. */
@@ -440,6 +548,9 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 		a->comm_exec = 1;
 		a->task = 1;
 		a->context_switch = R->switch_events;
+		/* Data mappings too: for -d addresses, and for DWARF
+		 * unwinding, which reads the binaries' data segments. */
+		a->mmap_data = R->callgraph == 2 || R->sample_addr;
 	}
 	if (R->overwrite && !e->tracking) {
 		a->write_backward = 1;
@@ -453,7 +564,26 @@ static void setup_attr(struct rec *R, struct rec_ev *e, int first)
 	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	if (geteuid() != 0 && paranoid >= 2 && !a->exclude_user)
 		a->exclude_kernel = a->exclude_hv = 1;
-	(void)R;
+}
+
+/* Whether this kernel takes PERF_FORMAT_LOST (Linux 6.0 and later). */
+static int kernel_reads_lost(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 static int add_id(struct rec_ev *e, uint64_t id)
@@ -481,22 +611,50 @@ static int open_all(struct rec *R)
 	for (int c = 0; c < R->ncpu; c++) {
 		int ring_fds[2] = {-1, -1};
 
-		for (int t = 0; t < R->ntargets; t++)
+		for (int t = 0; t < R->ntargets; t++) {
+			int lfd[MAX_EV];
+
 			for (int i = 0; i < R->nev; i++) {
 				struct rec_ev *e = &R->ev[i];
 				int ow = R->overwrite && !e->tracking;
 				int *ring_fd = &ring_fds[ow];
-				int fd = pfr_perf_open(&e->attr, R->targets[t],
-						       R->cpus[c], -1,
-						       PERF_FLAG_FD_CLOEXEC);
+				int lead = (int)e->info.leader;
+				/* -G: the cgroup stands in for the pid. */
+				int cg = e->cgroup_fd >= 0 && R->targets[t] < 0;
+				int fd;
 				uint64_t id;
 
-				if (fd == -ESRCH && R->pid && t > 0)
+				lfd[i] = -1;
+				if (lead != i && lfd[lead] < 0)
+					continue; /* its leader's thread exited */
+				fd = pfr_perf_open(
+					&e->attr,
+					cg ? e->cgroup_fd : R->targets[t],
+					R->cpus[c], lead != i ? lfd[lead] : -1,
+					PERF_FLAG_FD_CLOEXEC |
+						(cg ? PERF_FLAG_PID_CGROUP
+						    : 0));
+				if (fd == -ESRCH && (R->npids || R->uid_set) &&
+				    R->ntargets > 1)
 					continue; /* a thread exited */
 				if (fd < 0)
 					return open_error(R, e, R->targets[t],
 							  R->cpus[c], -fd);
+				lfd[i] = fd;
 				R->fds[R->nfds++] = fd;
+				if (e->filter &&
+				    ioctl(fd, PERF_EVENT_IOC_SET_FILTER,
+					  e->filter))
+					return fail(EX_EVENT,
+						    "event '%s': the kernel "
+						    "rejected the filter '%s' "
+						    "(%s).\nFix: check it "
+						    "against the fields in %s/"
+						    "events/%s/format.",
+						    e->name, e->filter,
+						    strerror(errno),
+						    pfr_perf_tracefs_path(),
+						    e->name);
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) ||
 				    add_id(e, id))
 					return fail(EX_FAIL,
@@ -525,7 +683,77 @@ static int open_all(struct rec *R)
 						    strerror(errno));
 				}
 			}
+		}
 	}
+	return 0;
+}
+
+/* Where the cgroups that perf events can follow are: a cgroup v1
+ * hierarchy with the perf_event controller, else the cgroup2 one. */
+static int cgroup_root(char *root, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[512], type[64], opts[1024];
+	int found = 0;
+
+	while (f && fscanf(f, "%255s %511s %63s %1023s %*d %*d", dev, dir, type,
+			   opts) == 4) {
+		int v1 = !strcmp(type, "cgroup") && strstr(opts, "perf_event");
+
+		if (v1 || (!found && !strcmp(type, "cgroup2"))) {
+			snprintf(root, len, "%s", dir);
+			found = 1;
+			if (v1)
+				break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
+/* -G NAME[,NAME...]: event i counts in the i-th cgroup (one name: all of
+ * them; an empty name: none), each opened as its cgroupfs directory. */
+static int open_cgroups(struct rec *R)
+{
+	char names[1024], *p, *save = NULL, root[512] = "";
+	int n = 0;
+
+	for (int i = 0; i < R->nev; i++)
+		R->ev[i].cgroup_fd = -1;
+	if (!R->cgroups)
+		return 0;
+	if (strlen(R->cgroups) >= sizeof(names))
+		return pfr_cli_usage_error("record", "-G: list too long");
+	if (cgroup_root(root, sizeof(root)))
+		return fail(
+			EX_FAIL,
+			"-G: no cgroup file system with perf_event is "
+			"mounted.\nFix: mount -t cgroup2 none /sys/fs/cgroup "
+			"(or a cgroup v1 hierarchy with -o perf_event).");
+	snprintf(names, sizeof(names), "%s", R->cgroups);
+	/* strsep keeps the empty names. */
+	for (p = names; (save = strsep(&p, ",")) && n < R->nev; n++) {
+		char path[1200];
+		int fd;
+
+		if (!*save)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", root, save);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(EX_FAIL,
+				    "cgroup '%s': %s (looked for %s).\nFix: "
+				    "give a cgroup's path under %s.",
+				    save, strerror(errno), path, root);
+		R->ev[n].cgroup_fd = fd;
+	}
+	if (n == 1) /* one cgroup for every event */
+		for (int i = 1; i < R->nev; i++)
+			if (R->ev[0].cgroup_fd >= 0 &&
+			    (R->ev[i].cgroup_fd = dup(R->ev[0].cgroup_fd)) < 0)
+				return fail(EX_FAIL, "dup: %s",
+					    strerror(errno));
 	return 0;
 }
 
@@ -713,19 +941,14 @@ static int snapshot(struct rec *R)
 
 /* --- synthesized side-band for threads that exist already --- */
 
-/* Appends the sample_id trailer (sample_id_all) every kernel record has. */
-static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
-		 uint32_t blen, uint32_t pid, uint32_t tid)
+/* The sample_id trailer (sample_id_all) every kernel record has, for a
+ * record of pid/tid and event id, at buf; its length. */
+static uint32_t sample_id_trailer(const struct rec *R, unsigned char *buf,
+				  uint32_t pid, uint32_t tid, uint64_t id)
 {
-	unsigned char buf[PFR_RECORD_MAX];
-	struct pfr_record_header h;
 	uint64_t st = R->lay.sample_type, z = 0;
-	uint32_t n = (blen + 7) & ~7u;
+	uint32_t n = 0;
 
-	if (n + 64 > sizeof(buf))
-		return 0;
-	memset(buf, 0, n);
-	memcpy(buf, body, blen);
 	if (st & PERF_SAMPLE_TID) {
 		memcpy(buf + n, &pid, 4);
 		memcpy(buf + n + 4, &tid, 4);
@@ -736,7 +959,7 @@ static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_ID) {
-		memcpy(buf + n, &R->ev[0].ids[0], 8);
+		memcpy(buf + n, &id, 8);
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_STREAM_ID) {
@@ -748,13 +971,60 @@ static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
 		n += 8;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER) {
-		memcpy(buf + n, &R->ev[0].ids[0], 8);
+		memcpy(buf + n, &id, 8);
 		n += 8;
 	}
+	return n;
+}
+
+/* Appends the sample_id trailer every kernel record has. */
+static int synth(struct rec *R, uint32_t type, uint16_t misc, const void *body,
+		 uint32_t blen, uint32_t pid, uint32_t tid)
+{
+	unsigned char buf[PFR_RECORD_MAX];
+	struct pfr_record_header h;
+	uint32_t n = (blen + 7) & ~7u;
+
+	if (n + 64 > sizeof(buf))
+		return 0;
+	memset(buf, 0, n);
+	memcpy(buf, body, blen);
+	n += sample_id_trailer(R, buf + n, pid, tid, R->ev[0].ids[0]);
 	h.type = type;
 	h.misc = misc;
 	h.size = (uint16_t)(n + sizeof(h));
 	return push(R, &h, buf, n, 0) ? fail(EX_FAIL, "out of memory") : 0;
+}
+
+/*
+ * perf's account of the samples the kernel could not write (the ring was
+ * full): one PERF_RECORD_LOST_SAMPLES per event fd with its count
+ * (PERF_FORMAT_LOST, read at the end), after every other record.  perf
+ * report's "Total Lost Samples" is their sum.
+ */
+static int write_lost_samples(struct rec *R)
+{
+	for (int i = 0; i < R->nfds; i++) {
+		uint64_t v[3]; /* value, id, lost */
+		unsigned char buf[16 + 64];
+		struct pfr_record_header h;
+		uint32_t n = 8;
+
+		if (!R->read_lost ||
+		    read(R->fds[i], v, sizeof(v)) != (ssize_t)sizeof(v) ||
+		    !v[2])
+			continue;
+		R->lost_counted += v[2];
+		memcpy(buf, &v[2], 8);
+		n += sample_id_trailer(R, buf + n, 0, 0, v[1]);
+		h.type = PERF_RECORD_LOST_SAMPLES;
+		h.misc = 0;
+		h.size = (uint16_t)(n + sizeof(h));
+		if (R->file && pfr_perf_file_write(R->file, &h, buf, n))
+			return fail(EX_FAIL, "writing %s: %s", R->output,
+				    strerror(errno));
+	}
+	return 0;
 }
 
 static int synth_kernel_mmap(struct rec *R)
@@ -854,10 +1124,18 @@ static int synth_process(struct rec *R, pid_t pid)
 				q++;
 			memmove(path, q, strlen(q) + 1);
 		}
-		if (perm[2] != 'x' || path[0] != '/')
+		/* Files, and the vdso (perf shows its symbols and lists
+		 * its build id; the kernel announces it only at exec). */
+		if ((perm[2] != 'x' &&
+		     !((R->callgraph == 2 || R->sample_addr) &&
+		       perm[0] == 'r')) ||
+		    (path[0] != '/' && strcmp(path, "[vdso]")))
 			continue;
+		if (path[0] != '/')
+			maj = min = 0, ino = 0;
 		prot = (perm[0] == 'r' ? PROT_READ : 0) |
-		       (perm[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+		       (perm[1] == 'w' ? PROT_WRITE : 0) |
+		       (perm[2] == 'x' ? PROT_EXEC : 0);
 		memset(body, 0, 64);
 		memcpy(body, &upid, 4);
 		memcpy(body + 4, &upid, 4);
@@ -874,8 +1152,12 @@ static int synth_process(struct rec *R, pid_t pid)
 		memcpy(body + 56, &prot, 4);
 		memcpy(body + 60, &flags, 4);
 		snprintf((char *)body + 64, 4096, "%s", path);
-		err = synth(R, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body,
-			    64 + (uint32_t)strlen(path) + 1, upid, upid);
+		err = synth(R, PERF_RECORD_MMAP2,
+			    PERF_RECORD_MISC_USER |
+				    (perm[2] == 'x'
+					     ? 0
+					     : PERF_RECORD_MISC_MMAP_DATA),
+			    body, 64 + (uint32_t)strlen(path) + 1, upid, upid);
 	}
 	if (f)
 		fclose(f);
@@ -888,7 +1170,7 @@ static int synth_existing(struct rec *R)
 
 	if (err)
 		return err;
-	if (R->all_cpus) {
+	if (R->all_cpus || R->uid_set) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;
 
@@ -897,22 +1179,26 @@ static int synth_existing(struct rec *R)
 				err = synth_process(R, (pid_t)atoi(de->d_name));
 		if (d)
 			closedir(d);
-	} else if (R->pid) {
-		err = synth_process(R, R->pid);
-	} else if (R->tid) {
-		char p[64];
-		long tgid = R->tid;
-		FILE *f;
-		char line[256];
+	} else if (R->npids) {
+		for (int i = 0; i < R->npids && !err; i++)
+			err = synth_process(R, R->pids[i]);
+	} else if (R->ntids) {
+		for (int i = 0; i < R->ntids && !err; i++) {
+			char p[64];
+			long tgid = R->tids[i];
+			FILE *f;
+			char line[256];
 
-		snprintf(p, sizeof(p), "/proc/%d/status", (int)R->tid);
-		f = fopen(p, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-				break;
-		if (f)
-			fclose(f);
-		err = synth_process(R, (pid_t)tgid);
+			snprintf(p, sizeof(p), "/proc/%d/status",
+				 (int)R->tids[i]);
+			f = fopen(p, "r");
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+					break;
+			if (f)
+				fclose(f);
+			err = synth_process(R, (pid_t)tgid);
+		}
 	}
 	return err;
 }
@@ -954,7 +1240,9 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			"\"lost_records\":%llu,\"lost_samples\":%llu,"
 			"\"bytes\":%llu,"
 			"\"wakeups\":%llu,\"snapshots\":%llu,"
-			"\"decode_errors\":%llu,\"rings\":%d,"
+			"\"decode_errors\":%llu,\"throttle\":%llu,"
+			"\"unthrottle\":%llu,\"lost_counted\":%llu,"
+			"\"rings\":%d,"
 			"\"ring_bytes\":%llu,\"reader_cpu_s\":%.6f,"
 			"\"reader_loop_cpu_s\":%.6f,"
 			"\"reader_user_s\":%.6f,\"reader_sys_s\":%.6f,"
@@ -966,7 +1254,10 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			(unsigned long long)R->bytes,
 			(unsigned long long)R->wakeups,
 			(unsigned long long)R->snapshots,
-			(unsigned long long)R->decode_errors, R->nrings,
+			(unsigned long long)R->decode_errors,
+			(unsigned long long)R->by_type[PERF_RECORD_THROTTLE],
+			(unsigned long long)R->by_type[PERF_RECORD_UNTHROTTLE],
+			(unsigned long long)R->lost_counted, R->nrings,
 			R->pages * (unsigned long long)getpagesize(),
 			user + sys, loop, user, sys, wall);
 		return;
@@ -1005,6 +1296,19 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 			"[ perfring record: %llu samples lost before the ring "
 			"(LOST_SAMPLES) ]\n",
 			(unsigned long long)R->lost_samples);
+	if (R->by_type[PERF_RECORD_THROTTLE])
+		fprintf(f,
+			"[ perfring record: the kernel throttled sampling %llu "
+			"times (%llu unthrottled): samples over "
+			"kernel.perf_event_max_sample_rate's CPU budget were "
+			"not taken ]\n",
+			(unsigned long long)R->by_type[PERF_RECORD_THROTTLE],
+			(unsigned long long)R->by_type[PERF_RECORD_UNTHROTTLE]);
+	if (R->lost_counted != R->lost)
+		fprintf(f,
+			"[ perfring record: the kernel counted %llu samples "
+			"it could not write (PERF_FORMAT_LOST) ]\n",
+			(unsigned long long)R->lost_counted);
 	if (R->decode_errors)
 		fprintf(f,
 			"[ perfring record: %llu malformed records skipped ]\n",
@@ -1031,115 +1335,548 @@ static void summary(struct rec *R, const struct rusage *ru, double wall)
 
 /* --- main --- */
 
+/* --- options, in perf record's grammar --- */
+
+enum {
+	O_EVENT = 1,
+	O_FILTER,
+	O_COUNT,
+	O_FREQ,
+	O_ALL,
+	O_PID,
+	O_TID,
+	O_UID,
+	O_CPU,
+	O_CGROUP,
+	O_MMAP,
+	O_OUTPUT,
+	O_JSON,
+	O_G,
+	O_CALLGRAPH,
+	O_SWITCH_EVENTS,
+	O_OVERWRITE,
+	O_QUIET,
+	O_NO_INHERIT,
+	O_NO_SYMS,
+	O_ADDR,
+	O_RAW,
+	O_ALL_USER,
+	O_ALL_KERNEL,
+	O_HELP,
+	O_NOOP, /* accepted; perfring always does it, or it changes nothing */
+	O_NONE, /* perf has it, perfring does not */
+};
+
+struct ropt {
+	char s; /* short name, or 0 */
+	const char *l; /* long name */
+	int arg; /* takes a value */
+	int id;
+	const char *why; /* O_NONE: what to use instead */
+};
+
+static const struct ropt ropts[] = {
+	{'e', "event", 1, O_EVENT, NULL},
+	{0, "filter", 1, O_FILTER, NULL},
+	{'c', "count", 1, O_COUNT, NULL},
+	{'F', "freq", 1, O_FREQ, NULL},
+	{'a', "all-cpus", 0, O_ALL, NULL},
+	{'p', "pid", 1, O_PID, NULL},
+	{'t', "tid", 1, O_TID, NULL},
+	{'u', "uid", 1, O_UID, NULL},
+	{'C', "cpu", 1, O_CPU, NULL},
+	{'G', "cgroup", 1, O_CGROUP, NULL},
+	{'m', "mmap-pages", 1, O_MMAP, NULL},
+	{'o', "output", 1, O_OUTPUT, NULL},
+	{0, "json", 0, O_JSON, NULL},
+	{'g', NULL, 0, O_G, NULL},
+	{0, "call-graph", 1, O_CALLGRAPH, NULL},
+	{0, "switch-events", 0, O_SWITCH_EVENTS, NULL},
+	{0, "overwrite", 0, O_OVERWRITE, NULL},
+	{'q', "quiet", 0, O_QUIET, NULL},
+	{'i', "no-inherit", 0, O_NO_INHERIT, NULL},
+	{0, "no-symbols", 0, O_NO_SYMS, NULL},
+	{'d', "data", 0, O_ADDR, NULL},
+	{'R', "raw-samples", 0, O_RAW, NULL},
+	{0, "all-user", 0, O_ALL_USER, NULL},
+	{0, "all-kernel", 0, O_ALL_KERNEL, NULL},
+	{'h', "help", 0, O_HELP, NULL},
+	{'T', "timestamp", 0, O_NOOP, NULL},
+	{'P', "period", 0, O_NOOP, NULL},
+	{0, "sample-cpu", 0, O_NOOP, NULL},
+	{'v', "verbose", 0, O_NOOP, NULL},
+	{'N', "no-buildid-cache", 0, O_NOOP, NULL},
+	{'s', "stat", 0, O_NONE, "use perf stat for per-thread counts"},
+	{'n', "no-samples", 0, O_NONE, "use perf stat to count"},
+	{'b', "branch-any", 0, O_NONE, "branch stacks need a hardware PMU"},
+	{'j', "branch-filter", 1, O_NONE, "branch stacks need a hardware PMU"},
+	{'W', "weight", 0, O_NONE, NULL},
+	{'k', "clockid", 1, O_NONE, "timestamps are perf_clock's"},
+	{'S', "snapshot", 2, O_NONE,
+	 "use --overwrite, which writes on SIGUSR2"},
+	{'z', "compression-level", 2, O_NONE, NULL},
+	{'r', "realtime", 1, O_NONE, NULL},
+	{'D', "delay", 1, O_NONE, NULL},
+	{'B', "no-buildid", 0, O_NONE, NULL},
+	{0, "switch-output", 2, O_NONE,
+	 "run perfring record again for each file"},
+	{0, "switch-max-files", 1, O_NONE, NULL},
+	{0, "per-thread", 0, O_NONE, NULL},
+	{0, "user-regs", 1, O_NONE, NULL},
+	{0, "intr-regs", 1, O_NONE, NULL},
+	{0, "max-size", 1, O_NONE, NULL},
+	{0, "namespaces", 0, O_NONE, NULL},
+	{0, "all-cgroups", 0, O_NONE, NULL},
+	{0, "mmap-flush", 1, O_NONE, NULL},
+	{0, "tail-synthesize", 0, O_NONE, NULL},
+	{0, "kcore", 0, O_NONE, NULL},
+	{0, "threads", 2, O_NONE, NULL},
+	{0, "control", 1, O_NONE, NULL},
+	{0, "affinity", 1, O_NONE, NULL},
+	{0, "aux-sample", 2, O_NONE, NULL},
+	{0, "timestamp-filename", 0, O_NONE, NULL},
+	{0, "timestamp-boundary", 0, O_NONE, NULL},
+	{0, "off-cpu", 0, O_NONE, NULL},
+	{0, "phys-data", 0, O_NONE, NULL},
+	{0, "data-page-size", 0, O_NONE, NULL},
+	{0, "code-page-size", 0, O_NONE, NULL},
+	{0, "transaction", 0, O_NONE, NULL},
+	{0, "running-time", 0, O_NONE, NULL},
+	{0, "inherit-stat", 0, O_NONE, NULL},
+	{0, "proc-map-timeout", 1, O_NONE, NULL},
+	{0, "buildid-all", 0, O_NONE, NULL},
+	{0, "buildid-mmap", 0, O_NONE, NULL},
+	{0, "no-bpf-event", 0, O_NONE, NULL},
+	{0, "vmlinux", 1, O_NONE, NULL},
+	{0, "setup-filter", 1, O_NONE, NULL},
+};
+#define NROPTS (sizeof(ropts) / sizeof(ropts[0]))
+
+static int no_equivalent(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr,
+		"perfring record: %s%s%s: no equivalent in perfring%s%s\n", opt,
+		val ? " " : "", val ? val : "", why ? "; " : "",
+		why ? why : "");
+	return 2;
+}
+
+/* A long option by its name or an unambiguous prefix of it. */
+static const struct ropt *find_long(const char *name, size_t len, int *amb)
+{
+	const struct ropt *hit = NULL;
+
+	*amb = 0;
+	for (size_t k = 0; k < NROPTS; k++)
+		if (ropts[k].l && strlen(ropts[k].l) == len &&
+		    !strncmp(ropts[k].l, name, len))
+			return &ropts[k];
+	for (size_t k = 0; k < NROPTS; k++)
+		if (ropts[k].l && !strncmp(ropts[k].l, name, len)) {
+			if (hit)
+				*amb = 1;
+			hit = &ropts[k];
+		}
+	return *amb ? NULL : hit;
+}
+
+/* -m: pages (rounded up to a power of two), or bytes with a B, K, M or G
+ * suffix, as perf takes it. */
+static int parse_pages(const char *v, unsigned long long *pages)
+{
+	unsigned long long n, psz = (unsigned long long)getpagesize();
+	char *end;
+
+	if (!*v || *v == '-' || strchr(v, ','))
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || end == v)
+		return -1;
+	if (*end) {
+		unsigned long long mul = 1;
+
+		switch (*end | 0x20) {
+		case 'b':
+			break;
+		case 'k':
+			mul = 1ULL << 10;
+			break;
+		case 'm':
+			mul = 1ULL << 20;
+			break;
+		case 'g':
+			mul = 1ULL << 30;
+			break;
+		default:
+			return -1;
+		}
+		if (end[1] || n > (1ULL << 40) / mul)
+			return -1;
+		n = n * mul / psz;
+	}
+	if (!n || n > (1ULL << 30))
+		return -1;
+	while (n & (n - 1)) /* round up to a power of two */
+		n = (n | (n - 1)) + 1;
+	*pages = n;
+	return 0;
+}
+
+/* A comma list of process or thread ids. */
+static int parse_ids(const char *v, pid_t *ids, int max, int *n)
+{
+	char buf[1024], *save = NULL, *t;
+
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned long long x;
+
+		if (pfr_cli_parse_u64(t, &x) || !x || x > 0x7fffffff ||
+		    *n == max)
+			return -1;
+		ids[(*n)++] = (pid_t)x;
+	}
+	return *n ? 0 : -1;
+}
+
+static int add_events(struct rec *R, const char *v)
+{
+	static struct perf_event_attr attrs[MAX_EV];
+	static struct pfr_perf_evinfo info[MAX_EV];
+	uint32_t n = 0;
+	int err;
+
+	/* One slot stays free for --overwrite's side-band event. */
+	err = pfr_perf_event_list_parse(v, attrs, info, MAX_EV - 1 - R->nev, &n,
+					geteuid() == 0);
+	if (err == -PFR_PERF_E_TOO_MANY)
+		return pfr_cli_usage_error("record", "at most %d events",
+					   MAX_EV - 1);
+	if (err == -PFR_PERF_E_EVENT_SYNTAX)
+		return pfr_cli_usage_error("record", "bad event list '%s': %s",
+					   v, pfr_perf_strerror(err));
+	if (err)
+		return event_parse_error(v, err);
+	R->last_e = R->nev;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rec_ev *e = &R->ev[R->nev];
+
+		e->attr = attrs[i];
+		e->info = info[i];
+		e->info.leader += (uint32_t)R->nev - i;
+		snprintf(e->spec, sizeof(e->spec), "%.159s", info[i].name);
+		snprintf(e->name, sizeof(e->name), "%.159s", info[i].name);
+		R->nev++;
+	}
+	return 0;
+}
+
+static int parse_cpus(struct rec *R, const char *v)
+{
+	static int online[MAX_CPUS];
+	int non = pfr_perf_online_cpus(online, MAX_CPUS);
+	int n = pfr_perf_cpu_list(v, R->cpus, MAX_CPUS);
+
+	if (n <= 0)
+		return pfr_cli_usage_error(
+			"record", "bad -C '%s': a cpu list such as 0-3,6", v);
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
+		for (int k = 0; k < non; k++)
+			found |= online[k] == R->cpus[i];
+		if (!found)
+			return pfr_cli_usage_error(
+				"record", "bad -C '%s': CPU %d is not online",
+				v, R->cpus[i]);
+	}
+	R->ncpu = n;
+	R->cpus_given = 1;
+	return 0;
+}
+
+/* One option with its value (NULL for a flag). */
+static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
+		     const char *spelled)
+{
+	unsigned long long n;
+
+	switch (o->id) {
+	case O_EVENT:
+		return add_events(R, v);
+	case O_FILTER: {
+		int any = 0;
+
+		for (int i = R->last_e; i < R->nev; i++)
+			if (R->ev[i].attr.type == PERF_TYPE_TRACEPOINT) {
+				R->ev[i].filter = v;
+				any = 1;
+			}
+		if (!any)
+			return pfr_cli_usage_error(
+				"record",
+				"--filter must follow a -e with a tracepoint");
+		return 0;
+	}
+	case O_COUNT:
+		if (pfr_cli_parse_u64(v, &n) || !n)
+			return pfr_cli_usage_error(
+				"record", "bad -c '%s': a count > 0", v);
+		R->period = n;
+		return 0;
+	case O_FREQ:
+		if (!strcmp(v, "max")) {
+			long rate = 0;
+
+			if (read_int_file("/proc/sys/kernel/"
+					  "perf_event_max_sample_rate",
+					  &rate) ||
+			    rate <= 0)
+				return fail(
+					EX_FAIL,
+					"-F max: cannot read "
+					"kernel.perf_event_max_sample_rate");
+			fprintf(stderr,
+				"info: Using a maximum frequency rate of %ld "
+				"Hz\n",
+				rate);
+			R->freq = (unsigned long long)rate;
+			return 0;
+		}
+		if (pfr_cli_parse_u64(v, &n) || !n || n > 1000000000)
+			return pfr_cli_usage_error(
+				"record", "bad -F '%s': a frequency > 0 or max",
+				v);
+		R->freq = n;
+		return 0;
+	case O_ALL:
+		R->all_cpus = 1;
+		return 0;
+	case O_PID:
+		if (parse_ids(v, R->pids, MAX_IDS, &R->npids))
+			return pfr_cli_usage_error(
+				"record", "bad %s '%s': a process id list",
+				spelled, v);
+		R->pid = R->pids[0];
+		return 0;
+	case O_TID:
+		if (parse_ids(v, R->tids, MAX_IDS, &R->ntids))
+			return pfr_cli_usage_error(
+				"record", "bad %s '%s': a thread id list",
+				spelled, v);
+		R->tid = R->tids[0];
+		return 0;
+	case O_UID: {
+		struct passwd *pw = getpwnam(v);
+
+		if (pw)
+			R->uid = pw->pw_uid;
+		else if (!pfr_cli_parse_u64(v, &n) && n < 0xffffffffULL)
+			R->uid = (uid_t)n;
+		else
+			return pfr_cli_usage_error(
+				"record", "bad -u '%s': no such user", v);
+		R->uid_set = 1;
+		return 0;
+	}
+	case O_CPU:
+		return parse_cpus(R, v);
+	case O_CGROUP:
+		R->cgroups = v;
+		return 0;
+	case O_MMAP:
+		if (parse_pages(v, &n))
+			return pfr_cli_usage_error(
+				"record",
+				"bad -m '%s': data pages per ring (rounded up "
+				"to a power of two) or a size such as 512K, 8M",
+				v);
+		R->pages = n;
+		return 0;
+	case O_OUTPUT:
+		R->output = v;
+		return 0;
+	case O_JSON:
+		R->json = 1;
+		return 0;
+	case O_G:
+		R->callgraph = 1;
+		return 0;
+	case O_CALLGRAPH:
+		if (!strcmp(v, "fp")) {
+			R->callgraph = 1;
+			return 0;
+		}
+		if (!strcmp(v, "no")) {
+			R->callgraph = 0;
+			return 0;
+		}
+		if (!strncmp(v, "dwarf", 5) && (!v[5] || v[5] == ',')) {
+			/* The user stack and registers go into each sample
+			 * for perf report to unwind with the DWARF CFI;
+			 * size: the stack bytes (8192 as perf; at most
+			 * 65528, a multiple of 8). */
+			n = 8192;
+			if (v[5] &&
+			    (pfr_cli_parse_u64(v + 6, &n) || !n || n > 65528))
+				return pfr_cli_usage_error(
+					"record",
+					"bad %s '%s': dwarf,SIZE with SIZE "
+					"at most 65528",
+					spelled, v);
+			if (!PFR_USER_REGS)
+				return no_equivalent(
+					spelled, v,
+					"no user register mask known for this "
+					"architecture");
+			R->callgraph = 2;
+			R->dump_size = (n + 7) & ~7ULL;
+			return 0;
+		}
+		return no_equivalent(spelled, v,
+				     "perfring records call chains with "
+				     "--call-graph fp or dwarf");
+	case O_SWITCH_EVENTS:
+		R->switch_events = 1;
+		return 0;
+	case O_OVERWRITE:
+		R->overwrite = 1;
+		return 0;
+	case O_QUIET:
+		R->quiet = 1;
+		return 0;
+	case O_NO_INHERIT:
+		R->no_inherit = 1;
+		return 0;
+	case O_NO_SYMS:
+		R->no_syms = 1;
+		return 0;
+	case O_ADDR:
+		R->sample_addr = 1;
+		return 0;
+	case O_RAW:
+		R->raw_samples = 1;
+		return 0;
+	case O_ALL_USER:
+		R->all_user = 1;
+		return 0;
+	case O_ALL_KERNEL:
+		R->all_kernel = 1;
+		return 0;
+	case O_HELP:
+		usage(stdout);
+		return -1;
+	case O_NOOP:
+		return 0;
+	}
+	return no_equivalent(spelled, NULL, o->why);
+}
+
+/*
+ * perf's option grammar (its parse-options): short options bundle (-ag)
+ * and take a value attached (-F99) or as the next word (-F 99); long ones
+ * take --name=value or --name value and may be shortened to any
+ * unambiguous prefix; the first word that is not an option, or everything
+ * after "--", is the command.
+ */
 static int parse_args(struct rec *R, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		unsigned long long n;
+	int i, rc;
 
-#define NEED_ARG()                                                             \
-	do {                                                                   \
-		if (!v)                                                        \
-			return pfr_cli_usage_error(                            \
-				"record", "option '%s' needs a value", a);     \
-		i++;                                                           \
-	} while (0)
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct ropt *o = NULL;
+		const char *v = NULL;
+
 		if (!strcmp(a, "--")) {
 			if (i + 1 >= argc)
 				return pfr_cli_usage_error(
 					"record", "'--' needs a command");
 			R->cmd = argv + i + 1;
 			break;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
-			NEED_ARG();
-			if (R->nev == MAX_EV)
-				return pfr_cli_usage_error(
-					"record", "at most %d events", MAX_EV);
-			if (strlen(v) >= sizeof(R->ev[0].spec))
-				return pfr_cli_usage_error(
-					"record", "event name too long");
-			snprintf(R->ev[R->nev++].spec, sizeof(R->ev[0].spec),
-				 "%s", v);
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--count")) {
-			NEED_ARG();
-			if (pfr_cli_parse_u64(v, &n) || !n)
-				return pfr_cli_usage_error(
-					"record", "bad -c '%s': a count > 0",
-					v);
-			R->period = n;
-		} else if (!strcmp(a, "-F") || !strcmp(a, "--freq")) {
-			NEED_ARG();
-			if (pfr_cli_parse_u64(v, &n) || !n || n > 1000000000)
-				return pfr_cli_usage_error(
-					"record",
-					"bad -F '%s': a frequency > 0", v);
-			R->freq = n;
-		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
-			R->all_cpus = 1;
-		} else if (!strcmp(a, "-p") || !strcmp(a, "--pid") ||
-			   !strcmp(a, "-t") || !strcmp(a, "--tid")) {
-			NEED_ARG();
-			if (pfr_cli_parse_u64(v, &n) || !n || n > 0x7fffffff)
-				return pfr_cli_usage_error(
-					"record", "bad %s '%s': a process id",
-					a, v);
-			if (a[1] == 'p' || a[2] == 'p')
-				R->pid = (pid_t)n;
-			else
-				R->tid = (pid_t)n;
-		} else if (!strcmp(a, "-m") || !strcmp(a, "--mmap-pages")) {
-			NEED_ARG();
-			if (pfr_cli_parse_u64(v, &n) || !n || (n & (n - 1)) ||
-			    n > (1ULL << 30))
-				return pfr_cli_usage_error(
-					"record",
-					"bad -m '%s': data pages per ring, a "
-					"power of two (1, 2, 4, ... 128)",
-					v);
-			R->pages = n;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			NEED_ARG();
-			R->output = v;
-		} else if (!strcmp(a, "--json")) {
-			R->json = 1;
-		} else if (!strcmp(a, "-g")) {
-			R->callgraph = 1;
-		} else if (!strcmp(a, "--switch-events")) {
-			R->switch_events = 1;
-		} else if (!strcmp(a, "--overwrite")) {
-			R->overwrite = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			R->quiet = 1;
-		} else if (!strcmp(a, "--no-inherit")) {
-			R->no_inherit = 1;
-		} else if (!strcmp(a, "--no-symbols")) {
-			R->no_syms = 1;
-		} else if (a[0] == '-') {
-			return pfr_cli_usage_error("record",
-						   "unknown option '%s'", a);
-		} else {
+		}
+		if (a[0] != '-' || !a[1]) {
 			R->cmd = argv + i; /* a command without '--' */
 			break;
 		}
-#undef NEED_ARG
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			int amb;
+
+			o = find_long(a + 2, len, &amb);
+			if (!o)
+				return pfr_cli_usage_error(
+					"record", "%s option '%.*s'",
+					amb ? "ambiguous" : "unknown",
+					(int)len + 2, a);
+			if (eq && !o->arg)
+				return pfr_cli_usage_error(
+					"record",
+					"option '--%s' takes no value", o->l);
+			if (eq)
+				v = eq + 1;
+			else if (o->arg == 1 && i + 1 < argc)
+				v = argv[++i];
+			else if (o->arg == 1)
+				return pfr_cli_usage_error(
+					"record", "option '%s' needs a value",
+					a);
+			if ((rc = apply_opt(R, o, v, a)))
+				return rc;
+			continue;
+		}
+		/* A bundle of short options; one taking a value ends it. */
+		for (int j = 1; a[j]; j++) {
+			char sp[3] = {'-', a[j], 0};
+
+			o = NULL;
+			for (size_t k = 0; k < NROPTS && !o; k++)
+				if (ropts[k].s == a[j])
+					o = &ropts[k];
+			if (!o)
+				return pfr_cli_usage_error(
+					"record", "unknown option '%s'", sp);
+			v = NULL;
+			if (o->arg && a[j + 1]) {
+				v = a + j + 1;
+			} else if (o->arg == 1) {
+				if (i + 1 >= argc)
+					return pfr_cli_usage_error(
+						"record",
+						"option '%s' needs a value",
+						sp);
+				v = argv[++i];
+			}
+			if ((rc = apply_opt(R, o, v, sp)))
+				return rc;
+			if (v)
+				break;
+		}
 	}
 	if (R->period && R->freq)
 		return pfr_cli_usage_error("record",
 					   "-c and -F exclude each other");
-	if (!!R->all_cpus + !!R->pid + !!R->tid > 1)
-		return pfr_cli_usage_error("record",
-					   "-a, -p and -t exclude each other");
-	if ((R->pid || R->tid) && R->cmd)
+	if (R->output && !strcmp(R->output, "-") && R->json)
 		return pfr_cli_usage_error(
-			"record", "-p/-t and a command exclude each other");
-	if (!R->all_cpus && !R->pid && !R->tid && !R->cmd)
+			"record", "-o - and --json both want standard output");
+	if (!!R->all_cpus + !!R->npids + !!R->ntids + !!R->uid_set > 1)
 		return pfr_cli_usage_error(
-			"record", "nothing to record: give -a, -p PID, -t TID "
-				  "or -- COMMAND");
+			"record", "-a, -p, -t and -u exclude each other");
+	if (R->cgroups && !R->all_cpus && !R->cpus_given)
+		return pfr_cli_usage_error(
+			"record", "-G (cgroups) needs CPU-wide recording: -a "
+				  "or -C");
+	/* No target and no command: every CPU, as perf does.  -C alone:
+	 * those CPUs. */
+	if (!R->npids && !R->ntids && !R->uid_set && !R->cmd)
+		R->all_cpus = 1;
+	if (R->cpus_given && !R->npids && !R->ntids && !R->uid_set &&
+	    !(R->cmd && !R->all_cpus))
+		R->all_cpus = 1;
 	return 0;
 }
 
@@ -1176,40 +1913,39 @@ static int record_run(struct rec *R, int argc, char **argv)
 					   "FIFO, socket or directory cannot "
 					   "hold perf.data)",
 					   R->output);
-	if (!R->nev)
-		snprintf(R->ev[R->nev++].spec, sizeof(R->ev[0].spec),
-			 "cpu-clock");
+	if (!R->nev && (rc = add_events(R, "cpu-clock")))
+		return rc;
 	if (R->overwrite) {
 		/* The flight recorder keeps only the newest records; the
 		 * side-band (mmap, comm, task) that symbolizes them goes to
 		 * a dummy event with ordinary rings, as perf does. */
-		if (R->nev == MAX_EV)
-			return pfr_cli_usage_error("record", "too many events");
-		snprintf(R->ev[R->nev].spec, sizeof(R->ev[0].spec), "dummy");
-		R->ev[R->nev++].tracking = 1;
-	}
-	for (int i = 0; i < R->nev; i++) {
-		int err = pfr_perf_event_parse(
-			R->ev[i].spec, &R->ev[i].attr, R->ev[i].name,
-			sizeof(R->ev[i].name), geteuid() == 0);
+		struct rec_ev *e = &R->ev[R->nev];
 
-		if (err)
-			return event_parse_error(R->ev[i].spec, err);
+		snprintf(e->spec, sizeof(e->spec), "dummy");
+		if (pfr_perf_event_parse("dummy", &e->attr, e->name,
+					 sizeof(e->name), 0))
+			return fail(EX_FAIL, "no dummy event");
+		e->info.leader = (uint32_t)R->nev;
+		e->info.nr_members = 1;
+		e->tracking = 1;
+		R->nev++;
+	}
+	R->read_lost = kernel_reads_lost();
+	for (int i = 0; i < R->nev; i++)
 		setup_attr(R, &R->ev[i],
 			   R->overwrite ? R->ev[i].tracking : i == 0);
-	}
-	R->lay.sample_type = R->ev[0].attr.sample_type;
+	/* One layout per session (the merge and the decoder read every
+	 * record with it): the union of what the events sample. */
+	R->lay.sample_type = 0;
+	for (int i = 0; i < R->nev; i++)
+		R->lay.sample_type |= R->ev[i].attr.sample_type;
+	for (int i = 0; i < R->nev; i++)
+		R->ev[i].attr.sample_type = R->lay.sample_type;
 	R->lay.sample_id_all = 1;
-	for (int i = 1; i < R->nev; i++)
-		if (R->ev[i].attr.sample_type != R->lay.sample_type) {
-			/* One layout per session: RAW for all when one is a
-			 * tracepoint. */
-			for (int k = 0; k < R->nev; k++)
-				R->ev[k].attr.sample_type |= PERF_SAMPLE_RAW;
-			R->lay.sample_type |= PERF_SAMPLE_RAW;
-			break;
-		}
-	R->ncpu = pfr_perf_online_cpus(R->cpus, MAX_CPUS);
+	if ((rc = open_cgroups(R)))
+		return rc;
+	if (!R->cpus_given)
+		R->ncpu = pfr_perf_online_cpus(R->cpus, MAX_CPUS);
 	if (R->ncpu <= 0)
 		return fail(EX_FAIL, "cannot read the online CPUs");
 
@@ -1230,18 +1966,24 @@ static int record_run(struct rec *R, int argc, char **argv)
 
 	if (R->all_cpus) {
 		add_target(R, -1);
-	} else if (R->pid) {
-		rc = list_threads(R, R->pid);
-		if (rc)
+	} else if (R->npids) {
+		for (int i = 0; i < R->npids; i++)
+			if ((rc = list_threads(R, R->pids[i])))
+				return rc;
+	} else if (R->ntids) {
+		for (int i = 0; i < R->ntids; i++)
+			add_target(R, R->tids[i]);
+	} else if (R->uid_set) {
+		if ((rc = list_user(R)))
 			return rc;
-	} else if (R->tid) {
-		add_target(R, R->tid);
 	}
 	if (R->cmd) {
 		rc = start_command(R, &orig);
 		if (rc)
 			return rc;
-		if (!R->all_cpus)
+		/* With -p, -t or -u the command only times the recording
+		 * (perf record -p PID -- sleep 5). */
+		if (!R->ntargets)
 			add_target(R, R->child);
 	}
 	rc = open_all(R);
@@ -1253,6 +1995,12 @@ static int record_run(struct rec *R, int argc, char **argv)
 			if (pfr_perf_file_add_event(R->file, &R->ev[i].attr,
 						    R->ev[i].name, R->ev[i].ids,
 						    R->ev[i].nids))
+				rc = fail(EX_FAIL, "out of memory");
+		for (int i = 0; !rc && i < R->nev; i++)
+			if (R->ev[i].info.nr_members > 1 &&
+			    pfr_perf_file_add_group(R->file, "{anon_group}",
+						    (uint32_t)i,
+						    R->ev[i].info.nr_members))
 				rc = fail(EX_FAIL, "out of memory");
 		if (!rc) {
 			/* "perfring record ...", as perf writes "perf record" */
@@ -1291,7 +2039,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 	}
 	/* Start: enable the events (enable_on_exec does it for a command
 	 * recorded alone), then let the command exec. */
-	if (!(R->cmd && !R->all_cpus))
+	if (!R->ev[0].attr.enable_on_exec)
 		for (int i = 0; i < R->nfds; i++)
 			ioctl(R->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 	if (R->child > 0) {
@@ -1374,6 +2122,8 @@ static int record_run(struct rec *R, int argc, char **argv)
 		rc = R->overwrite ? snapshot(R) : drain_all(R, 1);
 	if (!rc)
 		rc = flush(R, UINT64_MAX);
+	if (!rc)
+		rc = write_lost_samples(R);
 	if (R->child > 0) {
 		int st;
 
@@ -1414,8 +2164,11 @@ int pfr_cmd_record(int argc, char **argv)
 		pfr_perf_ring_unmap(&R->rings[i]);
 	for (int i = 0; i < R->nfds; i++)
 		close(R->fds[i]);
-	for (int i = 0; i < R->nev; i++)
+	for (int i = 0; i < R->nev; i++) {
 		free(R->ev[i].ids);
+		if (R->ev[i].cgroup_fd > 0)
+			close(R->ev[i].cgroup_fd);
+	}
 	pfr_out_free(R->out);
 	free(R->rings);
 	free(R->fds);

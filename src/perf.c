@@ -49,6 +49,10 @@ static const char *const pfr_perf_errors[] = {
 		"not a perf.data file (bad magic, or another byte order)",
 	[PFR_PERF_E_FILE_LAYOUT - PFR_PERF_E_BASE] =
 		"perf.data header or section out of bounds",
+	[PFR_PERF_E_EVENT_SYNTAX - PFR_PERF_E_BASE] =
+		"malformed event list (groups, /terms/ or modifiers)",
+	[PFR_PERF_E_TOO_MANY - PFR_PERF_E_BASE] =
+		"more events or CPUs than the array holds",
 };
 
 const char *pfr_perf_strerror(int err)
@@ -198,50 +202,499 @@ static int pfr_perf_tracepoint(const char *sys, const char *name, uint64_t *id,
 	return 0;
 }
 
-int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
-			 char *name, size_t namelen, int mount_tracefs)
+/*
+ * Modifiers after ':' (perf's letters): u, k, h choose the privilege
+ * levels counted (the first one excludes the others), G and H guest or
+ * host, p precision (up to ppp), D pinned, e exclusive, I exclude idle.
+ * Without any, perf excludes the guest.
+ */
+static int pfr_perf_modifiers(const char *m, struct perf_event_attr *a)
 {
-	char base[256];
-	const char *colon;
-	size_t blen;
+	int eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
+	int eG = a->exclude_guest, eH = a->exclude_host;
+	int excl = eu | ek | eh, excl_gh = 0, precise = a->precise_ip;
 
-	if (!spec || !attr || strlen(spec) >= sizeof(base))
-		return -PFR_E_INVAL;
+	for (; *m; m++) {
+		switch (*m) {
+		case 'u':
+			if (!excl)
+				excl = eu = ek = eh = 1;
+			if (!excl_gh)
+				eG = 1;
+			eu = 0;
+			break;
+		case 'k':
+			if (!excl)
+				excl = eu = ek = eh = 1;
+			ek = 0;
+			break;
+		case 'h':
+			if (!excl)
+				excl = eu = ek = eh = 1;
+			eh = 0;
+			break;
+		case 'G':
+			if (!excl_gh)
+				excl_gh = eG = eH = 1;
+			eG = 0;
+			break;
+		case 'H':
+			if (!excl_gh)
+				excl_gh = eG = eH = 1;
+			eH = 0;
+			break;
+		case 'p':
+			if (++precise > 3)
+				return -1;
+			if (!excl_gh) /* precision implies exclude_guest */
+				eG = 1;
+			break;
+		case 'D':
+			a->pinned = 1;
+			break;
+		case 'e':
+			a->exclusive = 1;
+			break;
+		case 'I':
+			a->exclude_idle = 1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	a->exclude_user = (unsigned)eu;
+	a->exclude_kernel = (unsigned)ek;
+	a->exclude_hv = (unsigned)eh;
+	a->exclude_guest = (unsigned)eG;
+	a->exclude_host = (unsigned)eH;
+	a->precise_ip = (unsigned)precise;
+	return 0;
+}
+
+/* A number (decimal, 0x hex or 0 octal) filling all of s. */
+static int pfr_perf_num(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+/* Sets bits of a PMU format ("config:0-7,21" or "config1:3") to v. */
+static int pfr_perf_format_set(const char *fmt, uint64_t v,
+			       struct perf_event_attr *a)
+{
+	__u64 *field;
+	const char *p = strchr(fmt, ':');
+	int bit = 0;
+
+	if (!p)
+		return -1;
+	if (!strncmp(fmt, "config:", 7))
+		field = &a->config;
+	else if (!strncmp(fmt, "config1:", 8))
+		field = &a->config1;
+	else if (!strncmp(fmt, "config2:", 8))
+		field = &a->config2;
+	else
+		return -1;
+	for (p++; *p && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi;
+
+		if (end == p || lo < 0 || lo > 63)
+			return -1;
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1 || hi < lo || hi > 63)
+				return -1;
+			p = end;
+		}
+		for (long b = lo; b <= hi; b++, bit++)
+			if (bit < 64 && ((v >> bit) & 1))
+				*field |= 1ULL << b;
+			else
+				*field &= ~(1ULL << b);
+		if (*p == ',')
+			p++;
+	}
+	return bit < 64 && (v >> bit) ? -1 : 0;
+}
+
+static int pfr_perf_read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int pfr_perf_terms(const char *pmu, char *terms,
+			  struct perf_event_attr *a,
+			  struct pfr_perf_evinfo *info, int depth);
+
+/* One term "key[=value]" of an event's /terms/. */
+static int pfr_perf_term(const char *pmu, char *t, struct perf_event_attr *a,
+			 struct pfr_perf_evinfo *info, int depth)
+{
+	char *eq = strchr(t, '='), p[512], buf[512];
+	const char *val = eq ? eq + 1 : NULL;
+	uint64_t v = 1;
+
+	if (eq)
+		*eq = 0;
+	if (!*t)
+		return -1;
+	if (!strcmp(t, "name")) {
+		if (!val || !*val)
+			return -1;
+		snprintf(info->name, sizeof(info->name), "%s", val);
+		return 0;
+	}
+	if (!strcmp(t, "call-graph")) {
+		if (!val)
+			return -1;
+		if (!strcmp(val, "fp"))
+			info->terms |= PFR_PERF_TERM_CALLGRAPH_FP;
+		else if (!strcmp(val, "no"))
+			info->terms |= PFR_PERF_TERM_CALLGRAPH_NO;
+		else
+			return -1;
+		return 0;
+	}
+	if (!strcmp(t, "inherit") || !strcmp(t, "no-inherit")) {
+		if (val && (pfr_perf_num(val, &v) || v > 1))
+			return -1;
+		if (t[0] == 'n')
+			v = !v;
+		info->terms |=
+			v ? PFR_PERF_TERM_INHERIT : PFR_PERF_TERM_NO_INHERIT;
+		return 0;
+	}
+	if (val && pfr_perf_num(val, &v))
+		return -1;
+	if (!strcmp(t, "period")) {
+		if (!val || !v)
+			return -1;
+		a->sample_period = v;
+		a->freq = 0;
+		info->terms |= PFR_PERF_TERM_PERIOD;
+		return 0;
+	}
+	if (!strcmp(t, "freq")) {
+		if (!val || !v)
+			return -1;
+		a->sample_freq = v;
+		a->freq = 1;
+		info->terms |= PFR_PERF_TERM_FREQ;
+		return 0;
+	}
+	if (!strcmp(t, "time")) {
+		info->terms |= v ? PFR_PERF_TERM_TIME : PFR_PERF_TERM_NO_TIME;
+		return 0;
+	}
+	if (!strcmp(t, "config") || !strcmp(t, "config1") ||
+	    !strcmp(t, "config2")) {
+		if (!val)
+			return -1;
+		*(t[6] == '1'	? &a->config1
+		  : t[6] == '2' ? &a->config2
+				: &a->config) = v;
+		return 0;
+	}
+	if (!pmu)
+		return -1;
+	/* The PMU's own formats ("event=0x3c"), then its named events. */
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/format/%s",
+		 pmu, t);
+	if (!pfr_perf_read_small(p, buf, sizeof(buf)))
+		return pfr_perf_format_set(buf, v, a);
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/events/%s",
+		 pmu, t);
+	if (val || depth > 0 || strchr(t, '/') || strstr(t, "..") ||
+	    pfr_perf_read_small(p, buf, sizeof(buf)))
+		return -1;
+	return pfr_perf_terms(pmu, buf, a, info, depth + 1);
+}
+
+static int pfr_perf_terms(const char *pmu, char *terms,
+			  struct perf_event_attr *a,
+			  struct pfr_perf_evinfo *info, int depth)
+{
+	char *save = NULL, *t;
+
+	for (t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (pfr_perf_term(pmu, t, a, info, depth))
+			return -1;
+	return 0;
+}
+
+/* The PMU of that name: its type number, or -1. */
+static int pfr_perf_pmu_type(const char *pmu, uint32_t *type)
+{
+	char p[512], buf[32];
+	uint64_t v;
+
+	if (!*pmu || strchr(pmu, '/') || strstr(pmu, ".."))
+		return -1;
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/type", pmu);
+	if (pfr_perf_read_small(p, buf, sizeof(buf)) || pfr_perf_num(buf, &v) ||
+	    v > UINT32_MAX)
+		return -1;
+	*type = (uint32_t)v;
+	return 0;
+}
+
+/*
+ * One event (no list, no group): NAME[/TERMS/][:MODS], PMU/TERMS/[:MODS],
+ * rHEX[:MODS] or SYS:TRACEPOINT.
+ */
+static int pfr_perf_one(const char *spec, struct perf_event_attr *attr,
+			struct pfr_perf_evinfo *info, int mount_tracefs)
+{
+	char base[256], terms[256], mods[32];
+	const char *slash, *colon, *rest;
+	size_t blen;
+	int err;
+
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
+	info->terms = 0;
+	terms[0] = mods[0] = 0;
+	if (strlen(spec) >= sizeof(info->name))
+		return -PFR_PERF_E_EVENT_SYNTAX;
+	memcpy(info->name, spec, strlen(spec) + 1);
+	slash = strchr(spec, '/');
 	colon = strchr(spec, ':');
-	blen = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (slash && (!colon || slash < colon)) {
+		const char *close = strchr(slash + 1, '/');
+		size_t tl;
+
+		if (!close)
+			return -PFR_PERF_E_EVENT_SYNTAX;
+		tl = (size_t)(close - slash - 1);
+		memcpy(terms, slash + 1, tl);
+		terms[tl] = 0;
+		blen = (size_t)(slash - spec);
+		rest = close + 1;
+		if (*rest && *rest != ':')
+			return -PFR_PERF_E_EVENT_SYNTAX;
+		colon = *rest ? rest : NULL;
+	} else {
+		blen = colon ? (size_t)(colon - spec) : strlen(spec);
+	}
 	memcpy(base, spec, blen);
 	base[blen] = 0;
+	if (colon && strlen(colon + 1) >= sizeof(mods))
+		return -PFR_PERF_E_UNKNOWN_EVENT;
+	if (colon)
+		snprintf(mods, sizeof(mods), "%s", colon + 1);
 	for (size_t i = 0; i < PFR_PERF_NEVS; i++) {
 		if (strcmp(base, pfr_perf_evs[i].name))
 			continue;
-		if (colon && strcmp(colon, ":u") && strcmp(colon, ":k"))
-			return -PFR_PERF_E_UNKNOWN_EVENT;
 		attr->type = pfr_perf_evs[i].type;
 		attr->config = pfr_perf_evs[i].config;
-		if (colon && colon[1] == 'u')
-			attr->exclude_kernel = attr->exclude_hv = 1;
-		if (colon && colon[1] == 'k')
-			attr->exclude_user = 1;
-		if (name)
-			snprintf(name, namelen, "%s", spec);
-		return 0;
+		goto common;
 	}
-	if (colon && !strchr(colon + 1, ':')) {
+	if (base[0] == 'r' && base[1] && !terms[0] &&
+	    strspn(base + 1, "0123456789abcdefABCDEF") == strlen(base + 1)) {
+		attr->type = PERF_TYPE_RAW;
+		attr->config = strtoull(base + 1, NULL, 16);
+		goto common;
+	}
+	if (slash && !pfr_perf_pmu_type(base, &attr->type)) {
+		if (pfr_perf_terms(base, terms, attr, info, 0))
+			return -PFR_PERF_E_EVENT_SYNTAX;
+		terms[0] = 0;
+		goto common;
+	}
+	if (!slash && colon && !strchr(colon + 1, ':')) {
 		uint64_t id;
-		int err = pfr_perf_tracepoint(base, colon + 1, &id,
-					      mount_tracefs);
 
+		err = pfr_perf_tracepoint(base, colon + 1, &id, mount_tracefs);
 		if (err)
 			return err;
 		attr->type = PERF_TYPE_TRACEPOINT;
 		attr->config = id;
-		if (name)
-			snprintf(name, namelen, "%s", spec);
+		attr->exclude_guest = 1;
 		return 0;
 	}
 	return -PFR_PERF_E_UNKNOWN_EVENT;
+common:
+	if (terms[0] && pfr_perf_terms(NULL, terms, attr, info, 0))
+		return -PFR_PERF_E_EVENT_SYNTAX;
+	if (!mods[0])
+		attr->exclude_guest = 1;
+	else if (pfr_perf_modifiers(mods, attr))
+		return -PFR_PERF_E_UNKNOWN_EVENT;
+	return 0;
+}
+
+int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
+			 char *name, size_t namelen, int mount_tracefs)
+{
+	struct pfr_perf_evinfo info;
+	int err;
+
+	if (!spec || !attr)
+		return -PFR_E_INVAL;
+	if (strpbrk(spec, ",{}"))
+		return -PFR_PERF_E_EVENT_SYNTAX;
+	err = pfr_perf_one(spec, attr, &info, mount_tracefs);
+	if (!err && name)
+		snprintf(name, namelen, "%s", info.name);
+	return err;
+}
+
+/* Length of the next item of a list: up to a ',' outside {} and //. */
+static size_t pfr_perf_item(const char *s, int *bad)
+{
+	size_t i = 0;
+	int depth = 0, slash = 0;
+
+	for (; s[i]; i++) {
+		if (s[i] == '/')
+			slash = !slash;
+		else if (!slash && s[i] == '{')
+			depth++;
+		else if (!slash && s[i] == '}' && --depth < 0)
+			break;
+		else if (!slash && !depth && s[i] == ',')
+			break;
+	}
+	*bad = depth != 0 || slash;
+	return i;
+}
+
+int pfr_perf_event_list_parse(const char *list, struct perf_event_attr *attrs,
+			      struct pfr_perf_evinfo *info, uint32_t max,
+			      uint32_t *nr, int mount_tracefs)
+{
+	const char *s = list;
+	uint32_t n = *nr;
+
+	if (!list || !*list)
+		return -PFR_PERF_E_EVENT_SYNTAX;
+	while (*s) {
+		int bad;
+		size_t len = pfr_perf_item(s, &bad);
+		char item[512];
+
+		if (bad || !len || len >= sizeof(item))
+			return -PFR_PERF_E_EVENT_SYNTAX;
+		memcpy(item, s, len);
+		item[len] = 0;
+		s += len;
+		if (*s == ',' && !*++s)
+			return -PFR_PERF_E_EVENT_SYNTAX;
+		if (item[0] == '{') {
+			/* {a,b,...}[:mods]: a group led by its first event,
+			 * the modifiers applying to every member. */
+			char *close = strrchr(item, '}'), *m, *q;
+			uint32_t leader = n;
+
+			if (!close || close == item + 1 ||
+			    (close[1] && close[1] != ':'))
+				return -PFR_PERF_E_EVENT_SYNTAX;
+			m = close[1] ? close + 2 : NULL;
+			*close = 0;
+			for (q = item + 1; *q;) {
+				size_t l = pfr_perf_item(q, &bad);
+				char one[512];
+				int err;
+
+				if (bad || !l || q[0] == '{')
+					return -PFR_PERF_E_EVENT_SYNTAX;
+				if (n == max)
+					return -PFR_PERF_E_TOO_MANY;
+				memcpy(one, q, l);
+				one[l] = 0;
+				q += l;
+				if (*q == ',' && !*++q)
+					return -PFR_PERF_E_EVENT_SYNTAX;
+				err = pfr_perf_one(one, &attrs[n], &info[n],
+						   mount_tracefs);
+				if (err)
+					return err;
+				if (m && *m && pfr_perf_modifiers(m, &attrs[n]))
+					return -PFR_PERF_E_UNKNOWN_EVENT;
+				info[n].leader = leader;
+				info[n].nr_members = 0;
+				n++;
+			}
+			info[leader].nr_members = n - leader;
+			continue;
+		}
+		if (n == max)
+			return -PFR_PERF_E_TOO_MANY;
+		{
+			int err = pfr_perf_one(item, &attrs[n], &info[n],
+					       mount_tracefs);
+
+			if (err)
+				return err;
+		}
+		info[n].leader = n;
+		info[n].nr_members = 1;
+		n++;
+	}
+	*nr = n;
+	return 0;
+}
+
+int pfr_perf_cpu_list(const char *s, int *cpus, int max)
+{
+	int count = 0;
+
+	if (!s || !*s)
+		return -PFR_E_INVAL;
+	while (*s && *s != '\n') {
+		char *end;
+		long a, b;
+
+		if (*s < '0' || *s > '9')
+			return -PFR_E_INVAL;
+		a = strtol(s, &end, 10);
+		b = a;
+		s = end;
+		if (*s == '-') {
+			if (s[1] < '0' || s[1] > '9')
+				return -PFR_E_INVAL;
+			b = strtol(s + 1, &end, 10);
+			s = end;
+		}
+		if (a > 1 << 20 || b > 1 << 20 || b < a)
+			return -PFR_E_INVAL;
+		for (long c = a; c <= b; c++) {
+			int dup = 0;
+
+			for (int k = 0; k < count; k++)
+				dup |= cpus[k] == (int)c;
+			if (dup)
+				continue;
+			if (count == max)
+				return -PFR_PERF_E_TOO_MANY;
+			cpus[count++] = (int)c;
+		}
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s && *s != '\n')
+			return -PFR_E_INVAL;
+	}
+	return count;
 }
 
 int pfr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -254,10 +707,10 @@ int pfr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 
 int pfr_perf_online_cpus(int *cpus, int max)
 {
-	char buf[4096], *p = buf;
+	char buf[4096];
 	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	int count = 0;
+	int count;
 
 	if (!cpus && max > 0) {
 		if (fd >= 0)
@@ -271,25 +724,8 @@ int pfr_perf_online_cpus(int *cpus, int max)
 	if (n <= 0)
 		return -PFR_E_SYSTEM;
 	buf[n] = 0;
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-
-		if (end == p)
-			return -PFR_E_SYSTEM;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			p = end;
-		}
-		for (long c = a; c <= b; c++)
-			if (count < max)
-				cpus[count++] = (int)c;
-		if (*p == ',')
-			p++;
-	}
-	return count;
+	count = pfr_perf_cpu_list(buf, cpus, max);
+	return count < 0 ? -PFR_E_SYSTEM : count;
 }
 
 /* --- the mmap ring --- */

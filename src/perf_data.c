@@ -26,8 +26,15 @@
 #include <perfring/perf.h>
 
 #include "compiler.h"
+#include "perf_header.h"
 
 #define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+/* perf's own record types of the pipe format (tools/lib/perf/include/perf/
+ * event.h). */
+#define PFR_RECORD_HEADER_ATTR 64
+#define PFR_RECORD_HEADER_TRACING_DATA 66
+#define PFR_RECORD_EVENT_UPDATE 78
+#define PFR_RECORD_HEADER_FEATURE 80
 /* perf's own misc flag in a BUILD_ID entry: the id's length is in its
  * size byte (tools/lib/perf/include/perf/event.h). */
 #define PFR_MISC_BUILD_ID_SIZE (1u << 15)
@@ -41,8 +48,21 @@ enum {
 	PFR_FEAT_VERSION = 5,
 	PFR_FEAT_ARCH = 6,
 	PFR_FEAT_NRCPUS = 7,
+	PFR_FEAT_CPUDESC = 8,
+	PFR_FEAT_CPUID = 9,
+	PFR_FEAT_TOTAL_MEM = 10,
 	PFR_FEAT_CMDLINE = 11,
 	PFR_FEAT_EVENT_DESC = 12,
+	PFR_FEAT_CPU_TOPOLOGY = 13,
+	PFR_FEAT_NUMA_TOPOLOGY = 14,
+	PFR_FEAT_PMU_MAPPINGS = 16,
+	PFR_FEAT_GROUP_DESC = 17,
+	PFR_FEAT_CACHE = 20,
+	PFR_FEAT_SAMPLE_TIME = 21,
+	PFR_FEAT_MEM_TOPOLOGY = 22,
+	PFR_FEAT_CPU_PMU_CAPS = 28,
+	PFR_FEAT_PMU_CAPS = 31,
+	PFR_FEAT_LAST = 32, /* the pipe format's end-of-features mark */
 	PFR_FEAT_BITS = 256,
 };
 
@@ -66,16 +86,43 @@ struct pfr_file_event {
 	uint32_t nr_ids;
 };
 
+struct pfr_dso {
+	char *name;
+	int hit; /* a sample's ip or call chain falls in it */
+};
+
+struct pfr_map {
+	uint64_t start, end;
+	uint32_t dso;
+};
+
+struct pfr_task { /* one process's mappings */
+	uint32_t pid, used;
+	uint32_t n, cap;
+	struct pfr_map *m;
+};
+
+struct pfr_file_group {
+	char *name;
+	uint32_t leader, nr_members;
+};
+
 struct pfr_perf_file {
 	/* writing */
 	FILE *out;
 	int fd;
 	int started;
+	int pipe; /* perf's pipe format: no header to seek back to */
 	uint64_t data_offset, data_size;
 	char *cmdline;
-	char **dsos; /* files named by MMAP/MMAP2 records, for BUILD_ID */
+	struct pfr_dso *dsos; /* mapped files and [vdso], for BUILD_ID */
 	uint32_t nr_dsos, cap_dsos;
-	int kernel_mapped;
+	struct pfr_task *tasks, *last_task;
+	uint32_t nr_tasks, task_cap;
+	int kernel_hit;
+	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
+	struct pfr_file_group *groups; /* GROUP_DESC */
+	uint32_t nr_groups;
 	/* reading */
 	const unsigned char *map;
 	size_t map_len;
@@ -92,18 +139,23 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 
 	if (!f)
 		return -PFR_E_SYSTEM;
-	/* O_NONBLOCK: a FIFO fails at once (ENXIO) instead of waiting for
-	 * a reader; one that has a reader is refused below */
-	f->fd = open(path,
-		     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK |
-			     O_NOCTTY,
-		     0644);
+	/* "-": perf's pipe format on standard output.  O_NONBLOCK: a FIFO
+	 * fails at once (ENXIO) instead of waiting for a reader; one that has
+	 * a reader is refused below. */
+	f->pipe = !strcmp(path, "-");
+	f->fd = f->pipe ? fcntl(1, F_DUPFD_CLOEXEC, 3)
+			: open(path,
+			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+				       O_NONBLOCK | O_NOCTTY,
+			       0644);
 	if (f->fd < 0) {
 		free(f);
 		return -PFR_E_SYSTEM;
 	}
-	if (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
-	    fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK)) {
+	/* a file, not a FIFO or socket - but for "-", which is a pipe */
+	if (!f->pipe &&
+	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	     fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK))) {
 		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
 								     : errno;
 
@@ -174,71 +226,256 @@ int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 	return 0;
 }
 
-/* Remembers the file an MMAP/MMAP2 record maps (once each), for the
- * BUILD_ID feature. */
-static void pfr_note_dso(struct pfr_perf_file *f,
-			 const struct pfr_record_header *hdr,
-			 const void *payload, uint32_t len)
+/* --- what the samples hit, for HEADER_BUILD_ID --- */
+
+/* A DSO's index, added when new; -1 when out of memory. */
+static int32_t pfr_dso_index(struct pfr_perf_file *f, const char *name)
+{
+	for (uint32_t i = f->nr_dsos; i-- > 0;)
+		if (!strcmp(f->dsos[i].name, name))
+			return (int32_t)i;
+	if (f->nr_dsos == f->cap_dsos) {
+		uint32_t nc = f->cap_dsos ? 2 * f->cap_dsos : 64;
+		struct pfr_dso *n = realloc(f->dsos, nc * sizeof(*n));
+
+		if (!n)
+			return -1;
+		f->dsos = n;
+		f->cap_dsos = nc;
+	}
+	f->dsos[f->nr_dsos].name = strdup(name);
+	f->dsos[f->nr_dsos].hit = 0;
+	if (!f->dsos[f->nr_dsos].name)
+		return -1;
+	return (int32_t)f->nr_dsos++;
+}
+
+/* The maps of process pid (created empty when create is set), from an
+ * open-addressing table keyed by pid. */
+static struct pfr_task *pfr_task_of(struct pfr_perf_file *f, uint32_t pid,
+				    int create)
+{
+	uint32_t h;
+
+	if (f->last_task && f->last_task->pid == pid)
+		return f->last_task;
+	if (!f->task_cap || (create && 2 * (f->nr_tasks + 1) > f->task_cap)) {
+		uint32_t nc = f->task_cap ? 2 * f->task_cap : 256;
+		struct pfr_task *n;
+
+		if (!create)
+			return NULL;
+		n = calloc(nc, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (uint32_t i = 0; i < f->task_cap; i++) {
+			if (!f->tasks[i].used)
+				continue;
+			for (h = (f->tasks[i].pid * 2654435761u) & (nc - 1);
+			     n[h].used; h = (h + 1) & (nc - 1))
+				;
+			n[h] = f->tasks[i];
+		}
+		free(f->tasks);
+		f->tasks = n;
+		f->task_cap = nc;
+		f->last_task = NULL; /* it pointed into the old table */
+	}
+	for (h = (pid * 2654435761u) & (f->task_cap - 1); f->tasks[h].used;
+	     h = (h + 1) & (f->task_cap - 1))
+		if (f->tasks[h].pid == pid)
+			return f->last_task = &f->tasks[h];
+	if (!create)
+		return NULL;
+	f->tasks[h].used = 1;
+	f->tasks[h].pid = pid;
+	f->nr_tasks++;
+	return f->last_task = &f->tasks[h];
+}
+
+static int pfr_task_add_map(struct pfr_task *t, uint64_t start, uint64_t end,
+			    uint32_t dso)
+{
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? 2 * t->cap : 16;
+		struct pfr_map *n = realloc(t->m, nc * sizeof(*n));
+
+		if (!n)
+			return -1;
+		t->m = n;
+		t->cap = nc;
+	}
+	t->m[t->n].start = start;
+	t->m[t->n].end = end;
+	t->m[t->n].dso = dso;
+	t->n++;
+	return 0;
+}
+
+/* Follows the side-band: a process's file mappings (and [vdso]), copied
+ * to a forked child, dropped at exec. */
+static void pfr_note_side_band(struct pfr_perf_file *f,
+			       const struct pfr_record_header *hdr,
+			       const void *payload, uint32_t len)
 {
 	struct pfr_perf_layout lay = {0, 0, 0, 0};
 	struct pfr_perf_rec r;
 	unsigned mode = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct pfr_task *t, *p;
+	int32_t dso;
 
-	if (f->nr_ev)
-		lay.sample_type = f->ev[0].attr.sample_type,
-		lay.sample_id_all = f->ev[0].attr.sample_id_all;
 	if (pfr_perf_decode(&lay, hdr, payload, len, &r))
 		return;
-	if (mode == PERF_RECORD_MISC_KERNEL) {
-		f->kernel_mapped = 1;
-		return;
-	}
-	if (mode != PERF_RECORD_MISC_USER || r.u.mmap.filename[0] != '/')
-		return;
-	for (uint32_t i = f->nr_dsos; i-- > 0;)
-		if (!strcmp(f->dsos[i], r.u.mmap.filename))
+	switch (hdr->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (mode != PERF_RECORD_MISC_USER ||
+		    (r.u.mmap.filename[0] != '/' &&
+		     strcmp(r.u.mmap.filename, "[vdso]")))
 			return;
-	if (f->nr_dsos == f->cap_dsos) {
-		uint32_t nc = f->cap_dsos ? 2 * f->cap_dsos : 64;
-		char **n = realloc(f->dsos, nc * sizeof(*n));
+		dso = pfr_dso_index(f, r.u.mmap.filename);
+		t = pfr_task_of(f, r.u.mmap.pid, 1);
+		if (dso >= 0 && t)
+			pfr_task_add_map(t, r.u.mmap.start,
+					 r.u.mmap.start + r.u.mmap.len,
+					 (uint32_t)dso);
+		return;
+	case PERF_RECORD_FORK:
+		if (r.u.task.pid == r.u.task.ppid)
+			return; /* a thread shares its process's maps */
+		p = pfr_task_of(f, r.u.task.ppid, 0);
+		if (!p || !p->n)
+			return;
+		{
+			uint32_t n = p->n;
+			struct pfr_map *m = malloc(n * sizeof(*m));
 
-		if (!n)
-			return;
-		f->dsos = n;
-		f->cap_dsos = nc;
+			if (!m)
+				return;
+			memcpy(m, p->m, n * sizeof(*m));
+			t = pfr_task_of(f, r.u.task.pid, 1);
+			for (uint32_t i = 0; t && i < n; i++)
+				pfr_task_add_map(t, m[i].start, m[i].end,
+						 m[i].dso);
+			free(m);
+		}
+		return;
+	case PERF_RECORD_COMM:
+		if ((hdr->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    (t = pfr_task_of(f, r.u.comm.pid, 0)))
+			t->n = 0;
+		return;
 	}
-	f->dsos[f->nr_dsos] = strdup(r.u.mmap.filename);
-	if (f->dsos[f->nr_dsos])
-		f->nr_dsos++;
 }
 
-/* The GNU build id in a sequence of ELF notes [p, p + n); its length, or
- * 0. */
-static size_t pfr_notes_build_id(const unsigned char *p, size_t n,
-				 unsigned char id[20])
+static void pfr_mark_hit(struct pfr_perf_file *f, unsigned mode, uint32_t pid,
+			 uint64_t ip)
 {
-	size_t o = 0;
+	struct pfr_task *t;
 
-	while (n - o >= 12) {
-		uint32_t nsz, dsz, type;
-		size_t nal, dal;
-
-		memcpy(&nsz, p + o, 4);
-		memcpy(&dsz, p + o + 4, 4);
-		memcpy(&type, p + o + 8, 4);
-		o += 12;
-		nal = ((size_t)nsz + 3) & ~(size_t)3;
-		dal = ((size_t)dsz + 3) & ~(size_t)3;
-		if (nal > n - o || dal > n - o - nal)
-			return 0;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
-		    !memcmp(p + o, "GNU", 4) && dsz >= 1 && dsz <= 20) {
-			memcpy(id, p + o + nal, dsz);
-			return dsz;
-		}
-		o += nal + dal;
+	if (mode == PERF_RECORD_MISC_KERNEL) {
+		f->kernel_hit = 1;
+		return;
 	}
-	return 0;
+	if (mode != PERF_RECORD_MISC_USER || !(t = pfr_task_of(f, pid, 0)))
+		return;
+	for (uint32_t i = t->n; i-- > 0;) /* the newest mapping wins */
+		if (ip >= t->m[i].start && ip < t->m[i].end) {
+			f->dsos[t->m[i].dso].hit = 1;
+			return;
+		}
+}
+
+/* The layout of a sample's event (by its id when there are several). */
+static const struct perf_event_attr *
+pfr_sample_attr(const struct pfr_perf_file *f,
+		const struct pfr_record_header *hdr, const void *payload,
+		uint32_t len)
+{
+	uint64_t id;
+
+	if (f->nr_ev > 1 && !pfr_perf_record_id(f->ev[0].attr.sample_type,
+						f->ev[0].attr.sample_id_all,
+						hdr, payload, len, &id))
+		for (uint32_t i = 0; i < f->nr_ev; i++)
+			for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
+				if (f->ev[i].ids[j] == id)
+					return &f->ev[i].attr;
+	return &f->ev[0].attr;
+}
+
+/* A sample: its time (for SAMPLE_TIME) and the DSOs its ip and call
+ * chain fall in. */
+static void pfr_note_sample(struct pfr_perf_file *f,
+			    const struct pfr_record_header *hdr,
+			    const void *payload, uint32_t len)
+{
+	const struct perf_event_attr *a;
+	struct pfr_perf_layout lay;
+	struct pfr_perf_rec r;
+	unsigned mode = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	if (!f->nr_ev)
+		return;
+	a = pfr_sample_attr(f, hdr, payload, len);
+	lay.sample_type = a->sample_type;
+	lay.read_format = a->read_format;
+	lay.sample_id_all = a->sample_id_all;
+	lay.pad = 0;
+	if (pfr_perf_decode(&lay, hdr, payload, len, &r))
+		return;
+	if (r.fields & PFR_PERF_F_TIME) {
+		if (!f->nr_samples || r.time < f->first_time)
+			f->first_time = r.time;
+		if (!f->nr_samples || r.time > f->last_time)
+			f->last_time = r.time;
+	}
+	f->nr_samples++;
+	if (!(r.fields & PFR_PERF_F_TID))
+		return;
+	if (r.fields & PFR_PERF_F_IP)
+		pfr_mark_hit(f, mode, r.pid, r.ip);
+	for (uint64_t i = 0;
+	     (r.fields & PFR_PERF_F_CALLCHAIN) && i < r.nr_callchain; i++) {
+		uint64_t ip = pfr_perf_u64(r.callchain, i);
+
+		if (ip == PERF_CONTEXT_KERNEL)
+			mode = PERF_RECORD_MISC_KERNEL;
+		else if (ip == PERF_CONTEXT_USER)
+			mode = PERF_RECORD_MISC_USER;
+		else if (ip >= PERF_CONTEXT_MAX)
+			mode = 0;
+		else
+			pfr_mark_hit(f, mode, r.pid, ip);
+	}
+}
+
+/* One HEADER_BUILD_ID entry (perf's struct perf_record_header_build_id):
+ * header, pid, 20 id bytes, their count, 3 reserved, then the file name
+ * padded to 64. */
+static void pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
+			     size_t idlen, const char *name)
+{
+	static const char zero[64];
+	unsigned char fixed[36];
+	size_t l = strlen(name) + 1, padded = (l + 63) & ~(size_t)63;
+	struct pfr_record_header h;
+	int32_t pid = -1; /* the host machine */
+
+	if (36 + padded > 0xffff)
+		return;
+	h.type = 0;
+	h.misc = (uint16_t)(misc | PFR_MISC_BUILD_ID_SIZE);
+	h.size = (uint16_t)(36 + padded);
+	memset(fixed, 0, sizeof(fixed));
+	memcpy(fixed, &h, 8);
+	memcpy(fixed + 8, &pid, 4);
+	memcpy(fixed + 12, id, idlen);
+	fixed[32] = (unsigned char)idlen;
+	fwrite(fixed, sizeof(fixed), 1, o);
+	fwrite(name, l, 1, o);
+	if (padded > l)
+		fwrite(zero, padded - l, 1, o);
 }
 
 /* The build id of an ELF64 file from its PT_NOTE segments.  The file is
@@ -280,52 +517,23 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 			if (n &&
 			    pread(fd, n, ph.p_filesz, (off_t)ph.p_offset) ==
 				    (ssize_t)ph.p_filesz)
-				got = pfr_notes_build_id(n, ph.p_filesz, id);
+				got = pfr__notes_build_id(n, ph.p_filesz, id);
 			free(n);
 		}
 	close(fd);
 	return got;
 }
 
-/* One HEADER_BUILD_ID entry (perf's struct perf_record_header_build_id):
- * header, pid, 20 id bytes, their count, 3 reserved, then the file name
- * padded to 64. */
-static int pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
-			    size_t idlen, const char *name, uint64_t *size)
-{
-	static const char zero[64];
-	unsigned char fixed[36];
-	size_t l = strlen(name) + 1, padded = (l + 63) & ~(size_t)63;
-	struct pfr_record_header h;
-	int32_t pid = -1; /* the host machine */
-
-	if (36 + padded > 0xffff)
-		return 0;
-	h.type = 0;
-	h.misc = (uint16_t)(misc | PFR_MISC_BUILD_ID_SIZE);
-	h.size = (uint16_t)(36 + padded);
-	memset(fixed, 0, sizeof(fixed));
-	memcpy(fixed, &h, 8);
-	memcpy(fixed + 8, &pid, 4);
-	memcpy(fixed + 12, id, idlen);
-	fixed[32] = (unsigned char)idlen;
-	if (fwrite(fixed, sizeof(fixed), 1, o) != 1 ||
-	    fwrite(name, l, 1, o) != 1 ||
-	    (padded > l && fwrite(zero, padded - l, 1, o) != 1))
-		return -1;
-	*size += h.size;
-	return 0;
-}
-
-/* HEADER_BUILD_ID: the build id of every mapped file that has one, and of
- * the running kernel (/sys/kernel/notes), so that perf can tell when a
- * binary changed since the recording. */
-static int pfr_write_build_ids(struct pfr_perf_file *f, uint64_t *size)
+/* HEADER_BUILD_ID: the build id of every DSO a sample hit -- the kernel
+ * (from /sys/kernel/notes), the vdso (ours: every process of this ABI maps
+ * the same), and the files -- so that perf can tell when a binary changed
+ * since the recording. */
+static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 {
 	unsigned char id[20];
 	size_t n;
 
-	if (f->kernel_mapped) {
+	if (f->kernel_hit) {
 		unsigned char notes[4096];
 		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 		ssize_t got = fd < 0 ? -1 : read(fd, notes, sizeof(notes));
@@ -333,20 +541,26 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, uint64_t *size)
 		if (fd >= 0)
 			close(fd);
 		if (got > 0 &&
-		    (n = pfr_notes_build_id(notes, (size_t)got, id)) &&
-		    pfr_put_build_id(f->out, PERF_RECORD_MISC_KERNEL, id, n,
-				     "[kernel.kallsyms]", size))
-			return -1;
+		    (n = pfr__notes_build_id(notes, (size_t)got, id)))
+			pfr_put_build_id(o, PERF_RECORD_MISC_KERNEL, id, n,
+					 "[kernel.kallsyms]");
 	}
-	for (uint32_t i = 0; i < f->nr_dsos; i++)
-		if ((n = pfr_file_build_id(f->dsos[i], id)) &&
-		    pfr_put_build_id(f->out, PERF_RECORD_MISC_USER, id, n,
-				     f->dsos[i], size))
-			return -1;
+	for (uint32_t i = 0; i < f->nr_dsos; i++) {
+		const char *name = f->dsos[i].name;
+
+		if (!f->dsos[i].hit)
+			continue;
+		n = name[0] == '/' ? pfr_file_build_id(name, id)
+				   : pfr__vdso_build_id(id);
+		if (n)
+			pfr_put_build_id(o, PERF_RECORD_MISC_USER, id, n, name);
+	}
 	return 0;
 }
 
 /* The ids and the attrs go first; the data follows them. */
+static int pfr_pipe_start(struct pfr_perf_file *f);
+
 static int pfr_file_start(struct pfr_perf_file *f)
 {
 	uint64_t off = sizeof(struct pfr_file_header);
@@ -354,6 +568,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (f->started)
 		return 0;
 	f->started = 1;
+	if (f->pipe)
+		return pfr_pipe_start(f);
 	if (fseeko(f->out, (off_t)off, SEEK_SET))
 		return -PFR_E_SYSTEM;
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
@@ -392,26 +608,16 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		return err;
 	if ((uint64_t)len + sizeof(*hdr) != hdr->size)
 		return -PFR_E_INVAL;
-	if (hdr->type == PERF_RECORD_MMAP || hdr->type == PERF_RECORD_MMAP2)
-		pfr_note_dso(f, hdr, payload, len);
+	if (hdr->type == PERF_RECORD_SAMPLE)
+		pfr_note_sample(f, hdr, payload, len);
+	else if (hdr->type == PERF_RECORD_MMAP ||
+		 hdr->type == PERF_RECORD_MMAP2 ||
+		 hdr->type == PERF_RECORD_FORK || hdr->type == PERF_RECORD_COMM)
+		pfr_note_side_band(f, hdr, payload, len);
 	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
 	    (len && fwrite(payload, len, 1, f->out) != 1))
 		return -PFR_E_SYSTEM;
 	f->data_size += hdr->size;
-	return 0;
-}
-
-/* A perf_header_string: u32 length (with the NUL, padded to 64), bytes. */
-static int pfr_put_string(FILE *o, const char *s, uint64_t *size)
-{
-	static const char zero[64];
-	uint32_t l = (uint32_t)strlen(s) + 1;
-	uint32_t padded = (l + 63) & ~63u;
-
-	if (fwrite(&padded, 4, 1, o) != 1 || fwrite(s, l, 1, o) != 1 ||
-	    (padded > l && fwrite(zero, padded - l, 1, o) != 1))
-		return -1;
-	*size += 4 + padded;
 	return 0;
 }
 
@@ -449,26 +655,21 @@ static char *pfr_slurp(const char *path, uint64_t *len)
 	return b;
 }
 
-static int pfr_put_file(FILE *o, const char *label, const char *path,
-			uint64_t *size, int len8)
+/* [label NUL] u64 length, then the file's bytes. */
+static int pfr_put_file(FILE *o, const char *label, const char *path)
 {
 	uint64_t n = 0;
 	char *b = pfr_slurp(path, &n);
-	int err = 0;
 
 	if (!b)
 		return -1;
-	if (label && fwrite(label, strlen(label) + 1, 1, o) != 1)
-		err = -1;
 	if (label)
-		*size += strlen(label) + 1;
-	if (!err && len8 && fwrite(&n, 8, 1, o) != 1)
-		err = -1;
-	if (!err && n && fwrite(b, n, 1, o) != 1)
-		err = -1;
-	*size += 8 + n;
+		fwrite(label, strlen(label) + 1, 1, o);
+	pfr__put_u64(o, n);
+	if (n)
+		fwrite(b, n, 1, o);
 	free(b);
-	return err;
+	return 0;
 }
 
 static int pfr_has_tracepoints(const struct pfr_perf_file *f)
@@ -480,6 +681,27 @@ static int pfr_has_tracepoints(const struct pfr_perf_file *f)
 	return 0;
 }
 
+/* The tracepoint's "sys:name" of an event name, modifiers and filters
+ * cut: 0, or -1 for an event that is not one. */
+static int pfr_tp_name(const struct pfr_file_event *e, char *sys, size_t slen,
+		       char *name, size_t nlen)
+{
+	const char *colon = strchr(e->name, ':');
+	size_t sl, nl;
+
+	if (e->attr.type != PERF_TYPE_TRACEPOINT || !colon)
+		return -1;
+	sl = (size_t)(colon - e->name);
+	nl = strcspn(colon + 1, ":/ ");
+	if (sl >= slen || nl >= nlen || !sl || !nl)
+		return -1;
+	memcpy(sys, e->name, sl);
+	sys[sl] = 0;
+	memcpy(name, colon + 1, nl);
+	name[nl] = 0;
+	return 0;
+}
+
 /*
  * HEADER_TRACING_DATA: what perf's trace_report() reads to decode
  * tracepoint samples: magic, version "0.6", endianness, sizeof(long), page
@@ -487,142 +709,239 @@ static int pfr_has_tracepoints(const struct pfr_perf_file *f)
  * the format file of each recorded tracepoint grouped by subsystem, then
  * empty kallsyms, printk formats and saved cmdlines.
  */
-static int pfr_write_tracing(struct pfr_perf_file *f, uint64_t *size)
+static int pfr_write_tracing(struct pfr_perf_file *f, FILE *o)
 {
 	static const unsigned char magic[] = {23,  8,	68,  't', 'r',
 					      'a', 'c', 'i', 'n', 'g'};
 	const char *tfs = pfr_perf_tracefs_path();
-	FILE *o = f->out;
-	char p[512];
+	char p[512], sys[128], name[128];
 	unsigned char b[2] = {0, (unsigned char)sizeof(long)};
-	uint32_t psz = (uint32_t)getpagesize(), nsys = 0, zero4 = 0;
-	uint64_t zero8 = 0;
+	uint32_t nsys = 0;
 	const union {
 		uint16_t u;
 		unsigned char c[2];
 	} endian = {1};
 
 	b[0] = endian.c[0] ? 0 : 1; /* 1: big-endian */
-	if (fwrite(magic, sizeof(magic), 1, o) != 1 ||
-	    fwrite("0.6", 4, 1, o) != 1 || fwrite(b, 2, 1, o) != 1 ||
-	    fwrite(&psz, 4, 1, o) != 1)
-		return -1;
-	*size += sizeof(magic) + 4 + 2 + 4;
+	fwrite(magic, sizeof(magic), 1, o);
+	fwrite("0.6", 4, 1, o);
+	fwrite(b, 2, 1, o);
+	pfr__put_u32(o, (uint32_t)getpagesize());
 	snprintf(p, sizeof(p), "%s/events/header_page", tfs);
-	if (pfr_put_file(o, "header_page", p, size, 1))
+	if (pfr_put_file(o, "header_page", p))
 		return -1;
 	snprintf(p, sizeof(p), "%s/events/header_event", tfs);
-	if (pfr_put_file(o, "header_event", p, size, 1))
+	if (pfr_put_file(o, "header_event", p))
 		return -1;
-	if (fwrite(&zero4, 4, 1, o) != 1) /* ftrace formats */
-		return -1;
-	*size += 4;
+	pfr__put_u32(o, 0); /* ftrace formats */
 	/* One "system" entry per tracepoint event (perf accepts repeats). */
 	for (uint32_t i = 0; i < f->nr_ev; i++)
-		if (f->ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
-		    strchr(f->ev[i].name, ':'))
+		if (!pfr_tp_name(&f->ev[i], sys, sizeof(sys), name,
+				 sizeof(name)))
 			nsys++;
-	if (fwrite(&nsys, 4, 1, o) != 1)
-		return -1;
-	*size += 4;
+	pfr__put_u32(o, nsys);
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
-		char sys[128];
-		const char *colon = strchr(f->ev[i].name, ':');
-		uint32_t one = 1;
-		size_t sl;
-
-		if (f->ev[i].attr.type != PERF_TYPE_TRACEPOINT || !colon)
+		if (pfr_tp_name(&f->ev[i], sys, sizeof(sys), name,
+				sizeof(name)))
 			continue;
-		sl = (size_t)(colon - f->ev[i].name);
-		if (sl >= sizeof(sys))
-			return -1;
-		memcpy(sys, f->ev[i].name, sl);
-		sys[sl] = 0;
-		if (fwrite(sys, sl + 1, 1, o) != 1 ||
-		    fwrite(&one, 4, 1, o) != 1)
-			return -1;
-		*size += sl + 1 + 4;
+		fwrite(sys, strlen(sys) + 1, 1, o);
+		pfr__put_u32(o, 1);
 		snprintf(p, sizeof(p), "%s/events/%s/%s/format", tfs, sys,
-			 colon + 1);
-		if (pfr_put_file(o, NULL, p, size, 1))
+			 name);
+		if (pfr_put_file(o, NULL, p))
 			return -1;
 	}
-	if (fwrite(&zero4, 4, 1, o) != 1 || fwrite(&zero4, 4, 1, o) != 1 ||
-	    fwrite(&zero8, 8, 1, o) != 1)
-		return -1;
-	*size += 16;
+	pfr__put_u32(o, 0); /* kallsyms */
+	pfr__put_u32(o, 0); /* printk formats */
+	pfr__put_u64(o, 0); /* saved cmdlines */
 	return 0;
 }
 
-static int pfr_write_feature(struct pfr_perf_file *f, int feat, uint64_t *size)
+static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 {
 	struct utsname u;
-	FILE *o = f->out;
 
 	uname(&u);
 	switch (feat) {
 	case PFR_FEAT_TRACING_DATA:
-		return pfr_write_tracing(f, size);
+		return pfr_has_tracepoints(f) ? pfr_write_tracing(f, o) : -1;
 	case PFR_FEAT_BUILD_ID:
-		return pfr_write_build_ids(f, size);
+		return pfr_write_build_ids(f, o);
 	case PFR_FEAT_HOSTNAME:
-		return pfr_put_string(o, u.nodename, size);
-	case PFR_FEAT_OSRELEASE:
-		return pfr_put_string(o, u.release, size);
-	case PFR_FEAT_VERSION:
-		return pfr_put_string(o, "perfring-" PFR_VERSION_STRING, size);
-	case PFR_FEAT_ARCH:
-		return pfr_put_string(o, u.machine, size);
-	case PFR_FEAT_NRCPUS: {
-		long n = sysconf(_SC_NPROCESSORS_CONF);
-		long on = sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t v[2] = {(uint32_t)(n > 0 ? n : 1),
-				 (uint32_t)(on > 0 ? on : 1)};
-
-		/* perf reads nr_cpus_avail, then nr_cpus_online. */
-		if (fwrite(v, sizeof(v), 1, o) != 1)
-			return -1;
-		*size += sizeof(v);
+		pfr__put_string(o, u.nodename);
 		return 0;
-	}
+	case PFR_FEAT_OSRELEASE:
+		pfr__put_string(o, u.release);
+		return 0;
+	case PFR_FEAT_VERSION:
+		pfr__put_string(o, "perfring-" PFR_VERSION_STRING);
+		return 0;
+	case PFR_FEAT_ARCH:
+		pfr__put_string(o, u.machine);
+		return 0;
+	case PFR_FEAT_NRCPUS:
+		return pfr__feat_nrcpus(o);
+	case PFR_FEAT_CPUDESC:
+		return pfr__feat_cpudesc(o);
+	case PFR_FEAT_CPUID:
+		return pfr__feat_cpuid(o);
+	case PFR_FEAT_TOTAL_MEM:
+		return pfr__feat_total_mem(o);
 	case PFR_FEAT_CMDLINE: {
 		uint32_t nr = 0;
 		const char *p = f->cmdline;
 
 		for (; p && *p != 1; p += strlen(p) + 1)
 			nr++;
-		if (fwrite(&nr, 4, 1, o) != 1)
-			return -1;
-		*size += 4;
+		pfr__put_u32(o, nr);
 		for (p = f->cmdline; p && *p != 1; p += strlen(p) + 1)
-			if (pfr_put_string(o, p, size))
-				return -1;
+			pfr__put_string(o, p);
 		return 0;
 	}
-	case PFR_FEAT_EVENT_DESC: {
-		uint32_t v[2] = {f->nr_ev, sizeof(struct perf_event_attr)};
-
-		if (fwrite(v, sizeof(v), 1, o) != 1)
-			return -1;
-		*size += sizeof(v);
+	case PFR_FEAT_EVENT_DESC:
+		pfr__put_u32(o, f->nr_ev);
+		pfr__put_u32(o, sizeof(struct perf_event_attr));
 		for (uint32_t i = 0; i < f->nr_ev; i++) {
 			struct pfr_file_event *e = &f->ev[i];
 
-			if (fwrite(&e->attr, sizeof(e->attr), 1, o) != 1 ||
-			    fwrite(&e->nr_ids, 4, 1, o) != 1)
-				return -1;
-			*size += sizeof(e->attr) + 4;
-			if (pfr_put_string(o, e->name, size))
-				return -1;
-			if (e->nr_ids &&
-			    fwrite(e->ids, 8, e->nr_ids, o) != e->nr_ids)
-				return -1;
-			*size += 8ULL * e->nr_ids;
+			fwrite(&e->attr, sizeof(e->attr), 1, o);
+			pfr__put_u32(o, e->nr_ids);
+			pfr__put_string(o, e->name);
+			if (e->nr_ids)
+				fwrite(e->ids, 8, e->nr_ids, o);
 		}
 		return 0;
-	}
+	case PFR_FEAT_CPU_TOPOLOGY:
+		return pfr__feat_cpu_topology(o);
+	case PFR_FEAT_NUMA_TOPOLOGY:
+		return pfr__feat_numa_topology(o);
+	case PFR_FEAT_PMU_MAPPINGS:
+		return pfr__feat_pmu_mappings(o);
+	case PFR_FEAT_GROUP_DESC:
+		if (!f->nr_groups)
+			return -1;
+		pfr__put_u32(o, f->nr_groups);
+		for (uint32_t i = 0; i < f->nr_groups; i++) {
+			pfr__put_string(o, f->groups[i].name);
+			pfr__put_u32(o, f->groups[i].leader);
+			pfr__put_u32(o, f->groups[i].nr_members);
+		}
+		return 0;
+	case PFR_FEAT_CACHE:
+		return pfr__feat_cache(o);
+	case PFR_FEAT_SAMPLE_TIME:
+		pfr__put_u64(o, f->first_time);
+		pfr__put_u64(o, f->last_time);
+		return 0;
+	case PFR_FEAT_MEM_TOPOLOGY:
+		return pfr__feat_mem_topology(o);
+	case PFR_FEAT_CPU_PMU_CAPS:
+		return pfr__feat_cpu_pmu_caps(o);
+	case PFR_FEAT_PMU_CAPS:
+		return pfr__feat_pmu_caps(o);
 	}
 	return -1;
+}
+
+/* A user record of the pipe format: header, then body. */
+static void pfr_pipe_record(FILE *o, uint32_t type, const void *a, size_t alen,
+			    const void *b, size_t blen)
+{
+	struct pfr_record_header h;
+
+	h.type = type;
+	h.misc = 0;
+	h.size = (uint16_t)(sizeof(h) + alen + blen);
+	fwrite(&h, sizeof(h), 1, o);
+	if (alen)
+		fwrite(a, alen, 1, o);
+	if (blen)
+		fwrite(b, blen, 1, o);
+}
+
+/*
+ * perf's pipe format: a 16-byte header, then what the file header and its
+ * features would say, as records ahead of the data -- each event's attr
+ * and ids (HEADER_ATTR) and name (EVENT_UPDATE), each feature known at the
+ * start (HEADER_FEATURE, then the LAST_FEATURE mark), the tracepoints'
+ * formats (HEADER_TRACING_DATA, its bytes following the record).
+ */
+static int pfr_pipe_start(struct pfr_perf_file *f)
+{
+	uint64_t ph[2] = {PFR_PERF_MAGIC2, 16};
+	FILE *o = f->out;
+
+	fwrite(ph, sizeof(ph), 1, o);
+	for (uint32_t i = 0; i < f->nr_ev; i++) {
+		struct pfr_file_event *e = &f->ev[i];
+		uint64_t upd[2] = {2 /* PERF_EVENT_UPDATE__NAME */, 0};
+		unsigned char name[264];
+		size_t nl = strlen(e->name) + 1;
+
+		if (sizeof(e->attr) + 8ULL * e->nr_ids + 8 > 0xffff)
+			return -PFR_E_INVAL;
+		pfr_pipe_record(o, PFR_RECORD_HEADER_ATTR, &e->attr,
+				sizeof(e->attr), e->ids, 8ULL * e->nr_ids);
+		if (!e->nr_ids || !e->name[0])
+			continue;
+		upd[1] = e->ids[0];
+		memset(name, 0, sizeof(name));
+		memcpy(name, e->name, nl);
+		pfr_pipe_record(o, PFR_RECORD_EVENT_UPDATE, upd, sizeof(upd),
+				name, (nl + 7) & ~(size_t)7);
+	}
+	for (int b = 3; b < 32; b++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m;
+		int bad;
+		uint64_t id = (uint64_t)b;
+
+		if (b == PFR_FEAT_BUILD_ID || b == PFR_FEAT_SAMPLE_TIME ||
+		    b == PFR_FEAT_TRACING_DATA)
+			continue; /* known at the end, or a record of its own */
+		m = open_memstream(&buf, &len);
+		if (!m)
+			return -PFR_E_SYSTEM;
+		bad = pfr_write_feature(f, b, m) | ferror(m);
+		if (fclose(m))
+			bad = 1;
+		if (!bad && len && len + 16 <= 0xffff)
+			pfr_pipe_record(o, PFR_RECORD_HEADER_FEATURE, &id, 8,
+					buf, len);
+		free(buf);
+	}
+	{
+		uint64_t last = PFR_FEAT_LAST;
+
+		pfr_pipe_record(o, PFR_RECORD_HEADER_FEATURE, &last, 8, NULL,
+				0);
+	}
+	if (pfr_has_tracepoints(f)) {
+		char *buf = NULL;
+		size_t len = 0, al;
+		FILE *m = open_memstream(&buf, &len);
+		uint32_t sz[2] = {0, 0};
+		static const char zero[8];
+		int bad;
+
+		if (!m)
+			return -PFR_E_SYSTEM;
+		bad = pfr_write_tracing(f, m) | ferror(m);
+		if (fclose(m) || bad) {
+			free(buf);
+			return -PFR_E_SYSTEM;
+		}
+		al = (len + 7) & ~(size_t)7;
+		sz[0] = (uint32_t)al;
+		pfr_pipe_record(o, PFR_RECORD_HEADER_TRACING_DATA, sz,
+				sizeof(sz), NULL, 0);
+		fwrite(buf, len, 1, o);
+		if (al > len)
+			fwrite(zero, al - len, 1, o);
+		free(buf);
+	}
+	return ferror(o) ? -PFR_E_SYSTEM : 0;
 }
 
 static void pfr_file_free(struct pfr_perf_file *f)
@@ -631,57 +950,103 @@ static void pfr_file_free(struct pfr_perf_file *f)
 		if (!f->map)
 			free(f->ev[i].ids);
 	for (uint32_t i = 0; i < f->nr_dsos; i++)
-		free(f->dsos[i]);
+		free(f->dsos[i].name);
+	for (uint32_t i = 0; i < f->task_cap; i++)
+		free(f->tasks[i].m);
+	for (uint32_t i = 0; i < f->nr_groups; i++)
+		free(f->groups[i].name);
+	free(f->groups);
+	free(f->tasks);
 	free(f->dsos);
 	free(f->ev);
 	free(f->cmdline);
 	free(f);
 }
 
+int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
+			    uint32_t leader, uint32_t nr_members)
+{
+	struct pfr_file_group *g;
+
+	if (!f->out || leader >= f->nr_ev || !nr_members ||
+	    nr_members > f->nr_ev - leader)
+		return -PFR_E_INVAL;
+	g = realloc(f->groups, (f->nr_groups + 1) * sizeof(*g));
+	if (!g)
+		return -PFR_E_SYSTEM;
+	f->groups = g;
+	g = &f->groups[f->nr_groups];
+	g->name = strdup(name ? name : "");
+	if (!g->name)
+		return -PFR_E_SYSTEM;
+	g->leader = leader;
+	g->nr_members = nr_members;
+	f->nr_groups++;
+	return 0;
+}
+
 int pfr_perf_file_close(struct pfr_perf_file *f)
 {
-	static const int all[] = {
-		PFR_FEAT_TRACING_DATA, PFR_FEAT_BUILD_ID, PFR_FEAT_HOSTNAME,
-		PFR_FEAT_OSRELEASE,    PFR_FEAT_VERSION,  PFR_FEAT_ARCH,
-		PFR_FEAT_NRCPUS,       PFR_FEAT_CMDLINE,  PFR_FEAT_EVENT_DESC};
-	enum { NALL = sizeof(all) / sizeof(all[0]) };
-	int feats[NALL], nfeat = 0;
-	struct pfr_file_section secs[NALL];
+	struct pfr_file_section secs[PFR_FEAT_BITS];
 	struct pfr_file_header h;
 	uint64_t off;
-	int err = 0;
+	int nfeat = 0, err = 0;
+	char *buf[PFR_FEAT_BITS];
+	size_t blen[PFR_FEAT_BITS];
 
 	if (f->map) { /* opened for reading */
 		free((void *)f->map);
 		pfr_file_free(f);
 		return 0;
 	}
-	if (pfr_file_start(f))
-		err = -PFR_E_SYSTEM;
 	if (!f->cmdline)
 		pfr_perf_file_set_cmdline(f, 0, NULL);
-	/* The features this file has, in bit order. */
-	for (int i = 0; i < NALL; i++)
-		if (all[i] != PFR_FEAT_TRACING_DATA || pfr_has_tracepoints(f))
-			feats[nfeat++] = all[i];
+	if (pfr_file_start(f))
+		err = -PFR_E_SYSTEM;
+	if (f->pipe) { /* nothing to go back to */
+		if (fclose(f->out) && !err)
+			err = -PFR_E_SYSTEM;
+		pfr_file_free(f);
+		return err;
+	}
 	memset(&h, 0, sizeof(h));
 	memset(secs, 0, sizeof(secs));
+	/* Each feature into memory first: one the machine cannot describe is
+	 * left out (its bit clear), as perf does.  They go in bit order. */
+	for (int b = 1; b < 32 && !err; b++) {
+		FILE *m;
+		int bad;
+
+		buf[nfeat] = NULL;
+		blen[nfeat] = 0;
+		m = open_memstream(&buf[nfeat], &blen[nfeat]);
+		if (!m) {
+			err = -PFR_E_SYSTEM;
+			break;
+		}
+		bad = pfr_write_feature(f, b, m);
+		bad |= ferror(m);
+		if (fclose(m))
+			bad = 1;
+		if (bad || !blen[nfeat]) {
+			free(buf[nfeat]);
+			continue;
+		}
+		h.features[b / 64] |= 1ULL << (b % 64);
+		nfeat++;
+	}
 	/* The index of feature sections (one per bit set), then their
 	 * contents. */
 	off = f->data_offset + f->data_size + nfeat * sizeof(secs[0]);
 	if (!err && fseeko(f->out, (off_t)off, SEEK_SET))
 		err = -PFR_E_SYSTEM;
-	for (int i = 0; i < nfeat && !err; i++) {
-		uint64_t size = 0;
-
-		if (pfr_write_feature(f, feats[i], &size)) {
+	for (int i = 0; i < nfeat; i++) {
+		if (!err && fwrite(buf[i], blen[i], 1, f->out) != 1)
 			err = -PFR_E_SYSTEM;
-			break;
-		}
 		secs[i].offset = off;
-		secs[i].size = size;
-		off += size;
-		h.features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		secs[i].size = blen[i];
+		off += blen[i];
+		free(buf[i]);
 	}
 	h.magic = PFR_PERF_MAGIC2;
 	h.size = sizeof(h);
@@ -695,7 +1060,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	h.data.size = f->data_size;
 	if (!err &&
 	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size), SEEK_SET) ||
-	     fwrite(secs, nfeat * sizeof(secs[0]), 1, f->out) != 1 ||
+	     (nfeat && fwrite(secs, nfeat * sizeof(secs[0]), 1, f->out) != 1) ||
 	     fseeko(f->out, 0, SEEK_SET) ||
 	     fwrite(&h, sizeof(h), 1, f->out) != 1))
 		err = -PFR_E_SYSTEM;

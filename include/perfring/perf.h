@@ -54,6 +54,8 @@ enum pfr_perf_error {
 	PFR_PERF_E_STRING, /* a string without its terminating NUL */
 	PFR_PERF_E_FILE_MAGIC, /* not a perf.data file (or other endian) */
 	PFR_PERF_E_FILE_LAYOUT, /* perf.data sections out of bounds */
+	PFR_PERF_E_EVENT_SYNTAX, /* malformed event list, group or terms */
+	PFR_PERF_E_TOO_MANY, /* more events or CPUs than the array holds */
 	PFR_PERF_E__END
 };
 
@@ -63,22 +65,66 @@ PFR_API const char *pfr_perf_strerror(int err);
 
 /* --- events --- */
 
-/* Parses an event name into *attr (which it zeroes first): the software
- * events cpu-clock, task-clock, page-faults (faults), minor-faults,
- * major-faults, context-switches (cs), cpu-migrations (migrations),
- * alignment-faults, emulation-faults, dummy; the generic hardware events
- * (cycles, instructions, cache-references, cache-misses, branches,
- * branch-misses, bus-cycles, ref-cycles), each with an optional ":u" or
- * ":k" modifier; and tracepoints "subsystem:name", whose id is read from
- * tracefs.  tracefs is looked up at $PFR_TRACEFS, /sys/kernel/tracing and
+/* Parses one event into *attr (which it zeroes first), in perf's
+ * grammar: a name -- the software events cpu-clock, task-clock,
+ * page-faults (faults), minor-faults, major-faults, context-switches (cs),
+ * cpu-migrations (migrations), alignment-faults, emulation-faults, dummy;
+ * the generic hardware events (cycles, instructions, cache-references,
+ * cache-misses, branches, branch-misses, bus-cycles, ref-cycles); a raw
+ * event rHEX -- optionally followed by /TERMS/ and by :MODIFIERS; a PMU
+ * of /sys/bus/event_source/devices with its terms (PMU/event=0x3c/,
+ * PMU/alias/); or a tracepoint "subsystem:name", whose id is read from
+ * tracefs.  Terms: period=N, freq=N, name=S, call-graph=fp|no, time=0|1,
+ * inherit, no-inherit, config=N, config1=N, config2=N and the PMU's own
+ * format fields.  Modifiers: u, k, h (privilege levels), G, H (guest,
+ * host), p, pp, ppp (precision), D (pinned), e (exclusive), I (exclude
+ * idle); without modifiers exclude_guest is set, as perf does.  tracefs is
+ * looked up at $PFR_TRACEFS, /sys/kernel/tracing and
  * /sys/kernel/debug/tracing; when none is mounted and mount_tracefs is set
  * (and $PFR_TRACEFS is not), it mounts tracefs on /sys/kernel/tracing
- * (root only).  Canonical name into name[namelen].  Returns 0,
- * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_NO_TRACEFS,
- * -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
+ * (root only).  perf's name for the event into name[namelen].  Returns 0,
+ * -PFR_PERF_E_UNKNOWN_EVENT, -PFR_PERF_E_EVENT_SYNTAX,
+ * -PFR_PERF_E_NO_TRACEFS, -PFR_PERF_E_NO_TRACEPOINT or -PFR_E_INVAL.
  * Concurrency: any thread.  Progress: blocking (file system). */
 PFR_API int pfr_perf_event_parse(const char *spec, struct perf_event_attr *attr,
 				 char *name, size_t namelen, int mount_tracefs);
+
+/* What an event list said about each event beyond its attr. */
+#define PFR_PERF_TERM_PERIOD 0x1u /* period=N: keep sample_period */
+#define PFR_PERF_TERM_FREQ 0x2u /* freq=N: keep sample_freq */
+#define PFR_PERF_TERM_CALLGRAPH_FP 0x4u /* call-graph=fp */
+#define PFR_PERF_TERM_CALLGRAPH_NO 0x8u /* call-graph=no */
+#define PFR_PERF_TERM_INHERIT 0x10u /* inherit */
+#define PFR_PERF_TERM_NO_INHERIT 0x20u /* no-inherit */
+#define PFR_PERF_TERM_TIME 0x40u /* time=1 */
+#define PFR_PERF_TERM_NO_TIME 0x80u /* time=0 */
+
+struct pfr_perf_evinfo {
+	char name[160]; /* perf's name: the spec as written, or name= */
+	uint32_t leader; /* index of the group leader (itself if alone) */
+	uint32_t nr_members; /* on a leader: its group's size; else 0 */
+	uint32_t terms; /* PFR_PERF_TERM_* */
+	uint32_t pad;
+};
+
+/* Parses a list as perf's -e takes it -- events separated by commas,
+ * groups "{a,b}[:MODIFIERS]" (the modifiers apply to every member) --
+ * appending to attrs[] and info[] from index *nr (at most max in all)
+ * and advancing *nr.  Each event as pfr_perf_event_parse() reads it.
+ * Returns 0 or the first error (then *nr is unchanged), including
+ * -PFR_PERF_E_TOO_MANY.
+ * Concurrency: any thread.  Progress: blocking (file system). */
+PFR_API int pfr_perf_event_list_parse(const char *list,
+				      struct perf_event_attr *attrs,
+				      struct pfr_perf_evinfo *info,
+				      uint32_t max, uint32_t *nr,
+				      int mount_tracefs);
+
+/* A cpu list as perf writes it ("0-3,8,10-11") into cpus[max], in the
+ * order given, without duplicates; returns how many, -PFR_E_INVAL for a
+ * malformed list, -PFR_PERF_E_TOO_MANY.
+ * Concurrency: pure function.  Progress: wait-free. */
+PFR_API int pfr_perf_cpu_list(const char *s, int *cpus, int max);
 
 /* Where tracefs is (or would be mounted): a constant string.
  * Concurrency: any thread.  Progress: blocking (stat). */
@@ -255,8 +301,12 @@ static inline uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 
 struct pfr_perf_file;
 
-/* Start writing a perf.data file (the header is written at close).
- * Returns 0 or -PFR_E_SYSTEM (errno set). */
+/* Start writing a perf.data file (the header is written at close).  path
+ * "-" writes perf's pipe format to standard output instead: the attrs,
+ * event names, the features known at the start and the tracepoint
+ * formats go ahead of the data as records (no build ids, no sample
+ * times), for perf report -i -.  pfr_perf_file_open() does not read that
+ * format.  Returns 0 or -PFR_E_SYSTEM (errno set). */
 PFR_API int pfr_perf_file_create(struct pfr_perf_file **f, const char *path);
 /* Declare an event: its attr, name, and the ids of its fds
  * (PERF_EVENT_IOC_ID).  Before any record is written. */
@@ -264,6 +314,11 @@ PFR_API int pfr_perf_file_add_event(struct pfr_perf_file *f,
 				    const struct perf_event_attr *attr,
 				    const char *name, const uint64_t *ids,
 				    uint32_t nr_ids);
+/* Declare a group (GROUP_DESC feature): events leader .. leader +
+ * nr_members - 1, as added, under name (perf's "{a,b}" groups get an
+ * empty name).  Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM. */
+PFR_API int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
+				    uint32_t leader, uint32_t nr_members);
 /* The command line for the CMDLINE header feature. */
 PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 				      char *const *argv);
@@ -271,8 +326,14 @@ PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
 				const struct pfr_record_header *hdr,
 				const void *payload, uint32_t len);
-/* Write the attrs, the header and the feature sections, close.  Returns
- * 0 or -PFR_E_SYSTEM; frees f either way. */
+/* Write the attrs, the header and the feature sections, close.  The
+ * features: the machine (hostname, OS release, arch, CPU description and
+ * id, CPU and NUMA topology, memory, caches, PMU types and capabilities,
+ * where this machine shows them), the command line, the events and
+ * groups, the first and last sample time, the tracepoints' formats, and
+ * the build ids of the DSOs that samples hit (the kernel, [vdso] and every
+ * mapped file, followed through the MMAP, FORK and COMM records written).
+ * Returns 0 or -PFR_E_SYSTEM; frees f either way. */
 PFR_API int pfr_perf_file_close(struct pfr_perf_file *f);
 
 /* Open a perf.data file (perfring's or perf's own) for reading; validates

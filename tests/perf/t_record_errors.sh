@@ -22,9 +22,11 @@ expect() { # exit status, message regex, description, command...
 }
 
 # Usage errors.
-for bad in "" "-c 0 -- true" "-c 10 -F 10 -- true" "-m 3 -- true" \
+for bad in "-c 0 -- true" "-c 10 -F 10 -- true" "-m 3X -- true" \
 	"-a -p 1" "--bogus -- true" "-t 1 -p 1" "-e" \
-	"-F x -- true" "-p 1 -- true"; do
+	"-F x -- true" "-C 99999 -- true" "-C 1-0 -- true" "-G x -- true" \
+	"-e {cpu-clock -- true" "--call-graph lbr -- true" \
+	"--switch-output -- true" "-o - --json -- true"; do
 	expect 2 "perfring record: .*" "usage: record $bad" $P record $bad
 done
 expect 2 "perfring script: unknown" "usage: script --bogus" $P script --bogus

@@ -65,16 +65,34 @@ ok $($P script -i multi.data | grep -q ' sched:sched_switch: '; echo $?) \
 	"perfring script names each sample's event by its id"
 
 # tracefs not mounted: perfring (root) mounts it.  Tried in a private
-# mount namespace, so that the machine's own tracefs stays as it is.
+# mount namespace, so that the machine's own mounts stay as they are.  With
+# debugfs mounted, tracefs also shows (automounted) at
+# /sys/kernel/debug/tracing, so debugfs goes too; then, with debugfs back
+# and /sys/kernel/tracing gone, perfring must find and use the debugfs path.
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
 	unshare -m sh -c "umount /sys/kernel/tracing 2>/dev/null
 		umount /sys/kernel/debug/tracing 2>/dev/null
-		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts && exit 9
+		umount /sys/kernel/debug 2>/dev/null
+		grep -q ' tracefs ' /proc/self/mounts && exit 9
+		[ -d /sys/kernel/debug/tracing/events ] && exit 10
 		$P record -q -e sched:sched_switch -o ns.data -- true || exit 8
 		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts" 2>ns.err
 	rc=$?
-	ok $rc "with tracefs unmounted, record -e sched:sched_switch mounts it (status $rc)"
+	ok $rc "with tracefs unmounted (and debugfs), record -e sched:sched_switch mounts it (status $rc)"
 	diag <ns.err
+	unshare -m sh -c "umount /sys/kernel/tracing 2>/dev/null
+		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts && exit 9
+		grep -q ' /sys/kernel/debug debugfs' /proc/self/mounts ||
+			mount -t debugfs nodev /sys/kernel/debug || exit 7
+		[ -d /sys/kernel/debug/tracing/events ] || exit 6
+		$P record -q -e sched:sched_switch -o dbg.data -- ./pingpong 200 || exit 8
+		grep -q ' /sys/kernel/tracing tracefs' /proc/self/mounts && exit 5
+		exit 0" 2>dbg.err
+	rc=$?
+	ok $rc "with tracefs only under debugfs, record uses /sys/kernel/debug/tracing (status $rc)"
+	diag <dbg.err
+	ok $(perf script -i dbg.data 2>/dev/null | grep -q 'sched:sched_switch:.*prev_comm=pingpong'; echo $?) \
+		"and perf script decodes the tracepoint from the formats read there"
 else
 	ok 0 "tracefs auto-mount # SKIP not root"
 fi

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the contents of the perf.data header features that describe
+ * the machine (src/perf_header.c), each written to a stdio stream.  Every
+ * writer returns 0, or -1 when the machine does not offer what the feature
+ * needs (the caller then leaves the feature out, as perf does).
+ */
+#ifndef PFR_SRC_PERF_HEADER_H
+#define PFR_SRC_PERF_HEADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A perf_header_string: u32 length (with the NUL, padded to 64), bytes. */
+void pfr__put_string(FILE *o, const char *s);
+void pfr__put_u32(FILE *o, uint32_t v);
+void pfr__put_u64(FILE *o, uint64_t v);
+
+int pfr__feat_nrcpus(FILE *o);
+int pfr__feat_cpudesc(FILE *o);
+int pfr__feat_cpuid(FILE *o);
+int pfr__feat_total_mem(FILE *o);
+int pfr__feat_cpu_topology(FILE *o);
+int pfr__feat_numa_topology(FILE *o);
+int pfr__feat_pmu_mappings(FILE *o);
+int pfr__feat_cache(FILE *o);
+int pfr__feat_mem_topology(FILE *o);
+int pfr__feat_cpu_pmu_caps(FILE *o);
+int pfr__feat_pmu_caps(FILE *o);
+
+/* The GNU build id in a sequence of ELF notes [p, p + n): its length (at
+ * most 20), or 0. */
+size_t pfr__notes_build_id(const unsigned char *p, size_t n,
+			   unsigned char id[20]);
+/* The build id of an ELF64 image of len bytes at m (a mapped file or the
+ * vdso), from its PT_NOTE segments: its length, or 0. */
+size_t pfr__elf_build_id(const unsigned char *m, size_t len,
+			 unsigned char id[20]);
+/* The build id of this process's vdso (every process of this ABI maps the
+ * same one): its length, or 0. */
+size_t pfr__vdso_build_id(unsigned char id[20]);
+
+#endif
