@@ -145,7 +145,8 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 	}
 	/* a file, not a FIFO or socket - but for "-", which is a pipe */
 	if (!f->pipe &&
-	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) ||
+	     S_ISSOCK(st.st_mode) ||
 	     fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK))) {
 		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
 								     : errno;
@@ -302,9 +303,9 @@ static void pfr_note_side_band(struct pfr_perf_file *f,
 			return;
 		dso = pfr_dso_index(f, r.u.mmap.filename);
 		if (dso >= 0)
-			pfr__procs_mmap(&f->procs, r.u.mmap.pid,
-					r.u.mmap.start, r.u.mmap.len,
-					r.u.mmap.pgoff, (uintptr_t)dso);
+			pfr__procs_mmap(&f->procs, r.u.mmap.pid, r.u.mmap.start,
+					r.u.mmap.len, r.u.mmap.pgoff,
+					(uintptr_t)dso);
 		return;
 	case PERF_RECORD_FORK:
 		pfr__procs_fork(&f->procs, r.u.task.pid, r.u.task.ppid);

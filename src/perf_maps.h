@@ -42,8 +42,7 @@ struct pfr__procs {
 /* Process pid, added (with no mappings) when add is set; NULL when absent
  * or out of memory.  The pointer is valid until the next call with add
  * set. */
-struct pfr__proc *pfr__procs_get(struct pfr__procs *ps, uint32_t pid,
-				 int add);
+struct pfr__proc *pfr__procs_get(struct pfr__procs *ps, uint32_t pid, int add);
 /* An MMAP: [start, start + len) of dso at file offset pgoff into pid.
  * 0, or -1 when out of memory. */
 int pfr__procs_mmap(struct pfr__procs *ps, uint32_t pid, uint64_t start,
