@@ -125,9 +125,12 @@ struct pfr_perf_file {
 
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
-	struct pfr_perf_file *f = calloc(1, sizeof(*f));
+	struct pfr_perf_file *f;
 	struct stat st = {0};
 
+	if (!fp || !path)
+		return -PFR_E_INVAL;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -PFR_E_SYSTEM;
 	/* "-": perf's pipe format on standard output.  O_NONBLOCK: a FIFO
@@ -174,7 +177,7 @@ int pfr_perf_file_add_event(struct pfr_perf_file *f,
 {
 	struct pfr_file_event *ev;
 
-	if (f->started || !f->out)
+	if (!f || !attr || (!ids && nr_ids) || f->started || !f->out)
 		return -PFR_E_INVAL;
 	ev = realloc(f->ev, (f->nr_ev + 1) * sizeof(*ev));
 	if (!ev)
@@ -201,8 +204,13 @@ int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 	size_t n = 1;
 	char *p;
 
-	for (int i = 0; i < argc; i++)
+	if (!f || argc < 0 || (!argv && argc))
+		return -PFR_E_INVAL;
+	for (int i = 0; i < argc; i++) {
+		if (!argv[i])
+			return -PFR_E_INVAL;
 		n += strlen(argv[i]) + 1;
+	}
 	free(f->cmdline);
 	f->cmdline = p = malloc(n);
 	if (!p)
@@ -547,12 +555,15 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 			const struct pfr_record_header *hdr,
 			const void *payload, uint32_t len)
 {
-	int err = pfr_file_start(f);
+	int err;
 
+	/* not NULL, opened for writing, and the length the header says */
+	if (!f || !hdr || (!payload && len) || !f->out ||
+	    (uint64_t)len + sizeof(*hdr) != hdr->size)
+		return -PFR_E_INVAL;
+	err = pfr_file_start(f);
 	if (err)
 		return err;
-	if ((uint64_t)len + sizeof(*hdr) != hdr->size)
-		return -PFR_E_INVAL;
 	if (hdr->type == PERF_RECORD_SAMPLE)
 		pfr_note_sample(f, hdr, payload, len);
 	else if (hdr->type == PERF_RECORD_MMAP ||
@@ -912,7 +923,7 @@ int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
 {
 	struct pfr_file_group *g;
 
-	if (!f->out || leader >= f->nr_ev || !nr_members ||
+	if (!f || !f->out || leader >= f->nr_ev || !nr_members ||
 	    nr_members > f->nr_ev - leader)
 		return -PFR_E_INVAL;
 	g = realloc(f->groups, (f->nr_groups + 1) * sizeof(*g));
@@ -938,6 +949,8 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	char *buf[PFR_FEAT_BITS];
 	size_t blen[PFR_FEAT_BITS];
 
+	if (!f)
+		return 0; /* as free(NULL) */
 	if (f->map) { /* opened for reading */
 		free((void *)f->map);
 		pfr_file_free(f);
@@ -1078,9 +1091,12 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	struct stat st;
 	unsigned char *m;
 	size_t len, got = 0;
-	/* O_NONBLOCK: a FIFO would block open() until a writer came */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd;
 
+	if (!fp || !path)
+		return -PFR_E_INVAL;
+	/* O_NONBLOCK: a FIFO would block open() until a writer came */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
 	if (fstat(fd, &st)) {
@@ -1196,25 +1212,27 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 
 uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f)
 {
-	return f->nr_ev;
+	return f ? f->nr_ev : 0;
 }
 
 const struct perf_event_attr *pfr_perf_file_attr(const struct pfr_perf_file *f,
 						 uint32_t i)
 {
-	return i < f->nr_ev ? &f->ev[i].attr : NULL;
+	return f && i < f->nr_ev ? &f->ev[i].attr : NULL;
 }
 
 const char *pfr_perf_file_event_name(const struct pfr_perf_file *f, uint32_t i)
 {
-	return i < f->nr_ev ? f->ev[i].name : "?";
+	return f && i < f->nr_ev ? f->ev[i].name : "?";
 }
 
 void pfr_perf_file_layout(const struct pfr_perf_file *f, uint32_t i,
 			  struct pfr_perf_layout *lay)
 {
+	if (!lay)
+		return;
 	memset(lay, 0, sizeof(*lay));
-	if (i >= f->nr_ev)
+	if (!f || i >= f->nr_ev)
 		return;
 	lay->sample_type = f->ev[i].attr.sample_type;
 	lay->read_format = f->ev[i].attr.read_format;
@@ -1227,9 +1245,10 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 {
 	uint64_t id;
 
-	if (f->nr_ev < 2 || pfr_perf_record_id(f->ev[0].attr.sample_type,
-					       f->ev[0].attr.sample_id_all, hdr,
-					       payload, len, &id))
+	if (!f || f->nr_ev < 2 ||
+	    pfr_perf_record_id(f->ev[0].attr.sample_type,
+			       f->ev[0].attr.sample_id_all, hdr, payload, len,
+			       &id))
 		return 0;
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
@@ -1242,7 +1261,7 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 {
 	struct pfr_record_header h;
 
-	if (!f->map)
+	if (!f || !rec || !f->map)
 		return -PFR_E_INVAL;
 	if (f->pos >= f->end)
 		return 0;
