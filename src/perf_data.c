@@ -92,6 +92,11 @@ struct pfr_dso {
 	int hit; /* a sample's ip or call chain falls in it */
 };
 
+struct pfr_id_ev { /* one id of an event, for the sorted index */
+	uint64_t id;
+	uint32_t ev, pad;
+};
+
 struct pfr_file_group {
 	char *name;
 	uint32_t leader, nr_members;
@@ -121,6 +126,8 @@ struct pfr_perf_file {
 	/* both */
 	struct pfr_file_event *ev;
 	uint32_t nr_ev;
+	struct pfr_id_ev *ids; /* every event's ids, sorted; NULL: none */
+	size_t nr_ids;
 };
 
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
@@ -339,6 +346,59 @@ static void pfr_mark_hit(struct pfr_perf_file *f, unsigned mode, uint32_t pid,
 		f->dsos[m->dso].hit = 1;
 }
 
+static int pfr_id_ev_cmp(const void *a, const void *b)
+{
+	const struct pfr_id_ev *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Sorts every event's ids into f->ids (with two events or more), so that
+ * a record's event is found in O(log ids), not by a scan of them all
+ * (a file may declare many ids).  0, or -1 when out of memory. */
+static int pfr_index_ids(struct pfr_perf_file *f)
+{
+	size_t n = 0, k = 0;
+
+	if (f->nr_ev < 2)
+		return 0;
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		n += f->ev[i].nr_ids;
+	if (!n)
+		return 0;
+	f->ids = malloc(n * sizeof(*f->ids));
+	if (!f->ids)
+		return -1;
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++) {
+			f->ids[k].id = pfr_perf_u64(f->ev[i].ids, j);
+			f->ids[k].ev = i;
+			f->ids[k].pad = 0;
+			k++;
+		}
+	qsort(f->ids, n, sizeof(*f->ids), pfr_id_ev_cmp);
+	f->nr_ids = n;
+	return 0;
+}
+
+/* The first event (by index) that has id, or 0 when none has it. */
+static uint32_t pfr_event_of_id(const struct pfr_perf_file *f, uint64_t id)
+{
+	size_t lo = 0, hi = f->nr_ids;
+
+	while (lo < hi) { /* the first entry whose id is >= id */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nr_ids && f->ids[lo].id == id ? f->ids[lo].ev : 0;
+}
+
 /* The layout of a sample's event (by its id when there are several). */
 static const struct perf_event_attr *
 pfr_sample_attr(const struct pfr_perf_file *f,
@@ -350,10 +410,7 @@ pfr_sample_attr(const struct pfr_perf_file *f,
 	if (f->nr_ev > 1 && !pfr_perf_record_id(f->ev[0].attr.sample_type,
 						f->ev[0].attr.sample_id_all,
 						hdr, payload, len, &id))
-		for (uint32_t i = 0; i < f->nr_ev; i++)
-			for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
-				if (f->ev[i].ids[j] == id)
-					return &f->ev[i].attr;
+		return &f->ev[pfr_event_of_id(f, id)].attr;
 	return &f->ev[0].attr;
 }
 
@@ -521,6 +578,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (f->started)
 		return 0;
 	f->started = 1;
+	if (pfr_index_ids(f))
+		return -PFR_E_SYSTEM;
 	if (f->pipe)
 		return pfr_pipe_start(f);
 	if (fseeko(f->out, (off_t)off, SEEK_SET))
@@ -912,6 +971,7 @@ static void pfr_file_free(struct pfr_perf_file *f)
 	for (uint32_t i = 0; i < f->nr_groups; i++)
 		free(f->groups[i].name);
 	free(f->groups);
+	free(f->ids);
 	free(f->dsos);
 	free(f->ev);
 	free(f->cmdline);
@@ -1204,6 +1264,10 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 				pfr_read_event_desc(f, &s);
 		}
 	}
+	if (pfr_index_ids(f)) {
+		pfr_perf_file_close(f);
+		return -PFR_E_SYSTEM;
+	}
 	f->pos = h.data.offset;
 	f->end = h.data.offset + h.data.size;
 	*fp = f;
@@ -1250,11 +1314,7 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 			       f->ev[0].attr.sample_id_all, hdr, payload, len,
 			       &id))
 		return 0;
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
-			if (pfr_perf_u64(f->ev[i].ids, j) == id)
-				return i;
-	return 0;
+	return pfr_event_of_id(f, id);
 }
 
 int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)

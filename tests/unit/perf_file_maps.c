@@ -343,6 +343,62 @@ static void check_rules(const char *path)
 	   nr);
 }
 
+/* Which event a record belongs to, by its id, with many ids declared:
+ * the first event that has it, 0 for an id none has. */
+static void check_event_of(const char *path)
+{
+	static uint64_t ids[2][2000];
+	struct perf_event_attr a;
+	struct pfr_perf_file *f = NULL;
+	struct pfr_record_header h = {PERF_RECORD_SAMPLE, 0, 24};
+	uint64_t probe[] = {5, 9, 1003, 1004, 3999, 4998, 4999, 1001, 77777};
+	uint32_t want[] = {0, 0, 1, 0, 1, 0, 1, 0, 0}, bad = 0;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+	for (unsigned i = 0; i < 2000; i++) { /* event 0 even, 1 odd */
+		ids[0][i] = 1000 + 2 * i;
+		ids[1][i] = 1001 + 2 * i;
+	}
+	ids[0][0] = 5; /* 1000 is no one's */
+	ids[1][0] = 9; /* 1001 neither */
+	ids[0][1] = 9; /* both have 9: the first event wins */
+	err = pfr_perf_file_create(&f, path) ||
+	      pfr_perf_file_add_event(f, &a, "a", ids[0], 2000) ||
+	      pfr_perf_file_add_event(f, &a, "b", ids[1], 2000);
+	for (unsigned i = 0; !err && i < 9; i++) {
+		uint64_t rec[2] = {probe[i], 0x1000};
+
+		err = pfr_perf_file_write(f, &h, rec, 16);
+	}
+	if (f && pfr_perf_file_close(f))
+		err = 1;
+	f = NULL;
+	if (err || pfr_perf_file_open(&f, path)) {
+		ok(0, "a file with two events of 2000 ids each");
+		return;
+	}
+	for (unsigned i = 0; i < 9; i++) {
+		struct pfr_record r;
+		uint32_t ev;
+
+		if (pfr_perf_file_next(f, &r) != 1) {
+			bad++;
+			break;
+		}
+		ev = pfr_perf_file_event_of(f, &r.hdr, r.payload, r.len);
+		if (ev != want[i]) {
+			tap_diag("  id %llu: event %u, want %u",
+				 (unsigned long long)probe[i], ev, want[i]);
+			bad++;
+		}
+	}
+	ok(!bad, "each record's event is found by its id among 4000");
+	pfr_perf_file_close(f);
+}
+
 int main(void)
 {
 	char path[128], name[128];
@@ -365,6 +421,7 @@ int main(void)
 	}
 	snprintf(path, sizeof(path), "%s/perf.data", dir);
 	check_rules(path);
+	check_event_of(path);
 	check_chain(path, 1000, &small);
 	check_chain(path, NMAX, &big);
 	if (small.heap > small.heap0 && big.heap > big.heap0) {
