@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "perf_maps.h"
 #include "perf_out.h"
 
 #define PFR_HASH 1024
@@ -39,28 +40,6 @@ struct pfr_dso {
 	struct pfr_dso *next;
 };
 
-/*
- * A process's mappings: a list, newest first, whose nodes are shared.  A
- * child's list is its parent's (FORK takes a reference, copies nothing);
- * an MMAP adds one node in front of the process's own head.  So each
- * record costs one node at most, and memory stays linear in the file's
- * size whatever the mix of FORK and MMAP records (copying the parent's
- * table at each FORK made it quadratic).  Lookups walk newest first: a
- * later mapping hides an earlier one at the same address, as mmap does.
- */
-struct pfr_map {
-	uint64_t start, end, pgoff;
-	struct pfr_dso *dso;
-	struct pfr_map *older;
-	size_t refs; /* processes' heads and newer nodes pointing here */
-};
-
-struct pfr_proc {
-	uint32_t pid;
-	struct pfr_map *maps; /* newest first, shared */
-	struct pfr_proc *next;
-};
-
 struct pfr_thr {
 	uint32_t tid;
 	char comm[32];
@@ -72,7 +51,7 @@ struct pfr_out {
 	unsigned flags;
 	uint64_t bad;
 	struct pfr_thr *thr[PFR_HASH];
-	struct pfr_proc *proc[PFR_HASH];
+	struct pfr__procs procs; /* each process's mappings (perf_maps.h) */
 	struct pfr_dso *dsos[PFR_HASH];
 	struct pfr_dso *kernel;
 };
@@ -126,35 +105,6 @@ static const char *pfr_comm(struct pfr_out *o, uint32_t tid)
 	struct pfr_thr *t = pfr_thread(o, tid, 0);
 
 	return t ? t->comm : (tid == 0 ? "swapper" : ":-1");
-}
-
-static struct pfr_proc *pfr_process(struct pfr_out *o, uint32_t pid, int add)
-{
-	struct pfr_proc **b = &o->proc[pid % PFR_HASH], *p;
-
-	for (p = *b; p; p = p->next)
-		if (p->pid == pid)
-			return p;
-	if (!add)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->next = *b;
-	*b = p;
-	return p;
-}
-
-/* Drops one reference to a map list: frees the nodes no one else holds. */
-static void pfr_maps_put(struct pfr_map *m)
-{
-	while (m && --m->refs == 0) {
-		struct pfr_map *older = m->older;
-
-		free(m);
-		m = older;
-	}
 }
 
 static int pfr_sym_cmp(const void *a, const void *b)
@@ -469,31 +419,24 @@ int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 		}
 		d = o->kernel;
 	} else {
-		struct pfr_proc *p = pfr_process(o, pid, 0);
+		const struct pfr__map *m = pfr__procs_find(&o->procs, pid, ip);
 
-		for (struct pfr_map *m = p ? p->maps : NULL; m; m = m->older) {
-			if (ip >= m->start && ip < m->end) {
-				d = m->dso;
-				/* ip -> file offset -> link-time address */
-				a = ip - m->start + m->pgoff;
-				if (!d->loaded) {
-					d->loaded = 1;
-					if (!(o->flags & PFR_OUT_NO_SYMS))
-						pfr_load_elf(d);
-				}
-				for (int k = 0; k < d->nsegs; k++)
-					if (a >= d->segs[k].off &&
-					    a - d->segs[k].off <
-						    d->segs[k].filesz) {
-						a = a - d->segs[k].off +
-						    d->segs[k].vaddr;
-						break;
-					}
+		if (!m)
+			return 0;
+		d = (struct pfr_dso *)m->dso;
+		/* ip -> file offset -> link-time address */
+		a = ip - m->start + m->pgoff;
+		if (!d->loaded) {
+			d->loaded = 1;
+			if (!(o->flags & PFR_OUT_NO_SYMS))
+				pfr_load_elf(d);
+		}
+		for (int k = 0; k < d->nsegs; k++)
+			if (a >= d->segs[k].off &&
+			    a - d->segs[k].off < d->segs[k].filesz) {
+				a = a - d->segs[k].off + d->segs[k].vaddr;
 				break;
 			}
-		}
-		if (!d)
-			return 0;
 	}
 	*dso = d->name;
 	s = pfr_find_sym(d, a);
@@ -504,39 +447,16 @@ int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 	return 1;
 }
 
+/* A process's mapping of file; a child process shares its parent's
+ * mappings (perf_maps.h). */
 static void pfr_add_map(struct pfr_out *o, uint32_t pid, uint64_t start,
 			uint64_t len, uint64_t pgoff, const char *file)
 {
-	struct pfr_proc *p = pfr_process(o, pid, 1);
 	struct pfr_dso *d = pfr_dso(o, file);
-	struct pfr_map *m;
 
-	if (!p || !d)
-		return;
-	m = malloc(sizeof(*m));
-	if (!m)
-		return;
-	m->start = start;
-	m->end = start + len;
-	m->pgoff = pgoff;
-	m->dso = d;
-	m->older = p->maps; /* the process's reference moves to m */
-	m->refs = 1;
-	p->maps = m;
-}
-
-/* A child process starts with its parent's mappings: it shares them. */
-static void pfr_fork_maps(struct pfr_out *o, uint32_t child, uint32_t parent)
-{
-	struct pfr_proc *pp = pfr_process(o, parent, 0), *c;
-
-	if (!pp || child == parent)
-		return;
-	c = pfr_process(o, child, 1);
-	if (!c || c->maps || !pp->maps)
-		return;
-	pp->maps->refs++;
-	c->maps = pp->maps;
+	if (d)
+		pfr__procs_mmap(&o->procs, pid, start, len, pgoff,
+				(uintptr_t)d);
 }
 
 static void pfr_hex(FILE *f, const char *key, uint64_t v)
@@ -684,12 +604,8 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 		if (t)
 			snprintf(t->comm, sizeof(t->comm), "%s", r.u.comm.comm);
 		if (r.misc & PERF_RECORD_MISC_COMM_EXEC) {
-			struct pfr_proc *p = pfr_process(o, r.u.comm.pid, 0);
-
-			if (p) { /* exec: a new address space */
-				pfr_maps_put(p->maps);
-				p->maps = NULL;
-			}
+			/* exec: a new address space */
+			pfr__procs_exec(&o->procs, r.u.comm.pid);
 		}
 		break;
 	}
@@ -699,7 +615,7 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 
 		if (t && pt)
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
-		pfr_fork_maps(o, r.u.task.pid, r.u.task.ppid);
+		pfr__procs_fork(&o->procs, r.u.task.pid, r.u.task.ppid);
 		break;
 	}
 	case PERF_RECORD_MMAP:
@@ -849,13 +765,6 @@ void pfr_out_free(struct pfr_out *o)
 			o->thr[i] = t->next;
 			free(t);
 		}
-		while (o->proc[i]) {
-			struct pfr_proc *p = o->proc[i];
-
-			o->proc[i] = p->next;
-			pfr_maps_put(p->maps);
-			free(p);
-		}
 		while (o->dsos[i]) {
 			struct pfr_dso *d = o->dsos[i];
 
@@ -867,6 +776,7 @@ void pfr_out_free(struct pfr_out *o)
 			free(d);
 		}
 	}
+	pfr__procs_free(&o->procs);
 	if (o->kernel) {
 		for (size_t k = 0; k < o->kernel->nsyms; k++)
 			free(o->kernel->syms[k].name);

@@ -584,8 +584,11 @@ int pfr_perf_event_list_parse(const char *list, struct perf_event_attr *attrs,
 			      uint32_t *nr, int mount_tracefs)
 {
 	const char *s = list;
-	uint32_t n = *nr;
+	uint32_t n;
 
+	if (!nr || (max && (!attrs || !info)))
+		return -PFR_E_INVAL;
+	n = *nr;
 	if (!list || !*list)
 		return -PFR_PERF_E_EVENT_SYNTAX;
 	while (*s) {
@@ -618,7 +621,7 @@ int pfr_perf_event_list_parse(const char *list, struct perf_event_attr *attrs,
 
 				if (bad || !l || q[0] == '{')
 					return -PFR_PERF_E_EVENT_SYNTAX;
-				if (n == max)
+				if (n >= max)
 					return -PFR_PERF_E_TOO_MANY;
 				memcpy(one, q, l);
 				one[l] = 0;
@@ -638,7 +641,7 @@ int pfr_perf_event_list_parse(const char *list, struct perf_event_attr *attrs,
 			info[leader].nr_members = n - leader;
 			continue;
 		}
-		if (n == max)
+		if (n >= max)
 			return -PFR_PERF_E_TOO_MANY;
 		{
 			int err = pfr_perf_one(item, &attrs[n], &info[n],
@@ -659,7 +662,7 @@ int pfr_perf_cpu_list(const char *s, int *cpus, int max)
 {
 	int count = 0;
 
-	if (!s || !*s)
+	if (!s || !*s || (!cpus && max > 0))
 		return -PFR_E_INVAL;
 	while (*s && *s != '\n') {
 		char *end;
@@ -817,7 +820,7 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 	int64_t n = 0;
 	int err;
 
-	if (!pg || !ring->overwrite)
+	if (!pg || !fn || !ring->overwrite)
 		return -PFR_E_INVAL;
 	if (ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
 		return -PFR_E_SYSTEM;

@@ -27,6 +27,7 @@
 
 #include "compiler.h"
 #include "perf_header.h"
+#include "perf_maps.h"
 
 #define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
 /* perf's own record types of the pipe format (tools/lib/perf/include/perf/
@@ -91,15 +92,9 @@ struct pfr_dso {
 	int hit; /* a sample's ip or call chain falls in it */
 };
 
-struct pfr_map {
-	uint64_t start, end;
-	uint32_t dso;
-};
-
-struct pfr_task { /* one process's mappings */
-	uint32_t pid, used;
-	uint32_t n, cap;
-	struct pfr_map *m;
+struct pfr_id_ev { /* one id of an event, for the sorted index */
+	uint64_t id;
+	uint32_t ev, pad;
 };
 
 struct pfr_file_group {
@@ -117,8 +112,9 @@ struct pfr_perf_file {
 	char *cmdline;
 	struct pfr_dso *dsos; /* mapped files and [vdso], for BUILD_ID */
 	uint32_t nr_dsos, cap_dsos;
-	struct pfr_task *tasks, *last_task;
-	uint32_t nr_tasks, task_cap;
+	uint32_t *dso_hash; /* open addressing: index + 1, or 0 */
+	uint32_t dso_hash_cap;
+	struct pfr__procs procs; /* each process's mappings */
 	int kernel_hit;
 	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
 	struct pfr_file_group *groups; /* GROUP_DESC */
@@ -130,13 +126,18 @@ struct pfr_perf_file {
 	/* both */
 	struct pfr_file_event *ev;
 	uint32_t nr_ev;
+	struct pfr_id_ev *ids; /* every event's ids, sorted; NULL: none */
+	size_t nr_ids;
 };
 
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
-	struct pfr_perf_file *f = calloc(1, sizeof(*f));
+	struct pfr_perf_file *f;
 	struct stat st = {0};
 
+	if (!fp || !path)
+		return -PFR_E_INVAL;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -PFR_E_SYSTEM;
 	/* "-": perf's pipe format on standard output.  O_NONBLOCK: a FIFO
@@ -154,7 +155,8 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 	}
 	/* a file, not a FIFO or socket - but for "-", which is a pipe */
 	if (!f->pipe &&
-	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) ||
+	     S_ISSOCK(st.st_mode) ||
 	     fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK))) {
 		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
 								     : errno;
@@ -182,7 +184,7 @@ int pfr_perf_file_add_event(struct pfr_perf_file *f,
 {
 	struct pfr_file_event *ev;
 
-	if (f->started || !f->out)
+	if (!f || !attr || (!ids && nr_ids) || f->started || !f->out)
 		return -PFR_E_INVAL;
 	ev = realloc(f->ev, (f->nr_ev + 1) * sizeof(*ev));
 	if (!ev)
@@ -209,8 +211,13 @@ int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 	size_t n = 1;
 	char *p;
 
-	for (int i = 0; i < argc; i++)
+	if (!f || argc < 0 || (!argv && argc))
+		return -PFR_E_INVAL;
+	for (int i = 0; i < argc; i++) {
+		if (!argv[i])
+			return -PFR_E_INVAL;
 		n += strlen(argv[i]) + 1;
+	}
 	free(f->cmdline);
 	f->cmdline = p = malloc(n);
 	if (!p)
@@ -228,12 +235,50 @@ int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 
 /* --- what the samples hit, for HEADER_BUILD_ID --- */
 
-/* A DSO's index, added when new; -1 when out of memory. */
+static uint32_t pfr_str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Rehashes the DSOs into a table of cap slots (a power of two); 0 or -1. */
+static int pfr_dso_rehash(struct pfr_perf_file *f, uint32_t cap)
+{
+	uint32_t *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (uint32_t i = 0; i < f->nr_dsos; i++) {
+		uint32_t h = pfr_str_hash(f->dsos[i].name) & (cap - 1);
+
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = i + 1;
+	}
+	free(f->dso_hash);
+	f->dso_hash = t;
+	f->dso_hash_cap = cap;
+	return 0;
+}
+
+/* A DSO's index, added when new; -1 when out of memory.  Names are found
+ * through a hash table (at most half full), so each MMAP costs O(1)
+ * however many files were mapped. */
 static int32_t pfr_dso_index(struct pfr_perf_file *f, const char *name)
 {
-	for (uint32_t i = f->nr_dsos; i-- > 0;)
-		if (!strcmp(f->dsos[i].name, name))
-			return (int32_t)i;
+	uint32_t h;
+
+	if (2 * (f->nr_dsos + 1) > f->dso_hash_cap &&
+	    (f->dso_hash_cap > UINT32_MAX / 2 ||
+	     pfr_dso_rehash(f, f->dso_hash_cap ? 2 * f->dso_hash_cap : 128)))
+		return -1;
+	for (h = pfr_str_hash(name) & (f->dso_hash_cap - 1); f->dso_hash[h];
+	     h = (h + 1) & (f->dso_hash_cap - 1))
+		if (!strcmp(f->dsos[f->dso_hash[h] - 1].name, name))
+			return (int32_t)(f->dso_hash[h] - 1);
 	if (f->nr_dsos == f->cap_dsos) {
 		uint32_t nc = f->cap_dsos ? 2 * f->cap_dsos : 64;
 		struct pfr_dso *n = realloc(f->dsos, nc * sizeof(*n));
@@ -247,73 +292,12 @@ static int32_t pfr_dso_index(struct pfr_perf_file *f, const char *name)
 	f->dsos[f->nr_dsos].hit = 0;
 	if (!f->dsos[f->nr_dsos].name)
 		return -1;
+	f->dso_hash[h] = f->nr_dsos + 1;
 	return (int32_t)f->nr_dsos++;
 }
 
-/* The maps of process pid (created empty when create is set), from an
- * open-addressing table keyed by pid. */
-static struct pfr_task *pfr_task_of(struct pfr_perf_file *f, uint32_t pid,
-				    int create)
-{
-	uint32_t h;
-
-	if (f->last_task && f->last_task->pid == pid)
-		return f->last_task;
-	if (!f->task_cap || (create && 2 * (f->nr_tasks + 1) > f->task_cap)) {
-		uint32_t nc = f->task_cap ? 2 * f->task_cap : 256;
-		struct pfr_task *n;
-
-		if (!create)
-			return NULL;
-		n = calloc(nc, sizeof(*n));
-		if (!n)
-			return NULL;
-		for (uint32_t i = 0; i < f->task_cap; i++) {
-			if (!f->tasks[i].used)
-				continue;
-			for (h = (f->tasks[i].pid * 2654435761u) & (nc - 1);
-			     n[h].used; h = (h + 1) & (nc - 1))
-				;
-			n[h] = f->tasks[i];
-		}
-		free(f->tasks);
-		f->tasks = n;
-		f->task_cap = nc;
-		f->last_task = NULL; /* it pointed into the old table */
-	}
-	for (h = (pid * 2654435761u) & (f->task_cap - 1); f->tasks[h].used;
-	     h = (h + 1) & (f->task_cap - 1))
-		if (f->tasks[h].pid == pid)
-			return f->last_task = &f->tasks[h];
-	if (!create)
-		return NULL;
-	f->tasks[h].used = 1;
-	f->tasks[h].pid = pid;
-	f->nr_tasks++;
-	return f->last_task = &f->tasks[h];
-}
-
-static int pfr_task_add_map(struct pfr_task *t, uint64_t start, uint64_t end,
-			    uint32_t dso)
-{
-	if (t->n == t->cap) {
-		uint32_t nc = t->cap ? 2 * t->cap : 16;
-		struct pfr_map *n = realloc(t->m, nc * sizeof(*n));
-
-		if (!n)
-			return -1;
-		t->m = n;
-		t->cap = nc;
-	}
-	t->m[t->n].start = start;
-	t->m[t->n].end = end;
-	t->m[t->n].dso = dso;
-	t->n++;
-	return 0;
-}
-
-/* Follows the side-band: a process's file mappings (and [vdso]), copied
- * to a forked child, dropped at exec. */
+/* Follows the side-band: a process's file mappings (and [vdso]), shared
+ * with a forked child, dropped at exec (see perf_maps.h). */
 static void pfr_note_side_band(struct pfr_perf_file *f,
 			       const struct pfr_record_header *hdr,
 			       const void *payload, uint32_t len)
@@ -321,7 +305,6 @@ static void pfr_note_side_band(struct pfr_perf_file *f,
 	struct pfr_perf_layout lay = {0, 0, 0, 0};
 	struct pfr_perf_rec r;
 	unsigned mode = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	struct pfr_task *t, *p;
 	int32_t dso;
 
 	if (pfr_perf_decode(&lay, hdr, payload, len, &r))
@@ -334,36 +317,17 @@ static void pfr_note_side_band(struct pfr_perf_file *f,
 		     strcmp(r.u.mmap.filename, "[vdso]")))
 			return;
 		dso = pfr_dso_index(f, r.u.mmap.filename);
-		t = pfr_task_of(f, r.u.mmap.pid, 1);
-		if (dso >= 0 && t)
-			pfr_task_add_map(t, r.u.mmap.start,
-					 r.u.mmap.start + r.u.mmap.len,
-					 (uint32_t)dso);
+		if (dso >= 0)
+			pfr__procs_mmap(&f->procs, r.u.mmap.pid, r.u.mmap.start,
+					r.u.mmap.len, r.u.mmap.pgoff,
+					(uintptr_t)dso);
 		return;
 	case PERF_RECORD_FORK:
-		if (r.u.task.pid == r.u.task.ppid)
-			return; /* a thread shares its process's maps */
-		p = pfr_task_of(f, r.u.task.ppid, 0);
-		if (!p || !p->n)
-			return;
-		{
-			uint32_t n = p->n;
-			struct pfr_map *m = malloc(n * sizeof(*m));
-
-			if (!m)
-				return;
-			memcpy(m, p->m, n * sizeof(*m));
-			t = pfr_task_of(f, r.u.task.pid, 1);
-			for (uint32_t i = 0; t && i < n; i++)
-				pfr_task_add_map(t, m[i].start, m[i].end,
-						 m[i].dso);
-			free(m);
-		}
+		pfr__procs_fork(&f->procs, r.u.task.pid, r.u.task.ppid);
 		return;
 	case PERF_RECORD_COMM:
-		if ((hdr->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-		    (t = pfr_task_of(f, r.u.comm.pid, 0)))
-			t->n = 0;
+		if (hdr->misc & PERF_RECORD_MISC_COMM_EXEC)
+			pfr__procs_exec(&f->procs, r.u.comm.pid);
 		return;
 	}
 }
@@ -371,19 +335,68 @@ static void pfr_note_side_band(struct pfr_perf_file *f,
 static void pfr_mark_hit(struct pfr_perf_file *f, unsigned mode, uint32_t pid,
 			 uint64_t ip)
 {
-	struct pfr_task *t;
+	const struct pfr__map *m;
 
 	if (mode == PERF_RECORD_MISC_KERNEL) {
 		f->kernel_hit = 1;
 		return;
 	}
-	if (mode != PERF_RECORD_MISC_USER || !(t = pfr_task_of(f, pid, 0)))
-		return;
-	for (uint32_t i = t->n; i-- > 0;) /* the newest mapping wins */
-		if (ip >= t->m[i].start && ip < t->m[i].end) {
-			f->dsos[t->m[i].dso].hit = 1;
-			return;
+	if (mode == PERF_RECORD_MISC_USER &&
+	    (m = pfr__procs_find(&f->procs, pid, ip)))
+		f->dsos[m->dso].hit = 1;
+}
+
+static int pfr_id_ev_cmp(const void *a, const void *b)
+{
+	const struct pfr_id_ev *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Sorts every event's ids into f->ids (with two events or more), so that
+ * a record's event is found in O(log ids), not by a scan of them all
+ * (a file may declare many ids).  0, or -1 when out of memory. */
+static int pfr_index_ids(struct pfr_perf_file *f)
+{
+	size_t n = 0, k = 0;
+
+	if (f->nr_ev < 2)
+		return 0;
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		n += f->ev[i].nr_ids;
+	if (!n)
+		return 0;
+	f->ids = malloc(n * sizeof(*f->ids));
+	if (!f->ids)
+		return -1;
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++) {
+			f->ids[k].id = pfr_perf_u64(f->ev[i].ids, j);
+			f->ids[k].ev = i;
+			f->ids[k].pad = 0;
+			k++;
 		}
+	qsort(f->ids, n, sizeof(*f->ids), pfr_id_ev_cmp);
+	f->nr_ids = n;
+	return 0;
+}
+
+/* The first event (by index) that has id, or 0 when none has it. */
+static uint32_t pfr_event_of_id(const struct pfr_perf_file *f, uint64_t id)
+{
+	size_t lo = 0, hi = f->nr_ids;
+
+	while (lo < hi) { /* the first entry whose id is >= id */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nr_ids && f->ids[lo].id == id ? f->ids[lo].ev : 0;
 }
 
 /* The layout of a sample's event (by its id when there are several). */
@@ -397,10 +410,7 @@ pfr_sample_attr(const struct pfr_perf_file *f,
 	if (f->nr_ev > 1 && !pfr_perf_record_id(f->ev[0].attr.sample_type,
 						f->ev[0].attr.sample_id_all,
 						hdr, payload, len, &id))
-		for (uint32_t i = 0; i < f->nr_ev; i++)
-			for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
-				if (f->ev[i].ids[j] == id)
-					return &f->ev[i].attr;
+		return &f->ev[pfr_event_of_id(f, id)].attr;
 	return &f->ev[0].attr;
 }
 
@@ -568,6 +578,8 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (f->started)
 		return 0;
 	f->started = 1;
+	if (pfr_index_ids(f))
+		return -PFR_E_SYSTEM;
 	if (f->pipe)
 		return pfr_pipe_start(f);
 	if (fseeko(f->out, (off_t)off, SEEK_SET))
@@ -602,12 +614,15 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 			const struct pfr_record_header *hdr,
 			const void *payload, uint32_t len)
 {
-	int err = pfr_file_start(f);
+	int err;
 
+	/* not NULL, opened for writing, and the length the header says */
+	if (!f || !hdr || (!payload && len) || !f->out ||
+	    (uint64_t)len + sizeof(*hdr) != hdr->size)
+		return -PFR_E_INVAL;
+	err = pfr_file_start(f);
 	if (err)
 		return err;
-	if ((uint64_t)len + sizeof(*hdr) != hdr->size)
-		return -PFR_E_INVAL;
 	if (hdr->type == PERF_RECORD_SAMPLE)
 		pfr_note_sample(f, hdr, payload, len);
 	else if (hdr->type == PERF_RECORD_MMAP ||
@@ -951,12 +966,12 @@ static void pfr_file_free(struct pfr_perf_file *f)
 			free(f->ev[i].ids);
 	for (uint32_t i = 0; i < f->nr_dsos; i++)
 		free(f->dsos[i].name);
-	for (uint32_t i = 0; i < f->task_cap; i++)
-		free(f->tasks[i].m);
+	pfr__procs_free(&f->procs);
+	free(f->dso_hash);
 	for (uint32_t i = 0; i < f->nr_groups; i++)
 		free(f->groups[i].name);
 	free(f->groups);
-	free(f->tasks);
+	free(f->ids);
 	free(f->dsos);
 	free(f->ev);
 	free(f->cmdline);
@@ -968,7 +983,7 @@ int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
 {
 	struct pfr_file_group *g;
 
-	if (!f->out || leader >= f->nr_ev || !nr_members ||
+	if (!f || !f->out || leader >= f->nr_ev || !nr_members ||
 	    nr_members > f->nr_ev - leader)
 		return -PFR_E_INVAL;
 	g = realloc(f->groups, (f->nr_groups + 1) * sizeof(*g));
@@ -994,6 +1009,8 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	char *buf[PFR_FEAT_BITS];
 	size_t blen[PFR_FEAT_BITS];
 
+	if (!f)
+		return 0; /* as free(NULL) */
 	if (f->map) { /* opened for reading */
 		free((void *)f->map);
 		pfr_file_free(f);
@@ -1134,9 +1151,12 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	struct stat st;
 	unsigned char *m;
 	size_t len, got = 0;
-	/* O_NONBLOCK: a FIFO would block open() until a writer came */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd;
 
+	if (!fp || !path)
+		return -PFR_E_INVAL;
+	/* O_NONBLOCK: a FIFO would block open() until a writer came */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
 	if (fstat(fd, &st)) {
@@ -1244,6 +1264,10 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 				pfr_read_event_desc(f, &s);
 		}
 	}
+	if (pfr_index_ids(f)) {
+		pfr_perf_file_close(f);
+		return -PFR_E_SYSTEM;
+	}
 	f->pos = h.data.offset;
 	f->end = h.data.offset + h.data.size;
 	*fp = f;
@@ -1252,25 +1276,27 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 
 uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f)
 {
-	return f->nr_ev;
+	return f ? f->nr_ev : 0;
 }
 
 const struct perf_event_attr *pfr_perf_file_attr(const struct pfr_perf_file *f,
 						 uint32_t i)
 {
-	return i < f->nr_ev ? &f->ev[i].attr : NULL;
+	return f && i < f->nr_ev ? &f->ev[i].attr : NULL;
 }
 
 const char *pfr_perf_file_event_name(const struct pfr_perf_file *f, uint32_t i)
 {
-	return i < f->nr_ev ? f->ev[i].name : "?";
+	return f && i < f->nr_ev ? f->ev[i].name : "?";
 }
 
 void pfr_perf_file_layout(const struct pfr_perf_file *f, uint32_t i,
 			  struct pfr_perf_layout *lay)
 {
+	if (!lay)
+		return;
 	memset(lay, 0, sizeof(*lay));
-	if (i >= f->nr_ev)
+	if (!f || i >= f->nr_ev)
 		return;
 	lay->sample_type = f->ev[i].attr.sample_type;
 	lay->read_format = f->ev[i].attr.read_format;
@@ -1283,22 +1309,19 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 {
 	uint64_t id;
 
-	if (f->nr_ev < 2 || pfr_perf_record_id(f->ev[0].attr.sample_type,
-					       f->ev[0].attr.sample_id_all, hdr,
-					       payload, len, &id))
+	if (!f || f->nr_ev < 2 ||
+	    pfr_perf_record_id(f->ev[0].attr.sample_type,
+			       f->ev[0].attr.sample_id_all, hdr, payload, len,
+			       &id))
 		return 0;
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		for (uint32_t j = 0; j < f->ev[i].nr_ids; j++)
-			if (pfr_perf_u64(f->ev[i].ids, j) == id)
-				return i;
-	return 0;
+	return pfr_event_of_id(f, id);
 }
 
 int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 {
 	struct pfr_record_header h;
 
-	if (!f->map)
+	if (!f || !rec || !f->map)
 		return -PFR_E_INVAL;
 	if (f->pos >= f->end)
 		return 0;

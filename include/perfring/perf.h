@@ -23,6 +23,16 @@
  * data_offset and data_size; records that straddle the end of the data
  * area are copied out in two pieces.
  *
+ * NULL pointers: the rule of <perfring/ring.h> holds here too.  Every
+ * function checks its pointer arguments: a NULL that its comment does not
+ * allow returns -PFR_E_INVAL (pfr_perf_open() passes it to the kernel,
+ * whose answer is -EFAULT); functions without an error return give a
+ * neutral result (0, NULL, "?", an empty string or a zeroed layout) or do
+ * nothing; pfr_perf_file_close(NULL) and pfr_perf_ring_unmap(NULL) are
+ * no-ops, as free(NULL) is.  A data pointer with a count or length of 0
+ * may be NULL, and so may an event's or a group's name.  The inline
+ * pfr_perf_u64() does not check.
+ *
  * This header does not include <linux/perf_event.h> (its __u64 bit-fields
  * are not ISO C); functions take struct perf_event_attr by pointer.  Include
  * <linux/perf_event.h> yourself to fill one in.
@@ -309,7 +319,8 @@ struct pfr_perf_file;
  * format.  Returns 0 or -PFR_E_SYSTEM (errno set). */
 PFR_API int pfr_perf_file_create(struct pfr_perf_file **f, const char *path);
 /* Declare an event: its attr, name, and the ids of its fds
- * (PERF_EVENT_IOC_ID).  Before any record is written. */
+ * (PERF_EVENT_IOC_ID).  Before any record is written; -PFR_E_INVAL after,
+ * or on a file opened for reading. */
 PFR_API int pfr_perf_file_add_event(struct pfr_perf_file *f,
 				    const struct perf_event_attr *attr,
 				    const char *name, const uint64_t *ids,
@@ -319,10 +330,16 @@ PFR_API int pfr_perf_file_add_event(struct pfr_perf_file *f,
  * empty name).  Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM. */
 PFR_API int pfr_perf_file_add_group(struct pfr_perf_file *f, const char *name,
 				    uint32_t leader, uint32_t nr_members);
-/* The command line for the CMDLINE header feature. */
+/* The command line for the CMDLINE header feature: argc strings, none of
+ * them NULL.  Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM. */
 PFR_API int pfr_perf_file_set_cmdline(struct pfr_perf_file *f, int argc,
 				      char *const *argv);
-/* Append one record: its header, then len payload bytes. */
+/* Append one record: its header, then len payload bytes (hdr->size must
+ * be len + 8).  Returns 0, -PFR_E_INVAL (also for a file opened for
+ * reading) or -PFR_E_SYSTEM.  MMAP, MMAP2, FORK and exec COMM records are
+ * followed to know each process's mappings for BUILD_ID: a forked child
+ * shares its parent's, so the memory this takes grows with the number of
+ * records, not with forks times mappings. */
 PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
 				const struct pfr_record_header *hdr,
 				const void *payload, uint32_t len);
@@ -333,7 +350,8 @@ PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
  * groups, the first and last sample time, the tracepoints' formats, and
  * the build ids of the DSOs that samples hit (the kernel, [vdso] and every
  * mapped file, followed through the MMAP, FORK and COMM records written).
- * Returns 0 or -PFR_E_SYSTEM; frees f either way. */
+ * Returns 0 or -PFR_E_SYSTEM; frees f either way.  Also closes a file
+ * opened with pfr_perf_file_open() (returns 0).  NULL: returns 0. */
 PFR_API int pfr_perf_file_close(struct pfr_perf_file *f);
 
 /* Open a perf.data file (perfring's or perf's own) for reading; validates
@@ -343,7 +361,8 @@ PFR_API int pfr_perf_file_open(struct pfr_perf_file **f, const char *path);
 PFR_API uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f);
 /* Event i's attr (as stored, zero-extended to this header's size), its
  * name (from the EVENT_DESC feature, else derived from the attr) and its
- * layout. */
+ * layout.  For an i out of range (or f NULL): NULL, "?" and a zeroed
+ * layout.  pfr_perf_file_nr_events(NULL) is 0. */
 PFR_API const struct perf_event_attr *
 pfr_perf_file_attr(const struct pfr_perf_file *f, uint32_t i);
 PFR_API const char *pfr_perf_file_event_name(const struct pfr_perf_file *f,
@@ -356,8 +375,9 @@ PFR_API uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 					const struct pfr_record_header *hdr,
 					const void *payload, uint32_t len);
 /* Next record of the data section: 1 with *rec filled (payload valid until
- * the file is closed), 0 at the end, or -PFR_E_RECSIZE_* for a record
- * that is too small or runs past the section. */
+ * the file is closed), 0 at the end, -PFR_E_RECSIZE_* for a record that
+ * is too small or runs past the section, or -PFR_E_INVAL (also for a file
+ * opened for writing). */
 PFR_API int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec);
 
 /* Builds the name perf derives for an attr without a name ("cpu-clock",
