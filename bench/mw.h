@@ -74,12 +74,15 @@ struct pfr_mw_run {
 	size_t capacity; /* bytes of queue, the same for every contestant */
 	unsigned batch; /* burst / drain batch */
 	int processes; /* writers are processes: queue in shared memory */
+	int reader_yields; /* the reader shares its CPU with writers */
 	const uint64_t *msg; /* the pattern (PFR_BENCH_MAX_PAYLOAD bytes) */
 	/* body_sum[k]: the sum of pattern words 1..k-2 (the check of a
 	 * k-word message), k = 0..PFR_BENCH_MAX_PAYLOAD / 8 */
 	const uint64_t *body_sum;
-	/* start barrier and end */
-	struct pfr_bench_flag ready, go, wdone, abort;
+	uint64_t deadline_ns; /* writers stop after this long (0: never) */
+	/* start barrier and end; stop: the writers are past the deadline
+	 * and stop early (the reader then takes n from what they sent) */
+	struct pfr_bench_flag ready, go, wdone, abort, stop;
 	/* the reader's outputs and state (the writers never read them) */
 	uint64_t t0 __attribute__((aligned(128))), t1, timed;
 	uint64_t delivered, bad, bad_tag;
@@ -165,6 +168,17 @@ static inline void pfr_mw_pause(unsigned *spins)
 	}
 }
 
+/* The reader's wait for data: it spins on a CPU of its own, and waits
+ * as the writers do when it shares its CPU with them. */
+static inline void pfr_mw_rpause(const struct pfr_mw_run *run,
+				 unsigned *spins)
+{
+	if (run->reader_yields)
+		pfr_mw_pause(spins);
+	else
+		pfr_cpu_relax();
+}
+
 /* Words of writer-side message seq. */
 static inline size_t pfr_mw_len(const struct pfr_mw_run *run, uint64_t seq)
 {
@@ -234,10 +248,23 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 		run->t0 = pfr_bench_now_ns();
 }
 
-/* The reader's loop condition. */
+/* A writer's loop condition: seq < its n, and the run not stopped. */
+static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
+			       const struct pfr_mw_writer *me, uint64_t seq)
+{
+	return seq < me->n &&
+	       !__atomic_load_n(&run->stop.v, __ATOMIC_RELAXED); /* purpose:
+		* a plain flag; the count it changes is published by the
+		* writer's release in the harness */
+}
+
+/* The reader's loop condition (run->n shrinks when the writers stopped
+ * early: the harness then stores what they sent). */
 static inline int pfr_mw_more(const struct pfr_mw_run *run)
 {
-	return run->delivered < run->n;
+	return run->delivered <
+	       __atomic_load_n(&run->n, __ATOMIC_RELAXED); /* purpose: see
+		* pfr_mw_stopped_total() in the harness */
 }
 
 /* Ends the reader's timed window. */

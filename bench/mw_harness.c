@@ -142,16 +142,29 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
-/* Waits for the writers' end, then up to ten seconds for the reader;
- * then tells it to give up. */
+/* Waits for the writers' end (past run->deadline_ns after the start, it
+ * tells them to stop, then gives the reader what they sent as its n),
+ * then up to ten seconds for the reader; then tells it to give up. */
 static void watchdog(struct pfr_mw_run *run, const volatile int *reader_done)
 {
-	uint64_t t = 0;
+	uint64_t t = 0, t0 = pfr_bench_now_ns(), sent = 0;
 
 	while (__atomic_load_n(&run->wdone.v, __ATOMIC_ACQUIRE) <
-	       run->writers) /* purpose: pairs with the release add in
-			      * writer_body() */
+	       run->writers) { /* purpose: pairs with the release add in
+				* writer_body() */
 		usleep(1000);
+		if (run->deadline_ns && !run->stop.v &&
+		    pfr_bench_now_ns() - t0 > run->deadline_ns)
+			/* purpose: a plain flag (pfr_mw_wmore()) */
+			__atomic_store_n(&run->stop.v, 1, __ATOMIC_RELAXED);
+	}
+	if (run->stop.v) {
+		for (unsigned i = 0; i < run->writers; i++)
+			sent += run->w[i].sent;
+		/* purpose: the reader's new end (pfr_mw_more()); the
+		 * messages themselves are published by the queue */
+		__atomic_store_n(&run->n, sent, __ATOMIC_RELAXED);
+	}
 	while (!*reader_done && t < 10000) {
 		usleep(1000);
 		t++;
@@ -195,8 +208,10 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 	for (unsigned i = 0; i < nw; i++) {
 		memset(&run->w[i], 0, sizeof(run->w[i]));
 		run->w[i].n = run->n / nw;
-		run->w[i].cpu = pfr_bench_cpu[placement ? (i + 1) % 2 : 0];
+		run->w[i].sent = 0;
+		run->w[i].cpu = pfr_bench_cpu[placement ? i % 2 : 0];
 	}
+	run->reader_yields = placement && nw > 1;
 	if (q->setup(run, &qp))
 		return -2;
 	memset(sides, 0, sizeof(sides));

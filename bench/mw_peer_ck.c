@@ -43,15 +43,16 @@ static size_t pow2_floor(size_t x)
 		struct pfr_mwck_m##N *b = (struct pfr_mwck_m##N *)q->buf;      \
 		struct pfr_mw_writer *me = &run->w[w];                         \
 		unsigned spins = 0;                                            \
+		uint64_t seq;                                                  \
 		memcpy(&m, run->msg, N);                                       \
-		for (uint64_t seq = 0; seq < me->n; seq++) {                   \
+		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {                   \
 			size_t words = (N) == 8 ? 1 : pfr_mw_len(run, seq);    \
 			pfr_mw_stamp(m.w, words, w, seq);                      \
 			while (!ck_ring_enqueue_mpsc_mw##N(&q->ring, b, &m))   \
 				pfr_mw_pause(&spins);                          \
 			pfr_mw_unstamp(m.w, words, run);                       \
 		}                                                              \
-		me->sent = me->n;                                              \
+		me->sent = seq;                                              \
 	}                                                                      \
 	static void ck_consume_##N(struct ckq *q, struct pfr_mw_run *run)      \
 	{                                                                      \
@@ -65,7 +66,7 @@ static size_t pow2_floor(size_t x)
 			}                                                      \
 			if (pfr_mw_empty(run))                                 \
 				break;                                         \
-			pfr_mw_pause(&spins);                                  \
+			pfr_mw_rpause(run, &spins);                                  \
 		}                                                              \
 		pfr_mw_done(run);                                              \
 	}

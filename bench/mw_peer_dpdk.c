@@ -72,13 +72,14 @@ static void rq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 	unsigned es = (unsigned)run->slot;
 	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->slot);
 	unsigned spins = 0;
+	uint64_t seq;
 
 	if (!m) {
 		me->error = -1;
 		return;
 	}
 	memcpy(m, run->msg, run->slot);
-	for (uint64_t seq = 0; seq < me->n; seq++) {
+	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 
 		pfr_mw_stamp(m, words, w, seq);
@@ -86,7 +87,7 @@ static void rq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 			pfr_mw_pause(&spins);
 		pfr_mw_unstamp(m, words, run);
 	}
-	me->sent = me->n;
+	me->sent = seq;
 	free(m);
 }
 
@@ -98,6 +99,7 @@ static void rq_produce_burst(void *p, struct pfr_mw_run *run, unsigned w)
 	size_t sw = run->slot / 8;
 	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * run->slot);
 	unsigned spins = 0;
+	uint64_t seq;
 
 	if (!m) {
 		me->error = -1;
@@ -105,7 +107,7 @@ static void rq_produce_burst(void *p, struct pfr_mw_run *run, unsigned w)
 	}
 	for (unsigned i = 0; i < b; i++)
 		memcpy(m + i * sw, run->msg, run->slot);
-	for (uint64_t seq = 0; seq < me->n;) {
+	for (seq = 0; pfr_mw_wmore(run, me, seq);) {
 		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b,
 			 done = 0;
 
@@ -125,7 +127,7 @@ static void rq_produce_burst(void *p, struct pfr_mw_run *run, unsigned w)
 				       run);
 		seq += k;
 	}
-	me->sent = me->n;
+	me->sent = seq;
 	free(m);
 }
 
@@ -147,7 +149,7 @@ static void rq_consume(void *p, struct pfr_mw_run *run)
 		if (!k) {
 			if (pfr_mw_empty(run))
 				break;
-			pfr_mw_pause(&spins);
+			pfr_mw_rpause(run, &spins);
 			continue;
 		}
 		for (unsigned i = 0; i < k; i++)

@@ -88,10 +88,11 @@ static void wq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 	struct wq *q = (struct wq *)p;
 	struct pfr_mw_writer *me = &run->w[w];
 	unsigned spins = 0;
+	uint64_t seq;
 
 	for (uint64_t k = 0; k < q->nodes; k++)
 		memcpy(node_at(q, w, k)->msg, run->msg, run->slot);
-	for (uint64_t seq = 0; seq < me->n; seq++) {
+	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 		struct wnode *n = node_at(q, w, seq);
 
@@ -108,7 +109,7 @@ static void wq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 		cds_wfcq_node_init(&n->node);
 		cds_wfcq_enqueue(&q->head, &q->tail, &n->node);
 	}
-	me->sent = me->n;
+	me->sent = seq;
 }
 
 static void wq_consume(void *p, struct pfr_mw_run *run)
@@ -125,7 +126,7 @@ static void wq_consume(void *p, struct pfr_mw_run *run)
 		if (!n || n == CDS_WFCQ_WOULDBLOCK) {
 			if (pfr_mw_empty(run))
 				break;
-			pfr_mw_pause(&spins);
+			pfr_mw_rpause(run, &spins);
 			continue;
 		}
 		wn = (struct wnode *)n;

@@ -60,13 +60,14 @@ static void mq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 	struct pfr_mw_writer *me = &run->w[w];
 	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, q->slot);
 	unsigned spins = 0;
+	uint64_t seq;
 
 	if (!m) {
 		me->error = -1;
 		return;
 	}
 	memcpy(m, run->msg, q->slot);
-	for (uint64_t seq = 0; seq < me->n; seq++) {
+	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 
 		pfr_mw_stamp(m, words, w, seq);
@@ -87,7 +88,7 @@ static void mq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 		}
 		pfr_mw_unstamp(m, words, run);
 	}
-	me->sent = me->n;
+	me->sent = seq;
 	free(m);
 }
 
@@ -116,7 +117,7 @@ static void mq_consume(void *p, struct pfr_mw_run *run)
 		if (!k) {
 			if (pfr_mw_empty(run))
 				break;
-			pfr_mw_pause(&spins);
+			pfr_mw_rpause(run, &spins);
 			continue;
 		}
 		for (unsigned i = 0; i < k; i++)

@@ -7,7 +7,8 @@
  * moodycamel::ConcurrentQueue (Debian libconcurrentqueue-dev): one
  * sub-queue per producer; "implicit": try_enqueue(item) (the producer's
  * sub-queue found from its thread), "token": try_enqueue(ProducerToken&,
- * item) (explicit producers).  Both preallocate the run's capacity and use
+ * item) (explicit producers).  Both preallocate the run's capacity, split
+ * between the producers (each sub-queue bounded to its share), and use
  * try_enqueue, which never allocates; the reader uses a ConsumerToken and
  * try_dequeue_bulk of up to run->batch.
  * atomic_queue::AtomicQueueB2 (Debian libatomic-queue-dev): MPMC, a state
@@ -67,9 +68,10 @@ template <size_t N, class A> struct Loops {
 		pfr_mw_writer *me = &run->w[w];
 		Msg<N> m;
 		unsigned spins = 0;
+		uint64_t seq;
 
 		std::memcpy(&m, run->msg, N);
-		for (uint64_t seq = 0; seq < me->n; seq++) {
+		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 			size_t words = N == 8 ? 1 : pfr_mw_len(run, seq);
 
 			pfr_mw_stamp(m.w, words, w, seq);
@@ -77,7 +79,7 @@ template <size_t N, class A> struct Loops {
 				pfr_mw_pause(&spins);
 			pfr_mw_unstamp(m.w, words, run);
 		}
-		me->sent = me->n;
+		me->sent = seq;
 	}
 	template <class Tok> static void consume(Q *q, pfr_mw_run *run,
 						 Tok &tok)
@@ -95,7 +97,7 @@ template <size_t N, class A> struct Loops {
 			if (!k) {
 				if (pfr_mw_empty(run))
 					break;
-				pfr_mw_pause(&spins);
+				pfr_mw_rpause(run, &spins);
 				continue;
 			}
 			for (size_t i = 0; i < k; i++)
@@ -161,13 +163,13 @@ void teardown_n(void *q, pfr_mw_run *run)
 {
 	switch (run->slot) {
 	case 8:
-		X<8>::teardown(q);
+		X<8>::teardown(q, run);
 		break;
 	case 64:
-		X<64>::teardown(q);
+		X<64>::teardown(q, run);
 		break;
 	case 256:
-		X<256>::teardown(q);
+		X<256>::teardown(q, run);
 		break;
 	}
 }
@@ -175,14 +177,33 @@ void teardown_n(void *q, pfr_mw_run *run)
 #ifdef PFR_BENCH_HAVE_CQ
 // ---- moodycamel::ConcurrentQueue ----
 
-template <size_t N, bool TOKEN> struct Cq {
-	typedef moodycamel::ConcurrentQueue<Msg<N>> Q;
+// Each producer's sub-queue is bounded to its share of the capacity
+// (Traits::MAX_SUBQUEUE_SIZE, a compile-time bound: one instance per power
+// of two from 2^6 to 2^16 elements).  Without it one producer that runs
+// ahead takes every preallocated block, and an explicit producer keeps its
+// blocks for good: the others could then never enqueue again.
+template <unsigned LOG> struct CqTraits : moodycamel::ConcurrentQueueDefaultTraits {
+	static const size_t MAX_SUBQUEUE_SIZE = (size_t)1 << LOG;
+};
+
+unsigned cq_log(const pfr_mw_run *run)
+{
+	size_t per = slots_for(run) / run->writers;
+	unsigned l = 6;
+
+	while (l < 16 && ((size_t)2 << l) <= per)
+		l++;
+	return l;
+}
+
+template <size_t N, bool TOKEN, unsigned LOG> struct Cq {
+	typedef moodycamel::ConcurrentQueue<Msg<N>, CqTraits<LOG>> Q;
 
 	static int setup(pfr_mw_run *run, void **qp)
 	{
-		size_t slots = slots_for(run);
-		Q *q = TOKEN ? new (std::nothrow) Q(slots, run->writers, 0)
-			     : new (std::nothrow) Q(slots, 0, run->writers);
+		size_t cap = ((size_t)1 << LOG) * run->writers;
+		Q *q = TOKEN ? new (std::nothrow) Q(cap, run->writers, 0)
+			     : new (std::nothrow) Q(cap, 0, run->writers);
 
 		*qp = q;
 		return q ? 0 : -1;
@@ -226,9 +247,55 @@ template <size_t N, bool TOKEN> struct Cq {
 		Loops<N, Cq>::consume(q, run, t);
 	}
 };
-template <size_t N> struct CqTok : Cq<N, true> {
+
+// The instance for this run's per-producer bound.
+#define PFR_CQ_LOGS(X)                                                         \
+	X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
+template <size_t N, bool TOKEN> struct CqSel {
+	static int setup(pfr_mw_run *run, void **q)
+	{
+		switch (cq_log(run)) {
+#define PFR_CQ_S(L)                                                            \
+	case L:                                                                \
+		return Cq<N, TOKEN, L>::setup(run, q);
+			PFR_CQ_LOGS(PFR_CQ_S)
+		}
+		return -1;
+	}
+	static void produce(void *q, pfr_mw_run *run, unsigned w)
+	{
+		switch (cq_log(run)) {
+#define PFR_CQ_P(L)                                                            \
+	case L:                                                                \
+		Cq<N, TOKEN, L>::produce(q, run, w);                           \
+		break;
+			PFR_CQ_LOGS(PFR_CQ_P)
+		}
+	}
+	static void consume(void *q, pfr_mw_run *run)
+	{
+		switch (cq_log(run)) {
+#define PFR_CQ_C(L)                                                            \
+	case L:                                                                \
+		Cq<N, TOKEN, L>::consume(q, run);                              \
+		break;
+			PFR_CQ_LOGS(PFR_CQ_C)
+		}
+	}
+	static void teardown(void *q, pfr_mw_run *run)
+	{
+		switch (cq_log(run)) {
+#define PFR_CQ_T(L)                                                            \
+	case L:                                                                \
+		Cq<N, TOKEN, L>::teardown(q);                                  \
+		break;
+			PFR_CQ_LOGS(PFR_CQ_T)
+		}
+	}
 };
-template <size_t N> struct CqImp : Cq<N, false> {
+template <size_t N> struct CqTok : CqSel<N, true> {
+};
+template <size_t N> struct CqImp : CqSel<N, false> {
 };
 #endif
 
@@ -245,7 +312,7 @@ template <size_t N> struct Aq {
 		*qp = q;
 		return q ? 0 : -1;
 	}
-	static void teardown(void *q)
+	static void teardown(void *q, pfr_mw_run *)
 	{
 		delete static_cast<Q *>(q);
 	}
@@ -285,7 +352,7 @@ template <size_t N> struct Bq {
 		*qp = q;
 		return q ? 0 : -1;
 	}
-	static void teardown(void *q)
+	static void teardown(void *q, pfr_mw_run *)
 	{
 		delete static_cast<Q *>(q);
 	}

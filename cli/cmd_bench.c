@@ -35,6 +35,7 @@
 
 #include "../bench/bench.h"
 #include "../bench/probes.h"
+#include "bench_mw.h"
 #include "cli.h"
 
 #ifndef PFR_BENCH_CFLAGS
@@ -1173,6 +1174,9 @@ int pfr_cmd_bench(int argc, char **argv)
 	char lab[96];
 	FILE *out = stdout;
 
+	for (int i = 1; i < argc; i++) /* many writers: a bench of its own */
+		if (!strncmp(argv[i], "--writers", 9))
+			return pfr_cmd_bench_mw(argc, argv);
 	memset(&op, 0, sizeof(op));
 	op.reps = 5;
 	op.run_ms = 200;
