@@ -75,6 +75,7 @@ struct pfr_mw_run {
 	unsigned batch; /* burst / drain batch */
 	int processes; /* writers are processes: queue in shared memory */
 	int reader_yields; /* the reader shares its CPU with writers */
+	int unordered; /* the queue is PFR_MW_UNORDERED */
 	const uint64_t *msg; /* the pattern (PFR_BENCH_MAX_PAYLOAD bytes) */
 	/* body_sum[k]: the sum of pattern words 1..k-2 (the check of a
 	 * k-word message), k = 0..PFR_BENCH_MAX_PAYLOAD / 8 */
@@ -89,7 +90,9 @@ struct pfr_mw_run {
 	uint64_t empty_since; /* ticks: first empty poll, or 0 */
 	uint64_t stalls, stall_ticks;
 	int error;
-	uint64_t next[PFR_MW_MAX_WRITERS]; /* expected seq per writer */
+	uint64_t next[PFR_MW_MAX_WRITERS]; /* expected seq per writer (its
+					     * count of messages received) */
+	uint64_t seqsum[PFR_MW_MAX_WRITERS]; /* unordered: sum of seqs */
 	uint32_t hist[PFR_MW_HIST]; /* stall lengths, ticks */
 	/* harness: CPU shares (reader, writers' mean), preemptions */
 	double share[2];
@@ -118,6 +121,11 @@ enum {
 	PFR_MW_KIND_MPSC, /* perfring MPSC ring */
 	PFR_MW_KIND_SUBQ, /* per-producer sub-queues: moodycamel */
 	PFR_MW_KIND_SHARED, /* one shared MP ring: rte_ring, ck_ring */
+	PFR_MW_KIND_MASK = 0xff,
+	/* or'ed in: a queue that does not keep each writer's order (the
+	 * reader then checks each message against its own tag, and each
+	 * writer's count and sum of sequence numbers at the end) */
+	PFR_MW_UNORDERED = 0x100,
 };
 
 /* The tables (each ends with a zeroed entry); NULL-safe. */
@@ -235,6 +243,10 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 		w = 0;
 	}
 	seq = run->next[w]++;
+	if (run->unordered) {
+		seq = tag & ((1ull << PFR_MW_SEQ_BITS) - 1);
+		run->seqsum[w] += seq;
+	}
 	want = pfr_mw_len(run, seq);
 	if (__builtin_expect((words && words != want) ||
 				     !pfr_bench_check(p, want,

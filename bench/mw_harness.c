@@ -212,6 +212,7 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 		run->w[i].cpu = pfr_bench_cpu[placement ? i % 2 : 0];
 	}
 	run->reader_yields = placement && nw > 1;
+	run->unordered = !!(q->kind & PFR_MW_UNORDERED);
 	if (q->setup(run, &qp))
 		return -2;
 	memset(sides, 0, sizeof(sides));

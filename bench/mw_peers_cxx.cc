@@ -13,7 +13,10 @@
  * try_dequeue_bulk of up to run->batch.
  * atomic_queue::AtomicQueueB2 (Debian libatomic-queue-dev): MPMC, a state
  * byte per slot; the reader's try_pop waits inside for a slot whose writer
- * claimed it but has not written it yet.
+ * claimed it but has not written it yet.  It does not keep a writer's
+ * order: a writer preempted between its claim and its store leaves the
+ * slot empty, and a writer one lap later may fill it first (the slots
+ * carry no lap number), so it runs as PFR_MW_UNORDERED.
  * boost::lockfree::queue (Debian libboost-dev): a Michael-Scott list with a
  * node free list preallocated to the capacity; bounded_push never
  * allocates.
@@ -390,7 +393,7 @@ const pfr_mw_queue pfr_mw_cxx[] = {
 	 produce_n<CqImp>, consume_n<CqImp>, teardown_n<CqImp>},
 #endif
 #ifdef PFR_BENCH_HAVE_AQ
-	{"atomic_queue", "mpmc", PFR_MW_KIND_OTHER, 0, setup_n<Aq>,
+	{"atomic_queue", "mpmc", PFR_MW_KIND_OTHER | PFR_MW_UNORDERED, 0, setup_n<Aq>,
 	 produce_n<Aq>, consume_n<Aq>, teardown_n<Aq>},
 #endif
 #ifdef PFR_BENCH_HAVE_BOOST

@@ -303,7 +303,9 @@ static int one_run(const struct mw_cell *c, const struct mw_opts *op,
 		double d = (double)(w->t_end - w->t_start), r;
 
 		if (!w->sent || (w->sent != w->n && !run->stop.v) ||
-		    run->next[i] != w->sent) {
+		    run->next[i] != w->sent ||
+		    (run->unordered &&
+		     run->seqsum[i] != w->sent * (w->sent - 1) / 2)) {
 			snprintf(o->why, sizeof(o->why),
 				 "writer %u: sent %llu of %llu, %llu "
 				 "received",
@@ -433,7 +435,8 @@ static const struct mw_cell *best_of(const struct mw_cell *cells, int ncells,
 		const struct mw_cell *c = &cells[i];
 		double x;
 
-		if (c->q->kind != kind || c->payload != payload ||
+		if ((c->q->kind & PFR_MW_KIND_MASK) != kind ||
+		    c->payload != payload ||
 		    c->writers != writers || c->failed || c->unsupported ||
 		    !c->nreps)
 			continue;
@@ -607,6 +610,8 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 			fprintf(out, "}\n");
 			return;
 		}
+		fprintf(out, ",\"per_writer_order\":%s",
+			c->q->kind & PFR_MW_UNORDERED ? "false" : "true");
 		fprintf(out,
 			",\"runs\":%d,\"messages_per_run\":%llu,"
 			"\"verified\":%s,\"messages_verified\":%llu",
@@ -1044,8 +1049,10 @@ int pfr_cmd_bench_mw(int argc, char **argv)
 			const struct mw_cell *c = &cells[i];
 			char lab[96], pn[24];
 
-			if ((c->q->kind != PFR_MW_KIND_GROUP &&
-			     c->q->kind != PFR_MW_KIND_MPSC) ||
+			if (((c->q->kind & PFR_MW_KIND_MASK) !=
+				     PFR_MW_KIND_GROUP &&
+			     (c->q->kind & PFR_MW_KIND_MASK) !=
+				     PFR_MW_KIND_MPSC) ||
 			    c->writers < 3 || c->failed || c->unsupported)
 				continue;
 			label(lab, sizeof(lab), c->q);
