@@ -178,8 +178,7 @@ static inline void pfr_mw_pause(unsigned *spins)
 
 /* The reader's wait for data: it spins on a CPU of its own, and waits
  * as the writers do when it shares its CPU with them. */
-static inline void pfr_mw_rpause(const struct pfr_mw_run *run,
-				 unsigned *spins)
+static inline void pfr_mw_rpause(const struct pfr_mw_run *run, unsigned *spins)
 {
 	if (run->reader_yields)
 		pfr_mw_pause(spins);
@@ -283,8 +282,8 @@ static inline int pfr_mw_more(const struct pfr_mw_run *run)
 static inline void pfr_mw_done(struct pfr_mw_run *run)
 {
 	run->t1 = pfr_bench_now_ns();
-	run->timed = run->delivered >= run->warm ? run->delivered - run->warm
-						 : 0;
+	run->timed =
+		run->delivered >= run->warm ? run->delivered - run->warm : 0;
 }
 
 #ifdef __cplusplus

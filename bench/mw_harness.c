@@ -190,7 +190,7 @@ static void *reader_main(void *p)
 }
 
 int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
-	       int placement)
+		    int placement)
 {
 	struct side sides[PFR_MW_MAX_WRITERS + 1];
 	struct reader_wrap rw;
@@ -202,8 +202,8 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 	void *qp = NULL;
 	int err = 0;
 
-	if (nw < 1 || nw > PFR_MW_MAX_WRITERS || (run->processes &&
-						  !q->processes_ok))
+	if (nw < 1 || nw > PFR_MW_MAX_WRITERS ||
+	    (run->processes && !q->processes_ok))
 		return -2;
 	for (unsigned i = 0; i < nw; i++) {
 		memset(&run->w[i], 0, sizeof(run->w[i]));
@@ -267,9 +267,10 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 				err = -1;
 		} else {
 			pthread_join(t[i], NULL);
-			wshare += sides[i].wall_ns ? (double)sides[i].cpu_ns /
-							     (double)sides[i].wall_ns
-						   : 1.0;
+			wshare += sides[i].wall_ns
+					  ? (double)sides[i].cpu_ns /
+						    (double)sides[i].wall_ns
+					  : 1.0;
 			wniv += sides[i].nivcsw;
 		}
 	}

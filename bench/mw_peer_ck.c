@@ -45,14 +45,14 @@ static size_t pow2_floor(size_t x)
 		unsigned spins = 0;                                            \
 		uint64_t seq;                                                  \
 		memcpy(&m, run->msg, N);                                       \
-		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {                   \
+		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {             \
 			size_t words = (N) == 8 ? 1 : pfr_mw_len(run, seq);    \
 			pfr_mw_stamp(m.w, words, w, seq);                      \
 			while (!ck_ring_enqueue_mpsc_mw##N(&q->ring, b, &m))   \
 				pfr_mw_pause(&spins);                          \
 			pfr_mw_unstamp(m.w, words, run);                       \
 		}                                                              \
-		me->sent = seq;                                              \
+		me->sent = seq;                                                \
 	}                                                                      \
 	static void ck_consume_##N(struct ckq *q, struct pfr_mw_run *run)      \
 	{                                                                      \
@@ -66,7 +66,7 @@ static size_t pow2_floor(size_t x)
 			}                                                      \
 			if (pfr_mw_empty(run))                                 \
 				break;                                         \
-			pfr_mw_rpause(run, &spins);                                  \
+			pfr_mw_rpause(run, &spins);                            \
 		}                                                              \
 		pfr_mw_done(run);                                              \
 	}
@@ -77,8 +77,8 @@ static int ckq_setup(struct pfr_mw_run *run, void **qp)
 	size_t slots = pow2_floor(run->capacity / run->slot);
 	struct ckq *q;
 
-	if (slots < 4 || (run->slot != 8 && run->slot != 64 &&
-			  run->slot != 256))
+	if (slots < 4 ||
+	    (run->slot != 8 && run->slot != 64 && run->slot != 256))
 		return -1;
 	q = (struct ckq *)pfr_mw_alloc(run, sizeof(*q));
 	if (!q)

@@ -142,7 +142,7 @@ static void wq_consume(void *p, struct pfr_mw_run *run)
 }
 
 const struct pfr_mw_queue pfr_mw_urcu[] = {
-	{"wfcqueue", "", PFR_MW_KIND_OTHER, 1, wq_setup, wq_produce,
-	 wq_consume, wq_teardown},
+	{"wfcqueue", "", PFR_MW_KIND_OTHER, 1, wq_setup, wq_produce, wq_consume,
+	 wq_teardown},
 	{NULL, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };

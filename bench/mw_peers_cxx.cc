@@ -65,8 +65,8 @@ size_t slots_for(const pfr_mw_run *run)
 template <size_t N, class A> struct Loops {
 	typedef typename A::Q Q;
 
-	template <class Tok> static void produce(Q *q, pfr_mw_run *run,
-						 unsigned w, Tok &tok)
+	template <class Tok>
+	static void produce(Q *q, pfr_mw_run *run, unsigned w, Tok &tok)
 	{
 		pfr_mw_writer *me = &run->w[w];
 		Msg<N> m;
@@ -84,8 +84,8 @@ template <size_t N, class A> struct Loops {
 		}
 		me->sent = seq;
 	}
-	template <class Tok> static void consume(Q *q, pfr_mw_run *run,
-						 Tok &tok)
+	template <class Tok>
+	static void consume(Q *q, pfr_mw_run *run, Tok &tok)
 	{
 		unsigned b = run->batch, spins = 0;
 		Msg<N> *m = new (std::nothrow) Msg<N>[b];
@@ -161,8 +161,7 @@ template <template <size_t> class X> void consume_n(void *q, pfr_mw_run *run)
 	}
 }
 
-template <template <size_t> class X>
-void teardown_n(void *q, pfr_mw_run *run)
+template <template <size_t> class X> void teardown_n(void *q, pfr_mw_run *run)
 {
 	switch (run->slot) {
 	case 8:
@@ -185,7 +184,8 @@ void teardown_n(void *q, pfr_mw_run *run)
 // of two from 2^6 to 2^16 elements).  Without it one producer that runs
 // ahead takes every preallocated block, and an explicit producer keeps its
 // blocks for good: the others could then never enqueue again.
-template <unsigned LOG> struct CqTraits : moodycamel::ConcurrentQueueDefaultTraits {
+template <unsigned LOG>
+struct CqTraits : moodycamel::ConcurrentQueueDefaultTraits {
 	static const size_t MAX_SUBQUEUE_SIZE = (size_t)1 << LOG;
 };
 
@@ -393,8 +393,8 @@ const pfr_mw_queue pfr_mw_cxx[] = {
 	 produce_n<CqImp>, consume_n<CqImp>, teardown_n<CqImp>},
 #endif
 #ifdef PFR_BENCH_HAVE_AQ
-	{"atomic_queue", "mpmc", PFR_MW_KIND_OTHER | PFR_MW_UNORDERED, 0, setup_n<Aq>,
-	 produce_n<Aq>, consume_n<Aq>, teardown_n<Aq>},
+	{"atomic_queue", "mpmc", PFR_MW_KIND_OTHER | PFR_MW_UNORDERED, 0,
+	 setup_n<Aq>, produce_n<Aq>, consume_n<Aq>, teardown_n<Aq>},
 #endif
 #ifdef PFR_BENCH_HAVE_BOOST
 	{"boost_queue", "", PFR_MW_KIND_OTHER, 0, setup_n<Bq>, produce_n<Bq>,

@@ -112,8 +112,11 @@ static int selected(const char *list, const char *name, const char *lab)
 	for (const char *p = list; *p;) {
 		size_t k = strcspn(p, ",");
 
+		/* a name, a label, or a name's first word ("perfring") */
 		if ((k == strlen(name) && !strncmp(p, name, k)) ||
-		    (k == strlen(lab) && !strncmp(p, lab, k)))
+		    (k == strlen(lab) && !strncmp(p, lab, k)) ||
+		    (k < strlen(name) && name[k] == ' ' &&
+		     !strncmp(p, name, k)))
 			return 1;
 		p += k;
 		if (*p == ',')
@@ -260,8 +263,8 @@ static int one_run(const struct mw_cell *c, const struct mw_opts *op,
 	run->warm = n / 8 ? n / 8 : 1;
 	run->writers = c->writers;
 	run->payload = c->payload;
-	run->slot = c->payload == PFR_MW_MIX ? PFR_MW_MIX_WORDS * 8
-					     : c->payload;
+	run->slot =
+		c->payload == PFR_MW_MIX ? PFR_MW_MIX_WORDS * 8 : c->payload;
 	run->capacity = op->capacity;
 	run->batch = 32;
 	run->processes = op->processes;
@@ -332,8 +335,7 @@ static int one_run(const struct mw_cell *c, const struct mw_opts *op,
 	}
 	if (run->t0 && run->t1 > run->t0 && run->timed) {
 		o->window_ms = (double)(run->t1 - run->t0) / 1e6;
-		o->mps = (double)run->timed * 1e9 /
-			 (double)(run->t1 - run->t0);
+		o->mps = (double)run->timed * 1e9 / (double)(run->t1 - run->t0);
 	} else {
 		o->window_ms = wall / 1e6;
 		o->mps = (double)run->delivered * 1e9 / wall;
@@ -346,14 +348,12 @@ static int one_run(const struct mw_cell *c, const struct mw_opts *op,
 				(double)pfr_mw_bucket_low((unsigned)b));
 			break;
 		}
-	o->share = wall > 0 ? pfr_bench_ticks_to_ns(
-				      (double)run->stall_ticks) /
+	o->share = wall > 0 ? pfr_bench_ticks_to_ns((double)run->stall_ticks) /
 				      wall
 			    : 0;
 	/* the reader lost its CPU: others' jobs (with one or more
 	 * writers on the reader's CPU that is the method, not noise) */
-	o->busy = !op->placement && run->nivcsw[0] >= 2 &&
-		  run->share[0] < 0.9;
+	o->busy = !op->placement && run->nivcsw[0] >= 2 && run->share[0] < 0.9;
 out:
 	munmap(run, sizeof(*run));
 	return rc;
@@ -404,8 +404,8 @@ static void choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 			in += c->rtt[r] >= blo && c->rtt[r] <= bhi;
 		c->mixed = 2 * in < c->nreps || !best;
 		for (int r = 0; r < c->nreps; r++)
-			c->used[r] = c->mixed || (c->rtt[r] >= blo &&
-						  c->rtt[r] <= bhi);
+			c->used[r] = c->mixed ||
+				     (c->rtt[r] >= blo && c->rtt[r] <= bhi);
 	}
 }
 
@@ -425,8 +425,8 @@ static void flags(char *buf, size_t len, const struct mw_cell *c)
 }
 
 static const struct mw_cell *best_of(const struct mw_cell *cells, int ncells,
-				     int kind, size_t payload,
-				     unsigned writers, double *v)
+				     int kind, size_t payload, unsigned writers,
+				     double *v)
 {
 	const struct mw_cell *b = NULL;
 	double bv = 0, lo, hi;
@@ -436,9 +436,8 @@ static const struct mw_cell *best_of(const struct mw_cell *cells, int ncells,
 		double x;
 
 		if ((c->q->kind & PFR_MW_KIND_MASK) != kind ||
-		    c->payload != payload ||
-		    c->writers != writers || c->failed || c->unsupported ||
-		    !c->nreps)
+		    c->payload != payload || c->writers != writers ||
+		    c->failed || c->unsupported || !c->nreps)
 			continue;
 		x = cell_med(c, c->mps, &lo, &hi);
 		if (!b || x > bv) {
@@ -829,9 +828,9 @@ int pfr_cmd_bench_mw(int argc, char **argv)
 		case 'r':
 			if (pfr_cli_parse_u64(optarg, &v) || v < 1 ||
 			    v > MW_MAX_REPS)
-				return pfr_cli_usage_error(
-					"bench", "--reps wants 1..%d",
-					MW_MAX_REPS);
+				return pfr_cli_usage_error("bench",
+							   "--reps wants 1..%d",
+							   MW_MAX_REPS);
 			op.reps = (int)v;
 			break;
 		case 't':
@@ -993,11 +992,10 @@ int pfr_cmd_bench_mw(int argc, char **argv)
 
 			if (c->unsupported || c->failed)
 				continue;
-			pfr_cli_progress(
-				"perfring bench --writers: runs",
-				((double)r * ncells + i) /
-					((double)op.reps * ncells),
-				0);
+			pfr_cli_progress("perfring bench --writers: runs",
+					 ((double)r * ncells + i) /
+						 ((double)op.reps * ncells),
+					 0);
 			do {
 				a = probe_rtt(op.quick);
 				err = one_run(c, &op, c->n, &o);
@@ -1030,9 +1028,8 @@ int pfr_cmd_bench_mw(int argc, char **argv)
 		fprintf(out,
 			"\n%-26s %2s %4s %8s  %-15s %7s %7s %9s %9s %6s "
 			"%s\n",
-			"contestant", "w", "B", "M msg/s", "  range",
-			"wr min", "wr max", "stall p99", "stall max",
-			"stall", "flags");
+			"contestant", "w", "B", "M msg/s", "  range", "wr min",
+			"wr max", "stall p99", "stall max", "stall", "flags");
 	if (!op.json)
 		fprintf(out, "%-26s %2s %4s %8s  %-15s %7s %7s %9s %9s %6s\n",
 			"", "", "", "(median)", "", "M/s", "M/s", "us", "us",
