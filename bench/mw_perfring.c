@@ -35,6 +35,7 @@
 #define MW_TYPE 1u
 #define MW_TIMEOUT_NS 10000000000ull /* BLOCK: a writer gives up after */
 
+#if defined(PFR_MW_HAVE_GROUP) || defined(PFR_MW_HAVE_MPSC)
 static size_t pow2_floor(size_t x)
 {
 	size_t p = 1;
@@ -43,6 +44,7 @@ static size_t pow2_floor(size_t x)
 		p *= 2;
 	return p;
 }
+#endif
 
 #ifdef PFR_MW_HAVE_GROUP
 #include <perfring/group.h>

@@ -511,8 +511,24 @@ static void targets(FILE *out, const struct mw_cell *cells, int ncells,
 			}
 }
 
+static const char *compiler(void)
+{
+#if defined(__clang__)
+	return "clang " __clang_version__;
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
+#else
+	return "unknown";
+#endif
+}
+
+#ifndef PFR_BENCH_CFLAGS
+#define PFR_BENCH_CFLAGS "unknown"
+#endif
+
 static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
-		       double rhi, double busy_share)
+		       double rhi, double busy_share,
+		       const struct mw_cell *cells, int ncells)
 {
 	char cpu[256], kern[256] = "unknown", pn[24];
 	struct utsname u;
@@ -561,12 +577,20 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		"],\"rtt_ns\":[%.1f,%.1f],\"busy_before\":%.3f,"
 		"\"stall\":\"reader polls found nothing while a writer was "
 		"still sending: from the first empty poll to the next "
-		"message\",\"contestants\":[",
+		"message\",\"compiler\":",
 		rlo, rhi, busy_share);
-	for (int i = 0; i < nqueues; i++) {
+	pfr_cli_json_str(out, compiler());
+	fprintf(out, ",\"flags\":");
+	pfr_cli_json_str(out, PFR_BENCH_CFLAGS);
+	/* the contestants of this run (a cell per writer count and
+	 * payload each) */
+	fprintf(out, ",\"contestants\":[");
+	for (int i = 0; i < ncells; i++) {
 		char lab[96];
 
-		label(lab, sizeof(lab), queues[i]);
+		if (i && cells[i].q == cells[i - 1].q)
+			continue;
+		label(lab, sizeof(lab), cells[i].q);
 		if (i)
 			fputc(',', out);
 		pfr_cli_json_str(out, lab);
@@ -1023,7 +1047,7 @@ int pfr_cmd_bench_mw(int argc, char **argv)
 	pfr_cli_progress("perfring bench --writers", 1, 1);
 	choose_runs(cells, ncells, &rlo, &rhi);
 
-	print_meta(out, &op, rlo, rhi, bshare);
+	print_meta(out, &op, rlo, rhi, bshare, cells, ncells);
 	if (!op.json)
 		fprintf(out,
 			"\n%-26s %2s %4s %8s  %-15s %7s %7s %9s %9s %6s "

@@ -109,7 +109,8 @@ $(BUILD)/bench/mw_peers_cxx.o: bench/mw_peers_cxx.cc $(BENCH_HDRS) \
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_MW_CXX_DEFS) -c $< -o $@
 
 $(BUILD)/cli/bench_mw.o: $(BENCH_HDRS) $(BENCH_CONF)
-$(BUILD)/cli/bench_mw.o: PFR_CPPFLAGS += $(BENCH_DEFS)
+$(BUILD)/cli/bench_mw.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
+	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
 $(BUILD)/cli/cmd_bench.o: $(BENCH_HDRS) $(BENCH_CONF)
 $(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
 	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
