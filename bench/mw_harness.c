@@ -142,6 +142,13 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
+/* Writers that finished. */
+static unsigned writers_done(struct pfr_mw_run *run)
+{
+	/* purpose: pairs with the release add in writer_body() */
+	return __atomic_load_n(&run->wdone.v, __ATOMIC_ACQUIRE);
+}
+
 /* Waits for the writers' end (past run->deadline_ns after the start, it
  * tells them to stop, then gives the reader what they sent as its n),
  * then up to ten seconds for the reader; then tells it to give up. */
@@ -149,9 +156,7 @@ static void watchdog(struct pfr_mw_run *run, const volatile int *reader_done)
 {
 	uint64_t t = 0, t0 = pfr_bench_now_ns(), sent = 0;
 
-	while (__atomic_load_n(&run->wdone.v, __ATOMIC_ACQUIRE) <
-	       run->writers) { /* purpose: pairs with the release add in
-				* writer_body() */
+	while (writers_done(run) < run->writers) {
 		usleep(1000);
 		if (run->deadline_ns && !run->stop.v &&
 		    pfr_bench_now_ns() - t0 > run->deadline_ns)

@@ -51,6 +51,20 @@ static struct wnode *node_at(struct wq *q, unsigned w, uint64_t k)
 					q->nsize);
 }
 
+/* How many of writer w's messages the reader consumed. */
+static uint64_t freed(struct wq *q, unsigned w)
+{
+	/* purpose: pairs with the release in hand_back() */
+	return __atomic_load_n(&q->freed[w].v, __ATOMIC_ACQUIRE);
+}
+
+/* The reader hands writer w's nodes below k back. */
+static void hand_back(struct wq *q, unsigned w, uint64_t k)
+{
+	/* purpose: pairs with the acquire in freed() */
+	__atomic_store_n(&q->freed[w].v, k, __ATOMIC_RELEASE);
+}
+
 static int wq_setup(struct pfr_mw_run *run, void **qp)
 {
 	size_t nodes = pow2_floor(run->capacity / run->slot / run->writers);
@@ -96,11 +110,7 @@ static void wq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 		size_t words = pfr_mw_len(run, seq);
 		struct wnode *n = node_at(q, w, seq);
 
-		/* purpose: the reader is done with node seq - nodes; pairs
-		 * with the release store in wq_consume() */
-		while (seq - __atomic_load_n(&q->freed[w].v,
-					     __ATOMIC_ACQUIRE) >=
-		       q->nodes)
+		while (seq - freed(q, w) >= q->nodes)
 			pfr_mw_pause(&spins);
 		if (seq >= q->nodes)
 			pfr_mw_unstamp(n->msg, pfr_mw_len(run, seq - q->nodes),
@@ -133,10 +143,7 @@ static void wq_consume(void *p, struct pfr_mw_run *run)
 		pfr_mw_got(run, wn->msg, 0);
 		w = (unsigned)(wn->msg[0] >> PFR_MW_SEQ_BITS);
 		if (w < run->writers)
-			/* purpose: hands the node back; pairs with the
-			 * acquire load in wq_produce() */
-			__atomic_store_n(&q->freed[w].v, run->next[w],
-					 __ATOMIC_RELEASE);
+			hand_back(q, w, run->next[w]);
 	}
 	pfr_mw_done(run);
 }
