@@ -149,10 +149,17 @@ static unsigned writers_done(struct pfr_mw_run *run)
 	return __atomic_load_n(&run->wdone.v, __ATOMIC_ACQUIRE);
 }
 
+/* 1 when the reader returned. */
+static int reader_finished(const int *done)
+{
+	/* purpose: pairs with the release store in reader_main() */
+	return __atomic_load_n(done, __ATOMIC_ACQUIRE);
+}
+
 /* Waits for the writers' end (past run->deadline_ns after the start, it
  * tells them to stop, then gives the reader what they sent as its n),
  * then up to ten seconds for the reader; then tells it to give up. */
-static void watchdog(struct pfr_mw_run *run, const volatile int *reader_done)
+static void watchdog(struct pfr_mw_run *run, const int *reader_done)
 {
 	uint64_t t = 0, t0 = pfr_bench_now_ns(), sent = 0;
 
@@ -170,18 +177,18 @@ static void watchdog(struct pfr_mw_run *run, const volatile int *reader_done)
 		 * messages themselves are published by the queue */
 		__atomic_store_n(&run->n, sent, __ATOMIC_RELAXED);
 	}
-	while (!*reader_done && t < 10000) {
+	while (!reader_finished(reader_done) && t < 10000) {
 		usleep(1000);
 		t++;
 	}
-	if (!*reader_done)
+	if (!reader_finished(reader_done))
 		/* purpose: no data to publish, a plain flag */
 		__atomic_store_n(&run->abort.v, 1, __ATOMIC_RELAXED);
 }
 
 struct reader_wrap {
 	struct side *s;
-	volatile int done;
+	int done;
 };
 
 static void *reader_main(void *p)
@@ -189,8 +196,8 @@ static void *reader_main(void *p)
 	struct reader_wrap *r = (struct reader_wrap *)p;
 
 	thread_main(r->s);
-	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE); /* purpose: pairs
-		* with the load in watchdog() (a volatile read) */
+	/* purpose: pairs with the acquire in reader_finished() */
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -259,8 +266,10 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 	} else {
 		/* a failed start: release whoever waits, let them end */
 		err = -1;
-		run->abort.v = 1;
-		run->go.v = 1;
+		/* purpose: plain flags; nothing to publish */
+		__atomic_store_n(&run->abort.v, 1, __ATOMIC_RELAXED);
+		/* purpose: releases whoever waits in wait_go() */
+		__atomic_store_n(&run->go.v, 1, __ATOMIC_RELEASE);
 	}
 	for (unsigned i = 0; i < started; i++) {
 		if (run->processes) {
