@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <perfring/merge.h>
 #include <perfring/perf.h>
 
 #include "cli.h"
@@ -62,11 +63,6 @@ struct rec_ev {
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	uint32_t nids, cap;
-};
-
-struct pend {
-	uint64_t time, seq;
-	size_t off; /* record (header + payload) in the arena */
 };
 
 struct rec {
@@ -94,11 +90,9 @@ struct rec {
 	struct pfr_perf_file *file;
 	struct pfr_out *out;
 	/* merge */
-	struct pend *pend;
-	size_t npend, cappend;
-	unsigned char *arena;
-	size_t arena_len, arena_cap;
-	uint64_t seq, prev_max, round_max;
+	struct pfr_merge *merge; /* <perfring/merge.h> */
+	int emit_rc; /* emit()'s failure, which stopped a flush */
+	uint64_t prev_max, round_max;
 	uint64_t *snap_last; /* overwrite: newest time emitted, per ring */
 	/* summary */
 	uint64_t by_type[NTYPES], other_types, records, samples, lost,
@@ -536,47 +530,13 @@ static int open_all(struct rec *R)
 
 /* --- the merge queue --- */
 
+/* Queues a copy of a record in the time-ordered merge (0 or -1). */
 static int push(struct rec *R, const struct pfr_record_header *h,
 		const void *payload, uint32_t len, uint64_t time)
 {
-	if (R->arena_len + h->size > R->arena_cap) {
-		size_t nc = R->arena_cap ? R->arena_cap * 2 : (1 << 20);
-		unsigned char *n;
-
-		while (nc < R->arena_len + h->size)
-			nc *= 2;
-		n = realloc(R->arena, nc);
-		if (!n)
-			return -1;
-		R->arena = n;
-		R->arena_cap = nc;
-	}
-	if (R->npend == R->cappend) {
-		size_t nc = R->cappend ? R->cappend * 2 : 4096;
-		struct pend *n = realloc(R->pend, nc * sizeof(*n));
-
-		if (!n)
-			return -1;
-		R->pend = n;
-		R->cappend = nc;
-	}
-	memcpy(R->arena + R->arena_len, h, sizeof(*h));
-	memcpy(R->arena + R->arena_len + sizeof(*h), payload, len);
-	R->pend[R->npend].time = time;
-	R->pend[R->npend].seq = R->seq++;
-	R->pend[R->npend].off = R->arena_len;
-	R->npend++;
-	R->arena_len += h->size;
-	return 0;
-}
-
-static int pend_cmp(const void *a, const void *b)
-{
-	const struct pend *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!R->merge && pfr_merge_create(&R->merge, 0))
+		return -1;
+	return pfr_merge_push(R->merge, h, payload, len, time, 0) ? -1 : 0;
 }
 
 static const char *event_name_of(struct rec *R,
@@ -594,21 +554,22 @@ static const char *event_name_of(struct rec *R,
 	return R->ev[0].name;
 }
 
-static int emit(struct rec *R, const unsigned char *rec)
+static int emit(void *arg, const struct pfr_merge_rec *mr)
 {
-	struct pfr_record_header h;
-	const void *payload = rec + sizeof(h);
-	uint32_t len;
+	struct rec *R = arg;
+	struct pfr_record_header h = *mr->hdr;
+	const void *payload = mr->payload;
+	uint32_t len = mr->len;
 
-	memcpy(&h, rec, sizeof(h));
-	len = h.size - (uint32_t)sizeof(h);
 	R->out_records++;
 	if (R->file) {
 		int err = pfr_perf_file_write(R->file, &h, payload, len);
 
-		if (err)
-			return fail(EX_FAIL, "writing %s: %s", R->output,
-				    strerror(errno));
+		if (err) {
+			R->emit_rc = fail(EX_FAIL, "writing %s: %s", R->output,
+					  strerror(errno));
+			return -1; /* stops the flush */
+		}
 	}
 	if (R->out)
 		pfr_out_record(R->out, event_name_of(R, &h, payload, len),
@@ -616,111 +577,20 @@ static int emit(struct rec *R, const unsigned char *rec)
 	return 0;
 }
 
-/*
- * Sort the pending records by (time, seq).  They arrive as runs already in
- * time order (each ring's records of one pass, after the sorted leftovers
- * of the previous pass), so a natural merge sort does it in a few linear
- * passes where qsort would do n log n comparisons.  Stable: runs are in
- * seq order and ties take the left run.
- */
-static int sort_runs(struct rec *R)
-{
-	size_t n = R->npend, *bounds, nb = 0;
-	struct pend *a = R->pend, *tmp;
-
-	for (size_t i = 1; i < n; i++)
-		if (pend_cmp(&a[i - 1], &a[i]) > 0)
-			nb++;
-	if (!nb)
-		return 0; /* one run: already sorted */
-	bounds = malloc((nb + 2) * sizeof(*bounds));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!bounds || !tmp) {
-		free(bounds);
-		free(tmp);
-		return -1;
-	}
-	nb = 0;
-	bounds[nb++] = 0;
-	for (size_t i = 1; i < n; i++)
-		if (pend_cmp(&a[i - 1], &a[i]) > 0)
-			bounds[nb++] = i;
-	bounds[nb] = n; /* runs are [bounds[k], bounds[k + 1]) */
-	while (nb > 1) {
-		size_t k, m = 0;
-
-		for (k = 0; k + 1 < nb; k += 2) {
-			size_t i = bounds[k], j = bounds[k + 1],
-			       ie = bounds[k + 1], je = bounds[k + 2],
-			       o = bounds[k];
-
-			while (i < ie && j < je)
-				tmp[o++] = pend_cmp(&a[j], &a[i]) < 0 ? a[j++]
-								      : a[i++];
-			while (i < ie)
-				tmp[o++] = a[i++];
-			while (j < je)
-				tmp[o++] = a[j++];
-			bounds[m++] = bounds[k];
-		}
-		if (k < nb) { /* an odd run out: copied as it is */
-			memcpy(tmp + bounds[k], a + bounds[k],
-			       (bounds[k + 1] - bounds[k]) * sizeof(*a));
-			bounds[m++] = bounds[k];
-		}
-		bounds[m] = n;
-		nb = m;
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-	free(bounds);
-	free(tmp);
-	return 0;
-}
-
-/* Emit pending records up to limit (all when limit is UINT64_MAX). */
+/* Emit the queued records up to limit (all when limit is UINT64_MAX), in
+ * (time, arrival) order: the library's merge (<perfring/merge.h>). */
 static int flush(struct rec *R, uint64_t limit)
 {
-	size_t i, k = 0, keep_len = 0;
-	unsigned char *rest = NULL;
-	int err = 0;
+	int64_t n;
 
-	if (!R->npend)
+	if (!R->merge)
 		return 0;
-	if (sort_runs(R))
-		return fail(EX_FAIL, "out of memory");
-	for (i = 0; i < R->npend && R->pend[i].time <= limit; i++)
-		if (!err)
-			err = emit(R, R->arena + R->pend[i].off);
-	if (i < R->npend) {
-		/* Keep the later records: compact them to the front. */
-		for (size_t j = i; j < R->npend; j++) {
-			struct pfr_record_header h;
-
-			memcpy(&h, R->arena + R->pend[j].off, sizeof(h));
-			keep_len += h.size;
-		}
-		rest = malloc(keep_len);
-		if (!rest)
-			return fail(EX_FAIL, "out of memory");
-		keep_len = 0;
-		for (size_t j = i; j < R->npend; j++, k++) {
-			struct pfr_record_header h;
-
-			memcpy(&h, R->arena + R->pend[j].off, sizeof(h));
-			memcpy(rest + keep_len, R->arena + R->pend[j].off,
-			       h.size);
-			R->pend[k] = R->pend[j];
-			R->pend[k].off = keep_len;
-			keep_len += h.size;
-		}
-		memcpy(R->arena, rest, keep_len);
-		free(rest);
-	}
-	R->npend = k;
-	R->arena_len = keep_len;
+	n = pfr_merge_flush(R->merge, limit, emit, R);
 	if (R->out)
 		fflush(stdout);
-	return err;
+	if (n < 0)
+		return R->emit_rc ? R->emit_rc : fail(EX_FAIL, "out of memory");
+	return 0;
 }
 
 /* Account one record from a ring and queue it. */
@@ -1491,7 +1361,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 		ioctl(R->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	if (!rc)
 		rc = R->overwrite ? snapshot(R) : drain_all(R, 1);
-	if (!rc && R->npend)
+	if (!rc)
 		rc = flush(R, UINT64_MAX);
 	if (R->child > 0) {
 		int st;
@@ -1539,8 +1409,7 @@ int pfr_cmd_record(int argc, char **argv)
 	free(R->rings);
 	free(R->fds);
 	free(R->targets);
-	free(R->pend);
-	free(R->arena);
+	pfr_merge_destroy(R->merge);
 	free(R->snap_last);
 	free(R->pfd);
 	free(R);

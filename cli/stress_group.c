@@ -1,11 +1,753 @@
 /* SPDX-License-Identifier: MIT */
-/* perfring stress --mode group: placeholder until the group stress lands. */
+/*
+ * perfring stress --mode group: N writers (threads, or processes that
+ * attach to a memfd group by fd and eventfd), one reader that drains the
+ * group unordered or time-ordered, every record verified.
+ *
+ * Each record is { u64 time; u64 tag; u64 seq; u64 sum; filler }: tag the
+ * writer's number, seq counts every record the writer tried to write
+ * (dropped ones too), sum a hash of the rest.  The reader follows each
+ * writer's sequence: after LOST records totalling n, the next seq must be
+ * n further on; in --ordered mode the times must never decrease across
+ * all writers.  At the end, for every writer: written = read + lost.
+ *
+ * Failure drills (--processes): --kill-writer kills writer 0 with SIGKILL
+ * half-way (its published records must check out up to where it died, its
+ * slot must be reclaimed and joinable: a replacement writer joins);
+ * --kill-reader runs the reader in a child and kills it half-way (every
+ * writer must notice and exit with status 3); --reattach hands the
+ * reader role to a second reader process half-way (it resumes at the
+ * published tails and the totals must still be exact).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfring/group.h>
+
 #include "cli.h"
 #include "stress_mw.h"
 
+#define GS_MAXW 1024
+#define GS_FILL 48
+
+struct gs_cfg {
+	uint32_t writers, slots;
+	double seconds;
+	int policy, ordered, processes, json, wait;
+	int kill_writer, kill_reader, reattach;
+	uint64_t ring_size;
+};
+
+struct gs_writer {
+	uint64_t attempted, accepted;
+	int32_t slot, status;
+	uint32_t done, killed;
+};
+
+/* The reader's check state, per writer (shared, for --reattach). */
+struct gs_check {
+	uint64_t next, lost_since, read, lost;
+};
+
+struct gs_shared {
+	uint32_t stop; /* writers stop */
+	uint32_t reader_done;
+	uint64_t last_time, corrupt, bad_seq, bad_order, records;
+	uint64_t reclaimed, freed, merge_max, readers;
+	char first_error[200];
+	struct gs_writer w[GS_MAXW + 1];
+	struct gs_check c[GS_MAXW + 1];
+};
+
+struct gs_rec {
+	uint64_t time, tag, seq, sum;
+	unsigned char fill[GS_FILL];
+};
+
+static uint64_t gs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t gs_sum(const struct gs_rec *r, uint32_t fill)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *p = (const unsigned char *)r;
+
+	for (uint32_t i = 0; i < 24 + fill; i++) {
+		if (i == 24)
+			p = r->fill - 24;
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void gs_error(struct gs_shared *S, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void gs_error(struct gs_shared *S, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (S->first_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(S->first_error, sizeof(S->first_error), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- writers ---- */
+
+struct gs_wctx {
+	struct pfr_group *g;
+	struct gs_shared *S;
+	const struct gs_cfg *cfg;
+	uint32_t tag;
+};
+
+/* Returns the exit status: 0, 3 (the reader died), 4 (join failed). */
+static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
+{
+	struct gs_writer *me = &S->w[tag];
+	struct pfr_writer w;
+	struct gs_rec r;
+	uint64_t seed = 0x9e3779b97f4a7c15ull * (tag + 1), seq = 0;
+	uint64_t next_check = 0, dead_since = 0;
+	int slot, rc = 0;
+
+	/* a full group: retry for up to 10 s (a dead writer's slot is
+	 * reclaimed by the reader) */
+	for (int tries = 0;; tries++) {
+		slot = pfr_group_join(g, &w, tag);
+		if (slot != -PFR_E_FULL || tries >= 1000)
+			break;
+		usleep(10000);
+	}
+	me->slot = slot;
+	if (slot < 0)
+		return 4;
+	pfr_writer_set_timeout(&w, 100000000ull);
+	memset(&r, 0, sizeof(r));
+	r.tag = tag;
+	while (!__atomic_load_n(&S->stop, __ATOMIC_RELAXED)) {
+		uint32_t fill;
+		int err;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		fill = (uint32_t)(seed % (GS_FILL / 8 + 1)) * 8;
+		for (uint32_t i = 0; i < fill; i++)
+			r.fill[i] = (unsigned char)(seq + i);
+		r.seq = seq++;
+		r.time = gs_now();
+		r.sum = gs_sum(&r, fill);
+		/* counted before the write: a writer killed in it has
+		 * published no more than it counted */
+		__atomic_store_n(&me->attempted, seq, __ATOMIC_RELAXED);
+		err = pfr_writer_write(&w, 1, &r, 32 + fill);
+		if (!err)
+			__atomic_store_n(&me->accepted, me->accepted + 1,
+					 __ATOMIC_RELAXED);
+		/* a dead reader: noticed within ~50 ms, tolerated for 2 s
+		 * (a new reader may take over) */
+		if (r.time >= next_check) {
+			next_check = r.time + 50000000ull;
+			if (pfr_group_reader_alive(g)) {
+				dead_since = 0;
+			} else if (!dead_since) {
+				dead_since = r.time;
+			} else if (r.time - dead_since > 2000000000ull) {
+				rc = 3;
+				break;
+			}
+		}
+	}
+	pfr_group_leave(g, &w);
+	return rc;
+}
+
+static void *gs_writer_thread(void *arg)
+{
+	struct gs_wctx *x = arg;
+
+	x->S->w[x->tag].status = gs_write(x->g, x->S, x->tag);
+	__atomic_store_n(&x->S->w[x->tag].done, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* ---- the reader ---- */
+
+struct gs_rctx {
+	struct gs_shared *S;
+	const struct gs_cfg *cfg;
+};
+
+static int gs_check(void *arg, const struct pfr_group_rec *rec)
+{
+	struct gs_rctx *x = arg;
+	struct gs_shared *S = x->S;
+	struct gs_check *c;
+	struct gs_rec r;
+	uint64_t t = rec->tag;
+
+	S->records++;
+	if (t > GS_MAXW) {
+		S->corrupt++;
+		gs_error(S, "record with tag %llu", (unsigned long long)t);
+		return 0;
+	}
+	c = &S->c[t];
+	if (rec->hdr.type == PFR_RECORD_LOST) {
+		uint64_t id, n;
+
+		memcpy(&id, rec->payload, 8);
+		memcpy(&n, (const unsigned char *)rec->payload + 8, 8);
+		if ((uint32_t)id != rec->slot) {
+			S->corrupt++;
+			gs_error(S, "LOST id %llx in slot %u",
+				 (unsigned long long)id, rec->slot);
+		}
+		c->lost += n;
+		c->lost_since += n;
+		return 0;
+	}
+	if (rec->len < 32 || rec->len > sizeof(r) || (rec->len & 7)) {
+		S->corrupt++;
+		gs_error(S, "record of %u bytes", rec->len);
+		return 0;
+	}
+	memcpy(&r, rec->payload, rec->len);
+	if (r.tag != t || r.sum != gs_sum(&r, rec->len - 32)) {
+		S->corrupt++;
+		gs_error(S, "writer %llu seq %llu: bad checksum or tag",
+			 (unsigned long long)t, (unsigned long long)r.seq);
+	}
+	if (r.seq != c->next + c->lost_since) {
+		S->bad_seq++;
+		gs_error(S, "writer %llu: seq %llu, expected %llu (+%llu lost)",
+			 (unsigned long long)t, (unsigned long long)r.seq,
+			 (unsigned long long)c->next,
+			 (unsigned long long)c->lost_since);
+	}
+	c->next = r.seq + 1;
+	c->lost_since = 0;
+	c->read++;
+	if (x->cfg->ordered) {
+		if (rec->time != r.time || r.time < S->last_time) {
+			S->bad_order++;
+			gs_error(S, "time order: %llu after %llu (writer %llu)",
+				 (unsigned long long)r.time,
+				 (unsigned long long)S->last_time,
+				 (unsigned long long)t);
+		}
+		S->last_time = r.time;
+	}
+	return 0;
+}
+
+/* Reads until `until_ns` (0: until every writer is done and every slot
+ * freed), then, when handing over, drains everything and gives the role
+ * up.  Returns 0 or a PFR_E_* code. */
+static int gs_read(struct pfr_group *g, struct gs_shared *S,
+		   const struct gs_cfg *cfg, uint32_t nwriters,
+		   uint64_t until_ns, int (*stop_early)(void *), void *arg)
+{
+	struct gs_rctx x = {S, cfg};
+	struct pfr_group_stats st;
+	int err = pfr_group_reader_open(g, cfg->ordered, NULL, NULL);
+
+	if (err)
+		return err;
+	S->readers++;
+	/* time order holds within one reader's run: a reader that hands
+	 * over flushes everything it queued (PFR_GROUP_DRAIN_ALL), and
+	 * the rings may still hold older records for the next one */
+	S->last_time = 0;
+	pfr_group_set_reclaim_interval(g, 20000000ull);
+	for (;;) {
+		int64_t n = pfr_group_drain(g, gs_check, &x, 0);
+		int all_done = 1;
+
+		if (n < 0) {
+			gs_error(S, "drain: %s", pfr_strerror((int)n));
+			err = (int)-n;
+			break;
+		}
+		if (until_ns && gs_now() >= until_ns)
+			break;
+		if (stop_early && stop_early(arg))
+			break;
+		for (uint32_t i = 0; i < nwriters; i++)
+			all_done &= (int)__atomic_load_n(&S->w[i].done,
+							 __ATOMIC_RELAXED);
+		pfr_group_stats(g, &st);
+		if (!until_ns && all_done && st.active == 0) {
+			n = pfr_group_drain(g, gs_check, &x, 0);
+			pfr_group_stats(g, &st);
+			if (st.active == 0)
+				break;
+		}
+		if (n == 0 && cfg->wait)
+			pfr_group_wait(g, 10000000ull);
+	}
+	pfr_group_drain(g, gs_check, &x, PFR_GROUP_DRAIN_ALL);
+	pfr_group_stats(g, &st);
+	S->reclaimed += st.reclaimed;
+	S->freed += st.freed;
+	if (st.merge_max_queued > S->merge_max)
+		S->merge_max = st.merge_max_queued;
+	pfr_group_reader_close(g);
+	return err;
+}
+
+/* ---- the run ---- */
+
+static void gs_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfring stress --mode group [options]\n"
+		"  -w, --writers N     writers (1..%u, default 4)\n"
+		"      --slots N       group slots (default: writers + 1)\n"
+		"  -s, --seconds S     run time (default 2)\n"
+		"  -p, --policy P      drop or block (default drop)\n"
+		"      --ordered       time-ordered reader (default: unordered)\n"
+		"      --ring-size N   each writer's data area (default 16Ki)\n"
+		"      --processes     writers are processes attaching by memfd\n"
+		"      --wait          the reader sleeps in pfr_group_wait()\n"
+		"      --kill-writer   SIGKILL writer 0 half-way (--processes)\n"
+		"      --kill-reader   SIGKILL the reader half-way (--processes)\n"
+		"      --reattach      hand the reader role to a new process\n"
+		"                      half-way (--processes)\n"
+		"      --json          one JSON object\n"
+		"  -h, --help\n",
+		GS_MAXW);
+}
+
+static pid_t gs_spawn_writer(struct pfr_group *g, struct gs_shared *S,
+			     uint32_t tag)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct pfr_group *cg;
+		int st;
+
+		if (pfr_group_attach_fd(&cg, pfr_group_fd(g),
+					pfr_group_eventfd(g)))
+			_exit(5);
+		st = gs_write(cg, S, tag);
+		S->w[tag].status = st;
+		__atomic_store_n(&S->w[tag].done, 1, __ATOMIC_RELAXED);
+		pfr_group_close(cg);
+		_exit(st);
+	}
+	return pid;
+}
+
+static int gs_reaped(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
 int pfr_stress_group(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return pfr_cli_usage_error("stress", "--mode group is not built yet");
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'M'},
+		{"writers", required_argument, NULL, 'w'},
+		{"slots", required_argument, NULL, 'n'},
+		{"seconds", required_argument, NULL, 's'},
+		{"policy", required_argument, NULL, 'p'},
+		{"ordered", no_argument, NULL, 'O'},
+		{"ring-size", required_argument, NULL, 'r'},
+		{"processes", no_argument, NULL, 'P'},
+		{"wait", no_argument, NULL, 'W'},
+		{"kill-writer", no_argument, NULL, 'K'},
+		{"kill-reader", no_argument, NULL, 'R'},
+		{"reattach", no_argument, NULL, 'A'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct gs_cfg cfg;
+	struct pfr_group_opts go;
+	struct pfr_group *g = NULL;
+	struct gs_shared *S;
+	pthread_t th[GS_MAXW];
+	struct gs_wctx wx[GS_MAXW];
+	static pid_t pids[GS_MAXW + 1];
+	pid_t rpid = -1;
+	uint32_t nw, extra = 0;
+	unsigned long long v;
+	int c, err, fail = 0;
+	char *end;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.writers = 4;
+	cfg.seconds = 2.0;
+	cfg.ring_size = 16384;
+	cfg.policy = PFR_POLICY_DROP;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M':
+			break;
+		case 'w':
+			if (pfr_cli_parse_u64(optarg, &v) || !v || v > GS_MAXW)
+				return pfr_cli_usage_error(
+					"stress", "--writers takes 1..%u",
+					GS_MAXW);
+			cfg.writers = (uint32_t)v;
+			break;
+		case 'n':
+			if (pfr_cli_parse_u64(optarg, &v) || !v ||
+			    v > PFR_GROUP_SLOTS_MAX)
+				return pfr_cli_usage_error(
+					"stress", "--slots takes 1..%u",
+					PFR_GROUP_SLOTS_MAX);
+			cfg.slots = (uint32_t)v;
+			break;
+		case 's':
+			cfg.seconds = strtod(optarg, &end);
+			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
+				return pfr_cli_usage_error(
+					"stress", "bad --seconds '%s'", optarg);
+			break;
+		case 'p':
+			cfg.policy = pfr_policy_parse(optarg);
+			if (cfg.policy != PFR_POLICY_DROP &&
+			    cfg.policy != PFR_POLICY_BLOCK)
+				return pfr_cli_usage_error(
+					"stress",
+					"--policy takes drop or block");
+			break;
+		case 'O':
+			cfg.ordered = 1;
+			break;
+		case 'r':
+			if (pfr_cli_parse_u64(optarg, &v))
+				return pfr_cli_usage_error(
+					"stress", "bad --ring-size '%s'",
+					optarg);
+			cfg.ring_size = v;
+			break;
+		case 'P':
+			cfg.processes = 1;
+			break;
+		case 'W':
+			cfg.wait = 1;
+			break;
+		case 'K':
+			cfg.kill_writer = 1;
+			break;
+		case 'R':
+			cfg.kill_reader = 1;
+			break;
+		case 'A':
+			cfg.reattach = 1;
+			break;
+		case 'j':
+			cfg.json = 1;
+			break;
+		case 'h':
+			gs_usage(stdout);
+			return 0;
+		default:
+			gs_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return pfr_cli_usage_error("stress", "unexpected '%s'",
+					   argv[optind]);
+	if ((cfg.kill_writer || cfg.kill_reader || cfg.reattach) &&
+	    !cfg.processes)
+		return pfr_cli_usage_error(
+			"stress", "--kill-writer, --kill-reader and --reattach "
+				  "need --processes");
+	if (cfg.kill_writer + cfg.kill_reader + cfg.reattach > 1)
+		return pfr_cli_usage_error("stress",
+					   "one failure drill at a time");
+	nw = cfg.writers;
+	memset(&go, 0, sizeof(go));
+	/* --kill-writer: no spare slot, so the replacement writer needs
+	 * the dead one's, reclaimed */
+	go.slots = cfg.slots ? cfg.slots : cfg.kill_writer ? nw : nw + 1;
+	if (go.slots < nw)
+		return pfr_cli_usage_error("stress", "--slots below --writers");
+	go.data_size = cfg.ring_size;
+	go.policy = (enum pfr_policy)cfg.policy;
+	go.ordering = PFR_ORDER_DEFAULT;
+	go.flags = cfg.wait ? PFR_GROUP_EVENTFD : 0;
+	err = pfr_group_create_memfd(&g, &go);
+	if (err)
+		return pfr_cli_usage_error("stress", "group: %s",
+					   pfr_strerror(err));
+	S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (S == MAP_FAILED) {
+		pfr_group_close(g);
+		fprintf(stderr, "perfring stress: out of memory\n");
+		return 1;
+	}
+	memset(S, 0, sizeof(*S));
+
+	if (!cfg.processes) {
+		for (uint32_t i = 0; i < nw; i++) {
+			wx[i].g = g;
+			wx[i].S = S;
+			wx[i].cfg = &cfg;
+			wx[i].tag = i;
+			pthread_create(&th[i], NULL, gs_writer_thread, &wx[i]);
+		}
+	} else {
+		for (uint32_t i = 0; i < nw; i++)
+			pids[i] = gs_spawn_writer(g, S, i);
+	}
+	{
+		uint64_t t0 = gs_now(), dur = (uint64_t)(cfg.seconds * 1e9);
+		uint64_t half = t0 + dur / 2, end_ns = t0 + dur;
+		pid_t helper = -1;
+
+		if (!cfg.kill_reader && fork() == 0) {
+			/* the stopper: tells the writers to finish */
+			while (gs_now() < end_ns)
+				usleep(10000);
+			__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
+			_exit(0);
+		}
+		if (cfg.kill_writer) {
+			/* kills writer 0 half-way, then starts a replacement
+			 * (tag nw), which takes the reclaimed slot */
+			extra = 1;
+			helper = fork();
+			if (helper == 0) {
+				pid_t r;
+				int st;
+
+				/* half-way, once writer 0 is writing */
+				while ((gs_now() < half ||
+					__atomic_load_n(&S->w[0].attempted,
+							__ATOMIC_RELAXED) <
+						1000) &&
+				       gs_now() < end_ns)
+					usleep(10000);
+				kill(pids[0], SIGKILL);
+				S->w[0].killed = 1;
+				__atomic_store_n(&S->w[0].done, 1,
+						 __ATOMIC_RELAXED);
+				r = gs_spawn_writer(g, S, nw);
+				if (r < 0 || waitpid(r, &st, 0) != r)
+					_exit(6);
+				_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 7);
+			}
+		}
+		if (cfg.kill_reader) {
+			rpid = fork();
+			if (rpid == 0)
+				_exit(gs_read(g, S, &cfg, nw, 0, gs_reaped,
+					      NULL) != 0);
+			while (gs_now() < half)
+				usleep(10000);
+			kill(rpid, SIGKILL);
+			waitpid(rpid, NULL, 0);
+			/* the writers must notice on their own: no stop */
+			for (uint32_t i = 0; i < nw; i++) {
+				int st;
+
+				waitpid(pids[i], &st, 0);
+				S->w[i].status = WIFEXITED(st)
+							 ? WEXITSTATUS(st)
+							 : 128 + WTERMSIG(st);
+				if (S->w[i].status != 3) {
+					fail = 1;
+					gs_error(
+						S,
+						"writer %u exited %d after the "
+						"reader died (want 3)",
+						i, S->w[i].status);
+				}
+			}
+		} else {
+			if (cfg.reattach) {
+				rpid = fork();
+				if (rpid == 0)
+					_exit(gs_read(g, S, &cfg, nw, half,
+						      NULL, NULL) != 0);
+				waitpid(rpid, NULL, 0);
+			}
+			err = gs_read(g, S, &cfg, nw + extra, 0, NULL, NULL);
+			if (err)
+				fail = 1;
+		}
+		if (!cfg.processes) {
+			for (uint32_t i = 0; i < nw; i++)
+				pthread_join(th[i], NULL);
+		} else if (!cfg.kill_reader) {
+			for (uint32_t i = cfg.kill_writer ? 1 : 0; i < nw;
+			     i++) {
+				int st;
+
+				waitpid(pids[i], &st, 0);
+				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+					fail = 1;
+					gs_error(S, "writer %u exited %d", i,
+						 WIFEXITED(st) ? WEXITSTATUS(st)
+							       : -1);
+				}
+			}
+			if (helper > 0) {
+				int st;
+
+				waitpid(helper, &st, 0);
+				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+					fail = 1;
+					gs_error(S,
+						 "the replacement writer "
+						 "exited %d",
+						 WIFEXITED(st) ? WEXITSTATUS(st)
+							       : -1);
+				}
+			}
+		}
+	}
+	while (waitpid(-1, NULL, 0) > 0)
+		; /* the helpers */
+
+	/* verdict: per writer, written = read + lost */
+	if (!cfg.kill_reader) {
+		for (uint32_t i = 0; i < nw + extra; i++) {
+			struct gs_writer *w = &S->w[i];
+			struct gs_check *k = &S->c[i];
+
+			if (w->slot < 0) {
+				fail = 1;
+				gs_error(S, "writer %u could not join", i);
+			} else if (w->killed) {
+				/* what it published checks out (seq and
+				 * sums, above); it wrote no more than it
+				 * tried */
+				if (k->read + k->lost > w->attempted) {
+					fail = 1;
+					gs_error(
+						S,
+						"killed writer %u: read %llu + "
+						"lost %llu > written %llu",
+						i, (unsigned long long)k->read,
+						(unsigned long long)k->lost,
+						(unsigned long long)
+							w->attempted);
+				}
+			} else if (k->read + k->lost != w->attempted) {
+				fail = 1;
+				gs_error(S,
+					 "writer %u: written %llu != read %llu "
+					 "+ lost %llu",
+					 i, (unsigned long long)w->attempted,
+					 (unsigned long long)k->read,
+					 (unsigned long long)k->lost);
+			}
+		}
+		if (cfg.kill_writer && S->reclaimed < 1) {
+			fail = 1;
+			gs_error(S, "the killed writer's slot was not "
+				    "reclaimed");
+		}
+		if (cfg.reattach && S->readers < 2) {
+			fail = 1;
+			gs_error(S, "no second reader");
+		}
+	}
+	if (S->corrupt || S->bad_seq || S->bad_order)
+		fail = 1;
+	if (getenv("PFR_GS_DEBUG"))
+		for (uint32_t i = 0; i < nw + extra; i++)
+			fprintf(stderr,
+				"writer %u: slot %d status %d killed %u "
+				"attempted %llu accepted %llu read %llu lost "
+				"%llu\n",
+				i, S->w[i].slot, S->w[i].status, S->w[i].killed,
+				(unsigned long long)S->w[i].attempted,
+				(unsigned long long)S->w[i].accepted,
+				(unsigned long long)S->c[i].read,
+				(unsigned long long)S->c[i].lost);
+	{
+		uint64_t wr = 0, rd = 0, lo = 0;
+
+		for (uint32_t i = 0; i < nw + extra; i++) {
+			wr += S->w[i].attempted;
+			rd += S->c[i].read;
+			lo += S->c[i].lost;
+		}
+		if (cfg.json) {
+			printf("{\"mode\":\"group\",\"writers\":%u,"
+			       "\"processes\":%d,\"ordered\":%d,"
+			       "\"policy\":\"%s\",\"wait\":%d,"
+			       "\"drill\":\"%s\",\"seconds\":%.2f,"
+			       "\"written\":%llu,\"read\":%llu,\"lost\":%llu,"
+			       "\"corrupt\":%llu,\"bad_seq\":%llu,"
+			       "\"bad_order\":%llu,\"reclaimed\":%llu,"
+			       "\"freed\":%llu,\"merge_max_queued\":%llu,"
+			       "\"result\":\"%s\"",
+			       nw, cfg.processes, cfg.ordered,
+			       pfr_policy_name((enum pfr_policy)cfg.policy),
+			       cfg.wait,
+			       cfg.kill_writer	 ? "kill-writer"
+			       : cfg.kill_reader ? "kill-reader"
+			       : cfg.reattach	 ? "reattach"
+						 : "none",
+			       cfg.seconds, (unsigned long long)wr,
+			       (unsigned long long)rd, (unsigned long long)lo,
+			       (unsigned long long)S->corrupt,
+			       (unsigned long long)S->bad_seq,
+			       (unsigned long long)S->bad_order,
+			       (unsigned long long)S->reclaimed,
+			       (unsigned long long)S->freed,
+			       (unsigned long long)S->merge_max,
+			       fail ? "fail" : "pass");
+			if (S->first_error[0]) {
+				printf(",\"error\":");
+				pfr_cli_json_str(stdout, S->first_error);
+			}
+			printf("}\n");
+		} else {
+			printf("group %s %s %u writers%s%s%s: written %llu, "
+			       "read %llu, lost %llu, corrupt %llu, seq "
+			       "errors %llu, order errors %llu, reclaimed "
+			       "%llu: %s\n",
+			       cfg.ordered ? "ordered" : "unordered",
+			       pfr_policy_name((enum pfr_policy)cfg.policy), nw,
+			       cfg.processes ? " (processes)" : "",
+			       cfg.wait ? " wait" : "",
+			       cfg.kill_writer	 ? " kill-writer"
+			       : cfg.kill_reader ? " kill-reader"
+			       : cfg.reattach	 ? " reattach"
+						 : "",
+			       (unsigned long long)wr, (unsigned long long)rd,
+			       (unsigned long long)lo,
+			       (unsigned long long)S->corrupt,
+			       (unsigned long long)S->bad_seq,
+			       (unsigned long long)S->bad_order,
+			       (unsigned long long)S->reclaimed,
+			       fail ? "FAIL" : "ok");
+			if (S->first_error[0])
+				printf("  first error: %s\n", S->first_error);
+		}
+	}
+	munmap(S, sizeof(*S));
+	pfr_group_close(g);
+	return fail;
 }

@@ -10,3 +10,10 @@ MODEL_ARGS ?=
 .PHONY: model-check
 model-check:
 	$(TEST_ENV) bash tests/model/t_relacy.sh $(MODEL_ARGS)
+
+# The Relacy model of a group's slot claim and reclaim
+# (tests/model/relacy_group.cc), alone:
+#   make model-group-check MODEL_ARGS='-v claim-F-relaxed'
+.PHONY: model-group-check
+model-group-check:
+	$(TEST_ENV) bash tests/model/t_relacy_group.sh $(MODEL_ARGS)

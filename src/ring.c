@@ -29,6 +29,7 @@
 #include <perfring/ring.h>
 
 #include "compiler.h"
+#include "group_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -62,6 +63,7 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
 	[PFR_E_SYSTEM] = "system call failed",
 	[PFR_E_BUSY] = "role already taken",
+	[PFR_E_FULL] = "no free writer slot in the group",
 };
 
 const char *pfr_strerror(int err)
@@ -488,6 +490,29 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 	return 0;
 }
 
+uint64_t pfr__ring_max_record(uint64_t data_size)
+{
+	return pfr__max_record(data_size);
+}
+
+int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
+			unsigned char *data, uint64_t data_size,
+			uint32_t policy, uint32_t ordering, uint32_t flags)
+{
+	struct pfr_ring ring;
+
+	memset(&ring, 0, sizeof(ring));
+	ring.ctl = c;
+	ring.data = data;
+	ring.data_size = data_size;
+	ring.max_record = pfr__max_record(data_size);
+	ring.policy = policy;
+	ring.ordering = ordering;
+	ring.flags = flags;
+	ring.fd = -1;
+	return pfr_ring_writer(&ring, w);
+}
+
 /* Copies n bytes (a multiple of 8) out of shared memory with untorn 8-byte
  * loads; used where a hostile or concurrent writer may change them. */
 static inline void pfr__copy_out(void *dst, const unsigned char *src,
@@ -645,6 +670,24 @@ static uint64_t pfr__deadline(uint64_t now, uint64_t timeout)
 	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
 }
 
+void (*pfr__group_waker)(struct pfr_ring_ctl *c);
+
+/* Clears reader_waiting and wakes the reader: the one asleep on the word,
+ * or a group reader (src/group.c), which marks the word with
+ * PFR__READER_WAITING_GROUP and sleeps on its group's word. */
+static void pfr__wake_reader_word(struct pfr_ring_ctl *c)
+{
+	uint32_t v = PFR_READ_ONCE(c->reader_waiting);
+	void (*group_wake)(struct pfr_ring_ctl *) =
+		PFR_READ_ONCE(pfr__group_waker);
+
+	PFR_WRITE_ONCE(c->reader_waiting, 0);
+	if (v == PFR__READER_WAITING_GROUP && group_wake)
+		group_wake(c);
+	else
+		pfr__futex_wake(&c->reader_waiting);
+}
+
 void pfr__writer_wake_reader(struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c = w->ctl;
@@ -654,8 +697,7 @@ void pfr__writer_wake_reader(struct pfr_writer *w)
 	if (!pfr__wake_met(bytes, recs, PFR_READ_ONCE(c->wake_bytes),
 			   PFR_READ_ONCE(c->wake_records)))
 		return;
-	PFR_WRITE_ONCE(c->reader_waiting, 0);
-	pfr__futex_wake(&c->reader_waiting);
+	pfr__wake_reader_word(c);
 }
 
 /* Wakes a reader asleep in pfr_reader_wait() whatever its thresholds.  The
@@ -672,10 +714,8 @@ static void pfr__kick_reader(struct pfr_writer *w)
 	 * stores before the reader_waiting load, as in
 	 * pfr_writer_publish(); pairs with smp_mb() in pfr_reader_wait() */
 	pfr_smp_mb();
-	if (PFR_READ_ONCE(c->reader_waiting)) {
-		PFR_WRITE_ONCE(c->reader_waiting, 0);
-		pfr__futex_wake(&c->reader_waiting);
-	}
+	if (PFR_READ_ONCE(c->reader_waiting))
+		pfr__wake_reader_word(c);
 }
 
 void pfr__reader_wake_writer(struct pfr_reader *r)

@@ -85,6 +85,7 @@ enum pfr_error {
 	PFR_E_OVERWRITTEN, /* OVERWRITE snapshot: all data overwritten */
 	PFR_E_SYSTEM, /* a system call failed: see errno */
 	PFR_E_BUSY, /* the writer or reader role is already taken */
+	PFR_E_FULL, /* a group has no free writer slot */
 	PFR_E__COUNT
 };
 

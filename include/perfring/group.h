@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * <perfring/group.h> - many writers, one reader: one perfring ring per
+ * writer, one reader that drains them all (the perf model: one ring per
+ * CPU, one consumer that merges them).
+ *
+ * A group is one shared-memory object (private memory, a POSIX shm name
+ * or a memfd): a header, a directory of N slots (1..4096, fixed at
+ * creation) and N rings.  Each slot's ring is an ordinary perfring ring -
+ * its own struct pfr_ring_ctl and data area, the protocol of
+ * <perfring/ring.h> unchanged - so a writer that joins gets an ordinary
+ * struct pfr_writer and writes with the ring's fast path, untouched.
+ *
+ * Slot life (the state word of each directory entry; only the transitions
+ * drawn happen, each by the side named):
+ *
+ *   FREE --join: CAS--> CLAIMING --join: store_release--> ACTIVE
+ *    ^                                                    |      |
+ *    |                                leave: store_release|      |owner
+ *    |                                                    v      |dead
+ *    +------- reader: store_release after draining --- CLOSING   |
+ *    +------- reader: CAS after draining what was published -----+
+ *
+ *   J (join):   the CAS FREE->CLAIMING (acquire) pairs with F, the reader's
+ *               release of FREE: the joiner's reset of the ring comes after
+ *               the last read of the previous owner's records.
+ *   P (publish a slot): the store_release of ACTIVE pairs with S, the
+ *               reader's load_acquire of the state: the reader sees the
+ *               reset ring and the owner's identity.
+ *   L (leave):  the store_release of CLOSING comes after the owner's last
+ *               publication; the reader (S) then loads head and drains it.
+ *   F (free):   the reader's store_release of FREE (or its CAS of a dead
+ *               owner's ACTIVE) comes after its last read of the ring.
+ *
+ * The owner's identity survives pid reuse: the state word carries the
+ * owner's pid (written by the claiming CAS itself), and the directory
+ * entry the start time of that process (/proc/<pid>/stat field 22, in
+ * clock ticks since boot).  A slot's owner is dead when the pid is gone or
+ * now names a process with another start time.  (A pidfd would pin the
+ * process too, but the reader would have to open it from the pid - the
+ * same race - unless every writer sent it one over a socket; the start
+ * time needs nothing but the shared memory and /proc.)
+ *
+ * Reading: pfr_group_drain() takes every active ring once per call (one
+ * batch each, then tail published: D), unordered (round robin, records go
+ * to the callback straight from the ring) or time-ordered (each record's
+ * time - the first 8 payload bytes, or a caller's extractor - and perf's
+ * ordered-events rule through <perfring/merge.h>, the code perf record
+ * uses: a record is delivered once every writer that may still write has
+ * reached its time).  Loss is per writer: DROP and BLOCK time-outs are
+ * counted in the writer's ring and reported by LOST records whose id is
+ * the writer's slot (low 32 bits) and the slot's generation (high 32
+ * bits); a writer that leaves or dies with a count it could not write out
+ * gets a LOST record from the reader.  For every writer, records written
+ * = records read + records reported lost, exactly.
+ *
+ * Waiting: one futex word in the group header for all writers.  The
+ * reader marks every active ring's reader_waiting and stores "asleep" in
+ * the group word, then smp_mb(), then checks every ring's head and the
+ * directory; a writer stores head, smp_mb() (the ring's publication, with
+ * PFR_GROUP_WAIT), then loads its ring's reader_waiting - the
+ * store-buffering hand-shake of the single ring, per ring - and only when
+ * it finds the mark does it take the out-of-line path, which swaps the
+ * group word to 0 and wakes the reader (one FUTEX_WAKE, or one eventfd
+ * write, per sleep).  A writer makes no system call unless the reader is
+ * asleep.  For epoll/poll readers the group can carry an eventfd: see
+ * pfr_group_poll_prepare().
+ */
+#ifndef PERFRING_GROUP_H
+#define PERFRING_GROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfring/common.h>
+#include <perfring/ring.h>
+
+PFR__EXTERN_C_BEGIN
+
+struct pfr_group;
+
+#define PFR_GROUP_SLOTS_MAX 4096u
+
+/* Group flags (pfr_group_opts.flags). */
+/* The reader may sleep in pfr_group_wait() or poll the eventfd: every
+ * writer checks for a sleeping reader after each publication (one
+ * smp_mb() each, as PFR_RING_WAIT). */
+#define PFR_GROUP_WAIT 0x1u
+/* Also create an eventfd (implies PFR_GROUP_WAIT): see
+ * pfr_group_poll_prepare(). */
+#define PFR_GROUP_EVENTFD 0x2u
+
+struct pfr_group_opts {
+	uint32_t slots; /* writers at most, 1..PFR_GROUP_SLOTS_MAX; 0: 64 */
+	uint64_t data_size; /* each ring's data area, power of two >= 4096
+			     * (at most 1 GiB); 0: 64 KiB */
+	enum pfr_policy policy; /* DROP or BLOCK */
+	enum pfr_ordering ordering;
+	uint32_t flags; /* PFR_GROUP_* */
+	uint32_t mode; /* shm permission bits; 0: 0600 */
+};
+
+/* Create a group in private memory (threads of one process, and children
+ * forked after creation), in a new POSIX shared-memory object /NAME
+ * (O_EXCL), or in a new sealed memfd (pfr_group_fd() to pass it on).
+ * Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM.
+ * Concurrency: any thread.  Progress: blocking (allocates, maps). */
+PFR_API int pfr_group_create(struct pfr_group **g,
+			     const struct pfr_group_opts *opts);
+PFR_API int pfr_group_create_shm(struct pfr_group **g, const char *name,
+				 const struct pfr_group_opts *opts);
+PFR_API int pfr_group_create_memfd(struct pfr_group **g,
+				   const struct pfr_group_opts *opts);
+/* Attach to a group by shm name, or by fd (dup'ed) with the group's
+ * eventfd if it has one (dup'ed; -1: none).  Validates the header before
+ * trusting it: -PFR_E_MAGIC, -PFR_E_VERSION (another layout version),
+ * -PFR_E_LAYOUT (inconsistent sizes), -PFR_E_MAPPING (object too small).
+ * Concurrency: any thread.  Progress: blocking. */
+PFR_API int pfr_group_attach_shm(struct pfr_group **g, const char *name);
+PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
+/* Unmap and free (does not unlink; a reader's queued ordered records that
+ * were not drained with PFR_GROUP_DRAIN_ALL are dropped). */
+PFR_API void pfr_group_close(struct pfr_group *g);
+PFR_API int pfr_group_unlink(const char *name);
+/* The object's fd (-1 for private memory) and the eventfd (-1: none). */
+PFR_API int pfr_group_fd(const struct pfr_group *g);
+PFR_API int pfr_group_eventfd(const struct pfr_group *g);
+PFR_API uint32_t pfr_group_slots(const struct pfr_group *g);
+
+/* --- writers --- */
+
+/* Claims a free slot (the lowest), resets its ring and opens *w on it: an
+ * ordinary writer (pfr_writer_write() and the rest of <perfring/ring.h>).
+ * tag is stored in the slot and handed to the reader with every record
+ * of this writer (the caller's own writer id, say).  Returns the slot
+ * (>= 0), -PFR_E_FULL when every slot is taken (never waits),
+ * -PFR_E_LAYOUT for a hostile directory.
+ * Concurrency: any thread or process, with other joins and leaves and
+ * the reader.  Progress: lock-free (one CAS per slot tried). */
+PFR_API int pfr_group_join(struct pfr_group *g, struct pfr_writer *w,
+			   uint64_t tag);
+/* Publishes what w has written (a LOST record too, if one is pending and
+ * fits), marks the slot CLOSING and wakes a sleeping reader; the reader
+ * frees the slot once drained.  w must not be used afterwards.
+ * Returns 0 or -PFR_E_INVAL (w is not a writer of this group).
+ * Concurrency: w's thread.  Progress: wait-free but for the wake-up. */
+PFR_API int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w);
+/* 1 while a reader holds the group and its process is alive, else 0
+ * (writers use it to notice a dead reader). */
+PFR_API int pfr_group_reader_alive(const struct pfr_group *g);
+
+/* --- the reader --- */
+
+/* One record as pfr_group_drain() delivers it.  hdr/payload are valid
+ * during the callback only.  LOST records (hdr.type PFR_RECORD_LOST,
+ * payload { u64 id; u64 lost; }) come from the writer's ring or, for a
+ * count a writer left behind, from the reader. */
+struct pfr_group_rec {
+	struct pfr_record_header hdr;
+	const void *payload;
+	uint32_t len;
+	uint32_t slot; /* the writer's slot */
+	uint64_t tag; /* the writer's tag (pfr_group_join()) */
+	uint64_t time; /* ordered mode: the record's time; else 0 */
+};
+/* Returns 0 to go on, or a negative value to stop the drain (returned by
+ * it); records delivered so far are consumed. */
+typedef int (*pfr_group_fn)(void *arg, const struct pfr_group_rec *rec);
+/* Ordered mode: a record's time (NULL: its first 8 payload bytes, in host
+ * byte order; 0 for a shorter record).  The times of one writer must not
+ * decrease: a time below the writer's previous one is raised to it (the
+ * writer's own order is kept). */
+typedef uint64_t (*pfr_group_time_fn)(void *arg, const struct pfr_record *rec);
+
+/* Takes the reader role (one reader per group; a dead reader's role is
+ * taken over, and the new reader resumes at every ring's published tail).
+ * ordered: 0 unordered, 1 time-ordered with time_fn (may be NULL).
+ * Returns 0, -PFR_E_BUSY (a live reader holds it) or -PFR_E_SYSTEM.
+ * Concurrency: one reader.  Progress: blocking. */
+PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
+				  pfr_group_time_fn time_fn, void *time_arg);
+/* Gives the reader role up (queued ordered records not drained are
+ * dropped: drain with PFR_GROUP_DRAIN_ALL first). */
+PFR_API void pfr_group_reader_close(struct pfr_group *g);
+
+/* Drain flags. */
+#define PFR_GROUP_DRAIN_ALL                                                    \
+	0x1u /* ordered: also flush every queued record
+				  * (at the end, or to bound the latency) */
+
+/* Drains every active ring once (one batch each: begin, next..., end),
+ * frees the slots of writers that left or died once drained, checks
+ * owners for death at most every reclaim interval, and delivers records
+ * to fn: unordered straight from the rings, ordered through the merge.
+ * Returns the records delivered (>= 0), fn's negative return, or a
+ * negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
+ * PFR_E_HEAD_* / PFR_E_RECSIZE_* code) is reported once and ignored from
+ * then on (pfr_group_stats().bad_slots).
+ * Concurrency: the reader only.  Progress: wait-free but for the
+ * periodic /proc reads of the owner check. */
+PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
+				uint32_t flags);
+/* Blocks until a writer publishes, joins or leaves, or timeout_ns passes
+ * (UINT64_MAX: forever).  Returns 1 (something to drain), 0 (time-out) or
+ * -PFR_E_INVAL (no PFR_GROUP_WAIT).  A writer that dies cannot wake the
+ * reader: readers that must free dead writers' slots promptly wait with a
+ * time-out.  Progress: blocking. */
+PFR_API int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns);
+/*
+ * poll/epoll readers (groups with PFR_GROUP_EVENTFD): call
+ * pfr_group_poll_prepare() before polling pfr_group_eventfd() for POLLIN.
+ * It returns 1 when there is something to drain already (do not poll),
+ * 0 when armed: the next publication, join or leave writes the eventfd.
+ * After the poll (or instead of it), call pfr_group_poll_done(), then
+ * drain.  The rule: a writer can only write the eventfd it holds - threads
+ * of the creator's process and children forked after creation hold it;
+ * another process must be handed the eventfd with the memfd (SCM_RIGHTS)
+ * and attach with pfr_group_attach_fd(fd, eventfd).  A writer process
+ * without it wakes futex sleepers only: a poll reader of such a group
+ * must poll with a time-out.  Returns -PFR_E_INVAL without an eventfd.
+ */
+PFR_API int pfr_group_poll_prepare(struct pfr_group *g);
+PFR_API void pfr_group_poll_done(struct pfr_group *g);
+/* How often pfr_group_drain() checks active owners for death (0: every
+ * drain; default 100 ms). */
+PFR_API void pfr_group_set_reclaim_interval(struct pfr_group *g, uint64_t ns);
+
+struct pfr_group_stats {
+	uint32_t slots, active; /* slots, and slots the reader holds open */
+	uint64_t joins_seen; /* writers the reader saw join */
+	uint64_t freed; /* slots freed after a leave */
+	uint64_t reclaimed; /* slots reclaimed from a dead owner */
+	uint64_t bad_slots; /* hostile slots ignored */
+	uint64_t records; /* records delivered (LOST records included) */
+	uint64_t lost; /* records reported lost, all writers */
+	uint64_t wakeups; /* pfr_group_wait() calls that slept */
+	/* ordered mode: the merge queue (<perfring/merge.h>) */
+	uint64_t merge_queued, merge_max_queued, merge_max_queued_bytes;
+};
+PFR_API void pfr_group_stats(const struct pfr_group *g,
+			     struct pfr_group_stats *st);
+
+PFR__EXTERN_C_END
+
+#endif /* PERFRING_GROUP_H */

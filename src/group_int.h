@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: what src/ring.c and src/group.c share.  A group's rings are
+ * ordinary rings whose control blocks and data areas live inside the
+ * group's object; the group reader sleeps on the group's futex word, not on
+ * each ring's, and marks the rings it waits for with
+ * PFR__READER_WAITING_GROUP in their reader_waiting word, so that the
+ * writer's out-of-line wake path wakes the group instead.
+ */
+#ifndef PFR_SRC_GROUP_INT_H
+#define PFR_SRC_GROUP_INT_H
+
+#include <perfring/ring.h>
+
+#define PFR__READER_WAITING_GROUP 2u
+
+/* Opens the writer side of a ring at (c, data) of data_size bytes with the
+ * given policy, ordering and PFR_RING_* flags, all validated by the
+ * caller; as pfr_ring_writer() does for a ring of its own. */
+int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
+			unsigned char *data, uint64_t data_size,
+			uint32_t policy, uint32_t ordering, uint32_t flags);
+/* The largest record (header included) a ring of data_size bytes takes. */
+uint64_t pfr__ring_max_record(uint64_t data_size);
+/* Wakes the group reader asleep on the group that holds ring c: set by
+ * src/group.c when this process first opens a group (NULL before; a ring
+ * in no group this process has open wakes nobody through it). */
+extern void (*pfr__group_waker)(struct pfr_ring_ctl *c);
+
+#endif
