@@ -417,9 +417,9 @@ static void flags(char *buf, size_t len, const struct mw_cell *c)
 
 	for (int r = 0; r < c->nreps; r++)
 		busy += c->used[r] && c->busy[r];
-	snprintf(buf, len, "%s%s%s%s%s%s", c->failed ? "failed," : "",
+	snprintf(buf, len, "%s%s%s%s", c->failed ? "failed," : "",
 		 busy * 2 > c->nreps ? "busy," : "", c->mixed ? "mixed," : "",
-		 c->capped ? "capped," : "", "", "");
+		 c->capped ? "capped," : "");
 	if (*buf)
 		buf[strlen(buf) - 1] = 0;
 }
