@@ -912,6 +912,8 @@ static void usage(FILE *f)
 		"                     seconds for the two CPUs to be idle "
 		"(others' jobs)\n"
 		"  -h, --help         this text\n"
+		"  --writers LIST     many writers, one reader: a bench of its "
+		"own\n                     (perfring bench --writers 1 --help)\n"
 		"\n"
 		"Each run sits between two cache-line round-trip probes; a run "
 		"during which\nthe host moved the vCPUs is repeated, and results "
