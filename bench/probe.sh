@@ -6,8 +6,10 @@
 # its headers or libraries are missing for this target (cross builds),
 # when $CXX does not target the same machine as $CC (the C++ adapter would
 # not link), for DPDK and ck when $CC is not the host's compiler, or
-# under ThreadSanitizer for peers whose fences are inline assembly that
-# TSan cannot see (DPDK, Concurrency Kit).
+# under ThreadSanitizer for peers whose fences are inline assembly or
+# standalone fences that TSan cannot see (DPDK, Concurrency Kit, liburcu,
+# moodycamel ConcurrentQueue; boost::lockfree::queue, whose free list TSan
+# reports).
 # Usage: CC=... CXX=... SANITIZE=... CFLAGS=... LDFLAGS=... probe.sh KEY
 set -u
 key=$1
@@ -95,6 +97,29 @@ C
 	fi
 fi
 
+# liburcu's wfcqueue (multi-writer bench): its exported functions in
+# liburcu-common, which TSan cannot see into; installed for the host only.
+if [ $tsan = 0 ] && [ $native = 1 ]; then
+	cat >"$tmp/t.c" <<'C'
+#include <urcu/wfcqueue.h>
+int main(void)
+{
+	static struct __cds_wfcq_head h;
+	static struct cds_wfcq_tail t;
+	static struct cds_wfcq_node n;
+
+	__cds_wfcq_init(&h, &t);
+	cds_wfcq_node_init(&n);
+	cds_wfcq_enqueue(&h, &t, &n);
+	return __cds_wfcq_dequeue_nonblocking(&h, &t) != &n;
+}
+C
+	if try_c -lurcu-common; then
+		echo "BENCH_HAVE_URCU := y"
+		echo "BENCH_URCU_LIBS := -lurcu-common"
+	fi
+fi
+
 # The C++ peers: only when $CXX targets what $CC targets.
 xm=$($CXX -dumpmachine 2>/dev/null)
 if [ -n "$cm" ] && [ "$cm" = "$xm" ]; then
@@ -120,5 +145,45 @@ int main()
 }
 C
 	try_cxx && echo "BENCH_HAVE_AQ := y"
+	cat >"$tmp/t.cc" <<'C'
+#include <atomic_queue/atomic_queue.h>
+struct M { unsigned long w[8]; };
+int main()
+{
+	atomic_queue::AtomicQueueB2<M> q(64);
+	M m = {};
+	return !q.try_push(m) || !q.try_pop(m);
+}
+C
+	try_cxx && echo "BENCH_HAVE_AQB2 := y"
+	# boost::lockfree::queue's free list reads nodes that another thread
+	# may be recycling (its tagged pointers make that safe; TSan reports
+	# it): left out under TSan.
+	[ $tsan = 0 ] && cat >"$tmp/t.cc" <<'C'
+#include <boost/lockfree/queue.hpp>
+struct M { unsigned long w[8]; };
+int main()
+{
+	boost::lockfree::queue<M> q(64);
+	M m = {};
+	return !q.bounded_push(m) || !q.pop(m);
+}
+C
+	[ $tsan = 0 ] && try_cxx && echo "BENCH_HAVE_BOOSTQ := y"
+	# ConcurrentQueue orders with standalone fences, which TSan does not
+	# model: left out under TSan, as DPDK and ck are.
+	[ $tsan = 0 ] && cat >"$tmp/t.cc" <<'C'
+#include <concurrentqueue/concurrentqueue.h>
+struct M { unsigned long w[8]; };
+int main()
+{
+	moodycamel::ConcurrentQueue<M> q(64, 1, 1);
+	moodycamel::ProducerToken t(q);
+	moodycamel::ConsumerToken c(q);
+	M m = {};
+	return !q.try_enqueue(t, m) || !q.try_dequeue(c, m);
+}
+C
+	[ $tsan = 0 ] && try_cxx && echo "BENCH_HAVE_CQ := y"
 fi
 exit 0

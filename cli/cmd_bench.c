@@ -35,6 +35,7 @@
 
 #include "../bench/bench.h"
 #include "../bench/probes.h"
+#include "bench_mw.h"
 #include "cli.h"
 
 #ifndef PFR_BENCH_CFLAGS
@@ -938,6 +939,8 @@ static void usage(FILE *f)
 		"                     seconds for the two CPUs to be idle "
 		"(others' jobs)\n"
 		"  -h, --help         this text\n"
+		"  --writers LIST     many writers, one reader: a bench of its "
+		"own\n                     (perfring bench --writers 1 --help)\n"
 		"\n"
 		"Each run sits between two cache-line round-trip probes; a run "
 		"during which\nthe host moved the vCPUs is repeated, and results "
@@ -1200,6 +1203,9 @@ int pfr_cmd_bench(int argc, char **argv)
 	char lab[96];
 	FILE *out = stdout;
 
+	for (int i = 1; i < argc; i++) /* many writers: a bench of its own */
+		if (!strncmp(argv[i], "--writers", 9))
+			return pfr_cmd_bench_mw(argc, argv);
 	memset(&op, 0, sizeof(op));
 	op.reps = 5;
 	op.run_ms = 200;

@@ -35,28 +35,45 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 		$$(sed -n 's/^BENCH_HAVE_\([A-Z]*\) := y/\1/p' $@ | \
 		   tr '\n' ' ' | tr 'A-Z' 'a-z')
 
-BENCH_HDRS := bench/bench.h bench/probes.h
+BENCH_HDRS := bench/bench.h bench/probes.h bench/mw.h
 BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
-	$(BUILD)/bench/perfring.o $(BUILD)/bench/peer_mutex.o
+	$(BUILD)/bench/perfring.o $(BUILD)/bench/peer_mutex.o \
+	$(BUILD)/bench/mw_harness.o $(BUILD)/bench/mw_perfring.o \
+	$(BUILD)/bench/mw_peers.o
 BENCH_DEFS :=
 BENCH_LIBS :=
 BENCH_CXX_OBJS :=
 
 ifeq ($(BENCH_HAVE_DPDK),y)
-BENCH_OBJS += $(BUILD)/bench/peer_dpdk.o
+BENCH_OBJS += $(BUILD)/bench/peer_dpdk.o $(BUILD)/bench/mw_peer_dpdk.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_DPDK
 BENCH_LIBS += $(BENCH_DPDK_LIBS)
 endif
 ifeq ($(BENCH_HAVE_CK),y)
-BENCH_OBJS += $(BUILD)/bench/peer_ck.o
+BENCH_OBJS += $(BUILD)/bench/peer_ck.o $(BUILD)/bench/mw_peer_ck.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_CK
 BENCH_LIBS += $(BENCH_CK_LIBS)
+endif
+ifeq ($(BENCH_HAVE_URCU),y)
+BENCH_OBJS += $(BUILD)/bench/mw_peer_urcu.o
+BENCH_DEFS += -DPFR_BENCH_HAVE_URCU
+BENCH_LIBS += $(BENCH_URCU_LIBS)
 endif
 BENCH_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_BOOST)),-DPFR_BENCH_HAVE_BOOST) \
 	$(if $(filter y,$(BENCH_HAVE_AQ)),-DPFR_BENCH_HAVE_AQ)
 ifneq ($(strip $(BENCH_CXX_DEFS)),)
 BENCH_CXX_OBJS += $(BUILD)/bench/peers_cxx.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_CXX
+CLI_LINK = $(CXX)
+endif
+
+# The multi-writer bench's C++ peers (bench/mw_peers_cxx.cc).
+BENCH_MW_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_CQ)),-DPFR_BENCH_HAVE_CQ) \
+	$(if $(filter y,$(BENCH_HAVE_AQB2)),-DPFR_BENCH_HAVE_AQ) \
+	$(if $(filter y,$(BENCH_HAVE_BOOSTQ)),-DPFR_BENCH_HAVE_BOOST)
+ifneq ($(strip $(BENCH_MW_CXX_DEFS)),)
+BENCH_CXX_OBJS += $(BUILD)/bench/mw_peers_cxx.o
+BENCH_DEFS += -DPFR_BENCH_HAVE_MWCXX
 CLI_LINK = $(CXX)
 endif
 
@@ -68,6 +85,9 @@ BENCH_PEER_WARN := -Wno-shadow -Wno-strict-prototypes -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-cast-qual -Wno-missing-field-initializers
 BENCH_CFLAGS_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
 BENCH_CFLAGS_peer_ck = $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw_peer_ck = $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw_peer_urcu = $(BENCH_PEER_WARN)
 
 $(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)
@@ -83,6 +103,14 @@ $(BUILD)/bench/peers_cxx.o: bench/peers_cxx.cc $(BENCH_HDRS) $(HEADERS) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_CXX_DEFS) -c $< -o $@
 
+$(BUILD)/bench/mw_peers_cxx.o: bench/mw_peers_cxx.cc $(BENCH_HDRS) \
+		$(HEADERS) $(BENCH_CONF)
+	@mkdir -p $(dir $@)
+	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_MW_CXX_DEFS) -c $< -o $@
+
+$(BUILD)/cli/bench_mw.o: $(BENCH_HDRS) $(BENCH_CONF)
+$(BUILD)/cli/bench_mw.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
+	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
 $(BUILD)/cli/cmd_bench.o: $(BENCH_HDRS) $(BENCH_CONF)
 $(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
 	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'

@@ -17,6 +17,7 @@ pkgs=(
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross
 	relacy-dev afl++ linux-perf gnuplot-nox
 	libdpdk-dev libck-dev libboost-dev libatomic-queue-dev
+	libconcurrentqueue-dev liburcu-dev
 	valgrind bc python3
 )
 missing=()
