@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -242,7 +243,12 @@ struct wctx {
 	struct pfr_group *g;
 	uint64_t tag, n, written; /* n written, `written` accepted */
 	int slot;
+	int *stop; /* set when the reader gave up: stop writing */
 };
+
+/* Every wait in these tests is bounded: a run that does not finish within
+ * this long fails (it never decides a pass). */
+#define BOUND_NS (120ull * 1000000000ull)
 
 static void *writer_thread(void *arg)
 {
@@ -252,8 +258,11 @@ static void *writer_thread(void *arg)
 	x->slot = pfr_group_join(x->g, &w, x->tag);
 	if (x->slot < 0)
 		return NULL;
-	for (uint64_t q = 0; q < x->n; q++)
+	for (uint64_t q = 0; q < x->n; q++) {
+		if (__atomic_load_n(x->stop, __ATOMIC_RELAXED))
+			break;
 		x->written += write_msg(&w, x->tag, q) == 0;
+	}
 	pfr_group_leave(x->g, &w);
 	return NULL;
 }
@@ -268,7 +277,8 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 	static struct check c;
 	struct pfr_group_stats st;
 	char name[120];
-	int all = 1;
+	int all = 1, stop = 0;
+	uint64_t deadline;
 
 	memset(&o, 0, sizeof(o));
 	o.slots = 8;
@@ -290,9 +300,12 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 		x[i].tag = (uint64_t)i;
 		x[i].n = 20000;
 		x[i].written = 0;
+		x[i].stop = &stop;
 		pthread_create(&th[i], NULL, writer_thread, &x[i]);
 	}
-	/* drain until every writer joined, left and was freed */
+	/* drain until every writer joined, left and was freed (a BLOCK
+	 * writer's reserve times out after 1 s: once stopped, they end) */
+	deadline = now_ns() + BOUND_NS;
 	for (;;) {
 		int64_t n = pfr_group_drain(g, consume, &c, 0);
 
@@ -303,8 +316,18 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 		}
 		if (st.freed == (uint64_t)nw)
 			break;
+		if (now_ns() > deadline) {
+			ok(0,
+			   "all %d slots freed within the bound (%llu freed, "
+			   "%llu reclaimed)",
+			   nw, (unsigned long long)st.freed,
+			   (unsigned long long)st.reclaimed);
+			all = 0;
+			break;
+		}
 		pfr_group_wait(g, 10000000);
 	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < nw; i++)
 		pthread_join(th[i], NULL);
 	pfr_group_drain(g, consume, &c, PFR_GROUP_DRAIN_ALL);
@@ -356,6 +379,8 @@ static void test_dead_owner(void)
 		uint64_t q = 0;
 
 		close(pfd[0]);
+		/* it waits for SIGKILL: never outlive a failed parent */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (pfr_group_attach_fd(&cg, pfr_group_fd(g), -1) ||
 		    pfr_group_join(cg, &w, 5) != 0)
 			_exit(2);
@@ -417,7 +442,8 @@ static void test_wait(void)
 	struct pfr_group_stats st;
 	struct check c;
 	pthread_t th;
-	int woke = 0, rounds = 0;
+	int woke = 0;
+	uint64_t deadline;
 
 	memset(&o, 0, sizeof(o));
 	o.slots = 2;
@@ -432,15 +458,16 @@ static void test_wait(void)
 	is_int(pfr_group_wait(g, 1000000), 0, "no writer: time-out");
 	memset(&c, 0, sizeof(c));
 	pthread_create(&th, NULL, late_writer, g);
-	/* join, write, leave: each wakes the reader; a 30 s time-out only
-	 * guards against a hang */
+	/* join, write, leave: each wakes the reader; the time-outs only
+	 * guard against a hang */
+	deadline = now_ns() + BOUND_NS;
 	do {
 		int r = pfr_group_wait(g, 30000000000ull);
 
 		woke += r == 1;
 		pfr_group_drain(g, consume, &c, 0);
 		pfr_group_stats(g, &st);
-	} while (st.freed < 1 && ++rounds < 20);
+	} while (st.freed < 1 && now_ns() < deadline);
 	pthread_join(th, NULL);
 	ok(woke >= 1 && c.read[0] == 1 && st.freed == 1,
 	   "the waits were woken: record read, slot freed (%d wake-ups)", woke);
