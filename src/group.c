@@ -1089,8 +1089,14 @@ static int pfr__take(struct pfr_group *g, uint32_t i,
 			      i);
 }
 
+/* A closing or dead slot is drained to the end in at most this many
+ * batches per call: a process that goes on writing after it left (shared
+ * memory is untrusted) must not keep the reader in one call forever. */
+#define PFR__LAST_BATCHES 8
+
 /* One batch from slot i; a closing or dead slot is drained to the end
- * (its head loaded after the state that said so: S) and marked drained.
+ * (its head loaded after the state that said so: S) and marked drained,
+ * in later calls if it is still being written.
  * Returns the records taken, or fn's (or the merge's) negative return. */
 static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			       void *arg)
@@ -1098,7 +1104,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 	struct pfr__rslot *s = &g->rs[i];
 	struct pfr_record rec;
 	int64_t n = 0, avail;
-	int last = s->closing || s->dead, rc;
+	int last = s->closing || s->dead, rc, batches = 0;
 
 	do {
 		avail = pfr_reader_begin(&s->r);
@@ -1120,7 +1126,9 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			pfr__quarantine(g, i, rc);
 			return n;
 		}
-	} while (last && avail > 0);
+	} while (last && avail > 0 && ++batches < PFR__LAST_BATCHES);
+	if (last && avail > 0)
+		return n; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
 		uint64_t pend = PFR_READ_ONCE(c->lost_pending);

@@ -746,6 +746,67 @@ static void test_foreign_owner(void)
 	pfr_group_close(g);
 }
 
+/* A writer that goes on writing after it left (a copy of its handle kept
+ * past pfr_group_leave()): one drain call still returns, and the slot is
+ * freed only once it stops. */
+struct zombie {
+	struct check c;
+	struct pfr_writer w; /* the copy */
+	uint64_t seq, budget;
+};
+
+static int zombie_consume(void *arg, const struct pfr_group_rec *r)
+{
+	struct zombie *z = arg;
+
+	if (z->budget) {
+		z->budget--;
+		write_msg(&z->w, 0, z->seq++);
+	}
+	return consume(&z->c, r);
+}
+
+static void test_write_after_leave(void)
+{
+	struct pfr_group *g;
+	struct pfr_group_opts o;
+	struct pfr_group_stats st;
+	struct pfr_writer w;
+	static struct zombie z;
+	int64_t n;
+
+	memset(&o, 0, sizeof(o));
+	o.slots = 1;
+	o.data_size = 4096;
+	if (!ok(pfr_group_create(&g, &o) == 0, "create"))
+		return;
+	memset(&z, 0, sizeof(z));
+	pfr_group_reader_open(g, 0, NULL, NULL);
+	is_int(pfr_group_join(g, &w, 0), 0, "join");
+	for (; z.seq < 20; z.seq++)
+		write_msg(&w, 0, z.seq);
+	z.w = w;
+	is_int(pfr_group_leave(g, &w), 0, "leave (a copy of the handle kept)");
+	z.budget = 1000000; /* a record written for every record read */
+	n = pfr_group_drain(g, zombie_consume, &z, 0);
+	pfr_group_stats(g, &st);
+	ok(n > 0 && z.budget > 0 && st.freed == 0,
+	   "a drain returns while the left writer goes on (%lld read, "
+	   "slot not freed)",
+	   (long long)n);
+	z.budget = 0; /* it stops */
+	for (int i = 0; i < 100 && st.freed == 0; i++) {
+		pfr_group_drain(g, zombie_consume, &z, 0);
+		pfr_group_stats(g, &st);
+	}
+	is_uint(st.freed, 1, "freed once it stopped and was drained");
+	ok(!z.c.bad_seq && !z.c.bad_sum && z.c.read[0] + z.c.lost[0] == z.seq,
+	   "every record read or counted lost (%llu + %llu of %llu)",
+	   (unsigned long long)z.c.read[0], (unsigned long long)z.c.lost[0],
+	   (unsigned long long)z.seq);
+	pfr_group_close(g);
+}
+
 int main(void)
 {
 	test_opts();
@@ -760,5 +821,6 @@ int main(void)
 	test_reader_role();
 	test_hostile();
 	test_foreign_owner();
+	test_write_after_leave();
 	return tap_done();
 }
