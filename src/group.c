@@ -59,13 +59,14 @@
 
 #include "compiler.h"
 #include "group_int.h"
+#include "task_int.h"
 
 #define PFR__GROUP_MAGIC 0x3130505247524650ull /* "PFRGRP01" */
 #define PFR__GROUP_VERSION 1u
 #define PFR__PAGE 4096ull
 #define PFR__GDATA_MIN 4096ull
 #define PFR__GDATA_MAX (1ull << 30)
-#define PFR__PID_MAX (1u << 22) /* the kernel's PID_MAX_LIMIT */
+#define PFR__PID_MAX PFR__TASK_ID_MAX
 
 /* Slot states (low 8 bits of the word); then the generation (24 bits,
  * bumped by each claim) and the owner's pid (high 32 bits). */
@@ -182,58 +183,16 @@ static unsigned char *pfr__data(const struct pfr_group *g, uint32_t i)
 	return (unsigned char *)pfr__ctl(g, i) + g->data_off;
 }
 
-/*
- * A process's start time: field 22 of /proc/<pid>/stat, in clock ticks
- * since boot.  The fields after the command name (which may hold spaces
- * and parentheses) start after the last ')'.  0 when the process does not
- * exist, has ended (a zombie), or the file cannot be parsed.
- */
-static uint64_t pfr__start_time(uint32_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	/* p + 2 is field 3 (state); field 22 is 19 fields further.  A
-	 * zombie (Z) or dying (X) process has ended: it writes no more, and
-	 * its pid is only waiting for its parent to reap it. */
-	p += 2;
-	if (*p == 'Z' || *p == 'X')
-		return 0;
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &v) != 1)
-		return 0;
-	return v;
-}
-
-/* 1 while the process (pid, start) exists: the pid is alive and still has
- * that start time (a reused pid has another one). */
+/* 1 while the process (pid, start) may still write: its pid names a live
+ * process with that start time (a reused pid has another one). */
 static int pfr__alive(uint32_t pid, uint64_t start)
 {
 	if (!pid || pid >= PFR__PID_MAX)
 		return 0;
-	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-		return 0;
-	return pfr__start_time(pid) == start;
+	return !pfr__task_dead(pid, PFR__TASK_PROCESS, start);
 }
 
+/* This process's start time (0: no /proc), the same in all its threads. */
 static uint64_t pfr__self_start(void)
 {
 	static __thread uint64_t cached;
@@ -242,7 +201,8 @@ static uint64_t pfr__self_start(void)
 
 	/* per process: a forked child has its own */
 	if (cached_pid != me) {
-		cached = pfr__start_time((uint32_t)me);
+		if (pfr__task_state((uint32_t)me, PFR__TASK_PROCESS, &cached))
+			cached = 0;
 		cached_pid = me;
 	}
 	return cached;
@@ -1129,8 +1089,14 @@ static int pfr__take(struct pfr_group *g, uint32_t i,
 			      i);
 }
 
+/* A closing or dead slot is drained to the end in at most this many
+ * batches per call: a process that goes on writing after it left (shared
+ * memory is untrusted) must not keep the reader in one call forever. */
+#define PFR__LAST_BATCHES 8
+
 /* One batch from slot i; a closing or dead slot is drained to the end
- * (its head loaded after the state that said so: S) and marked drained.
+ * (its head loaded after the state that said so: S) and marked drained,
+ * in later calls if it is still being written.
  * Returns the records taken, or fn's (or the merge's) negative return. */
 static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			       void *arg)
@@ -1138,7 +1104,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 	struct pfr__rslot *s = &g->rs[i];
 	struct pfr_record rec;
 	int64_t n = 0, avail;
-	int last = s->closing || s->dead, rc;
+	int last = s->closing || s->dead, rc, batches = 0;
 
 	do {
 		avail = pfr_reader_begin(&s->r);
@@ -1160,7 +1126,9 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			pfr__quarantine(g, i, rc);
 			return n;
 		}
-	} while (last && avail > 0);
+	} while (last && avail > 0 && ++batches < PFR__LAST_BATCHES);
+	if (last && avail > 0)
+		return n; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
 		uint64_t pend = PFR_READ_ONCE(c->lost_pending);

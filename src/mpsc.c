@@ -31,6 +31,7 @@
 #include <perfring/mpsc.h>
 
 #include "compiler.h"
+#include "task_int.h"
 
 struct pfr_mpsc {
 	struct pfr_mpsc_ctl *ctl;
@@ -86,48 +87,11 @@ static uint32_t pfr__mpsc_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/*
- * The state of thread `tid`, from /proc/<tid>/task/<tid>/stat: 0 alive
- * (its start time, field 22, in *start), 1 gone or a zombie (it can never
- * write to shared memory again).  A tid beyond the pid range is gone.  Field 2,
- * the name, may hold spaces and parentheses: parsing starts after the
- * last ')'.
- */
+/* The state of thread `tid` (src/task_int.h): 0 alive, its start time in
+ * *start; 1 gone or a zombie. */
 static int pfr__mpsc_tid_state(uint32_t tid, uint64_t *start)
 {
-	char path[64], buf[1024], *p, *q;
-	ssize_t n;
-	int fd, field;
-
-	*start = 0;
-	if (tid == 0 || tid > 0x3fffffffu)
-		return 1;
-	/* The task directory, not /proc/<tid>/stat: the same file for
-	 * every reader, even under qemu-user, which rewrites its own
-	 * process's /proc/<pid>/stat (start time included). */
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1; /* ENOENT: no such thread in our namespace */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1; /* it exited while we read */
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return 0; /* unreadable: not proven dead */
-	p += 2; /* field 3, the state */
-	if (*p == 'Z' || *p == 'X' || *p == 'x')
-		return 1;
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		*start = strtoull(p, &q, 10);
-	return 0;
+	return pfr__task_state(tid, PFR__TASK_THREAD, start);
 }
 
 /* The inode of this process's pid namespace, 0 when unknown. */

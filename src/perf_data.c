@@ -488,46 +488,83 @@ static void pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
 		fwrite(zero, padded - l, 1, o);
 }
 
-/* The build id of an ELF64 file from its PT_NOTE segments.  The file is
- * read with pread(), not mapped: a file truncated meanwhile (it belongs to
- * the traced program, not to us) is a short read, never SIGBUS. */
+/* One program header of an ELF file of either class: type, offset and
+ * size of its contents in the file.  0, or -1 on a short read. */
+static int pfr_elf_phdr(int fd, int elf64, uint64_t at, uint32_t *type,
+			uint64_t *off, uint64_t *size)
+{
+	if (elf64) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
+		    (ssize_t)sizeof(ph))
+			return -1;
+		*type = ph.p_type;
+		*off = ph.p_offset;
+		*size = ph.p_filesz;
+	} else {
+		Elf32_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
+		    (ssize_t)sizeof(ph))
+			return -1;
+		*type = ph.p_type;
+		*off = ph.p_offset;
+		*size = ph.p_filesz;
+	}
+	return 0;
+}
+
+/* The build id of an ELF file (ELF64, or ELF32 as on 32-bit targets, in
+ * this machine's byte order) from its PT_NOTE segments.  The file is read
+ * with pread(), not mapped: a file truncated meanwhile (it belongs to the
+ * traced program, not to us) is a short read, never SIGBUS. */
 static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 {
 	struct stat st;
-	Elf64_Ehdr eh;
+	union {
+		unsigned char ident[EI_NIDENT];
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} eh;
+	uint64_t phoff, phnum, phsz;
 	size_t len, got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int elf64;
 
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    st.st_size < (off_t)sizeof(eh) ||
-	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh)) {
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.ident, ELFMAG, SELFMAG) ||
+	    (eh.ident[EI_CLASS] != ELFCLASS64 &&
+	     eh.ident[EI_CLASS] != ELFCLASS32)) {
 		close(fd);
 		return 0;
 	}
 	len = (size_t)st.st_size;
-	if (!memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phoff <= len &&
-	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) <= len - eh.e_phoff)
-		for (int i = 0; i < eh.e_phnum && !got; i++) {
-			Elf64_Phdr ph;
+	elf64 = eh.ident[EI_CLASS] == ELFCLASS64;
+	phoff = elf64 ? eh.e64.e_phoff : eh.e32.e_phoff;
+	phnum = elf64 ? eh.e64.e_phnum : eh.e32.e_phnum;
+	phsz = elf64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	if ((elf64 ? eh.e64.e_phentsize : eh.e32.e_phentsize) == phsz &&
+	    phoff <= len && phnum * phsz <= len - phoff)
+		for (uint64_t i = 0; i < phnum && !got; i++) {
+			uint64_t off, size;
+			uint32_t type;
 			unsigned char *n;
 
-			if (pread(fd, &ph, sizeof(ph),
-				  (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph))
+			if (pfr_elf_phdr(fd, elf64, phoff + i * phsz, &type,
+					 &off, &size))
 				break;
-			if (ph.p_type != PT_NOTE || ph.p_offset > len ||
-			    ph.p_filesz > len - ph.p_offset ||
-			    ph.p_filesz > (1u << 20))
+			if (type != PT_NOTE || off > len || size > len - off ||
+			    size > (1u << 20))
 				continue;
-			n = malloc(ph.p_filesz ? ph.p_filesz : 1);
+			n = malloc(size ? size : 1);
 			if (n &&
-			    pread(fd, n, ph.p_filesz, (off_t)ph.p_offset) ==
-				    (ssize_t)ph.p_filesz)
-				got = pfr__notes_build_id(n, ph.p_filesz, id);
+			    pread(fd, n, size, (off_t)off) == (ssize_t)size)
+				got = pfr__notes_build_id(n, size, id);
 			free(n);
 		}
 	close(fd);

@@ -5,7 +5,8 @@
 # (tests/unit/*.c, whoever added them) with that target's gcc into
 # build-<arch>/, runs each unit test under qemu-user, and runs
 # `perfring info` under qemu to check the backend, the compile-time target
-# and that its instruction table came from this build's disassembly.
+# and that its instruction table came from this build's disassembly, and
+# brief `perfring stress --mode group|mpsc` runs (threads and processes).
 # Under emulation no weak-memory behaviour shows: this proves the code
 # builds, assembles and behaves on the target (endianness, sizes,
 # encodings), not that the barriers are sufficient.  The build directory is
@@ -113,6 +114,34 @@ grep -q "\"backend\":\"$backend\"" "$log" &&
 	grep -q "\"target\":\"$target\"" "$log" &&
 	grep -q '"instructions":\[{' "$log"
 tap $? "$arch: perfring info --json has backend, target and the table" "$log"
+
+# Brief many-writer stress runs under qemu, threads and processes: the
+# stress verifies every record itself (exit 0 and its verdict); written =
+# read + lost is checked again here from its JSON.
+jnum() { # jnum KEY: the number after "KEY": in $log
+	sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$log" | head -n 1
+}
+for mode in group mpsc; do
+	for how in threads processes; do
+		extra=()
+		[ "$how" = processes ] && extra=(--processes)
+		timeout -k 10 300 "${runner[@]}" "$perfring" stress --mode "$mode" \
+			--writers 3 --seconds 0.3 --json "${extra[@]}" >"$log" 2>&1
+		rc=$?
+		case $mode in
+		group) grep -q '"result":"pass"' "$log" &&
+			grep -q '"corrupt":0,"bad_seq":0,"bad_order":0' "$log" ;;
+		mpsc) grep -q '"ok":true' "$log" && grep -q '"corrupt":0,' "$log" &&
+			! grep -q '"ok":false' "$log" ;;
+		esac
+		verdict=$?
+		w=$(jnum written) r=$(jnum read) l=$(jnum lost)
+		[ $rc -eq 0 ] && [ $verdict -eq 0 ] && [ -n "$w" ] && [ -n "$r" ] &&
+			[ -n "$l" ] && [ "$w" -gt 0 ] && [ "$w" -eq $((r + l)) ]
+		tap $? "$arch: stress --mode $mode --writers 3 ($how) under $qemu: exit $rc, written ${w:-?} = read ${r:-?} + lost ${l:-?}" \
+			"$log"
+	done
+done
 
 echo "1..$n"
 [ "$bad" -eq 0 ]

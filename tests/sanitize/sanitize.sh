@@ -7,8 +7,11 @@
 # report.  Never runs `make check` (that would recurse).
 #
 #   sanitize.sh address   every unit test, SANITIZE=address,undefined
-#   sanitize.sh thread    unit tests named *stress* or *mp*, SANITIZE=thread
-#                         (barrier.h selects the C11 backend under TSan)
+#   sanitize.sh thread    unit tests named *stress*, *mp*, group or merge,
+#                         SANITIZE=thread (barrier.h selects the C11 backend
+#                         under TSan)
+# Both also run brief `perfring stress --mode group|mpsc` (threads; and
+# processes under ASan).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 kind=${1:?usage: sanitize.sh address|thread}
@@ -64,7 +67,7 @@ for src in "$top"/tests/unit/*.c; do
 	u=$(basename "$src" .c)
 	if [ "$kind" = thread ]; then
 		case $u in
-		*stress* | *mp*) ;;
+		*stress* | *mp* | group | merge) ;;
 		*) continue ;;
 		esac
 	fi
@@ -96,6 +99,30 @@ if [ "$kind" = address ]; then
 	tap $? "perfring stress --processes / --shm under -fsanitize=$sanitize" \
 		"$log"
 fi
+# the many-writer stresses: threads under both, processes under ASan (TSan
+# does not follow a memfd into another process)
+hows=(threads)
+[ "$kind" = address ] && hows+=(processes)
+for mode in group mpsc; do
+	for how in "${hows[@]}"; do
+		extra=()
+		[ "$how" = processes ] && extra=(--processes)
+		timeout -k 10 300 "$build/perfring" stress --mode "$mode" \
+			--writers 3 --seconds 0.3 --json "${extra[@]}" >"$log" 2>&1
+		rc=$?
+		case $mode in
+		group) grep -q '"result":"pass"' "$log" ;;
+		mpsc) grep -q '"ok":true' "$log" && ! grep -q '"ok":false' "$log" ;;
+		esac
+		verdict=$?
+		[ $rc -eq 0 ] && [ $verdict -ne 0 ] && rc=1
+		if grep -q -e 'Sanitizer' -e 'runtime error:' "$log"; then
+			[ $rc -eq 0 ] && rc=1
+		fi
+		tap $rc "perfring stress --mode $mode --writers 3 ($how) under -fsanitize=$sanitize (exit $rc)" \
+			"$log"
+	done
+done
 "$build/perfring" info >"$log" 2>&1 &&
 	! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
 tap $? "perfring info under -fsanitize=$sanitize" "$log"

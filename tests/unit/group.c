@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -242,7 +243,12 @@ struct wctx {
 	struct pfr_group *g;
 	uint64_t tag, n, written; /* n written, `written` accepted */
 	int slot;
+	int *stop; /* set when the reader gave up: stop writing */
 };
+
+/* Every wait in these tests is bounded: a run that does not finish within
+ * this long fails (it never decides a pass). */
+#define BOUND_NS (120ull * 1000000000ull)
 
 static void *writer_thread(void *arg)
 {
@@ -252,8 +258,11 @@ static void *writer_thread(void *arg)
 	x->slot = pfr_group_join(x->g, &w, x->tag);
 	if (x->slot < 0)
 		return NULL;
-	for (uint64_t q = 0; q < x->n; q++)
+	for (uint64_t q = 0; q < x->n; q++) {
+		if (__atomic_load_n(x->stop, __ATOMIC_RELAXED))
+			break;
 		x->written += write_msg(&w, x->tag, q) == 0;
+	}
 	pfr_group_leave(x->g, &w);
 	return NULL;
 }
@@ -268,7 +277,8 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 	static struct check c;
 	struct pfr_group_stats st;
 	char name[120];
-	int all = 1;
+	int all = 1, stop = 0;
+	uint64_t deadline;
 
 	memset(&o, 0, sizeof(o));
 	o.slots = 8;
@@ -290,9 +300,12 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 		x[i].tag = (uint64_t)i;
 		x[i].n = 20000;
 		x[i].written = 0;
+		x[i].stop = &stop;
 		pthread_create(&th[i], NULL, writer_thread, &x[i]);
 	}
-	/* drain until every writer joined, left and was freed */
+	/* drain until every writer joined, left and was freed (a BLOCK
+	 * writer's reserve times out after 1 s: once stopped, they end) */
+	deadline = now_ns() + BOUND_NS;
 	for (;;) {
 		int64_t n = pfr_group_drain(g, consume, &c, 0);
 
@@ -303,8 +316,18 @@ static void run_threads(int ordered, enum pfr_policy pol, int nw,
 		}
 		if (st.freed == (uint64_t)nw)
 			break;
+		if (now_ns() > deadline) {
+			ok(0,
+			   "all %d slots freed within the bound (%llu freed, "
+			   "%llu reclaimed)",
+			   nw, (unsigned long long)st.freed,
+			   (unsigned long long)st.reclaimed);
+			all = 0;
+			break;
+		}
 		pfr_group_wait(g, 10000000);
 	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < nw; i++)
 		pthread_join(th[i], NULL);
 	pfr_group_drain(g, consume, &c, PFR_GROUP_DRAIN_ALL);
@@ -356,6 +379,8 @@ static void test_dead_owner(void)
 		uint64_t q = 0;
 
 		close(pfd[0]);
+		/* it waits for SIGKILL: never outlive a failed parent */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (pfr_group_attach_fd(&cg, pfr_group_fd(g), -1) ||
 		    pfr_group_join(cg, &w, 5) != 0)
 			_exit(2);
@@ -417,7 +442,8 @@ static void test_wait(void)
 	struct pfr_group_stats st;
 	struct check c;
 	pthread_t th;
-	int woke = 0, rounds = 0;
+	int woke = 0;
+	uint64_t deadline;
 
 	memset(&o, 0, sizeof(o));
 	o.slots = 2;
@@ -432,15 +458,16 @@ static void test_wait(void)
 	is_int(pfr_group_wait(g, 1000000), 0, "no writer: time-out");
 	memset(&c, 0, sizeof(c));
 	pthread_create(&th, NULL, late_writer, g);
-	/* join, write, leave: each wakes the reader; a 30 s time-out only
-	 * guards against a hang */
+	/* join, write, leave: each wakes the reader; the time-outs only
+	 * guard against a hang */
+	deadline = now_ns() + BOUND_NS;
 	do {
 		int r = pfr_group_wait(g, 30000000000ull);
 
 		woke += r == 1;
 		pfr_group_drain(g, consume, &c, 0);
 		pfr_group_stats(g, &st);
-	} while (st.freed < 1 && ++rounds < 20);
+	} while (st.freed < 1 && now_ns() < deadline);
 	pthread_join(th, NULL);
 	ok(woke >= 1 && c.read[0] == 1 && st.freed == 1,
 	   "the waits were woken: record read, slot freed (%d wake-ups)", woke);
@@ -719,6 +746,67 @@ static void test_foreign_owner(void)
 	pfr_group_close(g);
 }
 
+/* A writer that goes on writing after it left (a copy of its handle kept
+ * past pfr_group_leave()): one drain call still returns, and the slot is
+ * freed only once it stops. */
+struct zombie {
+	struct check c;
+	struct pfr_writer w; /* the copy */
+	uint64_t seq, budget;
+};
+
+static int zombie_consume(void *arg, const struct pfr_group_rec *r)
+{
+	struct zombie *z = arg;
+
+	if (z->budget) {
+		z->budget--;
+		write_msg(&z->w, 0, z->seq++);
+	}
+	return consume(&z->c, r);
+}
+
+static void test_write_after_leave(void)
+{
+	struct pfr_group *g;
+	struct pfr_group_opts o;
+	struct pfr_group_stats st;
+	struct pfr_writer w;
+	static struct zombie z;
+	int64_t n;
+
+	memset(&o, 0, sizeof(o));
+	o.slots = 1;
+	o.data_size = 4096;
+	if (!ok(pfr_group_create(&g, &o) == 0, "create"))
+		return;
+	memset(&z, 0, sizeof(z));
+	pfr_group_reader_open(g, 0, NULL, NULL);
+	is_int(pfr_group_join(g, &w, 0), 0, "join");
+	for (; z.seq < 20; z.seq++)
+		write_msg(&w, 0, z.seq);
+	z.w = w;
+	is_int(pfr_group_leave(g, &w), 0, "leave (a copy of the handle kept)");
+	z.budget = 1000000; /* a record written for every record read */
+	n = pfr_group_drain(g, zombie_consume, &z, 0);
+	pfr_group_stats(g, &st);
+	ok(n > 0 && z.budget > 0 && st.freed == 0,
+	   "a drain returns while the left writer goes on (%lld read, "
+	   "slot not freed)",
+	   (long long)n);
+	z.budget = 0; /* it stops */
+	for (int i = 0; i < 100 && st.freed == 0; i++) {
+		pfr_group_drain(g, zombie_consume, &z, 0);
+		pfr_group_stats(g, &st);
+	}
+	is_uint(st.freed, 1, "freed once it stopped and was drained");
+	ok(!z.c.bad_seq && !z.c.bad_sum && z.c.read[0] + z.c.lost[0] == z.seq,
+	   "every record read or counted lost (%llu + %llu of %llu)",
+	   (unsigned long long)z.c.read[0], (unsigned long long)z.c.lost[0],
+	   (unsigned long long)z.seq);
+	pfr_group_close(g);
+}
+
 int main(void)
 {
 	test_opts();
@@ -733,5 +821,6 @@ int main(void)
 	test_reader_role();
 	test_hostile();
 	test_foreign_owner();
+	test_write_after_leave();
 	return tap_done();
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the identity of a thread or a process, shared by src/group.c
+ * (a writer slot's owner is a process) and src/mpsc.c (a producer or the
+ * reader is a thread).  An identity is an id and the start time of the
+ * task it names, so that a reused id is told from the original.
+ *
+ * Both are read from /proc/<id>/task/<id>/stat, never /proc/<id>/stat:
+ * for a process id the task file is its main thread's, whose start time is
+ * the process's, and it is the same file for every thread of every reader.
+ * /proc/<pid>/stat is not: qemu-user rewrites it for its own process (the
+ * state field becomes 0 and the start time that of the calling thread), so
+ * two threads of one emulated process would see two start times for it.
+ */
+#ifndef PFR_SRC_TASK_INT_H
+#define PFR_SRC_TASK_INT_H
+
+#include <stdint.h>
+
+/* Ids beyond the kernel's PID_MAX_LIMIT name no task. */
+#define PFR__TASK_ID_MAX (1u << 22)
+
+/* What pfr__task_state() asks about: the thread `id` alone, or the process
+ * whose id is `id` (alive while any of its threads is). */
+#define PFR__TASK_THREAD 0
+#define PFR__TASK_PROCESS 1
+
+/*
+ * The state of task `id`: 0 while it may run (its start time, in clock
+ * ticks since boot, in *start; 0 there when the file cannot be parsed), 1
+ * when it is gone or a zombie and can never write to shared memory again.
+ * For PFR__TASK_PROCESS a zombie main thread whose process still has other
+ * threads is alive.  Reads /proc: a system call, never on a fast path.
+ */
+int pfr__task_state(uint32_t id, int what, uint64_t *start);
+
+/* 1 when the task recorded as (id, start) is proven dead: gone, a zombie,
+ * or the id now names a task with another start time.  Unreadable
+ * details prove nothing: 0. */
+int pfr__task_dead(uint32_t id, int what, uint64_t start);
+
+#endif
