@@ -14,7 +14,9 @@
  * mpsc: one shared ring (<perfring/mpsc.h>) of the run's capacity, BLOCK:
  * each writer joins, writes each message with pfr_mpsc_write() (reserve
  * under the lock, copy, commit) and leaves; the reader takes batches with
- * pfr_mpsc_begin/next/end and checks each record in place.
+ * pfr_mpsc_begin/next/end and checks each record in place; "burst"
+ * writes up to run->batch messages per pfr_mpsc_write_burst() (one lock
+ * acquisition; the size mix goes one by one).
  * Both keep each writer's order, and both run between processes (private
  * shared memory, inherited over fork).
  */
@@ -228,6 +230,55 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 	free(m);
 }
 
+/* Up to run->batch messages per pfr_mpsc_write_burst() (one lock
+ * acquisition); the size mix, whose lengths differ, goes one by one. */
+static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
+{
+	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
+	struct pfr_mw_writer *me = &run->w[w];
+	unsigned b = run->batch > 1 ? run->batch : 1;
+	size_t sw = run->slot / 8;
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * run->slot);
+	struct pfr_mpsc_producer p;
+	uint64_t seq;
+	int err = 0;
+
+	if (!m || pfr_mpsc_join(mq, &p)) {
+		me->error = -1;
+		free(m);
+		return;
+	}
+	pfr_mpsc_set_timeout(&p, MW_TIMEOUT_NS);
+	for (unsigned i = 0; i < b; i++)
+		memcpy(m + i * sw, run->msg, run->slot);
+	for (seq = 0; !err && pfr_mw_wmore(run, me, seq);) {
+		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b;
+
+		for (unsigned i = 0; i < k; i++)
+			pfr_mw_stamp(m + i * sw, pfr_mw_len(run, seq + i), w,
+				     seq + i);
+		if (run->payload != PFR_MW_MIX) {
+			err = pfr_mpsc_write_burst(&p, MW_TYPE, m, run->slot,
+						   k);
+		} else {
+			for (unsigned i = 0; i < k && !err; i++)
+				err = pfr_mpsc_write(&p, MW_TYPE, m + i * sw,
+						     pfr_mw_len(run, seq + i) *
+							     8);
+		}
+		for (unsigned i = 0; i < k; i++)
+			pfr_mw_unstamp(m + i * sw, pfr_mw_len(run, seq + i),
+				       run);
+		if (!err)
+			seq += k;
+	}
+	me->sent = seq;
+	if (err)
+		me->error = err;
+	pfr_mpsc_leave(&p);
+	free(m);
+}
+
 static void mp_consume(void *q, struct pfr_mw_run *run)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
@@ -287,6 +338,8 @@ const struct pfr_mw_queue pfr_mw_perfring[] = {
 #ifdef PFR_MW_HAVE_MPSC
 	{"perfring mpsc", "", PFR_MW_KIND_MPSC, 1, mp_setup, mp_produce,
 	 mp_consume, mp_teardown},
+	{"perfring mpsc", "burst", PFR_MW_KIND_OTHER, 1, mp_setup,
+	 mp_produce_burst, mp_consume, mp_teardown},
 #endif
 	{NULL, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };

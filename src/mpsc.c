@@ -746,6 +746,82 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 	return 0;
 }
 
+/*
+ * One stretch of n records of `size` bytes at prod_pos, or 0 when the
+ * fast conditions do not hold (the caller then writes one by one).  The
+ * first header, stored under the lock before R, is BUSY with the whole
+ * stretch's size: the reader stops at it, and skips the whole stretch if
+ * its owner dies.  The other headers are stored after the unlock, before
+ * B, the release store of the first header's final value; the reader
+ * loads each of them after its acquire of the header before (C2), so
+ * they are ordered by B like the payloads.
+ */
+static int pfr__mpsc_burst_fast(struct pfr_mpsc_producer *p, uint32_t type,
+				const unsigned char *src, size_t len, size_t n,
+				uint64_t size)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t mask = p->mask, span = size * n, pos, end;
+	unsigned char *at;
+
+	if (p->lost || !pfr__mpsc_trylock(p))
+		return 0;
+	pos = PFR_READ_ONCE(c->prod_pos);
+	end = pos + span;
+	if ((pos & 7) || end - PFR_READ_ONCE(c->cons_cache) > mask + 1 ||
+	    (pos & mask) + span > mask + 1) {
+		pfr__mpsc_unlock(p);
+		return 0;
+	}
+	at = p->data + (pos & mask);
+	PFR_WRITE_ONCE(*(uint64_t *)at,
+		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, span));
+	PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + n);
+	pfr__mpsc_publish(c, end); /* R */
+	pfr__mpsc_unlock(p);
+	for (size_t i = 1; i < n; i++) {
+		unsigned char *r = at + i * size;
+
+		PFR_WRITE_ONCE(*(uint64_t *)r,
+			       pfr__mpsc_hdr(type, p->index, size));
+		if (len)
+			memcpy(r + 8, src + i * len, len);
+	}
+	if (len)
+		memcpy(at + 8, src, len);
+	p->res_pos = pos;
+	p->res_size = (uint32_t)size;
+	p->res_type = type;
+	p->records += n;
+	/* B (commit) in pfr__mpsc_finish(): the whole stretch */
+	pfr__mpsc_finish(p, type);
+	if (p->wait_flag && n > 1)
+		pfr__mpsc_commit_wake(p, pos, end);
+	return 1;
+}
+
+int pfr_mpsc_write_burst(struct pfr_mpsc_producer *p, uint32_t type,
+			 const void *buf, size_t len, size_t n)
+{
+	const unsigned char *src = (const unsigned char *)buf;
+	uint64_t size = pfr__record_size(len);
+
+	if (len > p->max_record - 8 || type > PFR_RECORD_USER_MAX ||
+	    p->res_size || (len && n > SIZE_MAX / len))
+		return -PFR_E_INVAL;
+	/* the BUSY header's u16 size holds the whole stretch */
+	if (n > 1 && n <= PFR_RECORD_MAX / size &&
+	    pfr__mpsc_burst_fast(p, type, src, len, n, size))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int err = pfr_mpsc_write(p, type, src + i * len, len);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 {
 	int err = 0;

@@ -323,6 +323,19 @@ PFR__INLINE void pfr_mpsc_discard(struct pfr_mpsc_producer *p);
 /* reserve + copy + commit: 0 or a reserve error. */
 PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
 			       const void *buf, size_t len);
+/* Writes n records of `type`, each of `len` payload bytes, from buf (the
+ * payloads back to back, len bytes apart).  When the ring has room for
+ * all n in one stretch (no wrap at the end, no LOST record pending, at
+ * most PFR_RECORD_MAX bytes in all) they take one lock
+ * acquisition, one BUSY header and one producer position store (R); the
+ * other headers are plain stores, and one release store of the first
+ * header (B) commits them all.  Otherwise the records go one by one as
+ * with pfr_mpsc_write().  Returns 0, -PFR_E_INVAL (as reserve, or n * len
+ * overflows: nothing written) or the first record's reserve error (the
+ * records before it are written, those after are not tried).
+ * Concurrency: as pfr_mpsc_reserve().  Progress: blocking (the lock). */
+PFR_API int pfr_mpsc_write_burst(struct pfr_mpsc_producer *p, uint32_t type,
+				 const void *buf, size_t len, size_t n);
 /* Writes a pending LOST record if it fits now (never waits) and stores
  * the producer's counters in its slot.  0, or -PFR_E_NOSPC when the LOST
  * record did not fit (it stays pending).  Concurrency: the producer's

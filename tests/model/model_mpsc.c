@@ -165,7 +165,20 @@ void pfr_model_mpsc_producer(unsigned i)
 
 	for (unsigned k = 1; k <= x->cfg.records; k++) {
 		uint64_t w = PFR_MODEL_MPSC_WORD(i + 1, k);
-		int err = pfr_mpsc_write(&x->p[i], PFR_MODEL_MPSC_TYPE, &w, 8);
+		int err;
+
+		if (x->cfg.scenario == PFR_MODEL_MPSC_BURST &&
+		    k < x->cfg.records) {
+			uint64_t two[2] = {w,
+					   PFR_MODEL_MPSC_WORD(i + 1, k + 1)};
+
+			err = pfr_mpsc_write_burst(
+				&x->p[i], PFR_MODEL_MPSC_TYPE, two, 8, 2);
+			k++;
+		} else {
+			err = pfr_mpsc_write(&x->p[i], PFR_MODEL_MPSC_TYPE, &w,
+					     8);
+		}
 
 		pfr_model_check(err == 0, "pfr_mpsc_write failed",
 				PFR_MODEL_SITE);
@@ -219,7 +232,7 @@ void pfr_model_mpsc_reader(void)
 		}
 		pfr_model_check(rc == 0, "pfr_mpsc_next failed",
 				PFR_MODEL_SITE);
-		if (x->cfg.scenario == PFR_MODEL_MPSC_PROTO) {
+		if (x->cfg.scenario != PFR_MODEL_MPSC_WAKE) {
 			pfr_mpsc_end(&x->r);
 			if (!rc && got < total)
 				pfr_cpu_relax();

@@ -25,6 +25,7 @@ int pfr_model_cas(volatile void *p, uint64_t *expected, uint64_t v, int mo,
 enum pfr_model_mpsc_scenario {
 	PFR_MODEL_MPSC_PROTO = 0, /* BLOCK producers, polling reader */
 	PFR_MODEL_MPSC_WAKE = 1, /* reader asleep in pfr_mpsc_wait() */
+	PFR_MODEL_MPSC_BURST = 2, /* as PROTO, records in pairs (burst) */
 };
 
 #define PFR_MODEL_MPSC_MAXP 3

@@ -412,6 +412,7 @@ namespace
 
 #define P PFR_MODEL_MPSC_PROTO
 #define W PFR_MODEL_MPSC_WAKE
+#define BU PFR_MODEL_MPSC_BURST
 #define CB(n) rl::sched_bound, n
 #define RS rl::sched_random, 0
 
@@ -426,6 +427,10 @@ const model_case cases[] = {
 	 "2 BLOCK producers sleeping for space, woken by pfr_mpsc_end", CB(1)},
 	{"wake-2p", W, 2, 2, 256, nullptr, PASS,
 	 "reader asleep in pfr_mpsc_wait, woken by a commit", RS},
+	{"burst-2p", BU, 2, 4, 256, nullptr, PASS,
+	 "2 producers x 2 bursts of 2 (pfr_mpsc_write_burst): one BUSY "
+	 "header, R, then the other headers before B",
+	 RS},
 
 	/* Mutants of the orderings: each must be caught. */
 	{"no-release-R", P, 2, 3, 256, "pfr__mpsc_publish", RACE_OR_VALUE,
@@ -444,6 +449,10 @@ const model_case cases[] = {
 	 RACE_OR_VALUE, "the lock's CAS without acquire", RS},
 	{"lock-relaxed-unlock", P, 2, 3, 256, "pfr__mpsc_unlock", RACE_OR_VALUE,
 	 "the lock released without release", RS},
+	{"burst-no-release-R", BU, 2, 4, 256, "pfr__mpsc_publish",
+	 RACE_OR_VALUE, "burst: prod_pos stored without release", RS},
+	{"burst-no-release-B", BU, 2, 4, 256, "pfr__mpsc_finish", RACE_OR_VALUE,
+	 "burst: the first header committed without release", RS},
 	/* Mutants of the hand-shakes: a lost wake-up must be found. */
 	{"wake-no-commit-mb", W, 2, 2, 256, "pfr__mpsc_commit_wake",
 	 LOST_WAKEUP, "reader wake-up without smp_mb after the commit", RS},
@@ -457,6 +466,7 @@ const model_case cases[] = {
 
 #undef P
 #undef W
+#undef BU
 #undef CB
 #undef RS
 

@@ -229,6 +229,100 @@ static void test_roundtrip(void)
 	pfr_mpsc_close(m);
 }
 
+/* ---- bursts ---- */
+
+/* Reads one record and checks it is p's, `len` bytes rounded, equal to
+ * want; returns 1 when it is. */
+static int read_is(struct pfr_mpsc_reader *r, const struct pfr_mpsc_producer *p,
+		   const unsigned char *want, size_t len)
+{
+	struct pfr_record rec;
+
+	if (r->tail == r->head && pfr_mpsc_begin(r) <= 0)
+		return 0;
+	return pfr_mpsc_next(r, &rec) == 1 && rec.hdr.type == T_TYPE &&
+	       rec.len == ((len + 7) & ~7ul) &&
+	       rec.hdr.misc == pfr_mpsc_producer_index(p) &&
+	       !memcmp(rec.payload, want, len);
+}
+
+static void test_burst(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_producer p, q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	unsigned char buf[4096];
+	uint64_t pos0, recs0;
+	void *dst = NULL;
+	int bad = 0, rc;
+
+	is_int(pfr_mpsc_join(m, &p), 0, "burst: join p");
+	is_int(pfr_mpsc_join(m, &q), 0, "burst: join q");
+	is_int(pfr_mpsc_reader(m, &r), 0, "burst: reader");
+	fill(buf, sizeof(buf), 7);
+	pos0 = c->prod_pos;
+	recs0 = c->records;
+	is_int(pfr_mpsc_write_burst(&p, T_TYPE, buf, 12, 5), 0,
+	       "burst of 5 written");
+	is_uint(c->prod_pos - pos0, 5 * 24, "one stretch of 5 records");
+	is_uint(c->records - recs0, 5, "5 records counted");
+	for (int i = 0; i < 5; i++)
+		bad += !read_is(&r, &p, buf + i * 12, 12);
+	is_int(bad, 0, "the 5 records read in order, each its own payload");
+	is_int(drain(&r, NULL, 0), 0, "nothing more");
+	/* one record type on the way: 0 records, bad arguments */
+	is_int(pfr_mpsc_write_burst(&p, T_TYPE, buf, 8, 0), 0, "n = 0");
+	is_int(drain(&r, NULL, 0), 0, "n = 0 writes nothing");
+	is_int(pfr_mpsc_write_burst(&p, T_TYPE, buf,
+				    pfr_mpsc_max_payload(&p) + 1, 2),
+	       -PFR_E_INVAL, "burst: too large");
+	is_int(pfr_mpsc_write_burst(&p, PFR_RECORD_PAD, buf, 8, 2),
+	       -PFR_E_INVAL, "burst: reserved type");
+	is_int(pfr_mpsc_reserve(&p, T_TYPE, 8, &dst), 0, "p reserves");
+	is_int(pfr_mpsc_write_burst(&p, T_TYPE, buf, 8, 2), -PFR_E_INVAL,
+	       "burst with a reservation open");
+	/* q's burst behind p's open reservation: read after it */
+	is_int(pfr_mpsc_write_burst(&q, T_TYPE, buf + 100, 16, 3), 0,
+	       "q bursts behind p's reservation");
+	is_int(drain(&r, NULL, 0), 0, "the reader stops at p's BUSY record");
+	memcpy(dst, buf + 50, 8);
+	pfr_mpsc_commit(&p);
+	bad = !read_is(&r, &p, buf + 50, 8);
+	for (int i = 0; i < 3; i++)
+		bad += !read_is(&r, &q, buf + 100 + i * 16, 16);
+	is_int(bad, 0, "p's record, then q's 3 in order");
+	pfr_mpsc_end(&r);
+	/* bursts of every shape across many wraps (the stretch does not
+	 * fit before the end: one by one) */
+	bad = 0;
+	for (unsigned k = 0; k < 3000; k++) {
+		size_t len = (k * 13) % 200, n = 1 + k % 9;
+
+		fill(buf, n * len, k);
+		if (pfr_mpsc_write_burst(&p, T_TYPE, buf, len, n)) {
+			bad++;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			bad += !read_is(&r, &p, buf + i * len, len);
+		pfr_mpsc_end(&r);
+	}
+	is_int(bad, 0, "3000 bursts of 1..9 records round-trip");
+	ok(c->prod_pos > 100 * 4096, "the ring wrapped");
+	/* a full ring: the burst's first record that does not fit fails */
+	rc = 0;
+	for (int i = 0; i < 1000 && !rc; i++)
+		rc = pfr_mpsc_write_burst(&p, T_TYPE, buf, 56, 4);
+	is_int(rc, -PFR_E_NOSPC, "burst into a full ring: -PFR_E_NOSPC");
+	ok(pfr_mpsc_lost(&p) >= 1, "the record that did not fit is lost");
+	ok(drain(&r, NULL, 0) > 0, "what fitted is readable");
+	pfr_mpsc_leave(&p);
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
 static void test_order_discard(void)
 {
 	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
@@ -755,6 +849,7 @@ int main(void)
 {
 	test_opts();
 	test_roundtrip();
+	test_burst();
 	test_order_discard();
 	test_drop();
 	test_block_wait();
