@@ -389,6 +389,17 @@ PFR__INLINE void pfr_reader_end(struct pfr_reader *r)
 	PFR__DISPATCH(r->ordering, end, r);
 	r->published = r->tail;
 	if (r->flags & PFR__READER_WAKE_WRITER) {
+		/* The hand-shake costs a full fence, which waits for the
+		 * tail store's line (the writer polls it when the ring is
+		 * full).  So it runs only when the reader has read all that
+		 * begin showed, every wake_stride bytes, and while a writer
+		 * shows as waiting; pfr__writer_block() says why no wake-up
+		 * is lost. */
+		if (r->tail != r->head &&
+		    r->tail - r->wake_checked < r->wake_stride &&
+		    !PFR_READ_ONCE(r->ctl->writer_waiting))
+			return;
+		r->wake_checked = r->tail;
 		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 		 * the BLOCK wait of pfr__writer_reserve_slow(): tail store
 		 * before writer_waiting load */

@@ -197,7 +197,9 @@ struct pfr_ring_ctl {
 	uint32_t wake_bytes; /* wake the reader at this many bytes ... */
 	uint32_t wake_records; /* ... or this many records */
 	uint32_t reader_pid;
-	uint8_t pad2[PFR_RING_LINE - 32];
+	uint64_t writer_wake_tail; /* BLOCK: wake the writer once tail has
+				    * reached this (its watermark) */
+	uint8_t pad2[PFR_RING_LINE - 40];
 };
 
 #if defined(__cplusplus)
@@ -250,6 +252,8 @@ struct pfr_reader {
 	uint64_t tail; /* consumed so far (private) */
 	uint64_t published; /* tail as last published (D) */
 	unsigned char *scratch; /* copy of a record straddling the end */
+	uint64_t wake_checked; /* BLOCK: tail at the last wake-up check */
+	uint64_t wake_stride; /* BLOCK: bytes between unprompted checks */
 	uint32_t flags;
 	uint8_t ordering, pad[3];
 };
