@@ -634,8 +634,11 @@ static void emit_targets(FILE *out, const struct opts *opp,
 		/* no runs in this placement: no ratio either */
 		if (c->unsupported || c->failed || p < 0 || !c->nreps)
 			continue;
+		/* the "next" rows (pfr_reader_next loop) are the old reader,
+		 * kept for comparison: the targets use the default one */
 		if (pfr && !strcmp(c->q->name, "perfring") &&
 		    !c->q->processes && !c->q->reader_single &&
+		    !strstr(c->q->variant, "next") &&
 		    c->q->policy == PFR_POLICY_BLOCK) {
 			if (c->q->ordering == PFR_ORDER_ACQREL)
 				*(c->q->batched ? &prb[p] : &pr1[p]) = c;

@@ -378,6 +378,77 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	return 1;
 }
 
+PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
+				       void *ctx, uint64_t max)
+{
+	const unsigned char *data = r->data;
+	uint64_t mask = r->mask, n = 0;
+
+	if (!max)
+		max = UINT64_MAX;
+	while (n < max) {
+		uint64_t tail = r->tail, off = tail & mask;
+		uint64_t left = r->head - tail, room = mask + 1 - off;
+		const unsigned char *p = data + off, *p0 = p, *end;
+		struct pfr_record slow;
+		int rc;
+
+		if (!left)
+			break;
+		/* the contiguous stretch: up to head or the end of the data
+		 * area, whichever is first (left <= the data size: begin
+		 * checked head) */
+		end = p + (room < left ? room : left);
+		/* The same checks as pfr_reader_next()'s fast path, against
+		 * the end of the stretch; the header is read once into a
+		 * private copy.  size - 8 has no bit set outside 3..15 iff
+		 * size is a multiple of 8 and at least 8 (a u16 size below
+		 * 8 wraps).  A record that fails goes to the slow path,
+		 * which returns what pfr_reader_next() would. */
+		do {
+			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p);
+			struct pfr_record rec;
+			uint64_t size;
+
+			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
+			size = rec.hdr.size;
+			if (__builtin_expect(
+				    rec.hdr.type == PFR_RECORD_LOST ||
+					    rec.hdr.type == PFR_RECORD_PAD ||
+					    ((size - 8) & ~(uint64_t)0xfff8) ||
+					    size > (uint64_t)(end - p),
+				    0))
+				goto slow;
+			rec.payload = p + sizeof(rec.hdr);
+			rec.len = (uint32_t)size - (uint32_t)sizeof(rec.hdr);
+			rec.pos = tail + (uint64_t)(p - p0);
+			p += size;
+			n++;
+			if (fn(ctx, &rec)) {
+				r->tail = tail + (uint64_t)(p - p0);
+				return (int64_t)n;
+			}
+		} while (p != end && n < max);
+		r->tail = tail + (uint64_t)(p - p0);
+		continue;
+slow:
+		/* PAD, LOST, a record straddling the end, or a bad header
+		 * (through a copy: the fast path's record stays in
+		 * registers) */
+		r->tail = tail + (uint64_t)(p - p0);
+		rc = pfr__reader_next_slow(r, &slow);
+		if (rc <= 0) {
+			if (rc < 0)
+				return rc;
+			break;
+		}
+		n++;
+		if (fn(ctx, &slow))
+			break;
+	}
+	return (int64_t)n;
+}
+
 /* Internal reader flag: the ring's writer may sleep waiting for space. */
 #define PFR__READER_WAKE_WRITER 0x100u
 PFR_API void pfr__reader_wake_writer(struct pfr_reader *r);
