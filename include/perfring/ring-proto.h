@@ -382,16 +382,15 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 				       void *ctx, uint64_t max)
 {
 	const unsigned char *data = r->data;
-	uint64_t mask = r->mask, n = 0;
+	uint64_t mask = r->mask, budget = max ? max : UINT64_MAX;
 
-	if (!max)
-		max = UINT64_MAX;
-	while (n < max) {
+	/* budget: records still allowed; max - budget were passed to fn */
+	while (budget) {
 		uint64_t tail = r->tail, off = tail & mask;
 		uint64_t left = r->head - tail, room = mask + 1 - off;
 		const unsigned char *p = data + off, *p0 = p, *end;
 		struct pfr_record slow;
-		int rc;
+		int rc, stop;
 
 		if (!left)
 			break;
@@ -416,19 +415,21 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 				    rec.hdr.type == PFR_RECORD_LOST ||
 					    rec.hdr.type == PFR_RECORD_PAD ||
 					    ((size - 8) & ~(uint64_t)0xfff8) ||
-					    size > (uint64_t)(end - p),
+					    (uintptr_t)p + size >
+						    (uintptr_t)end,
 				    0))
 				goto slow;
 			rec.payload = p + sizeof(rec.hdr);
 			rec.len = (uint32_t)size - (uint32_t)sizeof(rec.hdr);
 			rec.pos = tail + (uint64_t)(p - p0);
+			stop = fn(ctx, &rec);
 			p += size;
-			n++;
-			if (fn(ctx, &rec)) {
+			budget--;
+			if (stop) {
 				r->tail = tail + (uint64_t)(p - p0);
-				return (int64_t)n;
+				goto out;
 			}
-		} while (p != end && n < max);
+		} while (p != end && budget);
 		r->tail = tail + (uint64_t)(p - p0);
 		continue;
 slow:
@@ -442,11 +443,12 @@ slow:
 				return rc;
 			break;
 		}
-		n++;
+		budget--;
 		if (fn(ctx, &slow))
 			break;
 	}
-	return (int64_t)n;
+out:
+	return (int64_t)((max ? max : UINT64_MAX) - budget);
 }
 
 /* Internal reader flag: the ring's writer may sleep waiting for space. */
