@@ -404,6 +404,7 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 		 * size is a multiple of 8 and at least 8 (a u16 size below
 		 * 8 wraps).  A record that fails goes to the slow path,
 		 * which returns what pfr_reader_next() would. */
+#pragma GCC unroll 2
 		do {
 			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p);
 			struct pfr_record rec;
