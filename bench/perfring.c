@@ -402,7 +402,8 @@ static PR_LOOP void pr_consume_cb(void *p, struct pfr_bench_run *run)
 	}
 }
 
-static PR_LOOP void pr_consume(void *p, struct pfr_bench_run *run)
+static PR_LOOP __attribute__((unused)) void
+pr_consume(void *p, struct pfr_bench_run *run)
 {
 	struct pr_q *q = (struct pr_q *)p;
 
@@ -619,6 +620,7 @@ out:
 #define PR(var, ord, pol, batched, proc)                                       \
 	PRC(var, ord, pol, batched, proc, 0, pr_consume_cb)
 
+#ifndef PR_WA_ONLY
 const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
 	PRS("next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0),
@@ -637,7 +639,14 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 1),
 	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
+#else
+const struct pfr_bench_queue pfr_bench_perfring_walimit[] = {
+	PR("wa-limit", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
+	PR("batch wa-limit", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
+#endif
 
+#ifndef PR_WA_ONLY
 /* ---- one-way latency: ping-pong over two rings ---- */
 
 struct lat_side {
@@ -775,3 +784,4 @@ out:
 	free(v);
 	return err;
 }
+#endif /* PR_WA_ONLY */

@@ -249,6 +249,7 @@ static void collect_queues(void)
 {
 	nqueues = 0;
 	add_table(pfr_bench_perfring);
+	add_table(pfr_bench_perfring_walimit);
 #ifdef PFR_BENCH_HAVE_DPDK
 	add_table(pfr_bench_dpdk);
 #endif
@@ -660,11 +661,13 @@ static void emit_targets(FILE *out, const struct opts *opp,
 		/* no runs in this placement: no ratio either */
 		if (c->unsupported || c->failed || p < 0 || !c->nreps)
 			continue;
-		/* the "next" rows (pfr_reader_next loop) are the old reader,
-		 * kept for comparison: the targets use the default one */
+		/* the other variants ("next": the old reader, "wa-limit":
+		 * the old write-ahead bound) are kept for comparison: the
+		 * targets use the default rows */
 		if (pfr && !strcmp(c->q->name, "perfring") &&
 		    !c->q->processes && !c->q->reader_single &&
-		    !strstr(c->q->variant, "next") &&
+		    (!strcmp(c->q->variant, "") ||
+		     !strcmp(c->q->variant, "batch")) &&
 		    c->q->policy == PFR_POLICY_BLOCK) {
 			if (c->q->ordering == PFR_ORDER_ACQREL)
 				*(c->q->batched ? &prb[p] : &pr1[p]) = c;

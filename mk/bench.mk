@@ -37,7 +37,8 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 
 BENCH_HDRS := bench/bench.h bench/probes.h
 BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
-	$(BUILD)/bench/perfring.o $(BUILD)/bench/peer_mutex.o
+	$(BUILD)/bench/perfring.o $(BUILD)/bench/perfring_wa.o \
+	$(BUILD)/bench/peer_mutex.o
 BENCH_DEFS :=
 BENCH_LIBS :=
 BENCH_CXX_OBJS :=
@@ -68,6 +69,9 @@ BENCH_PEER_WARN := -Wno-shadow -Wno-strict-prototypes -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-cast-qual -Wno-missing-field-initializers
 BENCH_CFLAGS_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
 BENCH_CFLAGS_peer_ck = $(BENCH_PEER_WARN)
+
+# perfring_wa.c builds perfring.c again with another write-ahead bound
+$(BUILD)/bench/perfring_wa.o: bench/perfring.c
 
 $(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)

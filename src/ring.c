@@ -968,6 +968,7 @@ static void pfr__writer_limit(struct pfr_writer *w)
 	uint64_t by_end = (w->head | w->mask) + 1;
 
 	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	w->free_end = by_tail;
 }
 
 int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)

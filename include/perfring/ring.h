@@ -226,6 +226,9 @@ struct pfr_writer {
 	 * and the end of the data area, 0 while a LOST record is pending.
 	 * The slow path recomputes it (pfr__writer_limit()). */
 	uint64_t limit;
+	/* the cached tail's bound (tail + data size): bytes below it are
+	 * free; the write-ahead asks for lines up to it, across the wrap */
+	uint64_t free_end;
 	uint64_t published; /* PFR_RING_WAIT: head as last published (B) */
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
