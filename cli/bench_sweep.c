@@ -50,13 +50,16 @@ struct series {
 	char label[96];
 	FILE *f;
 	char path[600];
+	int n;
+	size_t payload[SWEEP_MAX * 8];
+	double cap[SWEEP_MAX * 8], med[SWEEP_MAX * 8];
 };
 
 /* Plots the rows of `data` (capacity payload med lo hi label). */
 static int sweep_plot(const char *file, const char *data)
 {
 	char dir[] = "/tmp/perfring-sweep.XXXXXX", path[600], line[512];
-	struct series s[SERIES_MAX];
+	static struct series s[SERIES_MAX];
 	size_t payloads[8];
 	int ns = 0, np = 0, status = -1;
 	const char *ext = strrchr(file, '.');
@@ -95,13 +98,26 @@ static int sweep_plot(const char *file, const char *data)
 				continue;
 			ns++;
 		}
-		/* one block per payload: gnuplot's index selects it */
-		fprintf(s[i].f, "%zu %g %g %g %g\n", payload,
-			(double)cap / 1024, med, lo, hi);
+		if (s[i].n < SWEEP_MAX * 8) {
+			s[i].payload[s[i].n] = payload;
+			s[i].cap[s[i].n] = (double)cap / 1024;
+			s[i].med[s[i].n++] = med;
+		}
+		(void)lo;
+		(void)hi;
 	}
 	fclose(in);
-	for (int i = 0; i < ns; i++)
+	/* each payload's points together, in capacity order (the runs came
+	 * in that order), so that gnuplot joins them */
+	for (int i = 0; i < ns; i++) {
+		for (int k = 0; k < np; k++)
+			for (int j = 0; j < s[i].n; j++)
+				if (s[i].payload[j] == payloads[k])
+					fprintf(s[i].f, "%zu %g %g\n",
+						s[i].payload[j], s[i].cap[j],
+						s[i].med[j]);
 		fclose(s[i].f);
+	}
 	snprintf(path, sizeof(path), "%s/plot.gp", dir);
 	gp = fopen(path, "w");
 	if (!gp)
@@ -125,7 +141,7 @@ static int sweep_plot(const char *file, const char *data)
 			payloads[k]);
 		for (int i = 0; i < ns; i++)
 			fprintf(gp,
-				"%s'%s' using ($1==%zu?$2:1/0):3 with "
+				"%s'%s' using 2:($1==%zu?$3:1/0) with "
 				"linespoints lw %s dt %d lc %d pt %d title "
 				"'%s'",
 				i ? ", " : "", s[i].path, payloads[k],
