@@ -105,6 +105,9 @@ struct pfr_bench_queue {
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
 extern const struct pfr_bench_queue pfr_bench_perfring[];
+/* perfring's default rows built with the write-ahead's old bound
+ * (bench/perfring_wa.c) */
+extern const struct pfr_bench_queue pfr_bench_perfring_walimit[];
 extern const struct pfr_bench_queue pfr_bench_mutex[];
 extern const struct pfr_bench_queue pfr_bench_ck[];
 extern const struct pfr_bench_queue pfr_bench_dpdk[];

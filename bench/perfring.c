@@ -274,7 +274,136 @@ pr_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 	pfr_bench_done(run);
 }
 
-static PR_LOOP void pr_consume(void *p, struct pfr_bench_run *run)
+/* The same consumer over pfr_reader_consume(): one call per rbatch
+ * records, the check of each record in a callback the compiler inlines
+ * (one instance per payload size, as above). */
+struct pr_cb {
+	struct pfr_bench_run *run;
+	uint64_t expect;
+};
+
+static inline __attribute__((always_inline)) int
+pr_cb_body(void *ctx, const struct pfr_record *rec, size_t payload)
+{
+	struct pr_cb *cb = (struct pr_cb *)ctx;
+
+	if (__builtin_expect(rec->hdr.type == PFR_RECORD_LOST, 0)) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec->payload + 8, 8);
+		cb->expect += lost;
+	} else if (__builtin_expect(rec->len != payload, 0)) {
+		if (!cb->run->bad++)
+			cb->run->bad_seq = cb->expect;
+		cb->expect++;
+	} else {
+		pfr_bench_got(cb->run, rec->payload, cb->expect, payload / 8);
+		cb->expect++;
+	}
+	return 0;
+}
+
+#define PR_CB(sz)                                                              \
+	static inline __attribute__((always_inline)) int pr_cb_##sz(           \
+		void *ctx, const struct pfr_record *rec)                       \
+	{                                                                      \
+		return pr_cb_body(ctx, rec, sz);                               \
+	}
+PR_CB(8)
+PR_CB(64)
+PR_CB(256)
+PR_CB(1024)
+PR_CB(4096)
+PR_CB(65520)
+
+static int pr_cb_any(void *ctx, const struct pfr_record *rec)
+{
+	struct pr_cb *cb = (struct pr_cb *)ctx;
+
+	return pr_cb_body(ctx, rec, cb->run->payload);
+}
+
+static inline __attribute__((always_inline)) void
+pr_consume_cb_body(struct pr_q *q, struct pfr_bench_run *run, pfr_record_fn fn)
+{
+	struct pfr_reader *r = &q->r;
+	struct pr_cb cb = {run, 0};
+	uint64_t idle = 0, stall_t0 = 0;
+	unsigned rbatch = run->rbatch ? run->rbatch : 1;
+
+	while (cb.expect < run->n) {
+		int64_t avail = pfr_reader_begin(r), got;
+
+		if (__builtin_expect(avail <= 0, 0)) {
+			if (avail < 0) {
+				run->error = (int)avail;
+				break;
+			}
+			/* purpose: pairs with the release store of done in
+			 * pr_produce_body(), as in pr_consume_body() */
+			if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE)) {
+				if (pfr_reader_begin(r) == 0)
+					break;
+				continue;
+			}
+			pfr_cpu_relax();
+			if (__builtin_expect(!(++idle & 0xfffff), 0)) {
+				uint64_t now = pfr_bench_now_ns();
+
+				if (!stall_t0)
+					stall_t0 = now;
+				else if (now - stall_t0 > STALL_NS) {
+					run->error = -PFR_E_TIMEDOUT;
+					break;
+				}
+			}
+			continue;
+		}
+		idle = stall_t0 = 0;
+		/* tail goes out every rbatch records, as above */
+		do {
+			got = pfr_reader_consume(r, fn, &cb, rbatch);
+			pfr_reader_end(r);
+		} while (got == (int64_t)rbatch);
+		if (got < 0) {
+			run->error = (int)got;
+			break;
+		}
+	}
+	pfr_bench_done(run);
+}
+
+static PR_LOOP void pr_consume_cb(void *p, struct pfr_bench_run *run)
+{
+	struct pr_q *q = (struct pr_q *)p;
+
+	switch (run->payload) {
+	case 8:
+		pr_consume_cb_body(q, run, pr_cb_8);
+		break;
+	case 64:
+		pr_consume_cb_body(q, run, pr_cb_64);
+		break;
+	case 256:
+		pr_consume_cb_body(q, run, pr_cb_256);
+		break;
+	case 1024:
+		pr_consume_cb_body(q, run, pr_cb_1024);
+		break;
+	case 4096:
+		pr_consume_cb_body(q, run, pr_cb_4096);
+		break;
+	case PFR_BENCH_MAX_PAYLOAD:
+		pr_consume_cb_body(q, run, pr_cb_65520);
+		break;
+	default:
+		pr_consume_cb_body(q, run, pr_cb_any);
+		break;
+	}
+}
+
+static PR_LOOP __attribute__((unused)) void
+pr_consume(void *p, struct pfr_bench_run *run)
 {
 	struct pr_q *q = (struct pr_q *)p;
 
@@ -377,7 +506,7 @@ static void pr_child(const char *name, struct pr_shared *sh)
 		sh->nvcsw = pfr_bench_thread_nvcsw();
 		c0 = pfr_bench_thread_cpu_ns();
 		w0 = pfr_bench_now_ns();
-		pr_consume(&q, &sh->run);
+		pr_consume_cb(&q, &sh->run);
 		sh->share = (double)(pfr_bench_thread_cpu_ns() - c0) /
 			    (double)(pfr_bench_now_ns() - w0 + 1);
 		sh->nivcsw = pfr_bench_thread_nivcsw() - sh->nivcsw;
@@ -478,21 +607,29 @@ out:
 	return err;
 }
 
-#define PRS(var, ord, pol, batched, proc, single)                              \
+/* cons: pr_consume_cb (pfr_reader_consume) or pr_consume (a loop of
+ * pfr_reader_next, the "next" rows and the "single" ones) */
+#define PRC(var, ord, pol, batched, proc, single, cons)                        \
 	{                                                                      \
-		"perfring", var, batched, pr_setup, pr_produce, pr_consume,    \
+		"perfring", var, batched, pr_setup, pr_produce, cons,          \
 			pr_teardown, proc ? pr_run_processes : NULL, ord, pol, \
 			proc, single                                           \
 	}
-#define PR(var, ord, pol, batched, proc) PRS(var, ord, pol, batched, proc, 0)
+#define PRS(var, ord, pol, batched, proc, single)                              \
+	PRC(var, ord, pol, batched, proc, single, pr_consume)
+#define PR(var, ord, pol, batched, proc)                                       \
+	PRC(var, ord, pol, batched, proc, 0, pr_consume_cb)
 
+#ifndef PR_WA_ONLY
 const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
+	PRS("next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0, 1),
 	PRS("single", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_FULL, PFR_POLICY_DROP, 0, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
+	PRS("batch next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0),
 	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
 	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),
 	PR("", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0),
@@ -502,7 +639,14 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 1),
 	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
+#else
+const struct pfr_bench_queue pfr_bench_perfring_walimit[] = {
+	PR("wa-limit", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
+	PR("batch wa-limit", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
+	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};
+#endif
 
+#ifndef PR_WA_ONLY
 /* ---- one-way latency: ping-pong over two rings ---- */
 
 struct lat_side {
@@ -640,3 +784,4 @@ out:
 	free(v);
 	return err;
 }
+#endif /* PR_WA_ONLY */

@@ -36,6 +36,7 @@
 #include "../bench/bench.h"
 #include "../bench/probes.h"
 #include "bench_mw.h"
+#include "bench_sweep.h"
 #include "cli.h"
 
 #ifndef PFR_BENCH_CFLAGS
@@ -82,6 +83,7 @@ struct opts {
 	double run_ms;
 	size_t capacity;
 	const char *plot;
+	const char *sweep_data; /* --capacities' child: rows to append */
 	const char *only;
 	int payload_on[PFR_BENCH_NPAYLOADS];
 };
@@ -248,6 +250,7 @@ static void collect_queues(void)
 {
 	nqueues = 0;
 	add_table(pfr_bench_perfring);
+	add_table(pfr_bench_perfring_walimit);
 #ifdef PFR_BENCH_HAVE_DPDK
 	add_table(pfr_bench_dpdk);
 #endif
@@ -579,6 +582,30 @@ static int write_plot(const char *file, struct cell *cells, int ncells,
 									: -1;
 }
 
+/* --capacities: appends this run's medians (reported placement) to the
+ * sweep's data file: capacity payload med lo hi label. */
+static void sweep_rows(const char *file, const struct cell *cells, int ncells,
+		       const struct opts *op)
+{
+	FILE *f = fopen(file, "a");
+	char lab[96];
+
+	if (!f)
+		return;
+	for (int i = 0; i < ncells; i++) {
+		double med, lo, hi;
+
+		if (cells[i].unsupported || cells[i].failed || !cells[i].nreps)
+			continue;
+		cell_stats(&cells[i], &med, &lo, &hi);
+		label(lab, sizeof(lab), cells[i].q);
+		fprintf(f, "%zu %zu %g %g %g %s\n",
+			PFR_BENCH_CAPACITY_FOR(op->capacity, cells[i].payload),
+			cells[i].payload, med / 1e6, lo / 1e6, hi / 1e6, lab);
+	}
+	fclose(f);
+}
+
 /* ---- --single-thread: instruction counts per message ---- */
 
 /* The producer loop writes k messages, then the consumer loop reads them,
@@ -662,8 +689,13 @@ static void emit_targets(FILE *out, const struct opts *opp,
 		/* no runs in this placement: no ratio either */
 		if (c->unsupported || c->failed || p < 0 || !c->nreps)
 			continue;
+		/* the other variants ("next": the old reader, "wa-limit":
+		 * the old write-ahead bound) are kept for comparison: the
+		 * targets use the default rows */
 		if (pfr && !strcmp(c->q->name, "perfring") &&
 		    !c->q->processes && !c->q->reader_single &&
+		    (!strcmp(c->q->variant, "") ||
+		     !strcmp(c->q->variant, "batch")) &&
 		    c->q->policy == PFR_POLICY_BLOCK) {
 			if (c->q->ordering == PFR_ORDER_ACQREL)
 				*(c->q->batched ? &prb[p] : &pr1[p]) = c;
@@ -911,6 +943,11 @@ static void usage(FILE *f)
 		"256Ki;\n"
 		"                     at least 16 records: 1 MiB for 65520 "
 		"bytes)\n"
+		"  --capacities LIST  the whole run once per capacity, e.g. "
+		"32K,256K,4M\n"
+		"                     (K, M: KiB, MiB); --plot then draws "
+		"throughput\n"
+		"                     against capacity\n"
 		"  --payloads LIST    a subset of 8,64,256,1024,4096,65520\n"
 		"  --only LIST        contestants by name (perfring,rte_ring,"
 		"ck_ring,\n"
@@ -1182,6 +1219,8 @@ int pfr_cmd_bench(int argc, char **argv)
 		{"no-peers", no_argument, NULL, 'N'},
 		{"single-thread", required_argument, NULL, 'S'},
 		{"wait-idle", required_argument, NULL, 'W'},
+		{"capacities", required_argument, NULL, 'K'},
+		{"sweep-data", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1206,6 +1245,11 @@ int pfr_cmd_bench(int argc, char **argv)
 	for (int i = 1; i < argc; i++) /* many writers: a bench of its own */
 		if (!strncmp(argv[i], "--writers", 9))
 			return pfr_cmd_bench_mw(argc, argv);
+	/* --capacities: one whole run per capacity, in children */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--capacities") ||
+		    !strncmp(argv[i], "--capacities=", 13))
+			return pfr_bench_sweep(argc, argv);
 	memset(&op, 0, sizeof(op));
 	op.reps = 5;
 	op.run_ms = 200;
@@ -1298,6 +1342,9 @@ int pfr_cmd_bench(int argc, char **argv)
 				return pfr_cli_usage_error(
 					"bench", "--payloads wants a list of "
 						 "8,64,256,1024,4096,65520");
+			break;
+		case 'D':
+			op.sweep_data = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -2076,6 +2123,8 @@ int pfr_cmd_bench(int argc, char **argv)
 			emit_targets(out, &op, cells, ncells, lats, nlats,
 				     memcpy_gbps, xcore_gbps, rtt_med);
 
+			if (op.sweep_data && !pass)
+				sweep_rows(op.sweep_data, cells, ncells, &op);
 			if (op.plot && !pass) {
 				if (write_plot(op.plot, cells, ncells,
 					       memcpy_gbps, &m, &op)) {

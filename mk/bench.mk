@@ -37,7 +37,8 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 
 BENCH_HDRS := bench/bench.h bench/probes.h bench/mw.h
 BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
-	$(BUILD)/bench/perfring.o $(BUILD)/bench/peer_mutex.o \
+	$(BUILD)/bench/perfring.o $(BUILD)/bench/perfring_wa.o \
+	$(BUILD)/bench/peer_mutex.o \
 	$(BUILD)/bench/mw_harness.o $(BUILD)/bench/mw_perfring.o \
 	$(BUILD)/bench/mw_peers.o
 BENCH_DEFS :=
@@ -88,6 +89,9 @@ BENCH_CFLAGS_peer_ck = $(BENCH_PEER_WARN)
 BENCH_CFLAGS_mw_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
 BENCH_CFLAGS_mw_peer_ck = $(BENCH_PEER_WARN)
 BENCH_CFLAGS_mw_peer_urcu = $(BENCH_PEER_WARN)
+
+# perfring_wa.c builds perfring.c again with another write-ahead bound
+$(BUILD)/bench/perfring_wa.o: bench/perfring.c
 
 $(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)

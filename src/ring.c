@@ -712,8 +712,11 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	if (err)
 		return err;
 	r->ctl = c;
-	if (ring->policy == PFR_POLICY_BLOCK)
+	if (ring->policy == PFR_POLICY_BLOCK) {
 		r->flags |= PFR__READER_WAKE_WRITER;
+		r->wake_checked = r->tail;
+		r->wake_stride = (r->mask + 1) / 4;
+	}
 	if (ring->flags & PFR_RING_WAIT)
 		r->flags |= PFR__READER_CAN_WAIT;
 	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
@@ -808,6 +811,14 @@ static void pfr__kick_reader(struct pfr_writer *w)
 
 void pfr__reader_wake_writer(struct pfr_reader *r)
 {
+	/* The writer sleeps until tail reaches its watermark.  A mark
+	 * loaded stale (from an earlier wait) is lower, as marks only grow:
+	 * an early wake-up, after which the writer checks and may sleep
+	 * again.  A hostile mark only keeps its own writer waiting. */
+	uint64_t mark = PFR_READ_ONCE(r->ctl->writer_wake_tail);
+
+	if ((int64_t)(r->tail - mark) < 0)
+		return;
 	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
 	pfr__futex_wake(&r->ctl->writer_waiting);
 }
@@ -870,11 +881,36 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 #define PFR__BLOCK_SPINS 256
 #endif
 
-/* BLOCK: sleep until the reader frees `need` bytes or the deadline. */
+/* BLOCK: a sleeping writer is woken once a quarter of the ring more than
+ * it needs is free (or the ring is empty), not for every record the reader
+ * frees: one sleep then serves many records. */
+#define PFR__WRITER_WAKE_SHIFT 2
+
+/*
+ * BLOCK: sleep until the reader frees `need` bytes or the deadline.
+ *
+ * No wake-up is lost.  Before it sleeps the writer stores its watermark
+ * (writer_wake_tail: a tail at which `need` bytes and a quarter of the ring
+ * are free, at most the head it has published) and writer_waiting, then
+ * smp_mb(), then loads tail and sleeps only if the space is still missing.
+ * The reader, in pfr_reader_end(), stores tail, then smp_mb(), then loads
+ * writer_waiting, and wakes the writer if tail has reached the mark.  That
+ * is the store-buffering shape: of a writer's check and any one fenced
+ * check of the reader, at least one sees the other's store.  The reader
+ * runs the fenced check at least whenever it has read all that its last
+ * pfr_reader_begin() showed, and a reader that reads on reaches the
+ * writer's published head, which is at or past the mark: there its fenced
+ * check either wakes the writer or the writer saw enough space itself.
+ * Earlier, the reader also checks every wake_stride bytes and at every
+ * publication while writer_waiting shows set, so it wakes the writer as
+ * soon as tail passes the mark.  The time-out is a bound, not the argument.
+ */
 static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 			     uint64_t *deadline)
 {
-	uint64_t now;
+	uint64_t now, size = w->mask + 1;
+	uint64_t mark =
+		w->head + need - size + (size >> PFR__WRITER_WAKE_SHIFT);
 
 	/* The reader cannot free space it cannot see: publish the records
 	 * committed with pfr_writer_commit_deferred() before waiting for it
@@ -894,6 +930,10 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	 * would never free the space we wait for: wake it, as a flush does. */
 	if (w->wait_flag)
 		pfr__kick_reader(w);
+	/* the mark is at most head, which the reader can reach */
+	if ((int64_t)(mark - w->head) > 0)
+		mark = w->head;
+	PFR_WRITE_ONCE(w->ctl->writer_wake_tail, mark);
 	PFR_WRITE_ONCE(w->ctl->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr_reader_end(): writer_waiting store before the tail load;
@@ -972,6 +1012,7 @@ static void pfr__writer_limit(struct pfr_writer *w)
 	uint64_t by_end = (w->head | w->mask) + 1;
 
 	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	w->free_end = by_tail;
 }
 
 int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
@@ -1056,6 +1097,17 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 	if (!c || !(r->flags & PFR__READER_CAN_WAIT))
 		return -PFR_E_INVAL;
 	pfr_reader_end(r);
+	if (r->flags & PFR__READER_WAKE_WRITER) {
+		/* the check pfr_reader_end() may have skipped (the reader
+		 * may sleep with records unread) */
+		r->wake_checked = r->tail;
+		/* purpose: store-buffering hand-shake, as in
+		 * pfr_reader_end(); pairs with smp_mb() in
+		 * pfr__writer_block(): tail store before writer_waiting load */
+		pfr_smp_mb();
+		if (PFR_READ_ONCE(c->writer_waiting))
+			pfr__reader_wake_writer(r);
+	}
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);

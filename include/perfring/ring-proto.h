@@ -141,7 +141,16 @@ PFR__INLINE void pfr__prefetch_w(const void *p)
 }
 
 /* Prefetches the lines PFR__WRITE_AHEAD past a record of `size` at head
- * when they are free (below limit). */
+ * when they are free (below `free_end`, the cached tail's bound).  The
+ * bound is not the fast path's limit, which also stops at the end of the
+ * data area: the lines at the start of the next lap are asked for too (the
+ * address wraps), or the first PFR__WRITE_AHEAD bytes of every lap would
+ * be written with no line asked for, a larger share of the records the
+ * smaller the ring (1/32 of them at 32 KiB).  PFR__AHEAD_BOUND is a test-only
+ * override (the bench builds the old bound, the limit, as a contestant). */
+#ifndef PFR__AHEAD_BOUND
+#define PFR__AHEAD_BOUND(w) ((w)->free_end)
+#endif
 PFR__INLINE void pfr__write_ahead(unsigned char *data, uint64_t mask,
 				  uint64_t head, uint64_t size, uint64_t limit)
 {
@@ -164,7 +173,8 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	if (__builtin_expect(
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		w->res_size = (uint32_t)size;
-		pfr__write_ahead(w->data, w->mask, head, size, w->limit);
+		pfr__write_ahead(w->data, w->mask, head, size,
+				 PFR__AHEAD_BOUND(w));
 		*payload = w->data + (head & w->mask) +
 			   sizeof(struct pfr_record_header);
 		return 0;
@@ -195,7 +205,7 @@ PFR__INLINE void pfr__put_header(unsigned char *data, uint64_t mask,
 }
 
 /* The fast paths' copy of one record at free-running `head`, below
- * `limit`: the lines ahead asked for, the header, the payload (none from
+ * `limit` (the write-ahead's bound): the lines ahead asked for, the header, the payload (none from
  * a NULL buf when len is 0). */
 PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
 				 uint64_t head, uint64_t limit, uint32_t type,
@@ -265,8 +275,8 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		uint64_t records = w->records;
 
-		pfr__put_record(w->data, w->mask, head, w->limit, type, size,
-				buf, len);
+		pfr__put_record(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
+				type, size, buf, len);
 		w->head = head + size;
 		w->records = records + 1;
 		return 0;
@@ -308,7 +318,8 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 	 * count once for the burst. */
 	if (__builtin_expect(head + (uint64_t)n * size <= w->limit, 1)) {
 		unsigned char *data = w->data;
-		uint64_t mask = w->mask, records = w->records, limit = w->limit;
+		uint64_t mask = w->mask, records = w->records;
+		uint64_t limit = PFR__AHEAD_BOUND(w);
 
 		for (i = 0; i < n; i++, head += size)
 			pfr__put_record(data, mask, head, limit, type, size,
@@ -380,6 +391,80 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	return 1;
 }
 
+PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
+				       void *ctx, uint64_t max)
+{
+	const unsigned char *data = r->data;
+	uint64_t mask = r->mask, budget = max ? max : UINT64_MAX;
+
+	/* budget: records still allowed; max - budget were passed to fn */
+	while (budget) {
+		uint64_t tail = r->tail, off = tail & mask;
+		uint64_t left = r->head - tail, room = mask + 1 - off;
+		const unsigned char *p = data + off, *p0 = p, *end;
+		struct pfr_record slow;
+		int rc, stop;
+
+		if (!left)
+			break;
+		/* the contiguous stretch: up to head or the end of the data
+		 * area, whichever is first (left <= the data size: begin
+		 * checked head) */
+		end = p + (room < left ? room : left);
+		/* The same checks as pfr_reader_next()'s fast path, against
+		 * the end of the stretch; the header is read once into a
+		 * private copy.  size - 8 has no bit set outside 3..15 iff
+		 * size is a multiple of 8 and at least 8 (a u16 size below
+		 * 8 wraps).  A record that fails goes to the slow path,
+		 * which returns what pfr_reader_next() would. */
+#pragma GCC unroll 2
+		do {
+			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p);
+			struct pfr_record rec;
+			uint64_t size;
+
+			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
+			size = rec.hdr.size;
+			if (__builtin_expect(
+				    rec.hdr.type == PFR_RECORD_LOST ||
+					    rec.hdr.type == PFR_RECORD_PAD ||
+					    ((size - 8) & ~(uint64_t)0xfff8) ||
+					    (uintptr_t)p + size >
+						    (uintptr_t)end,
+				    0))
+				goto slow;
+			rec.payload = p + sizeof(rec.hdr);
+			rec.len = (uint32_t)size - (uint32_t)sizeof(rec.hdr);
+			rec.pos = tail + (uint64_t)(p - p0);
+			stop = fn(ctx, &rec);
+			p += size;
+			budget--;
+			if (stop) {
+				r->tail = tail + (uint64_t)(p - p0);
+				goto out;
+			}
+		} while (p != end && budget);
+		r->tail = tail + (uint64_t)(p - p0);
+		continue;
+slow:
+		/* PAD, LOST, a record straddling the end, or a bad header
+		 * (through a copy: the fast path's record stays in
+		 * registers) */
+		r->tail = tail + (uint64_t)(p - p0);
+		rc = pfr__reader_next_slow(r, &slow);
+		if (rc <= 0) {
+			if (rc < 0)
+				return rc;
+			break;
+		}
+		budget--;
+		if (fn(ctx, &slow))
+			break;
+	}
+out:
+	return (int64_t)((max ? max : UINT64_MAX) - budget);
+}
+
 /* Internal reader flag: the ring's writer may sleep waiting for space. */
 #define PFR__READER_WAKE_WRITER 0x100u
 PFR_API void pfr__reader_wake_writer(struct pfr_reader *r);
@@ -391,6 +476,17 @@ PFR__INLINE void pfr_reader_end(struct pfr_reader *r)
 	PFR__DISPATCH(r->ordering, end, r);
 	r->published = r->tail;
 	if (r->flags & PFR__READER_WAKE_WRITER) {
+		/* The hand-shake costs a full fence, which waits for the
+		 * tail store's line (the writer polls it when the ring is
+		 * full).  So it runs only when the reader has read all that
+		 * begin showed, every wake_stride bytes, and while a writer
+		 * shows as waiting; pfr__writer_block() says why no wake-up
+		 * is lost. */
+		if (r->tail != r->head &&
+		    r->tail - r->wake_checked < r->wake_stride &&
+		    !PFR_READ_ONCE(r->ctl->writer_waiting))
+			return;
+		r->wake_checked = r->tail;
 		/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 		 * the BLOCK wait of pfr__writer_reserve_slow(): tail store
 		 * before writer_waiting load; without it:

@@ -199,7 +199,9 @@ struct pfr_ring_ctl {
 	uint32_t wake_bytes; /* wake the reader at this many bytes ... */
 	uint32_t wake_records; /* ... or this many records */
 	uint32_t reader_pid;
-	uint8_t pad2[PFR_RING_LINE - 32];
+	uint64_t writer_wake_tail; /* BLOCK: wake the writer once tail has
+				    * reached this (its watermark) */
+	uint8_t pad2[PFR_RING_LINE - 40];
 };
 
 #if defined(__cplusplus)
@@ -226,6 +228,9 @@ struct pfr_writer {
 	 * and the end of the data area, 0 while a LOST record is pending.
 	 * The slow path recomputes it (pfr__writer_limit()). */
 	uint64_t limit;
+	/* the cached tail's bound (tail + data size): bytes below it are
+	 * free; the write-ahead asks for lines up to it, across the wrap */
+	uint64_t free_end;
 	uint64_t published; /* PFR_RING_WAIT: head as last published (B) */
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
@@ -252,6 +257,8 @@ struct pfr_reader {
 	uint64_t tail; /* consumed so far (private) */
 	uint64_t published; /* tail as last published (D) */
 	unsigned char *scratch; /* copy of a record straddling the end */
+	uint64_t wake_checked; /* BLOCK: tail at the last wake-up check */
+	uint64_t wake_stride; /* BLOCK: bytes between unprompted checks */
 	uint32_t flags;
 	uint8_t ordering, pad[3];
 };
@@ -428,6 +435,22 @@ static inline int64_t pfr_reader_begin(struct pfr_reader *r);
  * struct pfr_lost_record is -PFR_E_RECSIZE_SHORT); *rec is zeroed on
  * both.  Skips PAD records on perfring rings.  Progress: wait-free. */
 static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
+/* A consumer's callback for pfr_reader_consume(): one record (valid until
+ * pfr_reader_end()); returns 0 to go on, nonzero to stop after it. */
+typedef int (*pfr_record_fn)(void *ctx, const struct pfr_record *rec);
+/* Drain: call fn(ctx, rec) for each record before the head loaded by
+ * begin, at most max of them (0: no limit), as pfr_reader_next() would
+ * return them (PAD skipped on perfring rings, LOST records passed on),
+ * with every header check of pfr_reader_next() and the same error for the
+ * same bad header.  The per-record work (header load, checks, position)
+ * runs in one pass over each contiguous stretch; always inlined, so a fn
+ * known at the call site is inlined too.  Does not publish tail: call
+ * pfr_reader_end().  Returns the records passed to fn (>= 0), or a
+ * negative PFR_E_RECSIZE_* error (the reader then stays at the bad record,
+ * past the ones already passed to fn).
+ * Concurrency: the reader only.  Progress: wait-free (fn aside). */
+static inline int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
+					 void *ctx, uint64_t max);
 /* End the batch: publish tail (D), freeing everything read so far. */
 static inline void pfr_reader_end(struct pfr_reader *r);
 /* Bytes available without loading head again. */

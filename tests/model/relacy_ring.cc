@@ -638,6 +638,9 @@ bool discover(void)
 				   PFR_MODEL_BOTH};
 
 	g_discovering = true;
+	/* one spin: the BLOCK writer reaches its sleep (and the fields only
+	 * its wait and the reader's wake-up touch) in a short search */
+	pfr_model_block_spins = 1;
 	for (int sc : scen) {
 		for (int round = 0; round <= MAX_FIELDS; round++) {
 			rl::test_params p;
