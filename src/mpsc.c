@@ -807,7 +807,8 @@ int pfr_mpsc_write_burst(struct pfr_mpsc_producer *p, uint32_t type,
 	uint64_t size = pfr__record_size(len);
 
 	if (len > p->max_record - 8 || type > PFR_RECORD_USER_MAX ||
-	    p->res_size || (len && n > SIZE_MAX / len))
+	    type == PFR_RECORD_LOST || p->res_size ||
+	    (len && n > SIZE_MAX / len))
 		return -PFR_E_INVAL;
 	/* the BUSY header's u16 size holds the whole stretch */
 	if (n > 1 && n <= PFR_RECORD_MAX / size &&

@@ -298,7 +298,9 @@ PFR_API void pfr_mpsc_leave(struct pfr_mpsc_producer *p);
 PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
 
 /* Reserve space for a record of `len` payload bytes (rounded up to 8) of
- * `type` (<= PFR_RECORD_USER_MAX) and return a pointer to its payload.
+ * `type` (<= PFR_RECORD_USER_MAX, not PFR_RECORD_LOST, which the ring
+ * writes itself: a forged short LOST record would stop the reader for
+ * every producer) and return a pointer to its payload.
  * The reader sees nothing of it until pfr_mpsc_commit(), and stops at it
  * until then: commit (or discard) soon.  One reservation at a time per
  * producer.  Returns 0, -PFR_E_NOSPC (DROP: counted as lost),
@@ -487,7 +489,8 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 	int locked = 0, err;
 
 	if (__builtin_expect(len > p->max_record - 8 ||
-				     type > PFR_RECORD_USER_MAX || p->res_size,
+				     type > PFR_RECORD_USER_MAX ||
+				     type == PFR_RECORD_LOST || p->res_size,
 			     0))
 		return -PFR_E_INVAL;
 	p->res_type = type;

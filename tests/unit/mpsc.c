@@ -271,6 +271,12 @@ static void test_burst(void)
 		bad += !read_is(&r, &p, buf + i * 12, 12);
 	is_int(bad, 0, "the 5 records read in order, each its own payload");
 	is_int(drain(&r, NULL, 0), 0, "nothing more");
+	/* LOST is the ring's own type: a producer may not forge one */
+	is_int(pfr_mpsc_write(&p, PFR_RECORD_LOST, buf, 8), -PFR_E_INVAL,
+	       "write of type LOST refused");
+	is_int(pfr_mpsc_write_burst(&p, PFR_RECORD_LOST, buf, 8, 2),
+	       -PFR_E_INVAL, "burst of type LOST refused");
+	is_int(drain(&r, NULL, 0), 0, "nothing written, the reader not stuck");
 	/* one record type on the way: 0 records, bad arguments */
 	is_int(pfr_mpsc_write_burst(&p, T_TYPE, buf, 8, 0), 0, "n = 0");
 	is_int(drain(&r, NULL, 0), 0, "n = 0 writes nothing");
