@@ -13,6 +13,7 @@ out=$build/tests/fuzz/mpsc
 mkdir -p "$out/corpus" "$out/artifacts"
 bin=$out/fuzz_mpsc
 srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/mpsc.c" "$top/src/ring.c"
+	"$top/src/task.c"
 	"$top/src/version.c")
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -I"$top/include" -I"$top/src"
 	-fno-sanitize-recover=undefined)

@@ -22,6 +22,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/cli/cmd_script.c" "$top/cli/cli_util.c" \
 	"$top/src/perf_decode.c" \
 	"$top/src/perf_data.c" "$top/src/perf.c" "$top/src/ring.c" \
+	"$top/src/perf_header.c" "$top/src/perf_maps.c" \
 	"$top/src/version.c" -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	echo "not ok 1 - fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"
