@@ -1103,7 +1103,8 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 		r->wake_checked = r->tail;
 		/* purpose: store-buffering hand-shake, as in
 		 * pfr_reader_end(); pairs with smp_mb() in
-		 * pfr__writer_block(): tail store before writer_waiting load */
+		 * pfr__writer_block(): tail store before writer_waiting load;
+		 * without it: litmus/ring-wakeup-waker-no-mb.litmus */
 		pfr_smp_mb();
 		if (PFR_READ_ONCE(c->writer_waiting))
 			pfr__reader_wake_writer(r);
