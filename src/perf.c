@@ -53,6 +53,14 @@ static const char *const pfr_perf_errors[] = {
 		"malformed event list (groups, /terms/ or modifiers)",
 	[PFR_PERF_E_TOO_MANY - PFR_PERF_E_BASE] =
 		"more events or CPUs than the array holds",
+	[PFR_PERF_E_CPU - PFR_PERF_E_BASE] = "a CPU that is not online",
+	[PFR_PERF_E_NO_PROCESS - PFR_PERF_E_BASE] = "no such process",
+	[PFR_PERF_E_OPEN - PFR_PERF_E_BASE] =
+		"perf_event_open refused an event",
+	[PFR_PERF_E_FILTER - PFR_PERF_E_BASE] =
+		"the kernel refused a tracepoint filter",
+	[PFR_PERF_E_MMAP - PFR_PERF_E_BASE] = "cannot map a perf ring",
+	[PFR_PERF_E_EXEC - PFR_PERF_E_BASE] = "cannot execute the command",
 };
 
 const char *pfr_perf_strerror(int err)

@@ -66,6 +66,12 @@ enum pfr_perf_error {
 	PFR_PERF_E_FILE_LAYOUT, /* perf.data sections out of bounds */
 	PFR_PERF_E_EVENT_SYNTAX, /* malformed event list, group or terms */
 	PFR_PERF_E_TOO_MANY, /* more events or CPUs than the array holds */
+	PFR_PERF_E_CPU, /* a CPU that is not online */
+	PFR_PERF_E_NO_PROCESS, /* no such process (or none of a user) */
+	PFR_PERF_E_OPEN, /* perf_event_open refused an event */
+	PFR_PERF_E_FILTER, /* the kernel refused a tracepoint filter */
+	PFR_PERF_E_MMAP, /* a ring could not be mapped */
+	PFR_PERF_E_EXEC, /* the command could not be executed */
 	PFR_PERF_E__END
 };
 
@@ -387,5 +393,8 @@ PFR_API void pfr_perf_attr_name(const struct perf_event_attr *attr, char *buf,
 				size_t len);
 
 PFR__EXTERN_C_END
+
+/* The recording session (events x CPUs x threads, rings, time order). */
+#include <perfring/session.h>
 
 #endif /* PERFRING_PERF_H */

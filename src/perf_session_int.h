@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session's state (<perfring/session.h>), shared by perf_session.c
+ * (events, rings, the loop), perf_session_run.c (draining, delivery, the
+ * end) and perf_synth.c (records for what exists already).
+ */
+#ifndef PFR_PERF_SESSION_INT_H
+#define PFR_PERF_SESSION_INT_H
+
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include <perfring/merge.h>
+#include <perfring/perf.h>
+
+struct pfr__sess_ev {
+	struct perf_event_attr attr;
+	char name[160];
+	uint32_t leader, nr_members;
+	int cgroup_fd; /* > 0, or 0: none */
+	int tracking; /* overwrite mode: the side-band dummy, ordinary rings */
+	char *filter;
+	uint64_t *ids;
+	uint32_t nids, cap;
+};
+
+struct pfr_perf_session {
+	struct pfr_perf_session_opts o;
+	char proc[256]; /* the /proc root */
+	struct pfr__sess_ev *ev;
+	uint32_t nev, cap_ev;
+	int *cpus, ncpu;
+	pid_t *targets;
+	int ntargets;
+	/* what synthesis covers */
+	pid_t *pids, *tids;
+	int npids, ntids;
+	int synth_all; /* CPU-wide or user targets: every process */
+	int by_process; /* targets listed from /proc: a thread may be gone */
+	struct pfr_perf_ring *rings;
+	int nrings, cap_rings;
+	int *fds;
+	int nfds, cap_fds;
+	struct pollfd *pfd;
+	int npoll; /* the rings polled: those opened (pfd[npoll]: requests) */
+	int live; /* rings still polled */
+	int opened, finished;
+	int has_tracking; /* an event with PFR_PERF_EVENT_TRACKING */
+	pid_t child;
+	int go_fd, err_fd;
+	int cmd_only; /* the command is the only target */
+	int read_lost; /* the kernel takes PERF_FORMAT_LOST */
+	int req_fd[2]; /* the request pipe: written by _request() */
+	volatile sig_atomic_t req_stop, req_snap, req_child;
+	struct pfr_perf_layout lay;
+	struct pfr_perf_file *file;
+	struct pfr_merge *merge;
+	int emit_err; /* the delivery's error, which stopped a flush */
+	uint64_t prev_max, round_max;
+	uint64_t *snap_last; /* overwrite: newest time delivered, per ring */
+	struct pfr_perf_session_stats st;
+	struct pfr_perf_session_error err;
+};
+
+/* Records an error (returns code). */
+int pfr__sess_fail(struct pfr_perf_session *s, int code, int step, int sys,
+		   int event, int cpu, int pid);
+void pfr__sess_log(struct pfr_perf_session *s, int level, const char *fmt,
+		   ...) __attribute__((format(printf, 3, 4)));
+
+/* Queues a copy of a record (0, or -PFR_E_SYSTEM). */
+int pfr__sess_push(struct pfr_perf_session *s,
+		   const struct pfr_record_header *h, const void *payload,
+		   uint32_t len, uint64_t time);
+
+/* The sample_id trailer (sample_id_all) of a record of pid/tid and event
+ * id, at buf (64 bytes at most); its length. */
+uint32_t pfr__sess_trailer(const struct pfr_perf_session *s, unsigned char *buf,
+			   uint32_t pid, uint32_t tid, uint64_t id);
+
+/* Reads "Key: N" from <proc>/pid/status; -1 when absent. */
+long pfr__sess_status_field(const struct pfr_perf_session *s, pid_t pid,
+			    const char *key);
+
+#endif /* PFR_PERF_SESSION_INT_H */
