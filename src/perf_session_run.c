@@ -136,7 +136,8 @@ static int take(struct pfr_perf_session *s, const struct pfr_record *rec)
 static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 {
 	struct pfr_record rec;
-	int64_t avail = pfr_reader_begin(&ring->reader); /* C */
+	/* C: pairs with B, smp_wmb() in perf_output_put_handle() */
+	int64_t avail = pfr_reader_begin(&ring->reader);
 	int n, err = 0;
 
 	if (avail < 0)
@@ -145,7 +146,8 @@ static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 	while ((n = pfr_reader_next(&ring->reader, &rec)) == 1)
 		if ((err = take(s, &rec)))
 			break;
-	pfr_reader_end(&ring->reader); /* D */
+	/* D: pairs with A, the control dependency in perf_output_begin() */
+	pfr_reader_end(&ring->reader);
 	if (n < 0)
 		return pfr__sess_fail(s, n, PFR_PERF_STEP_RING, 0, -1,
 				      ring->cpu, 0);

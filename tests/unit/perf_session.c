@@ -61,6 +61,8 @@ static void fake_sample(struct fake *f, uint64_t time, uint32_t tid)
 	memcpy(rec + 24, &time, 8);
 	for (int i = 0; i < 32; i++)
 		data[(head + (uint64_t)i) % DATA] = rec[i];
+	/* B: pairs with C, the acquire of data_head in pfr_reader_begin(),
+	 * as the kernel's smp_wmb() in perf_output_put_handle() does */
 	__atomic_store_n(&f->pg->data_head, head + 32, __ATOMIC_RELEASE);
 }
 
