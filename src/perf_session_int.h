@@ -53,6 +53,7 @@ struct pfr_perf_session {
 	int read_lost; /* the kernel takes PERF_FORMAT_LOST */
 	int req_fd[2]; /* the request pipe: written by _request() */
 	volatile sig_atomic_t req_stop, req_snap, req_child;
+	volatile sig_atomic_t req_lost; /* wake-ups a full pipe held back */
 	struct pfr_perf_layout lay;
 	struct pfr_perf_file *file;
 	struct pfr_merge *merge;

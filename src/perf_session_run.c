@@ -241,10 +241,10 @@ void pfr_perf_session_request(struct pfr_perf_session *s, unsigned int what)
 		s->req_snap = 1;
 	if (what & PFR_PERF_REQ_CHILD)
 		s->req_child = 1;
-	/* Wakes a poll in progress, or the next one (a full pipe already
-	 * will). */
+	/* Wakes a poll in progress, or the next one (when the pipe is full,
+	 * it is readable already: the write may fail). */
 	if (write(s->req_fd[1], "r", 1) < 0)
-		errno = saved;
+		s->req_lost++;
 	errno = saved;
 }
 
