@@ -33,11 +33,10 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 
-#include "../bench/bench.h"
-#include "../bench/probes.h"
-#include "bench_mw.h"
-#include "bench_sweep.h"
-#include "cli.h"
+#include "../cli/cli.h"
+#include "bench.h"
+#include "bench_cmd.h"
+#include "probes.h"
 
 #ifndef PFR_BENCH_CFLAGS
 #define PFR_BENCH_CFLAGS "unknown"
@@ -1201,7 +1200,7 @@ static double probe_rtt(int quick)
 	return p50;
 }
 
-int pfr_cmd_bench(int argc, char **argv)
+int pfr_bench_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"quick", no_argument, NULL, 'q'},
@@ -1242,14 +1241,6 @@ int pfr_cmd_bench(int argc, char **argv)
 	char lab[96];
 	FILE *out = stdout;
 
-	for (int i = 1; i < argc; i++) /* many writers: a bench of its own */
-		if (!strncmp(argv[i], "--writers", 9))
-			return pfr_cmd_bench_mw(argc, argv);
-	/* --capacities: one whole run per capacity, in children */
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--capacities") ||
-		    !strncmp(argv[i], "--capacities=", 13))
-			return pfr_bench_sweep(argc, argv);
 	memset(&op, 0, sizeof(op));
 	op.reps = 5;
 	op.run_ms = 200;

@@ -3,7 +3,7 @@
  * bench/mw.h - the multi-writer bench (`perfring bench --writers`): N
  * writers into one reader.  Shared by its harness (bench/mw_harness.c),
  * the contestants (bench/mw_perfring.c, bench/mw_peers.c,
- * bench/mw_peers_cxx.cc) and the command (cli/bench_mw.c).  Internal, C and
+ * bench/mw_peers_cxx.cc) and the command (bench/mw_cmd.c).  Internal, C and
  * C++.
  *
  * A message is the single-writer bench's message (bench/bench.h) whose

@@ -28,10 +28,10 @@
 
 #include <perfring/common.h>
 
-#include "../bench/mw.h"
-#include "../bench/probes.h"
-#include "bench_mw.h"
-#include "cli.h"
+#include "../cli/cli.h"
+#include "bench_cmd.h"
+#include "mw.h"
+#include "probes.h"
 
 #define MW_MAX_REPS 32
 #define MW_MAX_WCOUNTS 8
@@ -787,7 +787,7 @@ static double busy_share(int ms)
 	return tot > 0 ? busy / tot : 0;
 }
 
-int pfr_cmd_bench_mw(int argc, char **argv)
+int pfr_bench_mw_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"writers", required_argument, NULL, 'w'},

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/bench_sweep.c - `perfring bench --capacities LIST`: the whole bench
+ * bench/sweep.c - `perfring bench --capacities LIST`: the whole bench
  * (every contestant selected, perfring and the peers alike) once per
  * queue capacity, each run in a child process with --capacity, one after
  * the other; with --plot, one plot of throughput against capacity, a
@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_sweep.h"
-#include "cli.h"
+#include "../cli/cli.h"
+#include "bench_cmd.h"
 
 #define SWEEP_MAX 8
 #define SERIES_MAX 64
@@ -254,7 +254,7 @@ int pfr_bench_sweep(int argc, char **argv)
 		if (pid == 0) {
 			optind = 0; /* a fresh getopt in the child */
 			fflush(NULL);
-			_exit(pfr_cmd_bench(n, av));
+			_exit(pfr_bench_main(n, av));
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
