@@ -119,7 +119,6 @@ static int parse_payloads(const char *s, struct opts *o)
 	return 0;
 }
 
-
 static const struct option lopts[] = {
 	{"quick", no_argument, NULL, 'q'},
 	{"json", no_argument, NULL, 'j'},
@@ -238,9 +237,9 @@ static int parse_one(struct opts *op, int opt, char **argv, int *times_set)
 		break;
 	case 'P':
 		if (parse_payloads(optarg, op))
-			return pfr_cli_usage_error(
-				"bench", "--payloads wants a list of "
-					 "8,64,256,1024,4096,65520");
+			return pfr_cli_usage_error("bench",
+						   "--payloads wants a list of "
+						   "8,64,256,1024,4096,65520");
 		break;
 	case 'h':
 		usage(stdout);
@@ -248,7 +247,8 @@ static int parse_one(struct opts *op, int opt, char **argv, int *times_set)
 	default:
 		if (optopt)
 			return pfr_cli_usage_error(
-				"bench", "option '-%c' is unknown or needs a value",
+				"bench",
+				"option '-%c' is unknown or needs a value",
 				optopt);
 		return pfr_cli_usage_error(
 			"bench", "unknown option or missing value in '%s'",
@@ -283,7 +283,8 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 			"bench", "--json and --csv exclude each other");
 	if (op->threads && op->processes)
 		return pfr_cli_usage_error(
-			"bench", "--threads and --processes exclude each other");
+			"bench",
+			"--threads and --processes exclude each other");
 	if (op->quick && !times_set)
 		op->run_ms = 12;
 	if (op->only && only_unknown(op->only, bad, sizeof(bad)))
@@ -422,8 +423,8 @@ int pfr_bench_main(int argc, char **argv)
 	host(&b->m, &b->op);
 	pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	collect_queues();
-	b->cells = (struct cell *)calloc(
-		(size_t)nqueues * PFR_BENCH_NPAYLOADS, sizeof(*b->cells));
+	b->cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
+					 sizeof(*b->cells));
 	b->lats = (struct lat_cell *)calloc(4 * PFR_BENCH_NPAYLOADS,
 					    sizeof(*b->lats));
 	if (!pattern || !b->cells || !b->lats) {

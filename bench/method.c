@@ -339,8 +339,7 @@ double cell_rtt(const struct cell *c)
 	return median(c->rtt, c->nreps, NULL, NULL);
 }
 
-void cell_stats(const struct cell *c, double *med, double *lo,
-		       double *hi)
+void cell_stats(const struct cell *c, double *med, double *lo, double *hi)
 {
 	double v[MAX_REPS];
 	int k = 0;
@@ -404,7 +403,6 @@ int single_thread(struct cell *cells, int ncells, const struct opts *op)
 	}
 	return rc;
 }
-
 
 /* ---- the machine's limits ---- */
 
@@ -556,13 +554,13 @@ static void progress(const struct bench *b, int r, int i, int extra,
 {
 	int per = b->ncells + b->nlats;
 
-	pfr_cli_progress(extra ? "perfring bench: extra rounds "
-				 "(placement changed)"
-			       : "perfring bench: runs",
-			 ((double)r * per + i) /
-				 ((double)(extra ? max_rounds : b->op.reps) *
-				  per),
-			 0);
+	pfr_cli_progress(
+		extra ? "perfring bench: extra rounds "
+			"(placement changed)"
+		      : "perfring bench: runs",
+		((double)r * per + i) /
+			((double)(extra ? max_rounds : b->op.reps) * per),
+		0);
 }
 
 /* Round r: every cell, then every latency; an extra round (past --reps)

@@ -49,8 +49,8 @@ int lat_runs_in(const struct lat_cell *l, const struct band *b)
 /* Groups every run's round trip into placements; returns how many, with
  * the reference one in *ref. */
 int find_bands(const struct cell *cells, int ncells,
-		      const struct lat_cell *lats, int nlats, int need,
-		      struct band *b, int *ref)
+	       const struct lat_cell *lats, int nlats, int need, struct band *b,
+	       int *ref)
 {
 	double *v;
 	int n = 0, nb = 0, tot = 0;
@@ -135,10 +135,9 @@ static void keep_band_lat(struct lat_cell *l, const struct band *b)
 }
 
 /* cells and lats <- the runs of all_* in band b (flags: few-runs). */
-void use_band(struct cell *cells, const struct cell *all_cells,
-		     int ncells, struct lat_cell *lats,
-		     const struct lat_cell *all_lats, int nlats,
-		     const struct band *b, int reps)
+void use_band(struct cell *cells, const struct cell *all_cells, int ncells,
+	      struct lat_cell *lats, const struct lat_cell *all_lats, int nlats,
+	      const struct band *b, int reps)
 {
 	memcpy(cells, all_cells, (size_t)ncells * sizeof(*cells));
 	memcpy(lats, all_lats, (size_t)nlats * sizeof(*lats));
@@ -154,7 +153,7 @@ void use_band(struct cell *cells, const struct cell *all_cells,
 /* A placement other than the reference is printed too when most
  * contestants ran in it at least three times. */
 int band_reportable(const struct cell *all_cells, int ncells,
-			   const struct band *b)
+		    const struct band *b)
 {
 	int have = 0, active = 0;
 
@@ -190,7 +189,6 @@ double probe_rtt(int quick)
 		return 0;
 	return p50;
 }
-
 
 int choose_placement(struct bench *b)
 {

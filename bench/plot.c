@@ -166,7 +166,7 @@ int write_plot(const char *file, struct cell *cells, int ncells,
 /* --capacities: appends this run's medians (reported placement) to the
  * sweep's data file: capacity payload med lo hi label. */
 void sweep_rows(const char *file, const struct cell *cells, int ncells,
-		       const struct opts *op)
+		const struct opts *op)
 {
 	FILE *f = fopen(file, "a");
 	char lab[96];
@@ -186,4 +186,3 @@ void sweep_rows(const char *file, const struct cell *cells, int ncells,
 	}
 	fclose(f);
 }
-

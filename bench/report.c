@@ -34,7 +34,6 @@ static void flags_str(char *buf, size_t len, int busy, int drift, int failed)
 		 (busy || drift) && failed ? "," : "", failed ? "failed" : "");
 }
 
-
 /* ---- the run: host, limits, placements ---- */
 
 static void head_json_meta(const struct bench *b)
@@ -77,7 +76,8 @@ static void head_json_meta(const struct bench *b)
 	for (int i = 0; i < b->ncells; i++) {
 		const struct cell *c = &b->cells[i];
 
-		if (i && (c->q == c[-1].q || !strcmp(c->q->name, c[-1].q->name)))
+		if (i &&
+		    (c->q == c[-1].q || !strcmp(c->q->name, c[-1].q->name)))
 			continue;
 		fprintf(out, "%s", k++ ? "," : "");
 		pfr_cli_json_str(out, c->q->name);
@@ -130,10 +130,11 @@ static void head_csv(const struct bench *b, double rtt_med)
 		rtt_med / 2, b->m.ref);
 	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 		if (b->op.payload_on[p])
-			fprintf(out, "memcpy,memcpy,,%zu,,,,,,,,,%.3f,,,,,,,,,\n",
+			fprintf(out,
+				"memcpy,memcpy,,%zu,,,,,,,,,%.3f,,,,,,,,,\n",
 				pfr_bench_payloads[p], b->memcpy_gbps[p]);
-	fprintf(out, "xcore,xcore,,%zu,,,,,,,,,%.3f,,,,,,,,,\n",
-		b->op.capacity, b->xcore_gbps[0]);
+	fprintf(out, "xcore,xcore,,%zu,,,,,,,,,%.3f,,,,,,,,,\n", b->op.capacity,
+		b->xcore_gbps[0]);
 }
 
 static void head_text(const struct bench *b, double rtt_med)
@@ -153,8 +154,9 @@ static void head_text(const struct bench *b, double rtt_med)
 		"interleaved repetitions of %g ms runs; median [min-max]\n",
 		op->capacity / 1024, op->reps, op->run_ms);
 	if (m->busy_start)
-		fprintf(out, "WARNING: the CPUs were %.0f%% busy before the "
-			     "run\n",
+		fprintf(out,
+			"WARNING: the CPUs were %.0f%% busy before the "
+			"run\n",
 			100 * m->busy_start_share);
 	fprintf(out,
 		"\ncache-line round trip CPU%d<->CPU%d, reported placement: "
@@ -198,8 +200,9 @@ static void row_json(FILE *out, const struct cell *c, int k, int ref,
 	char lab[96];
 
 	label(lab, sizeof(lab), c->q);
-	fprintf(out, "{\"kind\":\"throughput\",\"placement\":%d,"
-		     "\"reference\":%s",
+	fprintf(out,
+		"{\"kind\":\"throughput\",\"placement\":%d,"
+		"\"reference\":%s",
 		k, k == ref ? "true" : "false");
 	json_kv_str(out, "contestant", c->q->name, 1);
 	json_kv_str(out, "label", lab, 1);
@@ -308,8 +311,9 @@ static void lat_row(const struct bench *b, const struct lat_cell *l, int k)
 	snprintf(lab, sizeof(lab), "perfring %s%s", ord_name(l->ordering),
 		 l->policy == PFR_POLICY_DROP ? " drop" : "");
 	if (op->json) {
-		fprintf(out, "{\"kind\":\"latency\",\"placement\":%d,"
-			     "\"reference\":%s",
+		fprintf(out,
+			"{\"kind\":\"latency\",\"placement\":%d,"
+			"\"reference\":%s",
 			k, k == b->m.ref ? "true" : "false");
 		json_kv_str(out, "contestant", "perfring", 1);
 		json_kv_str(out, "label", lab, 1);
@@ -361,9 +365,8 @@ static void placement_head(const struct bench *b, int k)
 			k, m->bands[k].lo, m->bands[k].hi,
 			k == m->ref ? "reported: the most contestants complete"
 				    : "also seen");
-	fprintf(b->out, "\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n",
-		"contestant", "payload", "Mmsg/s", "[min-max]", "GB/s", "rtt",
-		"ok", "flags");
+	fprintf(b->out, "\n%-34s %7s %9s %-21s %7s %5s %-4s %s\n", "contestant",
+		"payload", "Mmsg/s", "[min-max]", "GB/s", "rtt", "ok", "flags");
 }
 
 /* Placement k's results (pass 0: the reference's, which also go to the
@@ -397,9 +400,9 @@ static int report_pass(struct bench *b, int pass, int k)
 int report(struct bench *b)
 {
 	const struct meta *m = &b->m;
-	double rtt_med = placement_rtt(
-		b->cells, b->ncells,
-		median(b->rtt_round, b->nrounds, NULL, NULL));
+	double rtt_med =
+		placement_rtt(b->cells, b->ncells,
+			      median(b->rtt_round, b->nrounds, NULL, NULL));
 	int rc = 0;
 
 	for (int i = 0; i < b->ncells; i++)
@@ -417,9 +420,9 @@ int report(struct bench *b)
 	for (int pass = 0; pass <= m->nbands; pass++) {
 		int k = pass ? pass - 1 : m->ref;
 
-		if (pass && (k == m->ref || !band_reportable(b->all_cells,
-							     b->ncells,
-							     &m->bands[k])))
+		if (pass &&
+		    (k == m->ref ||
+		     !band_reportable(b->all_cells, b->ncells, &m->bands[k])))
 			continue;
 		if (pass)
 			use_band(b->cells, b->all_cells, b->ncells, b->lats,

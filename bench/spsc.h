@@ -165,12 +165,12 @@ int lat_runs_in(const struct lat_cell *l, const struct band *b);
 /* Groups every run's round trip into placements; returns how many, with
  * the reference one in *ref. */
 int find_bands(const struct cell *cells, int ncells,
-	       const struct lat_cell *lats, int nlats, int need,
-	       struct band *b, int *ref);
+	       const struct lat_cell *lats, int nlats, int need, struct band *b,
+	       int *ref);
 /* cells and lats <- the runs of all_* in band b (flags: few-runs). */
 void use_band(struct cell *cells, const struct cell *all_cells, int ncells,
-	      struct lat_cell *lats, const struct lat_cell *all_lats,
-	      int nlats, const struct band *b, int reps);
+	      struct lat_cell *lats, const struct lat_cell *all_lats, int nlats,
+	      const struct band *b, int reps);
 int band_reportable(const struct cell *all_cells, int ncells,
 		    const struct band *b);
 double placement_rtt(const struct cell *cells, int ncells, double none);

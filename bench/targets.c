@@ -59,8 +59,7 @@ static void find_perfring(struct tcells *t, const struct cell *c, int p)
 	}
 }
 
-static void find_cells(struct tcells *t, const struct cell *cells,
-		       int ncells)
+static void find_cells(struct tcells *t, const struct cell *cells, int ncells)
 {
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < ncells; i++) {
@@ -144,7 +143,8 @@ static void t_batched(const struct tout *o, const struct tcells *t)
 		fprintf(o->out, ",\"ratio\":%.3f,\"peer\":\"%s\",\"met\":%s}\n",
 			a / b, lab, a >= b ? "true" : "false");
 	else if (!o->op->csv)
-		fprintf(o->out, "  8 B batched vs %s: %.1f / %.1f M/s = %.2fx %s\n",
+		fprintf(o->out,
+			"  8 B batched vs %s: %.1f / %.1f M/s = %.2fx %s\n",
 			lab, a / 1e6, b / 1e6, a / b,
 			a >= b ? "MET" : "missed");
 }
@@ -238,7 +238,8 @@ static void t_orderings(const struct tout *o, const struct tcells *t)
 					a->payload, bt ? "true" : "false",
 					x / y);
 			else if (!o->op->csv)
-				fprintf(o->out, "  acqrel / full, %zu B %s: %.2fx\n",
+				fprintf(o->out,
+					"  acqrel / full, %zu B %s: %.2fx\n",
 					a->payload,
 					bt ? "batched" : "per-record", x / y);
 		}
@@ -247,7 +248,8 @@ static void t_orderings(const struct tout *o, const struct tcells *t)
 	 * every record, as the 2013 code's reader did */
 	for (int pol = 0; pol < 2; pol++) {
 		for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
-			const struct cell *a = t->as[pol][p], *f = t->fs[pol][p];
+			const struct cell *a = t->as[pol][p],
+					  *f = t->fs[pol][p];
 			double x, y;
 
 			if (!a || !f)
