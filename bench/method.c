@@ -104,15 +104,6 @@ const char *compiler(void)
 #endif
 }
 
-static uint64_t pattern_body_sum(const uint64_t *m, size_t words)
-{
-	uint64_t s = 0;
-
-	for (size_t i = 1; i + 1 < words; i++)
-		s += m[i];
-	return s;
-}
-
 /* Under ThreadSanitizer (which barrier.h answers with the C11 backend)
  * the orderings built on standalone fences - FULL, and CTRLDEP's A - are
  * left out: TSan does not model fences and reports races that are not
@@ -272,7 +263,7 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 	run.ordering = c->q->ordering;
 	run.policy = c->q->policy;
 	run.msg = msg_pattern;
-	run.body_sum = pattern_body_sum(msg_pattern, c->payload / 8);
+	run.body_sum = pfr__payload_body_sum(msg_pattern, c->payload / 8);
 	have_stat = pfr_bench_cpustat(&s0) == 0;
 	w0 = pfr_bench_now_ns();
 	if (c->q->run_pair)
@@ -381,7 +372,8 @@ int single_thread(struct cell *cells, int ncells, const struct opts *op)
 		run.ordering = c->q->ordering;
 		run.policy = c->q->policy;
 		run.msg = msg_pattern;
-		run.body_sum = pattern_body_sum(msg_pattern, c->payload / 8);
+		run.body_sum =
+			pfr__payload_body_sum(msg_pattern, c->payload / 8);
 		run.n = k;
 		run.warm = 1;
 		label(lab, sizeof(lab), c->q);
