@@ -60,7 +60,7 @@ int mw_selected(const char *list, const char *name, const char *lab)
 	for (const char *p = list; *p;) {
 		size_t k = strcspn(p, ",");
 
-		/* a name, a mw_label, or a name's first word ("perfring") */
+		/* a name, a label, or a name's first word ("perfring") */
 		if ((k == strlen(name) && !strncmp(p, name, k)) ||
 		    (k == strlen(lab) && !strncmp(p, lab, k)) ||
 		    (k < strlen(name) && name[k] == ' ' &&

@@ -227,7 +227,7 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 		pfr_cli_json_str(out, c->q->name);
 		fprintf(out, ",\"variant\":");
 		pfr_cli_json_str(out, c->q->variant);
-		fprintf(out, ",\"mw_label\":");
+		fprintf(out, ",\"label\":");
 		pfr_cli_json_str(out, lab);
 		fprintf(out,
 			",\"writers\":%u,\"payload\":\"%s\","
