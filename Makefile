@@ -119,11 +119,12 @@ check-long: $(CHECK_DEPS)
 lint:
 	tools/lint-barriers.sh
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*.h) \
-		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h
+		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h \
+		$(wildcard bench/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*.h) $(CLI_SRCS) \
-		$(wildcard cli/*.h) include/perfring/*.h
+		$(wildcard cli/*.h) include/perfring/*.h $(wildcard bench/*.[ch])
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
