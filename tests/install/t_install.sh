@@ -139,6 +139,12 @@ echo "# linked: $(echo "$libs" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
 [ ! -e "$dest/usr/bin/perfring-bench" ] &&
 	[ ! -e "$dest/usr/share/man/man1/perfring-bench.1" ]
 tap $? "make install leaves perfring-bench (the benchmark) out"
+if [ ! -e /usr/libexec/perfring/perfring-bench ]; then
+	"$dest/usr/bin/perfring" bench --help >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 127 ] && grep -q "make install-bench" "$log"
+	tap $? "installed perfring bench without perfring-bench: exit 127 and how to get it (got $rc)" "$log"
+fi
 
 mk uninstall >"$log" 2>&1
 tap $? "make uninstall" "$log"
