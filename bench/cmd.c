@@ -23,7 +23,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfring bench [options]\n"
+		"usage: perfring-bench [options]\n"
+		"   or: perfring bench [options]\n"
 		"\n"
 		"Throughput of perfring's ring (each ordering, per-record and "
 		"batched\npublication, BLOCK and DROP, threads and processes) "

@@ -21,7 +21,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfring bench --writers LIST [options]\n"
+		"usage: perfring-bench --writers LIST [options]\n"
+		"   or: perfring bench --writers LIST [options]\n"
 		"\n"
 		"Many writers, one reader: every writer count in LIST, each "
 		"writer sending\nits share of the messages, all started "
