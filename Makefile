@@ -47,6 +47,9 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 HEADERS := $(sort $(wildcard include/perfring/*.h include/perfring/arch/*.h))
+# Manual pages `make install` installs (perfring-bench's goes with
+# `make install-bench`, mk/bench.mk).
+MAN_PAGES := $(filter-out man/perfring-bench.1,$(wildcard man/*.[137]))
 
 STATIC_LIB := $(BUILD)/libperfring.a
 SHARED_LIB := $(BUILD)/libperfring.so.$(VERSION)
@@ -116,11 +119,12 @@ check-long: $(CHECK_DEPS)
 lint:
 	tools/lint-barriers.sh
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*.h) \
-		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h
+		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h \
+		$(wildcard bench/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*.h) $(CLI_SRCS) \
-		$(wildcard cli/*.h) include/perfring/*.h
+		$(wildcard cli/*.h) include/perfring/*.h $(wildcard bench/*.[ch])
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
@@ -135,7 +139,7 @@ install: all
 	install -m 644 include/perfring/arch/*.h \
 		$(DESTDIR)$(INCLUDEDIR)/perfring/arch/
 	install -m 644 $(BUILD)/perfring.pc $(DESTDIR)$(PKGCONFIGDIR)/
-	for m in $(wildcard man/*.[137]); do \
+	for m in $(MAN_PAGES); do \
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
@@ -145,7 +149,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libperfring.a $(DESTDIR)$(LIBDIR)/libperfring.so*
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/perfring.pc
-	for m in $(notdir $(wildcard man/*.[137])); do \
+	for m in $(notdir $(MAN_PAGES)); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; \
 	done
 

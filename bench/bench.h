@@ -7,11 +7,12 @@
  *
  * Every message, whatever the queue, is `payload` bytes (a multiple of 8)
  * seen as 64-bit words: word 0 is the sequence number, the last word is
- * seq ^ PFR_BENCH_KEY, the words between are a fixed pattern.  The
- * producer stamps the two ends of one prepared message and hands it to the
- * queue (one copy into the queue); the consumer checks the sequence number
- * and a sum over every word (pfr_bench_check()), in place where the queue
- * allows it (perfring) or after copying out (slot queues).
+ * seq ^ PFR__PAYLOAD_KEY, the words between are a fixed pattern: the ends
+ * form of src/payload_int.h.  The producer stamps the two ends of one
+ * prepared message and hands it to the queue (one copy into the queue);
+ * the consumer checks the sequence number and a sum over every word
+ * (pfr__payload_check_ends()), in place where the queue allows it
+ * (perfring) or after copying out (slot queues).
  */
 #ifndef PFR_BENCH_H
 #define PFR_BENCH_H
@@ -23,11 +24,12 @@
 
 #include <perfring/barrier.h>
 
+#include "payload_int.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PFR_BENCH_KEY 0x5bd1e9955bd1e995ull
 #define PFR_BENCH_MAX_PAYLOAD 65520u /* PFR_RECORD_MAX - the 8-byte header */
 #define PFR_BENCH_NPAYLOADS 6
 /* The payload sizes every contestant runs: 8, 64, 256, 1 KiB, 4 KiB and
@@ -159,60 +161,15 @@ int pfr_bench_cpustat(struct pfr_bench_cpustat *st);
 
 /* ---- messages ---- */
 
-/* Sum of the 64-bit words at p (n words, 8-byte aligned). */
-static inline uint64_t pfr_bench_sum(const void *p, size_t n)
-{
-	typedef uint64_t pfr__v2
-		__attribute__((vector_size(16), aligned(8), may_alias));
-	const uint64_t *w = (const uint64_t *)p;
-	pfr__v2 a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
-	size_t i, full = n & ~(size_t)7;
-	uint64_t s;
-
-	for (i = 0; i < full; i += 8) {
-		a += *(const pfr__v2 *)(w + i);
-		b += *(const pfr__v2 *)(w + i + 2);
-		c += *(const pfr__v2 *)(w + i + 4);
-		d += *(const pfr__v2 *)(w + i + 6);
-	}
-	a += b + c + d;
-	s = a[0] + a[1];
-	for (i = full; i < n; i++)
-		s += w[i];
-	return s;
-}
-
-/* Stamps message m (words 64-bit words) with sequence number seq. */
-static inline void pfr_bench_stamp(uint64_t *m, size_t words, uint64_t seq)
-{
-	m[0] = seq;
-	if (words > 1)
-		m[words - 1] = seq ^ PFR_BENCH_KEY;
-}
-
-/* 1 when message p of `words` words is message seq, intact. */
-static inline int pfr_bench_check(const void *p, size_t words, uint64_t seq,
-				  uint64_t body_sum)
-{
-	uint64_t w0;
-
-	memcpy(&w0, p, 8);
-	if (w0 != seq)
-		return 0;
-	if (words == 1)
-		return 1;
-	return pfr_bench_sum(p, words) ==
-	       body_sum + seq + (seq ^ PFR_BENCH_KEY);
-}
-
 /* The consumer's bookkeeping for one received message: verification,
  * counting, and the start of the timed window.  words: the payload in
  * 64-bit words, a constant where the caller can make it one. */
 static inline void pfr_bench_got(struct pfr_bench_run *run, const void *p,
 				 uint64_t seq, size_t words)
 {
-	if (__builtin_expect(!pfr_bench_check(p, words, seq, run->body_sum),
-			     0)) {
+	if (__builtin_expect(
+		    !pfr__payload_check_ends(p, words, seq, run->body_sum),
+		    0)) {
 		if (!run->bad++)
 			run->bad_seq = seq;
 	}

@@ -3,12 +3,12 @@
  * bench/mw.h - the multi-writer bench (`perfring bench --writers`): N
  * writers into one reader.  Shared by its harness (bench/mw_harness.c),
  * the contestants (bench/mw_perfring.c, bench/mw_peers.c,
- * bench/mw_peers_cxx.cc) and the command (cli/bench_mw.c).  Internal, C and
+ * bench/mw_peers_cxx.cc) and the command (bench/mw_cmd.c).  Internal, C and
  * C++.
  *
  * A message is the single-writer bench's message (bench/bench.h) whose
  * sequence number is tagged with its writer: word 0 is
- * PFR_MW_TAG(writer, seq), the last word tag ^ PFR_BENCH_KEY, the words
+ * PFR_MW_TAG(writer, seq), the last word tag ^ PFR__PAYLOAD_KEY, the words
  * between the pattern.  The reader keeps one expected sequence number per
  * writer, so every message is checked for its writer, its place in that
  * writer's order (per-writer FIFO, which every contestant promises) and its
@@ -198,7 +198,7 @@ static inline size_t pfr_mw_len(const struct pfr_mw_run *run, uint64_t seq)
 static inline void pfr_mw_stamp(uint64_t *m, size_t words, unsigned w,
 				uint64_t seq)
 {
-	pfr_bench_stamp(m, words, PFR_MW_TAG(w, seq));
+	pfr__payload_stamp_ends(m, words, PFR_MW_TAG(w, seq));
 }
 
 static inline void pfr_mw_unstamp(uint64_t *m, size_t words,
@@ -248,9 +248,9 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 	}
 	want = pfr_mw_len(run, seq);
 	if (__builtin_expect((words && words != want) ||
-				     !pfr_bench_check(p, want,
-						      PFR_MW_TAG(w, seq),
-						      run->body_sum[want]),
+				     !pfr__payload_check_ends(
+					     p, want, PFR_MW_TAG(w, seq),
+					     run->body_sum[want]),
 			     0)) {
 		if (!run->bad++)
 			run->bad_tag = tag;

@@ -39,7 +39,7 @@ static size_t pow2_floor(size_t x)
 		struct pfr_ck_m##N *b = (struct pfr_ck_m##N *)q->buf;          \
 		memcpy(&m, run->msg, N);                                       \
 		for (uint64_t seq = 0; seq < run->n; seq++) {                  \
-			pfr_bench_stamp(m.w, (N) / 8, seq);                    \
+			pfr__payload_stamp_ends(m.w, (N) / 8, seq);            \
 			while (!ck_ring_enqueue_spsc_m##N(&q->ring, b, &m))    \
 				pfr_cpu_relax();                               \
 		}                                                              \

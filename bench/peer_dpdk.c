@@ -70,7 +70,7 @@ rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 		memcpy((char *)m + i * esize, run->msg, esize);
 	if (!burst) {
 		for (uint64_t seq = 0; seq < run->n; seq++) {
-			pfr_bench_stamp(m, words, seq);
+			pfr__payload_stamp_ends(m, words, seq);
 			while (rte_ring_sp_enqueue_elem(r, m, (unsigned)esize))
 				pfr_cpu_relax();
 		}
@@ -81,7 +81,8 @@ rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 				 done = 0;
 
 			for (unsigned i = 0; i < k; i++)
-				pfr_bench_stamp(m + i * words, words, seq + i);
+				pfr__payload_stamp_ends(m + i * words, words,
+							seq + i);
 			while (done < k) {
 				unsigned e = rte_ring_sp_enqueue_burst_elem(
 					r, (char *)m + done * esize,

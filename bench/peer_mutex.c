@@ -63,7 +63,7 @@ static void mq_produce(void *p, struct pfr_bench_run *run)
 	}
 	memcpy(m, run->msg, run->payload);
 	for (uint64_t seq = 0; seq < run->n; seq++) {
-		pfr_bench_stamp(m, words, seq);
+		pfr__payload_stamp_ends(m, words, seq);
 		pthread_mutex_lock(&q->mu);
 		while (q->head - q->tail == q->slots)
 			pthread_cond_wait(&q->not_full, &q->mu);

@@ -67,7 +67,7 @@ template <size_t N> struct Boost {
 			std::memcpy(&m[i], run->msg, N);
 		if (b == 1) {
 			for (uint64_t seq = 0; seq < run->n; seq++) {
-				pfr_bench_stamp(m[0].w, N / 8, seq);
+				pfr__payload_stamp_ends(m[0].w, N / 8, seq);
 				while (!q->push(m[0]))
 					pfr_cpu_relax();
 			}
@@ -78,7 +78,7 @@ template <size_t N> struct Boost {
 				       done = 0;
 
 				for (size_t i = 0; i < k; i++)
-					pfr_bench_stamp(m[i].w, N / 8, seq + i);
+					pfr__payload_stamp_ends(m[i].w, N / 8, seq + i);
 				while (done < k) {
 					size_t e = q->push(m + done, k - done);
 
@@ -164,7 +164,7 @@ template <size_t N> struct AQ {
 
 		std::memcpy(m, run->msg, N);
 		for (uint64_t seq = 0; seq < run->n; seq++) {
-			pfr_bench_stamp(m->w, N / 8, seq);
+			pfr__payload_stamp_ends(m->w, N / 8, seq);
 			q->push(*m);
 		}
 		delete m;

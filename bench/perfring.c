@@ -118,7 +118,7 @@ pr_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 		int err = 0;
 
 		if (b == 1) {
-			pfr_bench_stamp(m, words, seq);
+			pfr__payload_stamp_ends(m, words, seq);
 			err = pfr_writer_write(w, BENCH_TYPE, m, payload);
 			seq++;
 		} else {
@@ -127,7 +127,8 @@ pr_produce_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 			int got;
 
 			for (unsigned i = 0; i < k; i++)
-				pfr_bench_stamp(m + i * words, words, seq + i);
+				pfr__payload_stamp_ends(m + i * words, words,
+							seq + i);
 			got = pfr_writer_write_burst(w, BENCH_TYPE, m, payload,
 						     k);
 			if (got < 0) {
@@ -680,7 +681,7 @@ static void *lat_client(void *p)
 		struct pfr_record rec;
 		uint64_t t;
 
-		pfr_bench_stamp(m, words, i);
+		pfr__payload_stamp_ends(m, words, i);
 		t = pfr_bench_ticks();
 		if (pfr_writer_write(&s->w, BENCH_TYPE, m, payload)) {
 			s->err = -1;
@@ -691,7 +692,8 @@ static void *lat_client(void *p)
 			if (__atomic_load_n(s->stop, __ATOMIC_RELAXED))
 				break;
 		if (pfr_reader_next(&s->r, &rec) != 1 || rec.len != payload ||
-		    !pfr_bench_check(rec.payload, words, i, s->run->body_sum))
+		    !pfr__payload_check_ends(rec.payload, words, i,
+					     s->run->body_sum))
 			s->bad++;
 		pfr_reader_end(&s->r);
 		s->ticks[i] = pfr_bench_ticks() - t;

@@ -191,7 +191,7 @@ static void *xcore_reader(void *p)
 		       (uint32_t)(2 * i + 1))
 			pfr_cpu_relax();
 		t0 = pfr_bench_now_ns();
-		a->sum += pfr_bench_sum(a->buf, a->ws / 8);
+		a->sum += pfr__payload_sum64(a->buf, a->ws / 8);
 		a->read_ns += pfr_bench_now_ns() - t0;
 		__atomic_store_n(&a->turn->v, (uint32_t)(2 * i + 2),
 				 __ATOMIC_RELEASE); /* purpose: the reads

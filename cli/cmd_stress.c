@@ -29,10 +29,11 @@
 #include <perfring/ring.h>
 
 #include "cli.h"
+#include "payload_int.h"
 #include "stress_mw.h"
 
 #define STRESS_TYPE 0x5354u /* "ST" */
-#define STRESS_HDR 16u
+#define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (src/payload_int.h) */
 
 struct stress_cfg {
 	double seconds;
@@ -128,23 +129,6 @@ static uint64_t stress_rand(uint64_t *s)
 	return *s = x;
 }
 
-/* FNV-1a over seq, the length and the filler. */
-static uint64_t stress_sum(uint64_t seq, const unsigned char *fill, uint32_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seq;
-
-	h = (h ^ n) * 0x100000001b3ull;
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ fill[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static void stress_fill(unsigned char *p, uint64_t seq, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(seq * 31 + i);
-}
-
 static void stress_pin(int cpu)
 {
 	cpu_set_t set;
@@ -175,16 +159,14 @@ static uint64_t stress_check(struct stress_shared *sh,
 			     const struct pfr_record_header *h,
 			     const unsigned char *p, uint32_t len)
 {
-	uint64_t seq, sum;
+	uint64_t seq;
 
 	if (h->type != STRESS_TYPE || len < STRESS_HDR) {
 		stress_fail(sh, "record type %u length %u", h->type, len);
 		return UINT64_MAX;
 	}
-	memcpy(&seq, p, 8);
-	memcpy(&sum, p + 8, 8);
 	/* the record's own length is padded to 8: filler is the rest */
-	if (sum != stress_sum(seq, p + STRESS_HDR, len - STRESS_HDR)) {
+	if (!pfr__payload_verify(p, len, 0, &seq)) {
 		stress_fail(sh, "checksum mismatch at seq %llu",
 			    (unsigned long long)seq);
 		return UINT64_MAX;
@@ -242,7 +224,6 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		uint32_t len =
 			cfg->min_len + (uint32_t)(stress_rand(&rnd) % span);
 		unsigned char *p;
-		uint64_t sum;
 
 		if ((seq & every) == 0) {
 			now = stress_now_ns();
@@ -269,10 +250,7 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		}
 		if (err)
 			continue; /* dropped: the ring counted it */
-		memcpy(p, &(uint64_t){seq - 1}, 8);
-		stress_fill(p + STRESS_HDR, seq - 1, len - STRESS_HDR);
-		sum = stress_sum(seq - 1, p + STRESS_HDR, len - STRESS_HDR);
-		memcpy(p + 8, &sum, 8);
+		pfr__payload_stamp(p, len, 0, seq - 1);
 		pfr_writer_commit_deferred(&w);
 		if (++pending >= cfg->batch) {
 			pfr_writer_publish(&w);

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring - the command: dispatches to one subcommand per file in cli/. */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <perfring/common.h>
 
@@ -53,37 +49,6 @@ static void usage(FILE *f)
 	for (const struct pfr_cmd *c = cmds(); c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	fprintf(f, "\n'perfring <command> --help' describes a command.\n");
-}
-
-int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "perfring%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'perfring%s%s --help'.\n", cmd ? " " : "",
-		cmd ? cmd : "");
-	return PFR_EXIT_USAGE;
-}
-
-void pfr_cli_progress(const char *what, double fraction, int done)
-{
-	static time_t last;
-	time_t now = time(NULL);
-	int tty = isatty(STDERR_FILENO);
-
-	if (!done && !tty && now == last)
-		return;
-	if (!done && tty == 0 && last == 0) {
-		last = now;
-		return;
-	}
-	last = now;
-	fprintf(stderr, "%s%s: %3.0f%%%s", tty ? "\r" : "", what,
-		fraction * 100.0, (done || !tty) ? "\n" : "");
-	fflush(stderr);
 }
 
 int main(int argc, char **argv)

@@ -35,6 +35,7 @@
 #include <perfring/group.h>
 
 #include "cli.h"
+#include "payload_int.h"
 #include "stress_mw.h"
 
 #define GS_MAXW 1024
@@ -82,17 +83,12 @@ static uint64_t gs_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The hash of record r: its time, tag and seq, then fill bytes of
+ * filler. */
 static uint64_t gs_sum(const struct gs_rec *r, uint32_t fill)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const unsigned char *p = (const unsigned char *)r;
-
-	for (uint32_t i = 0; i < 24 + fill; i++) {
-		if (i == 24)
-			p = r->fill - 24;
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	}
-	return h;
+	return pfr__payload_fnv(pfr__payload_fnv(PFR__FNV_BASIS, r, 24),
+				r->fill, fill);
 }
 
 static void gs_error(struct gs_shared *S, const char *fmt, ...)

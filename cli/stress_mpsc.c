@@ -42,6 +42,7 @@
 #include <perfring/mpsc.h>
 
 #include "cli.h"
+#include "payload_int.h"
 #include "stress_mw.h"
 
 #define MS_TYPE 0x4d53u /* "MS" */
@@ -106,17 +107,6 @@ static uint64_t ms_rand(uint64_t *s)
 	return *s = x;
 }
 
-static uint64_t ms_sum(uint32_t writer, uint64_t seq, const unsigned char *f,
-		       uint32_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seq ^ ((uint64_t)writer << 40);
-
-	h = (h ^ n) * 0x100000001b3ull;
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ f[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static void ms_fail(struct ms_shared *sh, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -158,7 +148,7 @@ static void ms_fill(unsigned char *p, uint32_t id, uint64_t seq, uint32_t len)
 	memcpy(p + 8, &seq, 8);
 	for (uint32_t i = MS_HDR; i < len; i++)
 		p[i] = (unsigned char)(seq * 13 + i + id);
-	sum = ms_sum(id, seq, p + MS_HDR, len - MS_HDR);
+	sum = pfr__payload_hash(id, seq, p + MS_HDR, len - MS_HDR);
 	memcpy(p + 16, &sum, 8);
 }
 
@@ -343,7 +333,7 @@ static int ms_check(struct ms_shared *sh, unsigned nw,
 			id, rec->hdr.misc, w->index);
 		return -1;
 	}
-	if (sum != ms_sum(id, seq, p + MS_HDR, rec->len - MS_HDR)) {
+	if (sum != pfr__payload_hash(id, seq, p + MS_HDR, rec->len - MS_HDR)) {
 		ms_fail(sh, "writer %u seq %llu: checksum mismatch", id,
 			(unsigned long long)seq);
 		return -1;

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: MIT
-# `perfring bench`: cli/cmd_bench.c and the objects in bench/.  The peers
-# are optional: bench/probe.sh compiles and links a test program against
+# perfring-bench, the benchmark: a program of its own, built from bench/
+# (`perfring bench` runs it, cli/cmd_bench.c), so that the perfring
+# command links none of the peers.  It is built by `make` but not
+# installed by `make install`: `make install-bench` installs it (and its
+# manual page) next to perfring.  The peers are optional: bench/probe.sh compiles and links a test program against
 # each with this build's $(CC)/$(CXX) and flags, once per build directory
 # (again when the compilers or flags change), into
 # $(BUILD)/bench/config.mk.
-# A cross build finds no peers for its target and builds perfring without
-# them.  The C++ adapter (boost, atomic_queue) is linked only when $(CXX)
-# targets the same machine as $(CC); then the command is linked with
-# $(CXX).  The library itself never links any peer.
+# A cross build finds no peers for its target and builds perfring-bench
+# without them (it measures perfring alone).  The C++ adapters (boost,
+# atomic_queue, concurrentqueue) are linked only when $(CXX) targets the
+# same machine as $(CC); then perfring-bench is linked with $(CXX).
+# Neither the library nor the perfring command links any peer.
 
 BENCH_CONF := $(BUILD)/bench/config.mk
 BENCH_KEY := $(subst $() ,_,$(CC)|$(CXX)|$(SANITIZE)|$(CFLAGS)|$(CXXFLAGS)|\
@@ -35,7 +39,15 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 		$$(sed -n 's/^BENCH_HAVE_\([A-Z]*\) := y/\1/p' $@ | \
 		   tr '\n' ' ' | tr 'A-Z' 'a-z')
 
-BENCH_HDRS := bench/bench.h bench/probes.h bench/mw.h
+BENCH_PROG := $(BUILD)/perfring-bench
+BENCH_LINK = $(CC)
+LIBEXECDIR ?= $(PREFIX)/libexec
+BENCH_HDRS := $(wildcard bench/*.h src/payload_int.h)
+# The program: its main, method and report, then the contestants.
+BENCH_CMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/main.c \
+	bench/cmd*.c bench/method*.c bench/place*.c bench/report*.c \
+	bench/targets*.c bench/plot*.c bench/sweep*.c bench/mw_cmd*.c \
+	bench/mw_method*.c bench/mw_report*.c))
 BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
 	$(BUILD)/bench/perfring.o $(BUILD)/bench/perfring_wa.o \
 	$(BUILD)/bench/peer_mutex.o \
@@ -65,7 +77,7 @@ BENCH_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_BOOST)),-DPFR_BENCH_HAVE_BOOST) \
 ifneq ($(strip $(BENCH_CXX_DEFS)),)
 BENCH_CXX_OBJS += $(BUILD)/bench/peers_cxx.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_CXX
-CLI_LINK = $(CXX)
+BENCH_LINK = $(CXX)
 endif
 
 # The multi-writer bench's C++ peers (bench/mw_peers_cxx.cc).
@@ -75,11 +87,8 @@ BENCH_MW_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_CQ)),-DPFR_BENCH_HAVE_CQ) \
 ifneq ($(strip $(BENCH_MW_CXX_DEFS)),)
 BENCH_CXX_OBJS += $(BUILD)/bench/mw_peers_cxx.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_MWCXX
-CLI_LINK = $(CXX)
+BENCH_LINK = $(CXX)
 endif
-
-CLI_EXTRA_OBJS += $(BENCH_OBJS) $(BENCH_CXX_OBJS)
-CLI_EXTRA_LIBS += $(BENCH_LIBS)
 
 # The peers' headers are not ours: their warnings are not ours to fix.
 BENCH_PEER_WARN := -Wno-shadow -Wno-strict-prototypes -Wno-unused-parameter \
@@ -112,9 +121,34 @@ $(BUILD)/bench/mw_peers_cxx.o: bench/mw_peers_cxx.cc $(BENCH_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_MW_CXX_DEFS) -c $< -o $@
 
-$(BUILD)/cli/bench_mw.o: $(BENCH_HDRS) $(BENCH_CONF)
-$(BUILD)/cli/bench_mw.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
+# The program's own objects see which peers are linked, and the flags.
+$(BENCH_CMD_OBJS): PFR_CPPFLAGS += $(BENCH_DEFS) \
 	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
-$(BUILD)/cli/cmd_bench.o: $(BENCH_HDRS) $(BENCH_CONF)
-$(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += $(BENCH_DEFS) \
-	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
+
+# cli_msg.o and cli_util.o: the messages and parsers perfring's commands
+# share.
+BENCH_CLI_OBJS := $(BUILD)/cli/cli_msg.o $(BUILD)/cli/cli_util.o
+
+$(BENCH_PROG): $(BENCH_CMD_OBJS) $(BENCH_OBJS) $(BENCH_CXX_OBJS) \
+		$(BENCH_CLI_OBJS) $(STATIC_LIB)
+	$(BENCH_LINK) $(ALL_LDFLAGS) -o $@ $(BENCH_CMD_OBJS) $(BENCH_OBJS) \
+		$(BENCH_CXX_OBJS) $(BENCH_CLI_OBJS) $(STATIC_LIB) \
+		$(BENCH_LIBS) $(LDLIBS_CLI) $(LDLIBS_CORE)
+
+all: $(BENCH_PROG)
+CHECK_DEPS += $(BENCH_PROG)
+
+# `perfring bench` looks for the program next to itself, then here.
+$(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += \
+	-DPFR_LIBEXECDIR='"$(LIBEXECDIR)/perfring"'
+$(BUILD)/cli/cmd_bench.o: $(BUILD)/pc-vars
+
+.PHONY: install-bench uninstall-bench
+install-bench: $(BENCH_PROG)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BENCH_PROG) $(DESTDIR)$(BINDIR)/perfring-bench
+	install -m 644 man/perfring-bench.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall-bench:
+	rm -f $(DESTDIR)$(BINDIR)/perfring-bench \
+		$(DESTDIR)$(MANDIR)/man1/perfring-bench.1

@@ -4,8 +4,8 @@
 # the shared library has SONAME libperfring.so.0 and exports only pfr_*
 # symbols; a small program built with `pkg-config --cflags --libs perfring`
 # against the installed copy (and only it) compiles, links and runs; the
-# installed perfring runs; `make uninstall` removes every file it
-# installed.  Builds in $PFR_BUILD-install (build-install by default), with
+# installed perfring runs and it and the library link no peer library of
+# the benchmark (ldd); `make uninstall` removes every file it installed.  Builds in $PFR_BUILD-install (build-install by default), with
 # the default flags whatever the outer check's (SANITIZE, CFLAGS).
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -114,6 +114,37 @@ grep -q "=> $lib/libperfring.so.0 " "$log"
 tap $? "it loads the installed libperfring.so.0" "$log"
 "$dest/usr/bin/perfring" info >"$log" 2>&1
 tap $? "installed perfring info runs" "$log"
+
+# Everything installed that the loader maps (perfring, libperfring.so):
+# libc and the CLI's own field libraries only, never a peer of the
+# benchmark (perfring-bench, which `make install` leaves out).  ldd lists
+# the libraries pulled in indirectly too; where it cannot run the file (a
+# cross build), the direct NEEDED entries stand in.
+peers='librte_|libstdc\+\+|libnuma|libfdt|libbsd|libmd\.|liburcu|libck\.'
+peers="$peers|libboost|libatomic_queue|libconcurrentqueue|libgcc_s"
+elfs=$(find "$dest" -type f -exec sh -c \
+	'head -c 4 "$1" | grep -q "^.ELF"' _ {} \; -print | sort)
+linked= libs=
+for f in $elfs; do
+	LD_LIBRARY_PATH=$lib ldd "$f" >"$tmp/ldd" 2>&1 ||
+		readelf -d "$f" 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >"$tmp/ldd"
+	libs="$libs $(awk '{ print $1 }' "$tmp/ldd" | tr '\n' ' ')"
+	hit=$(grep -E -o "$peers" "$tmp/ldd" | sort -u | tr '\n' ' ')
+	[ -z "$hit" ] || linked="$linked ${f#"$dest"}: $hit;"
+done
+[ -n "$elfs" ] && [ -z "$linked" ]
+tap $? "installed programs and libraries link no peer library${linked:+ (found:$linked)}"
+echo "# linked: $(echo "$libs" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+[ ! -e "$dest/usr/bin/perfring-bench" ] &&
+	[ ! -e "$dest/usr/share/man/man1/perfring-bench.1" ]
+tap $? "make install leaves perfring-bench (the benchmark) out"
+if [ ! -e /usr/libexec/perfring/perfring-bench ]; then
+	"$dest/usr/bin/perfring" bench --help >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 127 ] && grep -q "make install-bench" "$log"
+	tap $? "installed perfring bench without perfring-bench: exit 127 and how to get it (got $rc)" "$log"
+fi
 
 mk uninstall >"$log" 2>&1
 tap $? "make uninstall" "$log"

@@ -22,6 +22,7 @@
 
 #include <perfring/ring.h>
 
+#include "payload_int.h"
 #include "tap.h"
 
 static const enum pfr_ordering rt_orders[PFR_ORDER__COUNT] = {
@@ -106,49 +107,22 @@ static inline long rt_check(const void *p, size_t len, uint64_t seq)
 }
 
 /*
- * Stress payloads: { u64 seq; u64 sum; bytes... } with sum a checksum of
- * seq, the length and the bytes, so a torn, stale or misplaced record is
- * caught whatever part of it is wrong.
+ * Stress payloads: the full form of src/payload_int.h, { u64 seq; u64
+ * hash; filler }, the hash over seq, the length and the filler, so a
+ * torn, stale or misplaced record is caught whatever part of it is wrong.
  */
-#define RT_HDR 16u
-
-static inline uint64_t rt_sum(uint64_t seq, size_t len, const void *p)
-{
-	const unsigned char *b = (const unsigned char *)p;
-	uint64_t h = 0xcbf29ce484222325ull ^ seq ^ ((uint64_t)len << 40);
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
+#define RT_HDR PFR__PAYLOAD_HDR
 
 /* len >= RT_HDR */
 static inline void rt_stamp(void *p, size_t len, uint64_t seq)
 {
-	unsigned char *b = (unsigned char *)p;
-	uint64_t sum;
-
-	for (size_t i = RT_HDR; i < len; i++)
-		b[i] = (unsigned char)(seq ^ (i * 29u));
-	sum = rt_sum(seq, len - RT_HDR, b + RT_HDR);
-	memcpy(b, &seq, 8);
-	memcpy(b + 8, &sum, 8);
+	pfr__payload_stamp(p, len, 0, seq);
 }
 
 /* Returns 1 and the record's seq if it verifies, 0 if not. */
 static inline int rt_verify(const void *p, size_t len, uint64_t *seq)
 {
-	const unsigned char *b = (const unsigned char *)p;
-	uint64_t s, sum;
-
-	if (len < RT_HDR)
-		return 0;
-	memcpy(&s, b, 8);
-	memcpy(&sum, b + 8, 8);
-	*seq = s;
-	return sum == rt_sum(s, len - RT_HDR, b + RT_HDR);
+	return pfr__payload_verify(p, len, 0, seq);
 }
 
 /* is_int / is_uint with a printf-style name */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli/bench_sweep.c - `perfring bench --capacities LIST`: the whole bench
+ * bench/sweep.c - `perfring bench --capacities LIST`: the whole bench
  * (every contestant selected, perfring and the peers alike) once per
  * queue capacity, each run in a child process with --capacity, one after
  * the other; with --plot, one plot of throughput against capacity, a
@@ -13,8 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_sweep.h"
-#include "cli.h"
+#include "../cli/cli.h"
+#include "bench_cmd.h"
+#include "spsc.h"
 
 #define SWEEP_MAX 8
 #define SERIES_MAX 64
@@ -61,10 +62,9 @@ static int sweep_plot(const char *file, const char *data)
 	char dir[] = "/tmp/perfring-sweep.XXXXXX", path[600], line[512];
 	static struct series s[SERIES_MAX];
 	size_t payloads[8];
-	int ns = 0, np = 0, status = -1;
+	int ns = 0, np = 0, rc = -1;
 	const char *ext = strrchr(file, '.');
 	FILE *in = fopen(data, "r"), *gp;
-	pid_t pid = -1;
 
 	if (!in || !mkdtemp(dir)) {
 		if (in)
@@ -153,22 +153,13 @@ static int sweep_plot(const char *file, const char *data)
 	}
 	fprintf(gp, "unset multiplot\n");
 	fclose(gp);
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	rc = run_gnuplot(path);
 	unlink(path);
 out:
 	for (int i = 0; i < ns; i++)
 		unlink(s[i].path);
 	rmdir(dir);
-	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0
-									: -1;
+	return rc;
 }
 
 int pfr_bench_sweep(int argc, char **argv)
@@ -254,7 +245,7 @@ int pfr_bench_sweep(int argc, char **argv)
 		if (pid == 0) {
 			optind = 0; /* a fresh getopt in the child */
 			fflush(NULL);
-			_exit(pfr_cmd_bench(n, av));
+			_exit(pfr_bench_main(n, av));
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/mw_cmd.c - perfring-bench --writers: many writers, one reader:
+ * perfring's group (one ring per writer, drained by one reader) and its
+ * shared MPSC ring against the multi-producer queues linked into this
+ * build.  This file holds the options and the order of the steps (see
+ * bench/mw_cmd.h for the method).
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfring/common.h>
+
+#include "../cli/cli.h"
+#include "bench_cmd.h"
+#include "mw_cmd.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfring-bench --writers LIST [options]\n"
+		"   or: perfring bench --writers LIST [options]\n"
+		"\n"
+		"Many writers, one reader: every writer count in LIST, each "
+		"writer sending\nits share of the messages, all started "
+		"together; aggregate messages/s\nas the reader receives them, "
+		"every message verified (writer, per-writer\nsequence number, "
+		"length, sum).  Contestants: perfring group (a ring per\n"
+		"writer, unordered drain), perfring mpsc (one shared ring), "
+		"and the peers\nlinked into this build: rte_ring MP/SC "
+		"(single, burst), ck_ring MPSC,\nmoodycamel ConcurrentQueue "
+		"(producer tokens, implicit producers),\natomic_queue MPMC, "
+		"boost::lockfree::queue, liburcu wfcqueue, a mutex.\n"
+		"\n"
+		"  --writers LIST     writer counts, e.g. 1,2,4,8 (1..%d)\n"
+		"  --payloads LIST    8, 64 and/or mix (default all three); "
+		"mix: 8 to 256\n"
+		"                     bytes per message (132 on average); "
+		"slot queues carry\n"
+		"                     it in 256-byte slots\n"
+		"  --processes        writers are processes (queues in shared "
+		"memory; only\n"
+		"                     the contestants that can)\n"
+		"  --spread           writers on both CPUs (default: all "
+		"writers share the\n"
+		"                     CPU that is not the reader's)\n"
+		"  --reps N           repetitions (default 5)\n"
+		"  --time MS          target duration of one run (default "
+		"200, quick 12)\n"
+		"  --quick            short runs\n"
+		"  --cpus A,B         writers' CPU and reader's CPU (default "
+		"0,1)\n"
+		"  --capacity BYTES   queue capacity in all, a power of two "
+		"(default\n"
+		"                     256Ki; a group splits it between its "
+		"writers)\n"
+		"  --only LIST        contestants by name or label\n"
+		"  --no-peers         perfring only\n"
+		"  --json             JSON Lines: a meta object, one object "
+		"per result,\n"
+		"                     then the targets\n"
+		"  -h, --help         this text\n"
+		"\n"
+		"Reader stall: an interval from a poll of the reader that "
+		"finds nothing to\nread to the next message it receives, "
+		"counted while a writer is still\nsending.  Reported: its "
+		"99th percentile (median over the runs), its\nlongest, and "
+		"the share of the run spent stalled.  Per-writer M/s: each\n"
+		"writer's messages over its own time (min and max over the "
+		"writers).\nExit status: 0; 1 when a run failed, a message "
+		"did not verify or a writer\nsent nothing; 2 for a usage "
+		"error.\n",
+		PFR_MW_MAX_WRITERS);
+}
+
+static int parse_list(const char *s, struct mw_opts *op)
+{
+	op->nw = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v < 1 || v > PFR_MW_MAX_WRITERS ||
+		    op->nw == MW_MAX_WCOUNTS)
+			return -1;
+		op->wcount[op->nw++] = (unsigned)v;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return op->nw ? 0 : -1;
+}
+
+static int parse_payloads(const char *s, struct mw_opts *op)
+{
+	op->np = 0;
+	while (*s) {
+		size_t k = strcspn(s, ",");
+
+		if (op->np == 3)
+			return -1;
+		if (k == 1 && s[0] == '8')
+			op->payloads[op->np++] = 8;
+		else if (k == 2 && !strncmp(s, "64", 2))
+			op->payloads[op->np++] = 64;
+		else if (k == 3 && !strncmp(s, "mix", 3))
+			op->payloads[op->np++] = PFR_MW_MIX;
+		else
+			return -1;
+		s += k;
+		if (*s == ',')
+			s++;
+	}
+	return op->np ? 0 : -1;
+}
+
+static const struct option lopts[] = {
+	{"writers", required_argument, NULL, 'w'},
+	{"payloads", required_argument, NULL, 'P'},
+	{"processes", no_argument, NULL, 'X'},
+	{"threads", no_argument, NULL, 'T'},
+	{"spread", no_argument, NULL, 's'},
+	{"reps", required_argument, NULL, 'r'},
+	{"time", required_argument, NULL, 't'},
+	{"quick", no_argument, NULL, 'q'},
+	{"cpus", required_argument, NULL, 'C'},
+	{"capacity", required_argument, NULL, 'k'},
+	{"only", required_argument, NULL, 'o'},
+	{"no-peers", no_argument, NULL, 'N'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* The options that take a number; returns -1 when it is accepted, else
+ * the exit status. */
+static int parse_number(struct mw_opts *op, int opt, const char *arg,
+			int *times_set)
+{
+	unsigned long long v;
+	int bad = pfr_cli_parse_u64(arg, &v);
+	int a, b;
+	char extra;
+
+	switch (opt) {
+	case 'r':
+		if (bad || v < 1 || v > MW_MAX_REPS)
+			return pfr_cli_usage_error(
+				"bench", "--reps wants 1..%d", MW_MAX_REPS);
+		op->reps = (int)v;
+		break;
+	case 't':
+		if (bad || v < 1 || v > 60000)
+			return pfr_cli_usage_error("bench",
+						   "--time wants 1..60000 ms");
+		op->run_ms = (double)v;
+		*times_set = 1;
+		break;
+	case 'C':
+		if (sscanf(arg, "%d,%d%c", &a, &b, &extra) != 2 || a < 0 ||
+		    b < 0 || a == b || a >= CPU_SETSIZE || b >= CPU_SETSIZE)
+			return pfr_cli_usage_error(
+				"bench", "--cpus wants two different CPU "
+					 "numbers, e.g. 0,1");
+		pfr_bench_cpu[0] = a;
+		pfr_bench_cpu[1] = b;
+		break;
+	case 'k':
+		if (bad || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
+			return pfr_cli_usage_error(
+				"bench", "--capacity wants a power of two "
+					 "from 4096 to 1Gi");
+		op->capacity = (size_t)v;
+		break;
+	}
+	return -1;
+}
+
+/* One option; returns -1 to go on, else the exit status. */
+static int parse_one(struct mw_opts *op, int opt, char **argv, int *times_set)
+{
+	switch (opt) {
+	case 'w':
+		if (parse_list(optarg, op))
+			return pfr_cli_usage_error(
+				"bench", "--writers wants a list of 1..%d",
+				PFR_MW_MAX_WRITERS);
+		break;
+	case 'P':
+		if (parse_payloads(optarg, op))
+			return pfr_cli_usage_error(
+				"bench", "with --writers, --payloads wants a "
+					 "list of 8,64,mix");
+		break;
+	case 'X':
+		op->processes = 1;
+		break;
+	case 'T':
+		op->processes = 0;
+		break;
+	case 's':
+		op->placement = 1;
+		break;
+	case 'q':
+		op->quick = 1;
+		break;
+	case 'o':
+		op->only = optarg;
+		break;
+	case 'N':
+		op->peers = 0;
+		break;
+	case 'j':
+		op->json = 1;
+		break;
+	case 'r':
+	case 't':
+	case 'C':
+	case 'k':
+		return parse_number(op, opt, optarg, times_set);
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		return pfr_cli_usage_error("bench",
+					   "with --writers: unknown option or "
+					   "missing value in '%s'",
+					   argv[optind - 1]);
+	}
+	return -1;
+}
+
+/* Returns -1 when the command runs, else its exit status. */
+static int parse_opts(int argc, char **argv, struct mw_opts *op)
+{
+	int opt, rc, times_set = 0;
+
+	memset(op, 0, sizeof(*op));
+	op->reps = 5;
+	op->run_ms = 200;
+	op->capacity = PFR_BENCH_CAPACITY;
+	op->peers = 1;
+	op->payloads[0] = 8;
+	op->payloads[1] = 64;
+	op->payloads[2] = PFR_MW_MIX;
+	op->np = 3;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1)
+		if ((rc = parse_one(op, opt, argv, &times_set)) >= 0)
+			return rc;
+	if (optind < argc)
+		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
+					   argv[optind]);
+	if (!op->nw)
+		return pfr_cli_usage_error("bench", "--writers wants a list");
+	if (op->quick && !times_set)
+		op->run_ms = 12;
+	return -1;
+}
+
+/* Pinning needs both CPUs in our affinity mask; returns the share of
+ * the two CPUs busy before the run. */
+static double host(const struct mw_opts *op)
+{
+	cpu_set_t set;
+	double bshare;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) ||
+	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
+	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
+		pfr_bench_pinned = 0;
+		fprintf(stderr,
+			"perfring bench: CPUs %d and %d are not both "
+			"available: running unpinned\n",
+			pfr_bench_cpu[0], pfr_bench_cpu[1]);
+	}
+	bshare = mw_busy_share(op->quick ? 100 : 300);
+	if (bshare > 0.10)
+		fprintf(stderr,
+			"perfring bench: warning: the bench CPUs were %.0f%% "
+			"busy before the run: results will be noisy\n",
+			100 * bshare);
+	return bshare;
+}
+
+/* A cell per selected contestant, writer count and payload. */
+static int add_cells(struct mw_cell *cells, const struct mw_opts *op)
+{
+	int ncells = 0;
+
+	for (int i = 0; i < mw_nqueues; i++) {
+		char lab[96];
+
+		mw_label(lab, sizeof(lab), mw_queues[i]);
+		if (!mw_selected(op->only, mw_queues[i]->name, lab))
+			continue;
+		if (op->processes && !mw_queues[i]->processes_ok)
+			continue;
+		for (int w = 0; w < op->nw; w++)
+			for (int p = 0; p < op->np; p++) {
+				struct mw_cell *c = &cells[ncells++];
+
+				c->q = mw_queues[i];
+				c->writers = op->wcount[w];
+				c->payload = op->payloads[p];
+			}
+	}
+	return ncells;
+}
+
+int pfr_bench_mw_main(int argc, char **argv)
+{
+	struct mw_opts op;
+	struct mw_cell *cells;
+	int ncells, rc;
+	double rlo = 0, rhi = 0, bshare;
+
+	rc = parse_opts(argc, argv, &op);
+	if (rc >= 0)
+		return rc;
+	bshare = host(&op);
+	mw_pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
+	mw_body_sum = (uint64_t *)calloc(PFR_BENCH_MAX_PAYLOAD / 8 + 1, 8);
+	mw_collect(op.peers);
+	cells = (struct mw_cell *)calloc(
+		(size_t)mw_nqueues * (size_t)op.np * (size_t)op.nw + 1,
+		sizeof(*cells));
+	if (!mw_pattern || !mw_body_sum || !cells) {
+		free(mw_pattern);
+		free(mw_body_sum);
+		free(cells);
+		return 1;
+	}
+	for (size_t i = 0; i < PFR_BENCH_MAX_PAYLOAD / 8; i++)
+		mw_pattern[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	for (size_t k = 3; k <= PFR_BENCH_MAX_PAYLOAD / 8; k++)
+		mw_body_sum[k] = mw_body_sum[k - 1] + mw_pattern[k - 2];
+	ncells = add_cells(cells, &op);
+	pfr_bench_calibrate_ticks();
+	mw_warm_up(cells, ncells, &op);
+	mw_rounds(cells, ncells, &op);
+	mw_choose_runs(cells, ncells, &rlo, &rhi);
+	rc = mw_report(stdout, cells, ncells, &op, rlo, rhi, bshare);
+	free(mw_pattern);
+	free(mw_body_sum);
+	free(cells);
+	return rc;
+}

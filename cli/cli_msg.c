@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Messages every subcommand prints the same way: usage errors and the
+ * progress line.  Apart from main.c so that perfring-bench (bench/) links
+ * them too; apart from cli_util.c because the test programs that link
+ * cli_util.c bring their own pfr_cli_usage_error().
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perfring%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'perfring%s%s --help'.\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return PFR_EXIT_USAGE;
+}
+
+void pfr_cli_progress(const char *what, double fraction, int done)
+{
+	static time_t last;
+	time_t now = time(NULL);
+	int tty = isatty(STDERR_FILENO);
+
+	if (!done && !tty && now == last)
+		return;
+	if (!done && tty == 0 && last == 0) {
+		last = now;
+		return;
+	}
+	last = now;
+	fprintf(stderr, "%s%s: %3.0f%%%s", tty ? "\r" : "", what,
+		fraction * 100.0, (done || !tty) ? "\n" : "");
+	fflush(stderr);
+}
