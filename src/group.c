@@ -59,6 +59,7 @@
 
 #include "compiler.h"
 #include "group_int.h"
+#include "opts.h"
 #include "task_int.h"
 
 #define PFR__GROUP_MAGIC 0x3130505247524650ull /* "PFRGRP01" */
@@ -444,9 +445,11 @@ fail:
 
 int pfr_group_create(struct pfr_group **g, const struct pfr_group_opts *opts)
 {
-	if (!g || !opts)
+	struct pfr_group_opts o;
+
+	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	return pfr__group_new(g, -1, opts);
+	return pfr__group_new(g, -1, &o);
 }
 
 static int pfr__gshm_path(char *buf, size_t len, const char *name)
@@ -463,22 +466,23 @@ int pfr_group_create_shm(struct pfr_group **g, const char *name,
 			 const struct pfr_group_opts *opts)
 {
 	char path[NAME_MAX + 1];
+	struct pfr_group_opts o;
 	uint32_t s;
 	uint64_t z;
 	int err, fd;
 
-	if (!g || !opts)
+	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(opts, &s, &z)) ||
+	if ((err = pfr__check_gopts(&o, &s, &z)) ||
 	    (err = pfr__gshm_path(path, sizeof(path), name)))
 		return err;
 	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      opts->mode ? (mode_t)opts->mode : 0600);
+		      o.mode ? (mode_t)o.mode : 0600);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	if (opts->mode)
-		(void)fchmod(fd, (mode_t)opts->mode);
-	err = pfr__group_new(g, fd, opts);
+	if (o.mode)
+		(void)fchmod(fd, (mode_t)o.mode);
+	err = pfr__group_new(g, fd, &o);
 	if (err) {
 		int e = errno;
 
@@ -492,18 +496,19 @@ int pfr_group_create_shm(struct pfr_group **g, const char *name,
 int pfr_group_create_memfd(struct pfr_group **g,
 			   const struct pfr_group_opts *opts)
 {
+	struct pfr_group_opts o;
 	uint32_t s;
 	uint64_t z;
 	int err, fd;
 
-	if (!g || !opts)
+	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(opts, &s, &z)))
+	if ((err = pfr__check_gopts(&o, &s, &z)))
 		return err;
 	fd = memfd_create("perfring-group", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__group_new(g, fd, opts);
+	err = pfr__group_new(g, fd, &o);
 	if (err) {
 		close(fd);
 		return err;

@@ -31,6 +31,7 @@
 #include <perfring/mpsc.h>
 
 #include "compiler.h"
+#include "opts.h"
 #include "task_int.h"
 
 struct pfr_mpsc {
@@ -239,7 +240,11 @@ fail:
 
 int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 {
-	return pfr__mpsc_new(m, -1, opts);
+	struct pfr_mpsc_opts o;
+
+	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
+		return -PFR_E_INVAL;
+	return pfr__mpsc_new(m, -1, &o);
 }
 
 static int pfr__mpsc_shm_path(char *buf, size_t len, const char *name)
@@ -256,19 +261,23 @@ int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 			const struct pfr_mpsc_opts *opts)
 {
 	char path[NAME_MAX + 1];
+	struct pfr_mpsc_opts o;
 	uint64_t size;
 	uint32_t np;
-	int err = pfr__mpsc_check_opts(opts, &size, &np), fd;
+	int err, fd;
 
+	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
+		return -PFR_E_INVAL;
+	err = pfr__mpsc_check_opts(&o, &size, &np);
 	if (err || (err = pfr__mpsc_shm_path(path, sizeof(path), name)))
 		return err;
 	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      opts->mode ? (mode_t)opts->mode : 0600);
+		      o.mode ? (mode_t)o.mode : 0600);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	if (opts->mode)
-		(void)fchmod(fd, (mode_t)opts->mode);
-	err = pfr__mpsc_new(m, fd, opts);
+	if (o.mode)
+		(void)fchmod(fd, (mode_t)o.mode);
+	err = pfr__mpsc_new(m, fd, &o);
 	if (err) {
 		int e = errno;
 
@@ -281,16 +290,20 @@ int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 
 int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 {
+	struct pfr_mpsc_opts o;
 	uint64_t size;
 	uint32_t np;
-	int err = pfr__mpsc_check_opts(opts, &size, &np), fd;
+	int err, fd;
 
+	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
+		return -PFR_E_INVAL;
+	err = pfr__mpsc_check_opts(&o, &size, &np);
 	if (err)
 		return err;
 	fd = memfd_create("perfring-mpsc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_new(m, fd, opts);
+	err = pfr__mpsc_new(m, fd, &o);
 	if (err) {
 		close(fd);
 		return err;

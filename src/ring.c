@@ -30,6 +30,7 @@
 
 #include "compiler.h"
 #include "group_int.h"
+#include "opts.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -142,12 +143,14 @@ static uint64_t pfr__data_offset(void)
  * bits mean nothing for a ring (and would be passed to fchmod). */
 #define PFR__MODE_BITS 0777u
 
-/* Checks every field of a caller's options: 0 or -PFR_E_INVAL. */
-static int pfr__check_opts(const struct pfr_ring_opts *o)
+/* Copies a caller's options into *o (the bytes within opts->sz: see
+ * src/opts.h) and checks every field: 0 or -PFR_E_INVAL. */
+static int pfr__check_opts(struct pfr_ring_opts *o,
+			   const struct pfr_ring_opts *opts)
 {
 	uint64_t sz;
 
-	if (!o)
+	if (PFR__OPTS_COPY(o, opts, RING_OPTS))
 		return -PFR_E_INVAL;
 	sz = o->data_size ? o->data_size : 1u << 20;
 
@@ -221,14 +224,20 @@ fail:
 	return -PFR_E_SYSTEM;
 }
 
-int pfr_ring_create(struct pfr_ring **ring, const struct pfr_ring_opts *opts)
+/* pfr_ring_create() and its two siblings below are defined under internal
+ * names and exported as name@@PERFRING_0.2 (src/opts.h): name@PERFRING_0.1,
+ * for binaries that pass the options without sz, is in src/opts.c. */
+int pfr__ring_create_v02(struct pfr_ring **ring,
+			 const struct pfr_ring_opts *opts)
 {
-	int err = pfr__check_opts(opts);
+	struct pfr_ring_opts o;
+	int err = pfr__check_opts(&o, opts);
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	return err ? err : pfr__ring_new(ring, -1, opts);
+	return err ? err : pfr__ring_new(ring, -1, &o);
 }
+PFR__SYMVER_DEFAULT(pfr__ring_create_v02, pfr_ring_create, "PERFRING_0.2");
 
 static int pfr__shm_path(char *buf, size_t len, const char *name)
 {
@@ -240,23 +249,24 @@ static int pfr__shm_path(char *buf, size_t len, const char *name)
 	return 0;
 }
 
-int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
-			const struct pfr_ring_opts *opts)
+int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
+			     const struct pfr_ring_opts *opts)
 {
 	char path[NAME_MAX + 1];
-	int err = pfr__check_opts(opts), fd;
+	struct pfr_ring_opts o;
+	int err = pfr__check_opts(&o, opts), fd;
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
 	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
 		return err;
 	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      opts->mode ? (mode_t)opts->mode : 0600);
+		      o.mode ? (mode_t)o.mode : 0600);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	if (opts->mode)
-		(void)fchmod(fd, (mode_t)opts->mode); /* past the umask */
-	err = pfr__ring_new(ring, fd, opts);
+	if (o.mode)
+		(void)fchmod(fd, (mode_t)o.mode); /* past the umask */
+	err = pfr__ring_new(ring, fd, &o);
 	if (err) {
 		int e = errno;
 
@@ -266,11 +276,14 @@ int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
 	}
 	return err;
 }
+PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
+		    "PERFRING_0.2");
 
-int pfr_ring_create_memfd(struct pfr_ring **ring,
-			  const struct pfr_ring_opts *opts)
+int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
+			       const struct pfr_ring_opts *opts)
 {
-	int err = pfr__check_opts(opts), fd;
+	struct pfr_ring_opts o;
+	int err = pfr__check_opts(&o, opts), fd;
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
@@ -279,7 +292,7 @@ int pfr_ring_create_memfd(struct pfr_ring **ring,
 	fd = memfd_create("perfring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__ring_new(ring, fd, opts);
+	err = pfr__ring_new(ring, fd, &o);
 	if (err) {
 		close(fd);
 		return err;
@@ -291,6 +304,8 @@ int pfr_ring_create_memfd(struct pfr_ring **ring,
 		(*ring)->sealed = 1;
 	return 0;
 }
+PFR__SYMVER_DEFAULT(pfr__ring_create_memfd_v02, pfr_ring_create_memfd,
+		    "PERFRING_0.2");
 
 /*
  * A peer that shrinks the object under our mapping turns every access past

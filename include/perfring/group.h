@@ -90,7 +90,9 @@ struct pfr_group;
  * pfr_group_poll_prepare(). */
 #define PFR_GROUP_EVENTFD 0x2u
 
+/* sz as in struct pfr_ring_opts (<perfring/ring.h>). */
 struct pfr_group_opts {
+	size_t sz; /* sizeof(struct pfr_group_opts), or 0 */
 	uint32_t slots; /* writers at most, 1..PFR_GROUP_SLOTS_MAX; 0: 64 */
 	uint64_t data_size; /* each ring's data area, power of two >= 4096
 			     * (at most 1 GiB); 0: 64 KiB */

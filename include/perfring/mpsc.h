@@ -196,7 +196,9 @@ PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_ctl) == 4 * PFR_RING_LINE,
 /* The handle: one mapping of a shared ring (private, POSIX shm, memfd). */
 struct pfr_mpsc;
 
+/* sz as in struct pfr_ring_opts (<perfring/ring.h>). */
 struct pfr_mpsc_opts {
+	size_t sz; /* sizeof(struct pfr_mpsc_opts), or 0 */
 	uint64_t data_size; /* power of two >= 4096; 0: 1 MiB */
 	enum pfr_policy policy; /* DROP or BLOCK */
 	uint32_t flags; /* PFR_MPSC_* */

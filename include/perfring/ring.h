@@ -283,8 +283,17 @@ struct pfr_ring;
 /* Every field is checked: an unknown policy, ordering or flag, a data
  * size that is not a power of two in [4096, 2^40], or a mode with bits
  * other than the permission bits 0777 (no setuid, setgid or sticky bit,
- * no file type) is -PFR_E_INVAL. */
+ * no file type) is -PFR_E_INVAL.
+ *
+ * sz: set it to sizeof(struct pfr_ring_opts) (or leave it 0, read as the
+ * size of the fields below as of PERFRING_0.2).  Fields are only ever
+ * added at the end: the library reads the fields that lie within sz,
+ * takes those beyond it as 0 (a caller built against an older header),
+ * and refuses with -PFR_E_INVAL a nonzero byte past the fields it knows (a
+ * caller built against a newer header asking for something this library
+ * cannot do).  Every perfring *_opts struct follows this rule. */
 struct pfr_ring_opts {
+	size_t sz; /* sizeof(struct pfr_ring_opts), or 0 */
 	uint64_t data_size; /* power of two >= 4096; 0: 1 MiB */
 	enum pfr_policy policy;
 	enum pfr_ordering ordering;
@@ -313,7 +322,8 @@ PFR_API int pfr_ring_create_memfd(struct pfr_ring **ring,
 /* Options for attaching to a ring made by another process.  Set sz to
  * sizeof(struct pfr_ring_attach_opts): fields may be added at the end, and
  * a caller built against a newer header is accepted when the bytes this
- * library does not know are zero. */
+ * library does not know are zero.  (This struct had its size field before
+ * the others; it is a uint32_t and may not be 0.) */
 struct pfr_ring_attach_opts {
 	uint32_t sz; /* sizeof(struct pfr_ring_attach_opts) */
 	uint32_t flags; /* none defined yet: 0 */

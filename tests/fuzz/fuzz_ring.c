@@ -272,8 +272,10 @@ static uint64_t near(const uint8_t *p, uint64_t o, uint64_t h)
  */
 static void fuzz_snap(const uint8_t *d, size_t n)
 {
-	struct pfr_ring_opts o = {
-		4096, PFR_POLICY_OVERWRITE, PFR_ORDER_ACQREL, 0, 0, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 4096,
+				  .policy = PFR_POLICY_OVERWRITE,
+				  .ordering = PFR_ORDER_ACQREL};
 	struct pfr_ring *ring;
 	struct pfr_ring_ctl *c;
 	struct pfr_writer w;
@@ -383,7 +385,12 @@ static int save_ring(const char *dir, const char *name, struct pfr_ring *ring)
 static int make_ring(const char *dir, const char *name, enum pfr_policy pol,
 		     enum pfr_ordering ord, int nrec, int nread)
 {
-	struct pfr_ring_opts o = {4096, pol, ord, PFR_RING_WAIT, 7, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 4096,
+				  .policy = pol,
+				  .ordering = ord,
+				  .flags = PFR_RING_WAIT,
+				  .lost_id = 7};
 	struct pfr_ring *ring;
 	struct pfr_writer w;
 	struct pfr_reader r;

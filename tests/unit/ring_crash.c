@@ -168,7 +168,12 @@ static void writer_child(const char *name, int fd, uint64_t seq, long n)
 static void test_writer_killed(enum pfr_ordering ord, enum pfr_policy pol)
 {
 	const char *on = pfr_ordering_name(ord), *pn = pfr_policy_name(pol);
-	struct pfr_ring_opts o = {16384, pol, ord, PFR_RING_WAIT, 0x11, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 16384,
+				  .policy = pol,
+				  .ordering = ord,
+				  .flags = PFR_RING_WAIT,
+				  .lost_id = 0x11};
 	struct pfr_ring *ring;
 	struct pfr_ring_ctl *c;
 	struct vreader v;
@@ -308,8 +313,12 @@ static void reader_child(int fd)
 static void test_reader_killed(enum pfr_ordering ord)
 {
 	const char *on = pfr_ordering_name(ord);
-	struct pfr_ring_opts o = {
-		8192, PFR_POLICY_BLOCK, ord, PFR_RING_WAIT, 0x22, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 8192,
+				  .policy = PFR_POLICY_BLOCK,
+				  .ordering = ord,
+				  .flags = PFR_RING_WAIT,
+				  .lost_id = 0x22};
 	struct pfr_ring *ring, *ring2;
 	struct pfr_writer w;
 	struct vreader v;
@@ -414,8 +423,12 @@ out:
  * notice beyond a futex wake per publication; a new reader's wait works. */
 static void test_reader_killed_waiting(enum pfr_ordering ord)
 {
-	struct pfr_ring_opts o = {
-		4096, PFR_POLICY_DROP, ord, PFR_RING_WAIT, 0x33, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 4096,
+				  .policy = PFR_POLICY_DROP,
+				  .ordering = ord,
+				  .flags = PFR_RING_WAIT,
+				  .lost_id = 0x33};
 	struct pfr_ring *ring;
 	struct pfr_writer w;
 	struct pfr_reader r;
@@ -505,7 +518,10 @@ static int64_t snap_newest(struct pfr_ring *ring, unsigned char *buf,
 
 static void test_overwrite_writer_killed(enum pfr_ordering ord)
 {
-	struct pfr_ring_opts o = {8192, PFR_POLICY_OVERWRITE, ord, 0, 0, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 8192,
+				  .policy = PFR_POLICY_OVERWRITE,
+				  .ordering = ord};
 	struct pfr_ring *ring;
 	unsigned char buf[8192];
 	int bad = 0, st, snaps = 0;

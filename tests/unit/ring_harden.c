@@ -157,8 +157,10 @@ static void test_opts(void)
  * what it declares: no memory is used until something reads it. */
 static int sparse_ring(uint64_t size, uint64_t head, uint64_t oldest)
 {
-	struct pfr_ring_opts o = {
-		4096, PFR_POLICY_OVERWRITE, PFR_ORDER_ACQREL, 0, 0, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 4096,
+				  .policy = PFR_POLICY_OVERWRITE,
+				  .ordering = PFR_ORDER_ACQREL};
 	struct pfr_ring *ring;
 	unsigned char *page;
 	uint32_t mr;
@@ -274,8 +276,10 @@ static void test_attach_limit(void)
 	close(fd1);
 	/* by name */
 	{
-		struct pfr_ring_opts o = {
-			8192, PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0, 0, 0};
+		struct pfr_ring_opts o = {.sz = sizeof(o),
+					  .data_size = 8192,
+					  .policy = PFR_POLICY_DROP,
+					  .ordering = PFR_ORDER_ACQREL};
 		struct pfr_ring_attach_opts ao = {sizeof(ao), 0, 4096};
 		struct pfr_ring *mine, *b;
 
@@ -355,9 +359,11 @@ static void test_snapshot_memory(void)
 
 static void test_null(void)
 {
-	const struct pfr_ring_opts o = {
-		4096, PFR_POLICY_OVERWRITE, PFR_ORDER_ACQREL, PFR_RING_WAIT, 0,
-		0};
+	const struct pfr_ring_opts o = {.sz = sizeof(o),
+					.data_size = 4096,
+					.policy = PFR_POLICY_OVERWRITE,
+					.ordering = PFR_ORDER_ACQREL,
+					.flags = PFR_RING_WAIT};
 	const struct pfr_ring_attach_opts ao = {sizeof(ao), 0, 0};
 	struct pfr_ring *ring = NULL, *r2;
 	struct pfr_writer w;

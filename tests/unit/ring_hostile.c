@@ -366,8 +366,11 @@ static int attach_mod(const unsigned char *img, size_t len, size_t at,
 
 static void test_attach(void)
 {
-	struct pfr_ring_opts o = {
-		8192, PFR_POLICY_DROP, PFR_ORDER_ACQREL, PFR_RING_WAIT, 0, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 8192,
+				  .policy = PFR_POLICY_DROP,
+				  .ordering = PFR_ORDER_ACQREL,
+				  .flags = PFR_RING_WAIT};
 	struct pfr_ring *ring;
 	unsigned char *img;
 	size_t len;
@@ -564,8 +567,10 @@ static void test_snapshot(enum pfr_ordering ord)
  * pfr_ring_sealed() says so. */
 static void test_shrunk(void)
 {
-	struct pfr_ring_opts o = { 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0,
-				   0, 0 };
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = 4096,
+				  .policy = PFR_POLICY_DROP,
+				  .ordering = PFR_ORDER_ACQREL};
 	struct pfr_ring *ring;
 	unsigned char *img;
 	int fd, st;
@@ -599,8 +604,7 @@ static void test_shrunk(void)
 
 		if (ufd < 0 || write(ufd, img, len) != (ssize_t)len)
 			_exit(4);
-		if (pfr_ring_attach_fd(&ring, ufd) ||
-		    pfr_ring_reader(ring, &r))
+		if (pfr_ring_attach_fd(&ring, ufd) || pfr_ring_reader(ring, &r))
 			_exit(2);
 		if (!pfr_ring_sealed(ring))
 			_exit(5);

@@ -256,7 +256,12 @@ static void run_case(enum pfr_ordering ord, enum pfr_policy pol, int procs,
 	const char *what = procs ? "processes" : "threads";
 	struct side *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct pfr_ring_opts o = {dsize, pol, ord, PFR_RING_WAIT, 0xfeed, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = dsize,
+				  .policy = pol,
+				  .ordering = ord,
+				  .flags = PFR_RING_WAIT,
+				  .lost_id = 0xfeed};
 	struct result res;
 	pthread_t th;
 	pid_t pid = 0;
@@ -408,7 +413,10 @@ static int64_t check_snap(const unsigned char *b, int64_t n, int64_t prev,
 static void run_overwrite(enum pfr_ordering ord, uint64_t run_ns,
 			  uint64_t dsize)
 {
-	struct pfr_ring_opts o = {dsize, PFR_POLICY_OVERWRITE, ord, 0, 0, 0};
+	struct pfr_ring_opts o = {.sz = sizeof(o),
+				  .data_size = dsize,
+				  .policy = PFR_POLICY_OVERWRITE,
+				  .ordering = ord};
 	struct ow s;
 	pthread_t th;
 	unsigned char *buf = malloc(dsize);
