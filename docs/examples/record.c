@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* record CMD [ARG]...: records CMD (cpu-clock, 4000 Hz), prints its samples */
 #include <linux/perf_event.h>
 #include <perfring/perf.h>
 #include <stdio.h>
 
-static int on_record(void *unused, const struct pfr_perf_session_rec *r)
+static int on_record(void *out, const struct pfr_perf_session_rec *r)
 {
 	struct pfr_perf_rec d;
 
 	if (r->hdr->type == PERF_RECORD_SAMPLE &&
 	    !pfr_perf_decode(r->lay, r->hdr, r->payload, r->len, &d))
-		printf("sample %u/%u %llu %#llx\n", d.pid, d.tid,
-		       (unsigned long long)d.time, (unsigned long long)d.ip);
+		fprintf(out, "sample %u/%u %llu %#llx\n", d.pid, d.tid,
+			(unsigned long long)d.time, (unsigned long long)d.ip);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct pfr_perf_session_opts o = {sizeof(o), .on_record = on_record};
+	struct pfr_perf_session_opts o = {sizeof(o), .on_record = on_record,
+					  .arg = stdout};
 	struct pfr_perf_session *s = NULL;
 	int err = argc < 2 ? -PFR_E_INVAL : pfr_perf_session_create(&s, &o);
 

@@ -15,7 +15,20 @@ inblock { print > out }
 n=0 fail=0
 for f in "$tmp"/ex*.c; do
 	n=$((n + 1))
-	if grep -q 'int main' "$f"; then
+	if grep -q 'pfr_perf_session' "$f"; then
+		# The session example needs perf_event_open: it must be the file
+		# tests/perf/t_session_example.sh runs, and it must link here.
+		if cmp -s "$f" "$top/docs/examples/record.c" &&
+			${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$top/include" \
+				"$f" "$build/libperfring.a" -lpthread -lrt \
+				-o "$tmp/a.out" 2>"$tmp/err"; then
+			echo "ok $n - README example $(basename "$f") is docs/examples/record.c and links"
+		else
+			echo "not ok $n - README example $(basename "$f") differs from docs/examples/record.c or does not link"
+			sed 's/^/# /' "$tmp/err" 2>/dev/null
+			fail=$((fail + 1))
+		fi
+	elif grep -q 'int main' "$f"; then
 		if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$top/include" "$f" \
 			"$build/libperfring.a" -lpthread -lrt -o "$tmp/a.out" \
 			2>"$tmp/err" && "$tmp/a.out" >"$tmp/out" &&
