@@ -25,7 +25,7 @@ SANITIZE ?=
 RUNNER ?=
 
 # What the project requires goes on top of the user's flags.
-PFR_CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE
+PFR_CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 PFR_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-fvisibility=hidden -fno-strict-aliasing
 ifneq ($(SANITIZE),)
