@@ -182,6 +182,63 @@ static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
 	return t->nsyms - before;
 }
 
+/* The section called name, or NULL. */
+static Elf_Scn *pfr_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstr, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * "NAME@plt" for each entry of an x86-64 .plt (after its 16-byte first
+ * entry), NAME the .dynsym symbol of the entry's .rela.plt relocation,
+ * empty for one without (IRELATIVE): the names perf gives PLT entries.
+ */
+static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
+{
+	GElf_Shdr plt, rel, dyn;
+	Elf_Scn *ps = pfr_elf_section(e, ".plt", &plt);
+	Elf_Scn *rs = pfr_elf_section(e, ".rela.plt", &rel);
+	Elf_Data *rd, *dd;
+	GElf_Ehdr eh;
+
+	if (!ps || !rs || !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 ||
+	    rel.sh_type != SHT_RELA || !rel.sh_entsize ||
+	    !gelf_getshdr(elf_getscn(e, rel.sh_link), &dyn))
+		return;
+	rd = elf_getdata(rs, NULL);
+	dd = elf_getdata(elf_getscn(e, rel.sh_link), NULL);
+	for (size_t i = 0; rd && dd && i < rel.sh_size / rel.sh_entsize; i++) {
+		uint64_t at = plt.sh_addr + 16 * (i + 1);
+		const char *nm = "";
+		char name[256];
+		GElf_Rela r;
+		GElf_Sym y;
+
+		if (at + 16 > plt.sh_addr + plt.sh_size ||
+		    !gelf_getrela(rd, (int)i, &r))
+			break;
+		if (GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
+			nm = elf_strptr(e, dyn.sh_link, y.st_name);
+		snprintf(name, sizeof(name), "%s@plt", nm ? nm : "");
+		pfr_symtab_add(t, at, 16, name, STB_GLOBAL);
+	}
+}
+
 static void pfr_elf_segments(struct pfr_symtab *t, Elf *e)
 {
 	size_t n;
@@ -263,6 +320,7 @@ size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
 		n = pfr_elf_symbols(t, e, SHT_SYMTAB);
 	if (!n)
 		n = pfr_elf_symbols(t, e, SHT_DYNSYM);
+	pfr_elf_plt(t, e);
 	elf_end(e);
 	close(fd);
 	pfr_symtab_finish(t);

@@ -42,6 +42,7 @@ struct pfr_out {
 	struct pfr_dso *dsos[PFR_HASH];
 	struct pfr_dso *kernel;
 	struct pfr_trace *trace; /* tracepoint formats, or NULL */
+	char anon[16]; /* pfr_comm() of an unnamed thread */
 };
 
 static unsigned pfr_hash_str(const char *s)
@@ -88,11 +89,17 @@ static struct pfr_thr *pfr_thread(struct pfr_out *o, uint32_t tid, int add)
 	return t;
 }
 
+/* A thread's name; one no record named is ":TID", as in perf script. */
 static const char *pfr_comm(struct pfr_out *o, uint32_t tid)
 {
 	struct pfr_thr *t = pfr_thread(o, tid, 0);
 
-	return t ? t->comm : (tid == 0 ? "swapper" : ":-1");
+	if (t)
+		return t->comm;
+	if (tid == 0)
+		return "swapper";
+	snprintf(o->anon, sizeof(o->anon), ":%d", (int)tid);
+	return o->anon;
 }
 
 static void pfr_load_kallsyms(struct pfr_symtab *t)
