@@ -17,8 +17,11 @@
 #ifndef PFR_NO_SCRIPT_LIBS
 #include <event-parse.h>
 #endif
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -198,6 +201,58 @@ static unsigned char *pfr_trace_section(int fd, size_t *len, const char **why)
 	return b;
 }
 
+/* Prints every event of t once, from zeroed data of its format's size. */
+static void pfr_trace_try_all(struct pfr_trace *t)
+{
+	struct tep_event **evs = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; evs && evs[i]; i++) {
+		static unsigned char zero[4096];
+		struct tep_record rec = {0};
+		struct trace_seq s;
+
+		rec.data = zero;
+		rec.size = sizeof(zero) - 1;
+		trace_seq_init(&s);
+		tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+		trace_seq_destroy(&s);
+	}
+}
+
+/*
+ * The stored formats are untrusted text, and libtraceevent's parser is
+ * not hardened against every malformed one (a crafted format can make it
+ * crash): they are parsed, and each event printed once, in a child
+ * process first.  Returns 0 when the child came through.
+ */
+static int pfr_trace_sandbox(const struct pfr_cur *c0)
+{
+	int st;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct pfr_cur c = *c0;
+		struct pfr_trace t = {0};
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 2); /* the parent's parse warns once */
+		t.tep = tep_alloc();
+		if (!t.tep || pfr_trace_parse(&t, &c))
+			_exit(1);
+		pfr_trace_try_all(&t);
+		_exit(0);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 {
 	struct pfr_trace *t;
@@ -213,6 +268,11 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 	if (!b)
 		return NULL;
 	c.p = b;
+	if (pfr_trace_sandbox(&c)) {
+		*why = "the stored formats do not parse";
+		free(b);
+		return NULL;
+	}
 	t = calloc(1, sizeof(*t));
 	if (t)
 		t->tep = tep_alloc();
