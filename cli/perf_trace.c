@@ -353,6 +353,70 @@ static void pfr_trace_json_field(FILE *f, struct tep_format_field *fl,
 	trace_seq_destroy(&s);
 }
 
+/* A divisor in a print format: a non-zero constant. */
+static int pfr_trace_divisor_ok(const struct tep_print_arg *a)
+{
+	return a && a->type == TEP_PRINT_ATOM && a->atom.atom &&
+	       strtoull(a->atom.atom, NULL, 0) != 0;
+}
+
+/*
+ * 0 when the print arguments at a divide only by non-zero constants: a
+ * format from the file may divide by a field, and libtraceevent would
+ * then divide by zero on data where that field is 0.
+ */
+static int pfr_trace_args_ok(const struct tep_print_arg *a, int depth)
+{
+	for (; a; a = a->next) {
+		int bad = 0;
+
+		if (depth > 64)
+			return -1;
+		switch (a->type) {
+		case TEP_PRINT_OP:
+			if ((a->op.op[0] == '/' || a->op.op[0] == '%') &&
+			    !pfr_trace_divisor_ok(a->op.right))
+				return -1;
+			bad = pfr_trace_args_ok(a->op.left, depth + 1) ||
+			      pfr_trace_args_ok(a->op.right, depth + 1);
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			if (!pfr_trace_divisor_ok(a->int_array.el_size))
+				return -1;
+			bad = pfr_trace_args_ok(a->int_array.field,
+						depth + 1) ||
+			      pfr_trace_args_ok(a->int_array.count, depth + 1);
+			break;
+		case TEP_PRINT_TYPE:
+			bad = pfr_trace_args_ok(a->typecast.item, depth + 1);
+			break;
+		case TEP_PRINT_FLAGS:
+			bad = pfr_trace_args_ok(a->flags.field, depth + 1);
+			break;
+		case TEP_PRINT_SYMBOL:
+			bad = pfr_trace_args_ok(a->symbol.field, depth + 1);
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			bad = pfr_trace_args_ok(a->hex.field, depth + 1) ||
+			      pfr_trace_args_ok(a->hex.size, depth + 1);
+			break;
+		case TEP_PRINT_FUNC:
+			bad = pfr_trace_args_ok(a->func.args, depth + 1);
+			break;
+		case TEP_PRINT_DYNAMIC_ARRAY:
+		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+			bad = pfr_trace_args_ok(a->dynarray.index, depth + 1);
+			break;
+		default:
+			break;
+		}
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
 int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 		    uint32_t size)
 {
@@ -384,6 +448,8 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 	if (!ev || pfr_trace_check(ev->format.common_fields, t->buf, size) ||
 	    pfr_trace_check(ev->format.fields, t->buf, size))
 		return 0;
+	if (!json && pfr_trace_args_ok(ev->print_fmt.args, 0))
+		return 0; /* the text would divide by a field */
 	if (!f)
 		return 1;
 	if (json) {
