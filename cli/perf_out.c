@@ -29,6 +29,7 @@ struct pfr_dso {
 
 struct pfr_thr {
 	uint32_t tid;
+	int named; /* comm came from a COMM record (maybe via a parent) */
 	char comm[32];
 	struct pfr_thr *next;
 };
@@ -427,9 +428,11 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 	case PERF_RECORD_COMM: {
 		struct pfr_thr *t = pfr_thread(o, r->u.comm.tid, 1);
 
-		if (t)
+		if (t) {
 			snprintf(t->comm, sizeof(t->comm), "%s",
 				 r->u.comm.comm);
+			t->named = 1;
+		}
 		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			/* exec: a new address space */
 			pfr__procs_exec(&o->procs, r->u.comm.pid);
@@ -440,8 +443,15 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 		struct pfr_thr *pt = pfr_thread(o, r->u.task.ptid, 0);
 		struct pfr_thr *t = pfr_thread(o, r->u.task.tid, 1);
 
-		if (t && pt)
+		if (t && t != pt) { /* a new thread, maybe a reused tid */
+			snprintf(t->comm, sizeof(t->comm), ":%u", t->tid);
+			t->named = 0;
+		}
+		/* a parent no COMM named passes on no name (perf's rule) */
+		if (t && pt && t != pt && pt->named) {
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
+			t->named = 1;
+		}
 		pfr__procs_fork(&o->procs, r->u.task.pid, r->u.task.ppid);
 		break;
 	}
