@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "perf_out.h"
+#include "perf_trace.h"
 
 static void usage(FILE *f)
 {
@@ -59,6 +60,8 @@ int pfr_cmd_script(int argc, char **argv)
 	unsigned flags = 0;
 	struct pfr_perf_file *f;
 	struct pfr_out *o;
+	struct pfr_trace *tp;
+	const char *why;
 	struct pfr_record rec;
 	int err, n;
 	uint64_t records = 0;
@@ -117,6 +120,14 @@ int pfr_cmd_script(int argc, char **argv)
 		pfr_perf_file_close(f);
 		return 1;
 	}
+	/* Tracepoint fields from the formats the file stores. */
+	tp = pfr_trace_open(in, &why);
+	if (!tp && *why)
+		fprintf(stderr,
+			"perfring script: %s: tracepoint fields not decoded: "
+			"%s\n",
+			in, why);
+	pfr_out_set_trace(o, tp);
 	/* perf writes each ring's records in turn (FINISHED_ROUND marks the
 	 * rounds), so a file is in time order only per CPU: index every
 	 * record, then sort the index by time (stable: side-band records
@@ -136,6 +147,7 @@ int pfr_cmd_script(int argc, char **argv)
 					"perfring script: out of memory\n");
 				free(idx);
 				pfr_out_free(o);
+				pfr_trace_free(tp);
 				pfr_perf_file_close(f);
 				return 1;
 			}
@@ -180,6 +192,7 @@ int pfr_cmd_script(int argc, char **argv)
 			(unsigned long long)pfr_out_bad(o),
 			(unsigned long long)records);
 	pfr_out_free(o);
+	pfr_trace_free(tp);
 	pfr_perf_file_close(f);
 	return err;
 }

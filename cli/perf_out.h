@@ -12,6 +12,7 @@
 #include <perfring/perf.h>
 
 struct pfr_out;
+struct pfr_trace;
 
 #define PFR_OUT_JSON 0x1u
 #define PFR_OUT_SAMPLES_ONLY 0x2u /* side-band records are tracked only */
@@ -23,6 +24,9 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 		    const struct pfr_perf_layout *lay,
 		    const struct pfr_record_header *hdr, const void *payload,
 		    uint32_t len);
+/* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
+ * outlives o): text as perf script prints them, JSON as "fields". */
+void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t);
 /* Records the decoder rejected so far. */
 uint64_t pfr_out_bad(const struct pfr_out *o);
 void pfr_out_free(struct pfr_out *o);

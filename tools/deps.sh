@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs every Debian package perfring's build, tests and benchmarks use:
 # the seven-target cross toolchains and qemu-user, Relacy, the benchmark
-# peers, linux-perf, gnuplot, the fuzzers and clang's sanitizer runtimes.
+# peers, linux-perf, gnuplot, the fuzzers and clang's sanitizer runtimes,
+# and what `perfring script` links (libtraceevent, libelf, libdw).
 # Run as root (or through sudo) on Debian 12.  Safe to run again.
 set -eu
 pkgs=(
@@ -19,6 +20,7 @@ pkgs=(
 	libdpdk-dev libck-dev libboost-dev libatomic-queue-dev
 	libconcurrentqueue-dev liburcu-dev
 	valgrind bc python3
+	libtraceevent-dev libelf-dev libdw-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -19,11 +19,13 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
 	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
+	"$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
 	"$top/cli/cmd_script.c" "$top/cli/cli_util.c" \
 	"$top/src/perf_decode.c" \
 	"$top/src/perf_data.c" "$top/src/perf.c" "$top/src/ring.c" \
 	"$top/src/perf_header.c" "$top/src/perf_maps.c" \
-	"$top/src/version.c" -lpthread -lrt 2>"$out/build.log"; then
+	"$top/src/version.c" $(pkg-config --cflags --libs libtraceevent \
+	libelf libdw) -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	echo "not ok 1 - fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"
 	echo "1..1"

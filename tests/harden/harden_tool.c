@@ -196,6 +196,7 @@ static void odd_elf(const char *path, int syms)
 	memset(sy, 0, sizeof(sy));
 	sy[1].st_name = 1;
 	sy[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	sy[1].st_shndx = 1; /* defined (perf skips undefined symbols) */
 	sy[1].st_value = 0x100;
 	sy[1].st_size = 0x80;
 	memcpy(b + sym_off, sy, sizeof(sy));

@@ -37,11 +37,14 @@ diag() { sed 's/^/# /'; }
 tool=$out/harden_tool
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 srcs="$top/tests/harden/harden_tool.c $top/cli/cmd_script.c \
-	$top/cli/perf_out.c $top/cli/cli_util.c $top/src/*.c"
+	$top/cli/perf_out.c $top/cli/perf_elf.c $top/cli/perf_trace.c \
+	$top/cli/cli_util.c $top/src/*.c"
+# perfring script's libraries (mk/script.mk)
+script_libs=$(pkg-config --cflags --libs libtraceevent libelf libdw)
 # shellcheck disable=SC2086
 if ! $cc -g -O1 $san -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" $srcs \
-	-lpthread -lrt >"$tmp/build.log" 2>&1; then
+	$script_libs -lpthread -lrt >"$tmp/build.log" 2>&1; then
 	diag <"$tmp/build.log"
 	ok 1 "harden_tool builds with $cc $san"
 	echo "1..$n"

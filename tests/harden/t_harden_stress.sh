@@ -32,10 +32,14 @@ ok() { # ok STATUS DESCRIPTION
 diag() { sed 's/^/# /'; }
 
 tool=$out/harden_tool_plain
+# perfring script's libraries (mk/script.mk)
+script_libs=$(pkg-config --cflags --libs libtraceevent libelf libdw)
+# shellcheck disable=SC2086
 if ! $cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$top/include" \
 	-I"$top/src" -I"$top/cli" -o "$tool" \
 	"$top/tests/harden/harden_tool.c" "$top/cli/cmd_script.c" \
-	"$top/cli/perf_out.c" "$top/cli/cli_util.c" "$top"/src/*.c \
+	"$top/cli/perf_out.c" "$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
+	"$top/cli/cli_util.c" "$top"/src/*.c $script_libs \
 	-lpthread -lrt >"$tmp/build.log" 2>&1; then
 	diag <"$tmp/build.log"
 	ok 1 "harden_tool builds"

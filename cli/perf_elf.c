@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbol tables of the ELF files named by MMAP records, read with
+ * elfutils' libelf (sections, segments, symbols: it copies what sits at
+ * an odd offset, so a crafted file is never read misaligned) and libdw's
+ * dwelf (the GNU build id, to find a separate debug file).
+ */
+#ifndef PFR_NO_SCRIPT_LIBS
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#else
+#include <elf.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perf_elf.h"
+
+void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
+		    const char *name, unsigned bind)
+{
+	struct pfr_sym *s;
+
+	if (t->nsyms == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+
+		s = realloc(t->syms, nc * sizeof(*s));
+		if (!s)
+			return;
+		t->syms = s;
+		t->cap = nc;
+	}
+	s = &t->syms[t->nsyms];
+	s->start = start;
+	s->end = start + size;
+	s->bind = (unsigned char)bind;
+	s->name = strdup(name);
+	if (s->name)
+		t->nsyms++;
+}
+
+static int pfr_sym_cmp(const void *a, const void *b)
+{
+	const struct pfr_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static size_t pfr_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* 1 when a is the better name of an address than b. */
+static int pfr_sym_better(const struct pfr_sym *a, const struct pfr_sym *b)
+{
+	int az = a->end == a->start, bz = b->end == b->start;
+	size_t au = pfr_underscores(a->name), bu = pfr_underscores(b->name);
+
+	if (az != bz)
+		return bz;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	if (au != bu)
+		return au < bu;
+	return strlen(a->name) > strlen(b->name);
+}
+
+void pfr_symtab_finish(struct pfr_symtab *t)
+{
+	size_t n = 0;
+
+	if (!t->nsyms)
+		return; /* qsort wants a valid pointer even for 0 */
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), pfr_sym_cmp);
+	for (size_t i = 0; i < t->nsyms; i++) {
+		struct pfr_sym *s = &t->syms[i];
+
+		if (n && t->syms[n - 1].start == s->start) {
+			struct pfr_sym *k = &t->syms[n - 1];
+
+			if (pfr_sym_better(s, k)) {
+				free(k->name);
+				*k = *s;
+			} else {
+				free(s->name);
+			}
+			continue;
+		}
+		t->syms[n++] = *s;
+	}
+	t->nsyms = n;
+	for (size_t i = 0; i < n; i++)
+		if (t->syms[i].end == t->syms[i].start)
+			t->syms[i].end = i + 1 < n ? t->syms[i + 1].start
+						   : t->syms[i].start + 1;
+}
+
+const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && a < t->syms[lo - 1].end)
+		return &t->syms[lo - 1];
+	return NULL;
+}
+
+void pfr_symtab_free(struct pfr_symtab *t)
+{
+	for (size_t k = 0; k < t->nsyms; k++)
+		free(t->syms[k].name);
+	free(t->syms);
+	t->syms = NULL;
+	t->nsyms = t->cap = 0;
+}
+
+#ifndef PFR_NO_SCRIPT_LIBS
+/* A symbol perf lists as a function: a typed function, or a named label
+ * (assembly entry points such as _start) in an executable section. */
+static int pfr_elf_is_func(Elf *e, const GElf_Sym *y)
+{
+	int type = GELF_ST_TYPE(y->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!y->st_value || !y->st_name || y->st_shndx == SHN_UNDEF ||
+	    y->st_shndx == SHN_ABS)
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return 1;
+	if (type != STT_NOTYPE || y->st_shndx >= SHN_LORESERVE)
+		return 0;
+	scn = elf_getscn(e, y->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Function symbols of the sections of type want (SHT_SYMTAB or
+ * SHT_DYNSYM); returns how many were added. */
+static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
+{
+	size_t before = t->nsyms;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t k = 0; d && k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym y;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)k, &y) ||
+			    !pfr_elf_is_func(e, &y))
+				continue;
+			nm = elf_strptr(e, sh.sh_link, y.st_name);
+			if (nm && *nm)
+				pfr_symtab_add(t, y.st_value, y.st_size, nm,
+					       GELF_ST_BIND(y.st_info));
+		}
+	}
+	return t->nsyms - before;
+}
+
+/* The section called name, or NULL. */
+static Elf_Scn *pfr_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstr, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * "NAME@plt" for each entry of an x86-64 .plt (after its 16-byte first
+ * entry), NAME the .dynsym symbol of the entry's .rela.plt relocation,
+ * empty for one without (IRELATIVE): the names perf gives PLT entries.
+ */
+static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
+{
+	GElf_Shdr plt, rel, dyn;
+	Elf_Scn *ps = pfr_elf_section(e, ".plt", &plt);
+	Elf_Scn *rs = pfr_elf_section(e, ".rela.plt", &rel);
+	Elf_Data *rd, *dd;
+	GElf_Ehdr eh;
+
+	if (!ps || !rs || !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64 ||
+	    rel.sh_type != SHT_RELA || !rel.sh_entsize ||
+	    !gelf_getshdr(elf_getscn(e, rel.sh_link), &dyn))
+		return;
+	rd = elf_getdata(rs, NULL);
+	dd = elf_getdata(elf_getscn(e, rel.sh_link), NULL);
+	for (size_t i = 0; rd && dd && i < rel.sh_size / rel.sh_entsize; i++) {
+		uint64_t at = plt.sh_addr + 16 * (i + 1);
+		const char *nm = "";
+		char name[256];
+		GElf_Rela r;
+		GElf_Sym y;
+
+		if (at + 16 > plt.sh_addr + plt.sh_size ||
+		    !gelf_getrela(rd, (int)i, &r))
+			break;
+		if (GELF_R_SYM(r.r_info) &&
+		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
+			nm = elf_strptr(e, dyn.sh_link, y.st_name);
+		snprintf(name, sizeof(name), "%s@plt", nm ? nm : "");
+		pfr_symtab_add(t, at, 16, name, STB_GLOBAL);
+	}
+}
+
+static void pfr_elf_segments(struct pfr_symtab *t, Elf *e)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e, &n))
+		return;
+	for (size_t i = 0; i < n && t->nsegs < PFR_ELF_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->segs[t->nsegs].off = ph.p_offset;
+		t->segs[t->nsegs].vaddr = ph.p_vaddr;
+		t->segs[t->nsegs].filesz = ph.p_filesz;
+		t->nsegs++;
+	}
+}
+
+/* An ELF handle of a regular file at path (fd in *fd), or NULL. */
+static Elf *pfr_elf_open(const char *path, int *fd)
+{
+	Elf *e;
+
+	*fd = pfr_cli_open_regular(path);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		return e;
+	elf_end(e);
+	close(*fd);
+	return NULL;
+}
+
+/* The symbols of the installed debug file of build id (id, len). */
+static size_t pfr_elf_debug_file(struct pfr_symtab *t, const void *id,
+				 ssize_t len)
+{
+	const unsigned char *b = id;
+	char path[128], *p = path;
+	size_t n = 0;
+	Elf *e;
+	int fd;
+
+	if (len < 2 || len > 32)
+		return 0;
+	p += sprintf(p, "/usr/lib/debug/.build-id/%02x/", b[0]);
+	for (ssize_t k = 1; k < len; k++)
+		p += sprintf(p, "%02x", b[k]);
+	strcpy(p, ".debug");
+	if (access(path, R_OK))
+		return 0;
+	e = pfr_elf_open(path, &fd);
+	if (!e)
+		return 0;
+	n = pfr_elf_symbols(t, e, SHT_SYMTAB);
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
+{
+	const void *id;
+	ssize_t idlen;
+	size_t n;
+	int fd;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	e = pfr_elf_open(path, &fd);
+	if (!e)
+		return 0;
+	pfr_elf_segments(t, e);
+	idlen = dwelf_elf_gnu_build_id(e, &id);
+	n = idlen > 0 ? pfr_elf_debug_file(t, id, idlen) : 0;
+	if (!n)
+		n = pfr_elf_symbols(t, e, SHT_SYMTAB);
+	if (!n)
+		n = pfr_elf_symbols(t, e, SHT_DYNSYM);
+	pfr_elf_plt(t, e);
+	elf_end(e);
+	close(fd);
+	pfr_symtab_finish(t);
+	return n;
+}
+#else
+/* Built without libelf (a cross build): no symbols. */
+size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
+{
+	(void)t;
+	(void)path;
+	return 0;
+}
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Symbol tables of ELF files for `perfring script` and `perfring record
+ * --print`, read with elfutils' libelf and libdw. */
+#ifndef PFR_CLI_PERF_ELF_H
+#define PFR_CLI_PERF_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pfr_sym {
+	uint64_t start, end;
+	char *name;
+	unsigned char bind; /* STB_* */
+};
+
+struct pfr_seg {
+	uint64_t off, vaddr, filesz;
+};
+
+#define PFR_ELF_SEGS 16
+
+/* A file's functions, sorted by start, and its PT_LOAD segments. */
+struct pfr_symtab {
+	struct pfr_sym *syms;
+	size_t nsyms, cap;
+	struct pfr_seg segs[PFR_ELF_SEGS];
+	int nsegs;
+};
+
+/* Appends a symbol [start, start + size); size 0: up to the next one. */
+void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
+		    const char *name, unsigned bind);
+/* Sorts, keeps one symbol per address (perf's preference: sized, not
+ * weak, global, fewer leading '_', longer name) and ends each size-0
+ * symbol where the next begins.  Call once after the last add. */
+void pfr_symtab_finish(struct pfr_symtab *t);
+/* The symbol holding address a, or NULL. */
+const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a);
+void pfr_symtab_free(struct pfr_symtab *t);
+
+/*
+ * Loads the PT_LOAD segments and the function symbols of the ELF file at
+ * path into t: from its separate debug file under /usr/lib/debug/.build-id
+ * when one is installed (as perf does), else its .symtab, else its
+ * .dynsym.  The file is untrusted (named by a record): only a regular
+ * file is opened, and libelf reads it (no mapping: a truncation meanwhile
+ * is an error, not SIGBUS).  Returns the number of symbols loaded.
+ */
+size_t pfr_elf_load(struct pfr_symtab *t, const char *path);
+
+#endif

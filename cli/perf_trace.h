@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Tracepoint fields of perf samples, decoded with libtraceevent from the
+ * event formats a perf.data file stores (its HEADER_TRACING_DATA). */
+#ifndef PFR_CLI_PERF_TRACE_H
+#define PFR_CLI_PERF_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct pfr_trace;
+
+/*
+ * The tracepoint formats of the perf.data file at path.  Returns NULL
+ * when the file has none (no tracepoint event) or they do not parse;
+ * *why then says which ("" for none).
+ */
+struct pfr_trace *pfr_trace_open(const char *path, const char **why);
+void pfr_trace_free(struct pfr_trace *t);
+
+/*
+ * Writes the fields of the raw tracepoint data (raw, size) to f: text as
+ * the event's print format has it (perf script's text), or, with json, as
+ * `,"fields":{"name":value,...}`.  Returns 1 when written, 0 when the
+ * event is not in the formats or the data is too short or malformed
+ * (nothing written).  With f NULL, only says whether it would write.
+ */
+int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
+		    uint32_t size);
+
+#endif

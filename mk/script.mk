@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# `perfring script` decodes tracepoint fields with libtraceevent and reads
+# ELF symbol tables with elfutils' libelf and libdw: the command's
+# dependencies (tools/deps.sh installs libtraceevent-dev, libelf-dev and
+# libdw-dev); the library never links them.  A native build without them
+# stops with the fix; a cross build (no such libraries for its target)
+# builds perfring without them, and its script prints no symbols and no
+# tracepoint fields (it says so).
+
+SCRIPT_PKGS := libtraceevent libelf libdw
+SCRIPT_CPPFLAGS := $(shell pkg-config --cflags $(SCRIPT_PKGS) 2>/dev/null)
+SCRIPT_LIBS := $(shell pkg-config --libs $(SCRIPT_PKGS) 2>/dev/null)
+
+ifeq ($(filter clean format,$(MAKECMDGOALS)),)
+SCRIPT_HAVE := $(shell printf '\043include <event-parse.h>\n\043include \
+<gelf.h>\n\043include <elfutils/libdwelf.h>\nint main(void) { return \
+!tep_alloc() || !elf_version(EV_CURRENT); }\n' | \
+	$(CC) -x c $(SCRIPT_CPPFLAGS) - -o /dev/null $(SCRIPT_LIBS) \
+	>/dev/null 2>&1 && echo y)
+SCRIPT_NATIVE := $(if $(filter $(shell uname -m)-%,\
+	$(shell $(CC) -dumpmachine 2>/dev/null)),y)
+ifneq ($(SCRIPT_HAVE),y)
+ifeq ($(SCRIPT_NATIVE),y)
+$(error perfring script needs libtraceevent, libelf and libdw for $(CC) \
+	(Debian: libtraceevent-dev libelf-dev libdw-dev; run tools/deps.sh))
+endif
+$(info perfring: $(CC) has no libtraceevent/libelf/libdw: this perfring's \
+	script decodes neither symbols nor tracepoint fields)
+SCRIPT_CPPFLAGS := -DPFR_NO_SCRIPT_LIBS
+SCRIPT_LIBS :=
+endif
+endif
+
+$(BUILD)/cli/%.o: PFR_CPPFLAGS += $(SCRIPT_CPPFLAGS)
+CLI_EXTRA_LIBS += $(SCRIPT_LIBS)
