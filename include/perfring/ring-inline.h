@@ -6,8 +6,8 @@
  * header; not for direct use.
  *
  * None of them depends on the ring's ordering but through the barriers A-D
- * of <perfring/ring-proto.h>, which each takes the ordering as an argument
- * (the writer's or reader's own).  Everything a fast path cannot do - a
+ * of <perfring/ring-proto.h>, each called with the writer's or reader's
+ * ordering as a constant (PFR__ORD_CALL).  Everything a fast path cannot do - a
  * record that does not fit, a wrap, a header that fails a check, a
  * wake-up - is a call to a pfr__ slow path in src/ring.c.
  */
@@ -74,7 +74,7 @@ PFR__INLINE void pfr_writer_publish(struct pfr_writer *w)
 	 * fewer, the record count and `published`, gave 1.3x at 8 bytes).
 	 * Storing an unchanged head again is harmless. */
 	if (!w->wait_flag) {
-		pfr__publish(w, PFR__ORD(w));
+		PFR__ORD_CALL(w->ordering, pfr__publish, w);
 		return;
 	}
 	if (w->head == w->published)
@@ -82,7 +82,7 @@ PFR__INLINE void pfr_writer_publish(struct pfr_writer *w)
 	/* the record count rides along with head (the reader's record
 	 * threshold); B orders it too */
 	PFR_WRITE_ONCE(w->ctl->records, w->records);
-	pfr__publish(w, PFR__ORD(w));
+	PFR__ORD_CALL(w->ordering, pfr__publish, w);
 	w->published = w->head;
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr_reader_wait(): head store before reader_waiting load;
@@ -174,7 +174,7 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 
 PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 {
-	return pfr__begin(r, PFR__ORD(r));
+	return PFR__ORD_CALL(r->ordering, pfr__begin, r);
 }
 
 PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
@@ -299,7 +299,7 @@ PFR__INLINE void pfr_reader_end(struct pfr_reader *r)
 {
 	if (r->tail == r->published)
 		return;
-	pfr__end(r, PFR__ORD(r));
+	PFR__ORD_CALL(r->ordering, pfr__end, r);
 	r->published = r->tail;
 	if (r->iflags & PFR__READER_WAKE_WRITER) {
 		/* The hand-shake costs a full fence, which waits for the

@@ -4,9 +4,9 @@
  * Relacy (C++11 memory model, data-race detection).
  *
  * The ring's writer and reader (model_ring.c: src/ring.c and the inline
- * protocol of <perfring/ring-proto.h>, compiled as C against
- * relacy-barrier.h) call the hooks below for every load, store, barrier,
- * record copy and futex call; the hooks perform them on Relacy's types:
+ * protocol of <perfring/ring-proto.h> and <perfring/ring-inline.h>,
+ * compiled as C against relacy-barrier.h) call the hooks below for every
+ * load, store, barrier, record copy and futex call; the hooks perform them on Relacy's types:
  *
  *   control-block field (head, tail, reader_waiting...)  rl::atomic<u64>
  *   data-area 8-byte word (record headers, payloads)     rl::var<u64>
