@@ -246,8 +246,11 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 		 * private copy.  size - 8 has no bit set outside 3..15 iff
 		 * size is a multiple of 8 and at least 8 (a u16 size below
 		 * 8 wraps).  A record that fails goes to the slow path,
-		 * which returns what pfr_reader_next() would. */
-#pragma GCC unroll 2
+		 * which returns what pfr_reader_next() would.  Unrolled four
+		 * times, the budget counted down in the loop's test (gcc then
+		 * tests it once per four records): 32.6 -> 31.4 instructions
+		 * per 8-byte record in the bench's consumer (callgrind). */
+#pragma GCC unroll 4
 		do {
 			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p);
 			struct pfr_record rec;
@@ -268,12 +271,12 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 			rec.pos = tail + (uint64_t)(p - p0);
 			stop = fn(ctx, &rec);
 			p += size;
-			budget--;
 			if (stop) {
+				budget--;
 				r->tail = tail + (uint64_t)(p - p0);
 				goto out;
 			}
-		} while (p != end && budget);
+		} while (--budget && p != end);
 		r->tail = tail + (uint64_t)(p - p0);
 		continue;
 slow:
