@@ -934,7 +934,7 @@ static void pfr__open_slot(struct pfr_group *g, uint32_t i, uint64_t word)
 	}
 	s->r.ctl = c;
 	if (g->policy == PFR_POLICY_BLOCK)
-		s->r.flags |= PFR__READER_WAKE_WRITER;
+		s->r.iflags |= PFR__READER_WAKE_WRITER;
 	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
 	s->word = word;
 	s->tag = PFR_READ_ONCE(e->tag);

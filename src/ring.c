@@ -4,7 +4,9 @@
  * POSIX shared memory, memfd), the writer's slow path (wrap padding, LOST
  * records, the DROP, BLOCK and OVERWRITE policies), blocking waits with
  * futexes, and flight-recorder snapshots.  The protocol itself (A-D) is in
- * <perfring/ring-proto.h>; the pairings are drawn there.
+ * <perfring/ring-proto.h>, with the pairings drawn and every internal
+ * declaration this file shares with the inline fast paths
+ * (<perfring/ring-inline.h>).
  *
  * The two blocking hand-shakes here are the store-buffering shape, not the
  * A-D shapes: a side that goes to sleep stores "I am waiting" and then
@@ -680,8 +682,6 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 	}
 }
 
-#define PFR__READER_CAN_WAIT 0x200u
-
 int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 		    const void *data, uint64_t size, enum pfr_ordering ordering,
 		    uint32_t flags, void *scratch)
@@ -728,12 +728,12 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 		return err;
 	r->ctl = c;
 	if (ring->policy == PFR_POLICY_BLOCK) {
-		r->flags |= PFR__READER_WAKE_WRITER;
+		r->iflags |= PFR__READER_WAKE_WRITER;
 		r->wake_checked = r->tail;
 		r->wake_stride = (r->mask + 1) / 4;
 	}
 	if (ring->flags & PFR_RING_WAIT)
-		r->flags |= PFR__READER_CAN_WAIT;
+		r->iflags |= PFR__READER_CAN_WAIT;
 	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
 	return 0;
 }
@@ -1109,10 +1109,10 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 	uint32_t wb, wr;
 	int64_t avail;
 
-	if (!c || !(r->flags & PFR__READER_CAN_WAIT))
+	if (!c || !(r->iflags & PFR__READER_CAN_WAIT))
 		return -PFR_E_INVAL;
 	pfr_reader_end(r);
-	if (r->flags & PFR__READER_WAKE_WRITER) {
+	if (r->iflags & PFR__READER_WAKE_WRITER) {
 		/* the check pfr_reader_end() may have skipped (the reader
 		 * may sleep with records unread) */
 		r->wake_checked = r->tail;

@@ -21,7 +21,8 @@
  * has finished reading it (load-buffering shape).  B pairs with C: the
  * reader must not see the new head before the record bytes
  * (message-passing shape).  The orderings that implement A-D are in
- * <perfring/ring-proto.h>, instantiated once per enum pfr_ordering.
+ * <perfring/ring-proto.h>, one function per barrier with the ordering as
+ * an argument; the inline fast paths are in <perfring/ring-inline.h>.
  *
  * The reader is written once against (head, tail, data, size), so the same
  * code reads perfring's own rings and the kernel's perf mmap page
@@ -259,8 +260,10 @@ struct pfr_reader {
 	unsigned char *scratch; /* copy of a record straddling the end */
 	uint64_t wake_checked; /* BLOCK: tail at the last wake-up check */
 	uint64_t wake_stride; /* BLOCK: bytes between unprompted checks */
-	uint32_t flags;
-	uint8_t ordering, pad[3];
+	uint32_t flags; /* PFR_READER_* */
+	uint8_t ordering;
+	uint8_t iflags; /* internal: PFR__READER_* (ring-proto.h) */
+	uint8_t pad[2];
 };
 
 /* Reader flags for pfr_reader_init(). */
@@ -509,12 +512,11 @@ struct pfr_ring_stats {
 PFR_API void pfr_ring_stats(const struct pfr_ring *ring,
 			    struct pfr_ring_stats *st);
 
-/* Slow paths of the inline functions (internal, not for callers). */
-PFR_API int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size);
-PFR_API void pfr__writer_wake_reader(struct pfr_writer *w);
-
 PFR__EXTERN_C_END
 
+/* The internals (A-D, pfr__ helpers and slow paths), then the inline fast
+ * paths declared above. */
 #include <perfring/ring-proto.h>
+#include <perfring/ring-inline.h>
 
 #endif /* PERFRING_RING_H */

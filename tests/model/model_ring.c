@@ -5,9 +5,9 @@
  *
  * src/ring.c is included whole (its slow path, futex waits and the
  * struct pfr_ring it needs are static), and <perfring/ring.h> brings the
- * inline protocol of <perfring/ring-proto.h>: every load, store, barrier,
- * memcpy() and syscall() in that code reaches the harness through the
- * macros of relacy-barrier.h.  Nothing of the protocol is copied here;
+ * inline protocol of <perfring/ring-proto.h> and <perfring/ring-inline.h>:
+ * every load, store, barrier, memcpy() and syscall() in that code reaches
+ * the harness through the macros of relacy-barrier.h.  Nothing of the protocol is copied here;
  * this file only builds a small ring and drives its public API.
  *
  * The data area holds poison (0xa5 bytes) for the whole run: the harness

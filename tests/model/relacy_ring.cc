@@ -4,9 +4,9 @@
  * Relacy (C++11 memory model, data-race detection).
  *
  * The ring's writer and reader (model_ring.c: src/ring.c and the inline
- * protocol of <perfring/ring-proto.h>, compiled as C against
- * relacy-barrier.h) call the hooks below for every load, store, barrier,
- * record copy and futex call; the hooks perform them on Relacy's types:
+ * protocol of <perfring/ring-proto.h> and <perfring/ring-inline.h>,
+ * compiled as C against relacy-barrier.h) call the hooks below for every
+ * load, store, barrier, record copy and futex call; the hooks perform them on Relacy's types:
  *
  *   control-block field (head, tail, reader_waiting...)  rl::atomic<u64>
  *   data-area 8-byte word (record headers, payloads)     rl::var<u64>
@@ -17,9 +17,10 @@
  * Mutants are made here, by the hooks, from the calling function's name:
  * a mutant of function F drops every fence F executes and weakens every
  * acquire load and release store F executes to relaxed.  A-D each live in
- * their own function per ordering (pfr__space_*, pfr__publish_*,
- * pfr__begin_*, pfr__end_*), and each hand-shake's smp_mb() in the
- * function that sleeps or wakes, so no code is copied to make a mutant.
+ * their own function (pfr__space, pfr__publish, pfr__begin, pfr__end),
+ * which runs the case's ordering alone (a switch on it), and each
+ * hand-shake's smp_mb() in the function that sleeps or wakes, so no code
+ * is copied to make a mutant.
  *
  * Output is TAP: one line per case.  Usage:
  *   relacy_ring [-l] [-v] [-s full|random|bound] [-i N] [-b N] [-x N]
@@ -466,31 +467,31 @@ const model_case cases[] = {
 	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(2)},
 
 	/* Mutants of A-D: each must be caught. */
-	{"full-no-A", P, F, "pfr__space_full", RACE_OR_VALUE,
+	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
 	 "FULL without A (smp_mb after loading tail)", 256, CB(5)},
-	{"full-no-B", P, F, "pfr__publish_full", RACE_OR_VALUE,
+	{"full-no-B", P, F, "pfr__publish", RACE_OR_VALUE,
 	 "FULL without B (smp_wmb before storing head)", 256, CB(5)},
-	{"full-no-C", P, F, "pfr__begin_full", RACE_OR_VALUE,
+	{"full-no-C", P, F, "pfr__begin", RACE_OR_VALUE,
 	 "FULL without C (smp_rmb after loading head)", 256, CB(5)},
-	{"full-no-D", P, F, "pfr__end_full", RACE_OR_VALUE,
+	{"full-no-D", P, F, "pfr__end", RACE_OR_VALUE,
 	 "FULL without D (smp_mb before storing tail)", 256, CB(5)},
-	{"acqrel-relaxed-A", P, AR, "pfr__space_acqrel", RACE_OR_VALUE,
+	{"acqrel-relaxed-A", P, AR, "pfr__space", RACE_OR_VALUE,
 	 "ACQREL with A's load_acquire(tail) relaxed", 256, CB(5)},
-	{"acqrel-relaxed-B", P, AR, "pfr__publish_acqrel", RACE_OR_VALUE,
+	{"acqrel-relaxed-B", P, AR, "pfr__publish", RACE_OR_VALUE,
 	 "ACQREL with B's store_release(head) relaxed", 256, CB(5)},
-	{"acqrel-relaxed-C", P, AR, "pfr__begin_acqrel", RACE_OR_VALUE,
+	{"acqrel-relaxed-C", P, AR, "pfr__begin", RACE_OR_VALUE,
 	 "ACQREL with C's load_acquire(head) relaxed", 256, CB(5)},
-	{"acqrel-relaxed-D", P, AR, "pfr__end_acqrel", RACE_OR_VALUE,
+	{"acqrel-relaxed-D", P, AR, "pfr__end", RACE_OR_VALUE,
 	 "ACQREL with D's store_release(tail) relaxed", 256, CB(5)},
-	{"ctrldep-relaxed-A", P, CD, "pfr__space_ctrldep", RACE_OR_VALUE,
+	{"ctrldep-relaxed-A", P, CD, "pfr__space", RACE_OR_VALUE,
 	 "CTRLDEP with A's load_acquire(tail) relaxed: the bare control "
 	 "dependency of the kernel's perf_output_begin()",
 	 256, CB(5)},
-	{"ctrldep-no-B", P, CD, "pfr__publish_ctrldep", RACE_OR_VALUE,
+	{"ctrldep-no-B", P, CD, "pfr__publish", RACE_OR_VALUE,
 	 "CTRLDEP without B (smp_wmb before storing head)", 256, CB(5)},
-	{"ctrldep-relaxed-C", P, CD, "pfr__begin_ctrldep", RACE_OR_VALUE,
+	{"ctrldep-relaxed-C", P, CD, "pfr__begin", RACE_OR_VALUE,
 	 "CTRLDEP with C's load_acquire(head) relaxed", 256, CB(5)},
-	{"ctrldep-relaxed-D", P, CD, "pfr__end_ctrldep", RACE_OR_VALUE,
+	{"ctrldep-relaxed-D", P, CD, "pfr__end", RACE_OR_VALUE,
 	 "CTRLDEP with D's store_release(tail) relaxed", 256, CB(5)},
 
 	/* Mutants of the two hand-shakes: a lost wake-up must be found. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Model checking of the ring's own code with Relacy (tests/model/README.md):
-# builds tests/model/ (src/ring.c and <perfring/ring-proto.h> compiled
-# against relacy-barrier.h, plus the Relacy harness) with the host's
+# builds tests/model/ (src/ring.c, <perfring/ring-proto.h> and
+# <perfring/ring-inline.h> compiled against relacy-barrier.h, plus the
+# Relacy harness) with the host's
 # compilers, then runs every case: each ordering passes, each mutant (A,
 # B, C or D removed or weakened, either smp_mb of a wake-up hand-shake
 # removed) is caught.  One TAP line per case.  In make check-long
