@@ -24,6 +24,7 @@ the limit is reported as stale (exit 1), so the list cannot rot.
 import argparse
 import os
 import re
+import signal
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -170,6 +171,7 @@ def read_exempt(path):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--max", type=int, default=150)
     ap.add_argument("--all", action="store_true")
@@ -190,8 +192,9 @@ def main():
         except OSError as e:
             print(f"funclen: {e}", file=sys.stderr)
             return 2
-        rel = os.path.relpath(path, TOP) if os.path.isabs(path) else path
-        rel = os.path.normpath(rel)
+        rel = os.path.normpath(path)
+        if os.path.isabs(rel) and rel.startswith(TOP + os.sep):
+            rel = os.path.relpath(rel, TOP)
         for line, name, length in funcs:
             key = f"{rel}:{name}"
             over = length > a.max
