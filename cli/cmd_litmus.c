@@ -606,7 +606,8 @@ static void help(void)
 	       "observed, 2 usage.\n");
 }
 
-static int lit_selected(const struct pfr_lit_test *t, char **pats, int npats)
+static int lit_selected(const struct pfr_lit_test *t, char *const *pats,
+			int npats)
 {
 	if (!npats)
 		return 1;
@@ -631,7 +632,21 @@ static int lit_host_cpus(int *cpus, int max)
 	return n;
 }
 
-int pfr_cmd_litmus(int argc, char **argv)
+/* The --test patterns. */
+struct lit_sel {
+	char *pats[64];
+	int npats;
+};
+
+/* What the tests observed, over the run. */
+struct lit_sum {
+	int nfail, ndev;
+	unsigned long long sb_pos, sb_all;
+};
+
+/* Parses the options: -1 to go on, else the exit status. */
+static int lit_parse(int argc, char **argv, struct lit_opts *o,
+		     struct lit_sel *sel, int *list)
 {
 	static const struct option opts[] = {
 		{"iterations", required_argument, NULL, 'n'},
@@ -643,47 +658,42 @@ int pfr_cmd_litmus(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct lit_opts o = {1000000, 1000, 1, 0};
-	const struct lit_model *m = lit_host_model();
-	char *pats[64];
-	int npats = 0, list = 0, c, nsel = 0, nfail = 0, ndev = 0, shown = 0;
-	unsigned long long total = 0, done = 0, sb_pos = 0, sb_all = 0;
-	struct lit_run *r;
-	double t_all;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:t:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (pfr_cli_parse_u64(optarg, &o.iterations) ||
-			    !o.iterations)
+			if (pfr_cli_parse_u64(optarg, &o->iterations) ||
+			    !o->iterations)
 				return pfr_cli_usage_error(
 					"litmus", "bad --iterations '%s'",
 					optarg);
 			break;
 		case 's':
-			if (pfr_cli_parse_u64(optarg, &o.size) || !o.size ||
-			    o.size > (1ULL << 24))
+			if (pfr_cli_parse_u64(optarg, &o->size) || !o->size ||
+			    o->size > (1ULL << 24))
 				return pfr_cli_usage_error(
 					"litmus", "bad --size '%s'", optarg);
 			break;
 		case 'S':
-			if (pfr_cli_parse_u64(optarg, &o.stride) || !o.stride ||
-			    o.stride > 1024)
+			if (pfr_cli_parse_u64(optarg, &o->stride) ||
+			    !o->stride || o->stride > 1024)
 				return pfr_cli_usage_error(
 					"litmus", "bad --stride '%s'", optarg);
 			break;
 		case 't':
-			if (npats == (int)(sizeof(pats) / sizeof(pats[0])))
+			if (sel->npats ==
+			    (int)(sizeof(sel->pats) / sizeof(sel->pats[0])))
 				return pfr_cli_usage_error("litmus",
 							   "too many --test");
-			pats[npats++] = optarg;
+			sel->pats[sel->npats++] = optarg;
 			break;
 		case 'l':
-			list = 1;
+			*list = 1;
 			break;
 		case 'j':
-			o.json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			help();
@@ -695,62 +705,46 @@ int pfr_cmd_litmus(int argc, char **argv)
 	if (optind < argc)
 		return pfr_cli_usage_error("litmus", "unexpected argument '%s'",
 					   argv[optind]);
-	for (size_t i = 0; i < pfr_lit_ntests; i++)
-		if (lit_selected(&pfr_lit_tests[i], pats, npats))
-			nsel++;
-	if (!nsel)
-		return pfr_cli_usage_error("litmus", "no test matches '%s'",
-					   pats[0]);
+	return -1;
+}
 
-	if (list) {
-		for (size_t i = 0; i < pfr_lit_ntests; i++) {
-			const struct pfr_lit_test *t = &pfr_lit_tests[i];
+/* --list: one line (or JSON object) per selected test. */
+static void lit_list(const struct lit_sel *sel, const struct lit_model *m,
+		     int json)
+{
+	for (size_t i = 0; i < pfr_lit_ntests; i++) {
+		const struct pfr_lit_test *t = &pfr_lit_tests[i];
 
-			if (!lit_selected(t, pats, npats))
-				continue;
-			if (o.json) {
-				printf("{\"type\":\"list\",\"name\":");
-				pfr_cli_json_str(stdout, t->name);
-				printf(",\"shape\":");
-				pfr_cli_json_str(stdout, t->shape);
-				printf(",\"threads\":%d,\"condition\":",
-				       t->nthreads);
-				pfr_cli_json_str(stdout, t->cond);
-				printf(",\"model\":");
-				pfr_cli_json_str(stdout, m->name);
-				printf(",\"allowed\":%s,\"beyond_contract\":%s}\n",
-				       t->forbidden & m->bit ? "false" : "true",
-				       pfr_lit_beyond(t) & m->bit ? "true"
-								  : "false");
-			} else {
-				printf("%-24s %-6s %d  %-10s %s\n", t->name,
-				       t->shape, t->nthreads,
-				       !(t->forbidden & m->bit) ? "allowed"
-				       : pfr_lit_beyond(t) & m->bit
-					       ? "forbidden*"
-					       : "forbidden",
-				       t->why);
-			}
+		if (!lit_selected(t, sel->pats, sel->npats))
+			continue;
+		if (json) {
+			printf("{\"type\":\"list\",\"name\":");
+			pfr_cli_json_str(stdout, t->name);
+			printf(",\"shape\":");
+			pfr_cli_json_str(stdout, t->shape);
+			printf(",\"threads\":%d,\"condition\":", t->nthreads);
+			pfr_cli_json_str(stdout, t->cond);
+			printf(",\"model\":");
+			pfr_cli_json_str(stdout, m->name);
+			printf(",\"allowed\":%s,\"beyond_contract\":%s}\n",
+			       t->forbidden & m->bit ? "false" : "true",
+			       pfr_lit_beyond(t) & m->bit ? "true" : "false");
+		} else {
+			printf("%-24s %-6s %d  %-10s %s\n", t->name, t->shape,
+			       t->nthreads,
+			       !(t->forbidden & m->bit)	    ? "allowed"
+			       : pfr_lit_beyond(t) & m->bit ? "forbidden*"
+							    : "forbidden",
+			       t->why);
 		}
-		return 0;
 	}
+}
 
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		fprintf(stderr, "perfring litmus: out of memory\n");
-		return 1;
-	}
-	r->ncpu = lit_host_cpus(r->cpus, 256);
-	if (r->ncpu <= 0)
-		r->ncpu = 1;
-	for (size_t i = 0; i < pfr_lit_ntests; i++)
-		if (lit_selected(&pfr_lit_tests[i], pats, npats)) {
-			unsigned long long n =
-				o.size < o.iterations ? o.size : o.iterations;
-
-			total += (o.iterations + n - 1) / n * n;
-		}
-	if (o.json) {
+/* The first line (or JSON object): what runs, where. */
+static void lit_print_meta(const struct lit_run *r, const struct lit_opts *o,
+			   const struct lit_model *m, int nsel)
+{
+	if (o->json) {
 		printf("{\"type\":\"meta\",\"version\":");
 		pfr_cli_json_str(stdout, pfr_version());
 		printf(",\"backend\":");
@@ -759,39 +753,38 @@ int pfr_cmd_litmus(int argc, char **argv)
 		pfr_cli_json_str(stdout, m->name);
 		printf(",\"cpus\":%d,\"iterations\":%llu,\"size\":%llu,"
 		       "\"stride\":%llu,\"tests\":%d}\n",
-		       r->ncpu, o.iterations, o.size, o.stride, nsel);
+		       r->ncpu, o->iterations, o->size, o->stride, nsel);
 	} else {
 		printf("perfring litmus: %d tests, %llu instances each, "
 		       "backend %s, model %s, %d CPUs\n\n",
-		       nsel, o.iterations, PFR_BARRIER_BACKEND, m->name,
+		       nsel, o->iterations, PFR_BARRIER_BACKEND, m->name,
 		       r->ncpu);
 	}
-	fflush(stdout);
+}
 
-	t_all = lit_now();
-	clock_gettime(CLOCK_MONOTONIC, &r->start);
-	r->done_work = &done;
-	r->total_work = total;
-	r->progress_shown = &shown;
+/* Runs every selected test and prints its result; sum gets the
+ * verdicts.  Returns 0, or 1 on an error (said on stderr). */
+static int lit_run_all(struct lit_run *r, const struct lit_opts *o,
+		       const struct lit_sel *sel, const struct lit_model *m,
+		       struct lit_sum *sum)
+{
 	for (size_t i = 0; i < pfr_lit_ntests; i++) {
 		const struct pfr_lit_test *t = &pfr_lit_tests[i];
 		struct lit_result res = {0, 0, 0, 0, 0};
 		unsigned nkeys;
 		double t0;
 
-		if (!lit_selected(t, pats, npats))
+		if (!lit_selected(t, sel->pats, sel->npats))
 			continue;
 		r->t = t;
 		if (lit_observe_setup(r)) {
 			fprintf(stderr, "perfring litmus: malformed test %s\n",
 				t->name);
-			free(r);
 			return 1;
 		}
 		t0 = lit_now();
-		if (lit_run_test(r, &o)) {
+		if (lit_run_test(r, o)) {
 			fprintf(stderr, "perfring litmus: out of memory\n");
-			free(r);
 			return 1;
 		}
 		res.secs = lit_now() - t0;
@@ -805,38 +798,102 @@ int pfr_cmd_litmus(int argc, char **argv)
 		res.forbidden = !!(t->forbidden & m->bit);
 		res.beyond = !!(pfr_lit_beyond(t) & m->bit);
 		if (res.forbidden && res.pos && !res.beyond)
-			nfail++;
+			sum->nfail++;
 		if (res.forbidden && res.pos && res.beyond)
-			ndev++;
+			sum->ndev++;
 		if (!strcmp(t->shape, "SB") && !(t->forbidden & m->bit)) {
-			sb_pos += res.pos;
-			sb_all += res.pos + res.neg;
+			sum->sb_pos += res.pos;
+			sum->sb_all += res.pos + res.neg;
 		}
-		if (o.json)
+		if (o->json)
 			lit_print_json(r, &res, m);
 		else
 			lit_print_text(r, &res, m);
 		fflush(stdout);
 	}
-	if (shown)
-		pfr_cli_progress("perfring litmus", 1.0, 1);
-	t_all = lit_now() - t_all;
-	if (o.json) {
+	return 0;
+}
+
+/* The last line (or JSON object): the verdicts over the run. */
+static void lit_print_summary(const struct lit_opts *o,
+			      const struct lit_model *m,
+			      const struct lit_sum *sum, int nsel, double t_all)
+{
+	if (o->json) {
 		printf("{\"type\":\"summary\",\"tests\":%d,"
 		       "\"forbidden_observed\":%d,\"deviations\":%d,"
 		       "\"sb_relaxed\":%llu,\"sb_instances\":%llu,"
 		       "\"seconds\":%.3f}\n",
-		       nsel, nfail, ndev, sb_pos, sb_all, t_all);
+		       nsel, sum->nfail, sum->ndev, sum->sb_pos, sum->sb_all,
+		       t_all);
 	} else {
-		if (sb_all)
+		if (sum->sb_all)
 			printf("SB relaxed outcome (allowed by %s): observed "
 			       "%llu times in %llu instances\n",
-			       m->name, sb_pos, sb_all);
+			       m->name, sum->sb_pos, sum->sb_all);
 		printf("Summary: %d tests, %d with a forbidden outcome "
 		       "observed, %d deviations from the model beyond the "
 		       "primitives' contract, %.1f s\n",
-		       nsel, nfail, ndev, t_all);
+		       nsel, sum->nfail, sum->ndev, t_all);
 	}
+}
+
+int pfr_cmd_litmus(int argc, char **argv)
+{
+	struct lit_opts o = {1000000, 1000, 1, 0};
+	const struct lit_model *m = lit_host_model();
+	struct lit_sel sel = {.npats = 0};
+	struct lit_sum sum = {0, 0, 0, 0};
+	int list = 0, nsel = 0, shown = 0, err;
+	unsigned long long total = 0, done = 0;
+	struct lit_run *r;
+	double t_all;
+
+	err = lit_parse(argc, argv, &o, &sel, &list);
+	if (err >= 0)
+		return err;
+	for (size_t i = 0; i < pfr_lit_ntests; i++)
+		if (lit_selected(&pfr_lit_tests[i], sel.pats, sel.npats))
+			nsel++;
+	if (!nsel)
+		return pfr_cli_usage_error("litmus", "no test matches '%s'",
+					   sel.pats[0]);
+	if (list) {
+		lit_list(&sel, m, o.json);
+		return 0;
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "perfring litmus: out of memory\n");
+		return 1;
+	}
+	r->ncpu = lit_host_cpus(r->cpus, 256);
+	if (r->ncpu <= 0)
+		r->ncpu = 1;
+	for (size_t i = 0; i < pfr_lit_ntests; i++)
+		if (lit_selected(&pfr_lit_tests[i], sel.pats, sel.npats)) {
+			unsigned long long n =
+				o.size < o.iterations ? o.size : o.iterations;
+
+			total += (o.iterations + n - 1) / n * n;
+		}
+	lit_print_meta(r, &o, m, nsel);
+	fflush(stdout);
+
+	t_all = lit_now();
+	clock_gettime(CLOCK_MONOTONIC, &r->start);
+	r->done_work = &done;
+	r->total_work = total;
+	r->progress_shown = &shown;
+	if (lit_run_all(r, &o, &sel, m, &sum)) {
+		free(r);
+		return 1;
+	}
+	if (shown)
+		pfr_cli_progress("perfring litmus", 1.0, 1);
+	t_all = lit_now() - t_all;
+	lit_print_summary(&o, m, &sum, nsel, t_all);
 	free(r);
-	return nfail ? 1 : 0;
+	return sum.nfail ? 1 : 0;
 }

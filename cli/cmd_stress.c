@@ -711,7 +711,35 @@ static int stress_mode(int argc, char **argv)
 	return 0;
 }
 
-int pfr_cmd_stress(int argc, char **argv)
+/* --sizes MIN:MAX into cfg: 0, or the usage error's exit status. */
+static int stress_parse_sizes(const char *arg, struct stress_cfg *cfg)
+{
+	/* each side parsed in full: no 32-bit wrap, no sign,
+	 * nothing after it */
+	char lo[32], *colon = strchr(arg, ':');
+	uint32_t a = 0, b = 0;
+	size_t l = colon ? (size_t)(colon - arg) : 0;
+
+	if (l < sizeof(lo)) {
+		memcpy(lo, arg, l);
+		lo[l] = 0;
+	}
+	if (!colon || l >= sizeof(lo) || pfr_cli_parse_u32(lo, &a) ||
+	    pfr_cli_parse_u32(colon + 1, &b) || a < STRESS_HDR || b < a ||
+	    b > PFR_RECORD_MAX - 8)
+		return pfr_cli_usage_error("stress",
+					   "--sizes: want MIN:MAX with "
+					   "16 <= MIN <= MAX <= %u",
+					   PFR_RECORD_MAX - 8);
+	cfg->min_len = a;
+	cfg->max_len = b;
+	return 0;
+}
+
+/* Parses the options of the SPSC stress into cfg (all_ord, all_pol: every
+ * ordering, every policy): -1 to run, else the exit status. */
+static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
+			int *all_ord, int *all_pol)
 {
 	static const struct option opts[] = {
 		{"seconds", required_argument, NULL, 's'},
@@ -730,6 +758,135 @@ int pfr_cmd_stress(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	unsigned long long v;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:o:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			cfg->seconds = strtod(optarg, &end);
+			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
+				return pfr_cli_usage_error(
+					"stress",
+					"--seconds: '%s' is not a "
+					"time in seconds",
+					optarg);
+			break;
+		case 'o':
+			if (!strcmp(optarg, "all")) {
+				*all_ord = 1;
+				break;
+			}
+			cfg->ordering = pfr_ordering_parse(optarg);
+			if (cfg->ordering < 0)
+				return pfr_cli_usage_error(
+					"stress",
+					"--ordering: '%s' is not "
+					"full, acqrel, ctrldep or all",
+					optarg);
+			break;
+		case 'p':
+			if (!strcmp(optarg, "all")) {
+				*all_pol = 1;
+				break;
+			}
+			cfg->policy = pfr_policy_parse(optarg);
+			if (cfg->policy < 0)
+				return pfr_cli_usage_error(
+					"stress",
+					"--policy: '%s' is not drop, "
+					"block, overwrite or all",
+					optarg);
+			break;
+		case 'A':
+			*all_ord = *all_pol = 1;
+			break;
+		case 'z':
+			c = stress_parse_sizes(optarg, cfg);
+			if (c)
+				return c;
+			break;
+		case 'r':
+			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
+			    (v & (v - 1)))
+				return pfr_cli_usage_error(
+					"stress",
+					"--ring-size: want a power of "
+					"two of at least 4096");
+			cfg->ring_size = v;
+			break;
+		case 'b':
+			if (pfr_cli_parse_u64(optarg, &v) || !v || v > 1u << 20)
+				return pfr_cli_usage_error(
+					"stress", "--batch: want 1..1048576");
+			cfg->batch = (uint32_t)v;
+			break;
+		case 'P':
+			cfg->processes = 1;
+			break;
+		case 'H':
+			cfg->processes = cfg->shm = 1;
+			break;
+		case 'w':
+			cfg->wait = 1;
+			break;
+		case 'S':
+			if (pfr_cli_parse_u64(optarg, &v))
+				return pfr_cli_usage_error(
+					"stress", "--seed: want a number");
+			cfg->seed = v;
+			break;
+		case 'M': /* spsc: this file's stress */
+			break;
+		case 'j':
+			cfg->json = 1;
+			break;
+		case 'h':
+			stress_help();
+			return 0;
+		default:
+			return pfr_cli_usage_error("stress", "bad option");
+		}
+	}
+	if (optind < argc)
+		return pfr_cli_usage_error("stress", "unexpected argument '%s'",
+					   argv[optind]);
+	if ((uint64_t)((cfg->max_len + 8 + 7) & ~7u) > (cfg->ring_size / 2 - 8))
+		return pfr_cli_usage_error(
+			"stress",
+			"records of %u bytes do not fit a ring of "
+			"%llu bytes (the largest is half the ring)",
+			cfg->max_len, (unsigned long long)cfg->ring_size);
+	return -1;
+}
+
+/* Runs the stress for the selected orderings and policies, each with its
+ * report.  Returns 1 when any failed, else 0. */
+static int stress_run_all(const struct stress_cfg *cfg, int all_ord,
+			  int all_pol)
+{
+	int failed = 0;
+
+	for (int o = 0; o < PFR_ORDER__COUNT; o++) {
+		if (!all_ord && o != cfg->ordering)
+			continue;
+		for (int p = 0; p < PFR_POLICY__COUNT; p++) {
+			struct stress_cfg one = *cfg;
+
+			if (!all_pol && p != cfg->policy)
+				continue;
+			one.ordering = o;
+			one.policy = p;
+			failed |= stress_one(&one, stdout);
+		}
+	}
+	return failed ? 1 : 0;
+}
+
+int pfr_cmd_stress(int argc, char **argv)
+{
 	struct stress_cfg cfg = {2.0,
 				 PFR_ORDER_DEFAULT,
 				 PFR_POLICY_DROP,
@@ -742,9 +899,7 @@ int pfr_cmd_stress(int argc, char **argv)
 				 0,
 				 0x9e3779b9,
 				 0};
-	int all_ord = 0, all_pol = 0, c, failed = 0;
-	unsigned long long v;
-	char *end;
+	int all_ord = 0, all_pol = 0, err;
 
 	switch (stress_mode(argc, argv)) {
 	case 1:
@@ -755,134 +910,8 @@ int pfr_cmd_stress(int argc, char **argv)
 		return pfr_cli_usage_error("stress",
 					   "--mode takes spsc, group or mpsc");
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:o:p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			cfg.seconds = strtod(optarg, &end);
-			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
-				return pfr_cli_usage_error(
-					"stress",
-					"--seconds: '%s' is not a "
-					"time in seconds",
-					optarg);
-			break;
-		case 'o':
-			if (!strcmp(optarg, "all")) {
-				all_ord = 1;
-				break;
-			}
-			cfg.ordering = pfr_ordering_parse(optarg);
-			if (cfg.ordering < 0)
-				return pfr_cli_usage_error(
-					"stress",
-					"--ordering: '%s' is not "
-					"full, acqrel, ctrldep or all",
-					optarg);
-			break;
-		case 'p':
-			if (!strcmp(optarg, "all")) {
-				all_pol = 1;
-				break;
-			}
-			cfg.policy = pfr_policy_parse(optarg);
-			if (cfg.policy < 0)
-				return pfr_cli_usage_error(
-					"stress",
-					"--policy: '%s' is not drop, "
-					"block, overwrite or all",
-					optarg);
-			break;
-		case 'A':
-			all_ord = all_pol = 1;
-			break;
-		case 'z': {
-			/* each side parsed in full: no 32-bit wrap, no sign,
-			 * nothing after it */
-			char lo[32], *colon = strchr(optarg, ':');
-			uint32_t a = 0, b = 0;
-			size_t l = colon ? (size_t)(colon - optarg) : 0;
-
-			if (l < sizeof(lo)) {
-				memcpy(lo, optarg, l);
-				lo[l] = 0;
-			}
-			if (!colon || l >= sizeof(lo) ||
-			    pfr_cli_parse_u32(lo, &a) ||
-			    pfr_cli_parse_u32(colon + 1, &b) ||
-			    a < STRESS_HDR || b < a || b > PFR_RECORD_MAX - 8)
-				return pfr_cli_usage_error(
-					"stress",
-					"--sizes: want MIN:MAX with "
-					"16 <= MIN <= MAX <= %u",
-					PFR_RECORD_MAX - 8);
-			cfg.min_len = a;
-			cfg.max_len = b;
-			break;
-		}
-		case 'r':
-			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
-			    (v & (v - 1)))
-				return pfr_cli_usage_error(
-					"stress",
-					"--ring-size: want a power of "
-					"two of at least 4096");
-			cfg.ring_size = v;
-			break;
-		case 'b':
-			if (pfr_cli_parse_u64(optarg, &v) || !v || v > 1u << 20)
-				return pfr_cli_usage_error(
-					"stress", "--batch: want 1..1048576");
-			cfg.batch = (uint32_t)v;
-			break;
-		case 'P':
-			cfg.processes = 1;
-			break;
-		case 'H':
-			cfg.processes = cfg.shm = 1;
-			break;
-		case 'w':
-			cfg.wait = 1;
-			break;
-		case 'S':
-			if (pfr_cli_parse_u64(optarg, &v))
-				return pfr_cli_usage_error(
-					"stress", "--seed: want a number");
-			cfg.seed = v;
-			break;
-		case 'M': /* spsc: this file's stress */
-			break;
-		case 'j':
-			cfg.json = 1;
-			break;
-		case 'h':
-			stress_help();
-			return 0;
-		default:
-			return pfr_cli_usage_error("stress", "bad option");
-		}
-	}
-	if (optind < argc)
-		return pfr_cli_usage_error("stress", "unexpected argument '%s'",
-					   argv[optind]);
-	if ((uint64_t)((cfg.max_len + 8 + 7) & ~7u) > (cfg.ring_size / 2 - 8))
-		return pfr_cli_usage_error(
-			"stress",
-			"records of %u bytes do not fit a ring of "
-			"%llu bytes (the largest is half the ring)",
-			cfg.max_len, (unsigned long long)cfg.ring_size);
-	for (int o = 0; o < PFR_ORDER__COUNT; o++) {
-		if (!all_ord && o != cfg.ordering)
-			continue;
-		for (int p = 0; p < PFR_POLICY__COUNT; p++) {
-			struct stress_cfg one = cfg;
-
-			if (!all_pol && p != cfg.policy)
-				continue;
-			one.ordering = o;
-			one.policy = p;
-			failed |= stress_one(&one, stdout);
-		}
-	}
-	return failed ? 1 : 0;
+	err = stress_parse(argc, argv, &cfg, &all_ord, &all_pol);
+	if (err >= 0)
+		return err;
+	return stress_run_all(&cfg, all_ord, all_pol);
 }

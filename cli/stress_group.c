@@ -359,7 +359,8 @@ static int gs_reaped(void *arg)
 	return 0;
 }
 
-int pfr_stress_group(int argc, char **argv)
+/* Parses the options into cfg: -1 to run, else the exit status. */
+static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'M'},
@@ -378,24 +379,15 @@ int pfr_stress_group(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct gs_cfg cfg;
-	struct pfr_group_opts go;
-	struct pfr_group *g = NULL;
-	struct gs_shared *S;
-	pthread_t th[GS_MAXW];
-	struct gs_wctx wx[GS_MAXW];
-	static pid_t pids[GS_MAXW + 1];
-	pid_t rpid = -1;
-	uint32_t nw, extra = 0;
 	unsigned long long v;
-	int c, err, fail = 0;
 	char *end;
+	int c;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.writers = 4;
-	cfg.seconds = 2.0;
-	cfg.ring_size = 16384;
-	cfg.policy = PFR_POLICY_DROP;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->writers = 4;
+	cfg->seconds = 2.0;
+	cfg->ring_size = 16384;
+	cfg->policy = PFR_POLICY_DROP;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -406,7 +398,7 @@ int pfr_stress_group(int argc, char **argv)
 				return pfr_cli_usage_error(
 					"stress", "--writers takes 1..%u",
 					GS_MAXW);
-			cfg.writers = (uint32_t)v;
+			cfg->writers = (uint32_t)v;
 			break;
 		case 'n':
 			if (pfr_cli_parse_u64(optarg, &v) || !v ||
@@ -414,49 +406,49 @@ int pfr_stress_group(int argc, char **argv)
 				return pfr_cli_usage_error(
 					"stress", "--slots takes 1..%u",
 					PFR_GROUP_SLOTS_MAX);
-			cfg.slots = (uint32_t)v;
+			cfg->slots = (uint32_t)v;
 			break;
 		case 's':
-			cfg.seconds = strtod(optarg, &end);
-			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
+			cfg->seconds = strtod(optarg, &end);
+			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress", "bad --seconds '%s'", optarg);
 			break;
 		case 'p':
-			cfg.policy = pfr_policy_parse(optarg);
-			if (cfg.policy != PFR_POLICY_DROP &&
-			    cfg.policy != PFR_POLICY_BLOCK)
+			cfg->policy = pfr_policy_parse(optarg);
+			if (cfg->policy != PFR_POLICY_DROP &&
+			    cfg->policy != PFR_POLICY_BLOCK)
 				return pfr_cli_usage_error(
 					"stress",
 					"--policy takes drop or block");
 			break;
 		case 'O':
-			cfg.ordered = 1;
+			cfg->ordered = 1;
 			break;
 		case 'r':
 			if (pfr_cli_parse_u64(optarg, &v))
 				return pfr_cli_usage_error(
 					"stress", "bad --ring-size '%s'",
 					optarg);
-			cfg.ring_size = v;
+			cfg->ring_size = v;
 			break;
 		case 'P':
-			cfg.processes = 1;
+			cfg->processes = 1;
 			break;
 		case 'W':
-			cfg.wait = 1;
+			cfg->wait = 1;
 			break;
 		case 'K':
-			cfg.kill_writer = 1;
+			cfg->kill_writer = 1;
 			break;
 		case 'R':
-			cfg.kill_reader = 1;
+			cfg->kill_reader = 1;
 			break;
 		case 'A':
-			cfg.reattach = 1;
+			cfg->reattach = 1;
 			break;
 		case 'j':
-			cfg.json = 1;
+			cfg->json = 1;
 			break;
 		case 'h':
 			gs_usage(stdout);
@@ -469,15 +461,287 @@ int pfr_stress_group(int argc, char **argv)
 	if (optind < argc)
 		return pfr_cli_usage_error("stress", "unexpected '%s'",
 					   argv[optind]);
-	if ((cfg.kill_writer || cfg.kill_reader || cfg.reattach) &&
-	    !cfg.processes)
+	if ((cfg->kill_writer || cfg->kill_reader || cfg->reattach) &&
+	    !cfg->processes)
 		return pfr_cli_usage_error(
 			"stress", "--kill-writer, --kill-reader and --reattach "
 				  "need --processes");
-	if (cfg.kill_writer + cfg.kill_reader + cfg.reattach > 1)
+	if (cfg->kill_writer + cfg->kill_reader + cfg->reattach > 1)
 		return pfr_cli_usage_error("stress",
 					   "one failure drill at a time");
+	return -1;
+}
+
+/* The writer processes, one per tag (the replacement writer: tag nw). */
+static pid_t gs_pids[GS_MAXW + 1];
+
+/* --kill-writer: a helper process that kills writer 0 half-way (once it
+ * is writing), then starts a replacement (tag nw), which takes the
+ * reclaimed slot; the helper exits with the replacement's status. */
+static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
+			    uint32_t nw, uint64_t half, uint64_t end_ns)
+{
+	pid_t helper = fork();
+	pid_t r;
+	int st;
+
+	if (helper != 0)
+		return helper;
+	while ((gs_now() < half ||
+		__atomic_load_n(&S->w[0].attempted, __ATOMIC_RELAXED) < 1000) &&
+	       gs_now() < end_ns)
+		usleep(10000);
+	kill(gs_pids[0], SIGKILL);
+	S->w[0].killed = 1;
+	__atomic_store_n(&S->w[0].done, 1, __ATOMIC_RELAXED);
+	r = gs_spawn_writer(g, S, nw);
+	if (r < 0 || waitpid(r, &st, 0) != r)
+		_exit(6);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 7);
+}
+
+/* --kill-reader: the reader in a child, killed half-way; every writer
+ * must notice on its own (no stop) and exit 3.  Returns 1 on a failure. */
+static int gs_kill_reader(struct pfr_group *g, struct gs_shared *S,
+			  const struct gs_cfg *cfg, uint32_t nw, uint64_t half)
+{
+	pid_t rpid = fork();
+	int fail = 0;
+
+	if (rpid == 0)
+		_exit(gs_read(g, S, cfg, nw, 0, gs_reaped, NULL) != 0);
+	while (gs_now() < half)
+		usleep(10000);
+	kill(rpid, SIGKILL);
+	waitpid(rpid, NULL, 0);
+	for (uint32_t i = 0; i < nw; i++) {
+		int st;
+
+		waitpid(gs_pids[i], &st, 0);
+		S->w[i].status =
+			WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (S->w[i].status != 3) {
+			fail = 1;
+			gs_error(S,
+				 "writer %u exited %d after the reader died "
+				 "(want 3)",
+				 i, S->w[i].status);
+		}
+	}
+	return fail;
+}
+
+/* Waits for a child that must exit 0; 1 (and the error, naming the
+ * child as who) if it did not. */
+static int gs_reap(struct gs_shared *S, pid_t pid, const char *who)
+{
+	int st;
+
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	gs_error(S, "%s exited %d", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 1;
+}
+
+/* Runs the writers and the reader (with the drill cfg asks for) to the
+ * end.  Returns 1 on a failure seen on the way, else 0. */
+static int gs_run(struct pfr_group *g, struct gs_shared *S,
+		  const struct gs_cfg *cfg, uint32_t nw)
+{
+	static pthread_t th[GS_MAXW];
+	static struct gs_wctx wx[GS_MAXW];
+	uint64_t t0, dur, half, end_ns;
+	pid_t helper = -1, rpid;
+	int fail = 0;
+
+	for (uint32_t i = 0; i < nw; i++) {
+		if (cfg->processes) {
+			gs_pids[i] = gs_spawn_writer(g, S, i);
+			continue;
+		}
+		wx[i].g = g;
+		wx[i].S = S;
+		wx[i].cfg = cfg;
+		wx[i].tag = i;
+		pthread_create(&th[i], NULL, gs_writer_thread, &wx[i]);
+	}
+	t0 = gs_now();
+	dur = (uint64_t)(cfg->seconds * 1e9);
+	half = t0 + dur / 2;
+	end_ns = t0 + dur;
+	if (!cfg->kill_reader && fork() == 0) {
+		/* the stopper: tells the writers to finish */
+		while (gs_now() < end_ns)
+			usleep(10000);
+		__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
+		_exit(0);
+	}
+	if (cfg->kill_writer)
+		helper = gs_kill_writer(g, S, nw, half, end_ns);
+	if (cfg->kill_reader) {
+		fail |= gs_kill_reader(g, S, cfg, nw, half);
+	} else {
+		if (cfg->reattach) {
+			rpid = fork();
+			if (rpid == 0)
+				_exit(gs_read(g, S, cfg, nw, half, NULL,
+					      NULL) != 0);
+			waitpid(rpid, NULL, 0);
+		}
+		if (gs_read(g, S, cfg, nw + !!cfg->kill_writer, 0, NULL, NULL))
+			fail = 1;
+	}
+	if (!cfg->processes) {
+		for (uint32_t i = 0; i < nw; i++)
+			pthread_join(th[i], NULL);
+	} else if (!cfg->kill_reader) {
+		for (uint32_t i = cfg->kill_writer ? 1 : 0; i < nw; i++) {
+			char who[32];
+
+			snprintf(who, sizeof(who), "writer %u", i);
+			fail |= gs_reap(S, gs_pids[i], who);
+		}
+		if (helper > 0)
+			fail |= gs_reap(S, helper, "the replacement writer");
+	}
+	while (waitpid(-1, NULL, 0) > 0)
+		; /* the helpers */
+	return fail;
+}
+
+/* The verdict: per writer, written = read + lost.  Returns 1 on a
+ * failure, else 0. */
+static int gs_verdict(struct gs_shared *S, const struct gs_cfg *cfg, uint32_t n)
+{
+	int fail = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct gs_writer *w = &S->w[i];
+		struct gs_check *k = &S->c[i];
+
+		if (w->slot < 0) {
+			fail = 1;
+			gs_error(S, "writer %u could not join", i);
+		} else if (w->killed) {
+			/* what it published checks out (seq and sums,
+			 * above); it wrote no more than it tried */
+			if (k->read + k->lost > w->attempted) {
+				fail = 1;
+				gs_error(S,
+					 "killed writer %u: read %llu + lost "
+					 "%llu > written %llu",
+					 i, (unsigned long long)k->read,
+					 (unsigned long long)k->lost,
+					 (unsigned long long)w->attempted);
+			}
+		} else if (k->read + k->lost != w->attempted) {
+			fail = 1;
+			gs_error(S,
+				 "writer %u: written %llu != read %llu + lost "
+				 "%llu",
+				 i, (unsigned long long)w->attempted,
+				 (unsigned long long)k->read,
+				 (unsigned long long)k->lost);
+		}
+	}
+	if (cfg->kill_writer && S->reclaimed < 1) {
+		fail = 1;
+		gs_error(S, "the killed writer's slot was not reclaimed");
+	}
+	if (cfg->reattach && S->readers < 2) {
+		fail = 1;
+		gs_error(S, "no second reader");
+	}
+	return fail;
+}
+
+/* Prints the result: one JSON object, or one line (and the first error). */
+static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
+		      uint32_t nw, uint32_t n, int fail)
+{
+	uint64_t wr = 0, rd = 0, lo = 0;
+
+	if (getenv("PFR_GS_DEBUG"))
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(stderr,
+				"writer %u: slot %d status %d killed %u "
+				"attempted %llu accepted %llu read %llu lost "
+				"%llu\n",
+				i, S->w[i].slot, S->w[i].status, S->w[i].killed,
+				(unsigned long long)S->w[i].attempted,
+				(unsigned long long)S->w[i].accepted,
+				(unsigned long long)S->c[i].read,
+				(unsigned long long)S->c[i].lost);
+	for (uint32_t i = 0; i < n; i++) {
+		wr += S->w[i].attempted;
+		rd += S->c[i].read;
+		lo += S->c[i].lost;
+	}
+	if (cfg->json) {
+		printf("{\"mode\":\"group\",\"writers\":%u,"
+		       "\"processes\":%d,\"ordered\":%d,"
+		       "\"policy\":\"%s\",\"wait\":%d,"
+		       "\"drill\":\"%s\",\"seconds\":%.2f,"
+		       "\"written\":%llu,\"read\":%llu,\"lost\":%llu,"
+		       "\"corrupt\":%llu,\"bad_seq\":%llu,"
+		       "\"bad_order\":%llu,\"reclaimed\":%llu,"
+		       "\"freed\":%llu,\"merge_max_queued\":%llu,"
+		       "\"result\":\"%s\"",
+		       nw, cfg->processes, cfg->ordered,
+		       pfr_policy_name((enum pfr_policy)cfg->policy), cfg->wait,
+		       cfg->kill_writer	  ? "kill-writer"
+		       : cfg->kill_reader ? "kill-reader"
+		       : cfg->reattach	  ? "reattach"
+					  : "none",
+		       cfg->seconds, (unsigned long long)wr,
+		       (unsigned long long)rd, (unsigned long long)lo,
+		       (unsigned long long)S->corrupt,
+		       (unsigned long long)S->bad_seq,
+		       (unsigned long long)S->bad_order,
+		       (unsigned long long)S->reclaimed,
+		       (unsigned long long)S->freed,
+		       (unsigned long long)S->merge_max,
+		       fail ? "fail" : "pass");
+		if (S->first_error[0]) {
+			printf(",\"error\":");
+			pfr_cli_json_str(stdout, S->first_error);
+		}
+		printf("}\n");
+		return;
+	}
+	printf("group %s %s %u writers%s%s%s: written %llu, read %llu, lost "
+	       "%llu, corrupt %llu, seq errors %llu, order errors %llu, "
+	       "reclaimed %llu: %s\n",
+	       cfg->ordered ? "ordered" : "unordered",
+	       pfr_policy_name((enum pfr_policy)cfg->policy), nw,
+	       cfg->processes ? " (processes)" : "", cfg->wait ? " wait" : "",
+	       cfg->kill_writer	  ? " kill-writer"
+	       : cfg->kill_reader ? " kill-reader"
+	       : cfg->reattach	  ? " reattach"
+				  : "",
+	       (unsigned long long)wr, (unsigned long long)rd,
+	       (unsigned long long)lo, (unsigned long long)S->corrupt,
+	       (unsigned long long)S->bad_seq, (unsigned long long)S->bad_order,
+	       (unsigned long long)S->reclaimed, fail ? "FAIL" : "ok");
+	if (S->first_error[0])
+		printf("  first error: %s\n", S->first_error);
+}
+
+int pfr_stress_group(int argc, char **argv)
+{
+	struct gs_cfg cfg;
+	struct pfr_group_opts go;
+	struct pfr_group *g = NULL;
+	struct gs_shared *S;
+	uint32_t nw, n;
+	int err, fail;
+
+	err = gs_parse(argc, argv, &cfg);
+	if (err >= 0)
+		return err;
 	nw = cfg.writers;
+	n = nw + !!cfg.kill_writer;
 	memset(&go, 0, sizeof(go));
 	/* --kill-writer: no spare slot, so the replacement writer needs
 	 * the dead one's, reclaimed */
@@ -500,249 +764,12 @@ int pfr_stress_group(int argc, char **argv)
 		return 1;
 	}
 	memset(S, 0, sizeof(*S));
-
-	if (!cfg.processes) {
-		for (uint32_t i = 0; i < nw; i++) {
-			wx[i].g = g;
-			wx[i].S = S;
-			wx[i].cfg = &cfg;
-			wx[i].tag = i;
-			pthread_create(&th[i], NULL, gs_writer_thread, &wx[i]);
-		}
-	} else {
-		for (uint32_t i = 0; i < nw; i++)
-			pids[i] = gs_spawn_writer(g, S, i);
-	}
-	{
-		uint64_t t0 = gs_now(), dur = (uint64_t)(cfg.seconds * 1e9);
-		uint64_t half = t0 + dur / 2, end_ns = t0 + dur;
-		pid_t helper = -1;
-
-		if (!cfg.kill_reader && fork() == 0) {
-			/* the stopper: tells the writers to finish */
-			while (gs_now() < end_ns)
-				usleep(10000);
-			__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
-			_exit(0);
-		}
-		if (cfg.kill_writer) {
-			/* kills writer 0 half-way, then starts a replacement
-			 * (tag nw), which takes the reclaimed slot */
-			extra = 1;
-			helper = fork();
-			if (helper == 0) {
-				pid_t r;
-				int st;
-
-				/* half-way, once writer 0 is writing */
-				while ((gs_now() < half ||
-					__atomic_load_n(&S->w[0].attempted,
-							__ATOMIC_RELAXED) <
-						1000) &&
-				       gs_now() < end_ns)
-					usleep(10000);
-				kill(pids[0], SIGKILL);
-				S->w[0].killed = 1;
-				__atomic_store_n(&S->w[0].done, 1,
-						 __ATOMIC_RELAXED);
-				r = gs_spawn_writer(g, S, nw);
-				if (r < 0 || waitpid(r, &st, 0) != r)
-					_exit(6);
-				_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 7);
-			}
-		}
-		if (cfg.kill_reader) {
-			rpid = fork();
-			if (rpid == 0)
-				_exit(gs_read(g, S, &cfg, nw, 0, gs_reaped,
-					      NULL) != 0);
-			while (gs_now() < half)
-				usleep(10000);
-			kill(rpid, SIGKILL);
-			waitpid(rpid, NULL, 0);
-			/* the writers must notice on their own: no stop */
-			for (uint32_t i = 0; i < nw; i++) {
-				int st;
-
-				waitpid(pids[i], &st, 0);
-				S->w[i].status = WIFEXITED(st)
-							 ? WEXITSTATUS(st)
-							 : 128 + WTERMSIG(st);
-				if (S->w[i].status != 3) {
-					fail = 1;
-					gs_error(
-						S,
-						"writer %u exited %d after the "
-						"reader died (want 3)",
-						i, S->w[i].status);
-				}
-			}
-		} else {
-			if (cfg.reattach) {
-				rpid = fork();
-				if (rpid == 0)
-					_exit(gs_read(g, S, &cfg, nw, half,
-						      NULL, NULL) != 0);
-				waitpid(rpid, NULL, 0);
-			}
-			err = gs_read(g, S, &cfg, nw + extra, 0, NULL, NULL);
-			if (err)
-				fail = 1;
-		}
-		if (!cfg.processes) {
-			for (uint32_t i = 0; i < nw; i++)
-				pthread_join(th[i], NULL);
-		} else if (!cfg.kill_reader) {
-			for (uint32_t i = cfg.kill_writer ? 1 : 0; i < nw;
-			     i++) {
-				int st;
-
-				waitpid(pids[i], &st, 0);
-				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-					fail = 1;
-					gs_error(S, "writer %u exited %d", i,
-						 WIFEXITED(st) ? WEXITSTATUS(st)
-							       : -1);
-				}
-			}
-			if (helper > 0) {
-				int st;
-
-				waitpid(helper, &st, 0);
-				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-					fail = 1;
-					gs_error(S,
-						 "the replacement writer "
-						 "exited %d",
-						 WIFEXITED(st) ? WEXITSTATUS(st)
-							       : -1);
-				}
-			}
-		}
-	}
-	while (waitpid(-1, NULL, 0) > 0)
-		; /* the helpers */
-
-	/* verdict: per writer, written = read + lost */
-	if (!cfg.kill_reader) {
-		for (uint32_t i = 0; i < nw + extra; i++) {
-			struct gs_writer *w = &S->w[i];
-			struct gs_check *k = &S->c[i];
-
-			if (w->slot < 0) {
-				fail = 1;
-				gs_error(S, "writer %u could not join", i);
-			} else if (w->killed) {
-				/* what it published checks out (seq and
-				 * sums, above); it wrote no more than it
-				 * tried */
-				if (k->read + k->lost > w->attempted) {
-					fail = 1;
-					gs_error(
-						S,
-						"killed writer %u: read %llu + "
-						"lost %llu > written %llu",
-						i, (unsigned long long)k->read,
-						(unsigned long long)k->lost,
-						(unsigned long long)
-							w->attempted);
-				}
-			} else if (k->read + k->lost != w->attempted) {
-				fail = 1;
-				gs_error(S,
-					 "writer %u: written %llu != read %llu "
-					 "+ lost %llu",
-					 i, (unsigned long long)w->attempted,
-					 (unsigned long long)k->read,
-					 (unsigned long long)k->lost);
-			}
-		}
-		if (cfg.kill_writer && S->reclaimed < 1) {
-			fail = 1;
-			gs_error(S, "the killed writer's slot was not "
-				    "reclaimed");
-		}
-		if (cfg.reattach && S->readers < 2) {
-			fail = 1;
-			gs_error(S, "no second reader");
-		}
-	}
+	fail = gs_run(g, S, &cfg, nw);
+	if (!cfg.kill_reader)
+		fail |= gs_verdict(S, &cfg, n);
 	if (S->corrupt || S->bad_seq || S->bad_order)
 		fail = 1;
-	if (getenv("PFR_GS_DEBUG"))
-		for (uint32_t i = 0; i < nw + extra; i++)
-			fprintf(stderr,
-				"writer %u: slot %d status %d killed %u "
-				"attempted %llu accepted %llu read %llu lost "
-				"%llu\n",
-				i, S->w[i].slot, S->w[i].status, S->w[i].killed,
-				(unsigned long long)S->w[i].attempted,
-				(unsigned long long)S->w[i].accepted,
-				(unsigned long long)S->c[i].read,
-				(unsigned long long)S->c[i].lost);
-	{
-		uint64_t wr = 0, rd = 0, lo = 0;
-
-		for (uint32_t i = 0; i < nw + extra; i++) {
-			wr += S->w[i].attempted;
-			rd += S->c[i].read;
-			lo += S->c[i].lost;
-		}
-		if (cfg.json) {
-			printf("{\"mode\":\"group\",\"writers\":%u,"
-			       "\"processes\":%d,\"ordered\":%d,"
-			       "\"policy\":\"%s\",\"wait\":%d,"
-			       "\"drill\":\"%s\",\"seconds\":%.2f,"
-			       "\"written\":%llu,\"read\":%llu,\"lost\":%llu,"
-			       "\"corrupt\":%llu,\"bad_seq\":%llu,"
-			       "\"bad_order\":%llu,\"reclaimed\":%llu,"
-			       "\"freed\":%llu,\"merge_max_queued\":%llu,"
-			       "\"result\":\"%s\"",
-			       nw, cfg.processes, cfg.ordered,
-			       pfr_policy_name((enum pfr_policy)cfg.policy),
-			       cfg.wait,
-			       cfg.kill_writer	 ? "kill-writer"
-			       : cfg.kill_reader ? "kill-reader"
-			       : cfg.reattach	 ? "reattach"
-						 : "none",
-			       cfg.seconds, (unsigned long long)wr,
-			       (unsigned long long)rd, (unsigned long long)lo,
-			       (unsigned long long)S->corrupt,
-			       (unsigned long long)S->bad_seq,
-			       (unsigned long long)S->bad_order,
-			       (unsigned long long)S->reclaimed,
-			       (unsigned long long)S->freed,
-			       (unsigned long long)S->merge_max,
-			       fail ? "fail" : "pass");
-			if (S->first_error[0]) {
-				printf(",\"error\":");
-				pfr_cli_json_str(stdout, S->first_error);
-			}
-			printf("}\n");
-		} else {
-			printf("group %s %s %u writers%s%s%s: written %llu, "
-			       "read %llu, lost %llu, corrupt %llu, seq "
-			       "errors %llu, order errors %llu, reclaimed "
-			       "%llu: %s\n",
-			       cfg.ordered ? "ordered" : "unordered",
-			       pfr_policy_name((enum pfr_policy)cfg.policy), nw,
-			       cfg.processes ? " (processes)" : "",
-			       cfg.wait ? " wait" : "",
-			       cfg.kill_writer	 ? " kill-writer"
-			       : cfg.kill_reader ? " kill-reader"
-			       : cfg.reattach	 ? " reattach"
-						 : "",
-			       (unsigned long long)wr, (unsigned long long)rd,
-			       (unsigned long long)lo,
-			       (unsigned long long)S->corrupt,
-			       (unsigned long long)S->bad_seq,
-			       (unsigned long long)S->bad_order,
-			       (unsigned long long)S->reclaimed,
-			       fail ? "FAIL" : "ok");
-			if (S->first_error[0])
-				printf("  first error: %s\n", S->first_error);
-		}
-	}
+	gs_report(S, &cfg, nw, n, fail);
 	munmap(S, sizeof(*S));
 	pfr_group_close(g);
 	return fail;

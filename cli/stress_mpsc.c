@@ -489,15 +489,224 @@ static struct pfr_mpsc *ms_attach_child(struct pfr_mpsc *m)
 	return a;
 }
 
+#define MS_WHY 200
+
+/* The processes run: a reader process and one process per writer over
+ * the memfd ring, with the kill drill cfg asks for.  A failure is
+ * described in why (MS_WHY bytes), unless why already holds one. */
+static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
+			     struct ms_shared *sh, char *why)
+{
+	unsigned nw = cfg->writers;
+	int reader_dead_ok = 1;
+	pid_t rpid;
+	int st;
+
+	rpid = fork();
+	if (rpid == 0) {
+		struct pfr_mpsc *a = ms_attach_child(m);
+
+		if (!a)
+			_exit(1);
+		ms_read(cfg, a, sh, 0);
+		_exit(0);
+	}
+	sh->reader_pid = rpid;
+	for (unsigned i = 0; i < nw; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct ms_wctx x = {cfg, ms_attach_child(m), sh, i};
+
+			if (!x.m)
+				_exit(1);
+			_exit(ms_write(&x));
+		}
+		sh->w[i].pid = pid;
+	}
+	if (cfg->kill == MS_KILL_READER) {
+		/* kill it once every writer has made progress */
+		uint64_t until;
+
+		while (!PFR_READ_ONCE(sh->reader_started))
+			ms_sleep_us(1000);
+		until = ms_now() + (uint64_t)(cfg->seconds * 5e8);
+		while (ms_now() < until)
+			ms_sleep_us(1000);
+		kill(rpid, SIGKILL);
+	}
+	while (cfg->kill == MS_KILL_WRITER && !PFR_READ_ONCE(sh->hook_killed) &&
+	       !PFR_READ_ONCE(sh->reader_done)) {
+		if (PFR_READ_ONCE(sh->stall_seen)) {
+			kill(sh->w[0].pid, SIGKILL);
+			waitpid(sh->w[0].pid, &st, 0);
+			PFR_WRITE_ONCE(sh->hook_killed, 1);
+			/* purpose: its last counts, stored before it
+			 * stopped, count as final; pairs with the
+			 * reader's acquire in ms_all_done() */
+			pfr_smp_store_release(&sh->w[0].done, 1);
+			break;
+		}
+		ms_sleep_us(1000);
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		if (cfg->kill == MS_KILL_WRITER && i == 0)
+			continue;
+		waitpid(sh->w[i].pid, &st, 0);
+		if (cfg->kill == MS_KILL_READER) {
+			if (!WIFEXITED(st) ||
+			    WEXITSTATUS(st) != MS_EXIT_READER_DEAD ||
+			    !sh->w[i].reader_dead)
+				reader_dead_ok = 0;
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (!why[0])
+				snprintf(why, MS_WHY,
+					 "writer %u exited with %d", i,
+					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		}
+	}
+	waitpid(rpid, &st, 0);
+	if (cfg->kill == MS_KILL_READER) {
+		/* re-attach: a new reader takes the dead one's role
+		 * and drains what is left */
+		if (!WIFSIGNALED(st))
+			snprintf(why, MS_WHY, "the reader was not killed");
+		if (!reader_dead_ok && !why[0])
+			snprintf(why, MS_WHY,
+				 "a writer did not report the reader's "
+				 "death with exit status %d",
+				 MS_EXIT_READER_DEAD);
+		ms_read(cfg, m, sh, 1);
+	}
+}
+
+/* The threads run: a reader thread and one thread per writer. */
+static void ms_run_threads(const struct ms_cfg *cfg, struct pfr_mpsc *m,
+			   struct ms_shared *sh)
+{
+	unsigned nw = cfg->writers;
+	pthread_t th[MS_MAX_WRITERS], rt;
+	struct ms_wctx x[MS_MAX_WRITERS];
+	struct ms_rctx rx = {cfg, m, sh};
+
+	pthread_create(&rt, NULL, ms_reader_thread, &rx);
+	for (unsigned i = 0; i < nw; i++) {
+		x[i] = (struct ms_wctx){cfg, m, sh, i};
+		pthread_create(&th[i], NULL, ms_writer_thread, &x[i]);
+	}
+	for (unsigned i = 0; i < nw; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(rt, NULL);
+}
+
+struct ms_totals {
+	uint64_t written, read, lost;
+};
+
+/* Adds up the writers' counts into t and checks them: per writer,
+ * written = read + lost (not after --kill-reader), and the killed
+ * writer's stall and skipped record.  The first failure goes to why. */
+static void ms_account(const struct ms_cfg *cfg, const struct ms_shared *sh,
+		       struct ms_totals *t, char *why)
+{
+	unsigned nw = cfg->writers;
+
+	for (unsigned i = 0; i < nw; i++) {
+		const struct ms_writer *w = &sh->w[i];
+
+		t->written += w->written;
+		t->read += w->read;
+		t->lost += w->lost_total;
+		if (cfg->kill == MS_KILL_READER)
+			continue; /* checked for corruption and order only */
+		if (w->written != w->read + w->lost_total ||
+		    w->lost_seen + w->lost_pending != w->lost_total) {
+			if (!why[0])
+				snprintf(why, MS_WHY,
+					 "writer %u: written %llu != read "
+					 "%llu + lost %llu (reported %llu, "
+					 "pending %llu)",
+					 i, (unsigned long long)w->written,
+					 (unsigned long long)w->read,
+					 (unsigned long long)w->lost_total,
+					 (unsigned long long)w->lost_seen,
+					 (unsigned long long)w->lost_pending);
+		}
+	}
+	if (cfg->kill == MS_KILL_WRITER && !why[0]) {
+		if (!sh->stall_seen)
+			snprintf(why, MS_WHY,
+				 "the stopped writer's stall was not reported");
+		else if (sh->dead_skipped != 1)
+			snprintf(why, MS_WHY,
+				 "dead producers' records skipped: %llu, not 1",
+				 (unsigned long long)sh->dead_skipped);
+	}
+}
+
+/* Prints the run's result: one JSON object, or one line (and why). */
+static void ms_report(const struct ms_cfg *cfg, int policy,
+		      const struct ms_shared *sh, const struct ms_totals *t,
+		      double secs, const char *why, int bad, FILE *out)
+{
+	unsigned nw = cfg->writers;
+
+	if (cfg->json) {
+		fprintf(out,
+			"{\"mode\":\"mpsc\",\"writers\":%u,\"transport\":"
+			"\"%s\",\"policy\":\"%s\",\"wait\":%s,\"kill\":\"%s\","
+			"\"seconds\":%.3f,\"written\":%llu,\"read\":%llu,"
+			"\"lost\":%llu,\"corrupt\":%llu,\"busy_stops\":%llu,"
+			"\"stalls\":%llu,\"stall_reports\":%llu,"
+			"\"stall_ns\":%llu,\"stall_max_ns\":%llu,"
+			"\"dead_skipped\":%llu,\"error\":",
+			nw, cfg->processes ? "processes" : "threads",
+			pfr_policy_name((enum pfr_policy)policy),
+			cfg->wait ? "true" : "false",
+			cfg->kill == MS_KILL_WRITER   ? "writer"
+			: cfg->kill == MS_KILL_READER ? "reader"
+						      : "none",
+			secs, (unsigned long long)t->written,
+			(unsigned long long)t->read,
+			(unsigned long long)t->lost,
+			(unsigned long long)sh->corrupt,
+			(unsigned long long)sh->busy_stops,
+			(unsigned long long)sh->stalls,
+			(unsigned long long)sh->stall_reports,
+			(unsigned long long)sh->stall_ns,
+			(unsigned long long)sh->stall_max_ns,
+			(unsigned long long)sh->dead_skipped);
+		pfr_cli_json_str(out, why);
+		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
+	} else {
+		fprintf(out,
+			"mpsc %u writers %-9s %-5s written %11llu  read %11llu"
+			"  lost %9llu  stalls %llu (max %.1f ms)  dead "
+			"skipped %llu  %s\n",
+			nw, cfg->processes ? "processes" : "threads",
+			pfr_policy_name((enum pfr_policy)policy),
+			(unsigned long long)t->written,
+			(unsigned long long)t->read,
+			(unsigned long long)t->lost,
+			(unsigned long long)sh->stalls,
+			(double)sh->stall_max_ns / 1e6,
+			(unsigned long long)sh->dead_skipped,
+			bad ? "FAIL" : "ok");
+		if (why[0])
+			fprintf(out, "  %s\n", why);
+	}
+}
+
 static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 {
 	struct pfr_mpsc_opts o;
 	struct pfr_mpsc *m = NULL;
 	struct ms_shared *sh;
+	struct ms_totals t = {0, 0, 0};
 	unsigned nw = cfg->writers;
-	uint64_t t0 = ms_now(), written = 0, read = 0, lost = 0;
-	int err, bad = 0, reader_dead_ok = 1;
-	char why[200] = "";
+	uint64_t t0 = ms_now();
+	int err, bad = 0;
+	char why[MS_WHY] = "";
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -518,185 +727,19 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 		munmap(sh, sizeof(*sh));
 		return 1;
 	}
-	if (cfg->processes) {
-		pid_t rpid;
-		int st;
-
-		rpid = fork();
-		if (rpid == 0) {
-			struct pfr_mpsc *a = ms_attach_child(m);
-
-			if (!a)
-				_exit(1);
-			ms_read(cfg, a, sh, 0);
-			_exit(0);
-		}
-		sh->reader_pid = rpid;
-		for (unsigned i = 0; i < nw; i++) {
-			pid_t pid = fork();
-
-			if (pid == 0) {
-				struct ms_wctx x = {cfg, ms_attach_child(m), sh,
-						    i};
-
-				if (!x.m)
-					_exit(1);
-				_exit(ms_write(&x));
-			}
-			sh->w[i].pid = pid;
-		}
-		if (cfg->kill == MS_KILL_READER) {
-			/* kill it once every writer has made progress */
-			uint64_t until;
-
-			while (!PFR_READ_ONCE(sh->reader_started))
-				ms_sleep_us(1000);
-			until = ms_now() + (uint64_t)(cfg->seconds * 5e8);
-			while (ms_now() < until)
-				ms_sleep_us(1000);
-			kill(rpid, SIGKILL);
-		}
-		while (cfg->kill == MS_KILL_WRITER &&
-		       !PFR_READ_ONCE(sh->hook_killed) &&
-		       !PFR_READ_ONCE(sh->reader_done)) {
-			if (PFR_READ_ONCE(sh->stall_seen)) {
-				kill(sh->w[0].pid, SIGKILL);
-				waitpid(sh->w[0].pid, &st, 0);
-				PFR_WRITE_ONCE(sh->hook_killed, 1);
-				/* purpose: its last counts, stored before it
-				 * stopped, count as final; pairs with the
-				 * reader's acquire in ms_all_done() */
-				pfr_smp_store_release(&sh->w[0].done, 1);
-				break;
-			}
-			ms_sleep_us(1000);
-		}
-		for (unsigned i = 0; i < nw; i++) {
-			if (cfg->kill == MS_KILL_WRITER && i == 0)
-				continue;
-			waitpid(sh->w[i].pid, &st, 0);
-			if (cfg->kill == MS_KILL_READER) {
-				if (!WIFEXITED(st) ||
-				    WEXITSTATUS(st) != MS_EXIT_READER_DEAD ||
-				    !sh->w[i].reader_dead)
-					reader_dead_ok = 0;
-			} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-				if (!why[0])
-					snprintf(why, sizeof(why),
-						 "writer %u exited with %d", i,
-						 WIFEXITED(st) ? WEXITSTATUS(st)
-							       : -1);
-			}
-		}
-		waitpid(rpid, &st, 0);
-		if (cfg->kill == MS_KILL_READER) {
-			/* re-attach: a new reader takes the dead one's role
-			 * and drains what is left */
-			if (!WIFSIGNALED(st))
-				snprintf(why, sizeof(why),
-					 "the reader was not killed");
-			if (!reader_dead_ok && !why[0])
-				snprintf(why, sizeof(why),
-					 "a writer did not report the reader's "
-					 "death with exit status %d",
-					 MS_EXIT_READER_DEAD);
-			ms_read(cfg, m, sh, 1);
-		}
-	} else {
-		pthread_t th[MS_MAX_WRITERS], rt;
-		struct ms_wctx x[MS_MAX_WRITERS];
-		struct ms_rctx rx = {cfg, m, sh};
-
-		pthread_create(&rt, NULL, ms_reader_thread, &rx);
-		for (unsigned i = 0; i < nw; i++) {
-			x[i] = (struct ms_wctx){cfg, m, sh, i};
-			pthread_create(&th[i], NULL, ms_writer_thread, &x[i]);
-		}
-		for (unsigned i = 0; i < nw; i++)
-			pthread_join(th[i], NULL);
-		pthread_join(rt, NULL);
-	}
-
-	for (unsigned i = 0; i < nw; i++) {
-		struct ms_writer *w = &sh->w[i];
-
-		written += w->written;
-		read += w->read;
-		lost += w->lost_total;
-		if (cfg->kill == MS_KILL_READER)
-			continue; /* checked for corruption and order only */
-		if (w->written != w->read + w->lost_total ||
-		    w->lost_seen + w->lost_pending != w->lost_total) {
-			if (!why[0])
-				snprintf(why, sizeof(why),
-					 "writer %u: written %llu != read "
-					 "%llu + lost %llu (reported %llu, "
-					 "pending %llu)",
-					 i, (unsigned long long)w->written,
-					 (unsigned long long)w->read,
-					 (unsigned long long)w->lost_total,
-					 (unsigned long long)w->lost_seen,
-					 (unsigned long long)w->lost_pending);
-		}
-	}
-	if (cfg->kill == MS_KILL_WRITER && !why[0]) {
-		if (!sh->stall_seen)
-			snprintf(why, sizeof(why),
-				 "the stopped writer's stall was not reported");
-		else if (sh->dead_skipped != 1)
-			snprintf(why, sizeof(why),
-				 "dead producers' records skipped: %llu, not 1",
-				 (unsigned long long)sh->dead_skipped);
-	}
+	if (cfg->processes)
+		ms_run_processes(cfg, m, sh, why);
+	else
+		ms_run_threads(cfg, m, sh);
+	ms_account(cfg, sh, &t, why);
 	bad = sh->corrupt || sh->reader_err || why[0];
 	if (!why[0] && sh->reader_err)
 		snprintf(why, sizeof(why), "reader: %s",
 			 pfr_strerror((int)sh->reader_err));
 	if (sh->corrupt)
 		snprintf(why, sizeof(why), "%s", sh->first_error);
-	if (cfg->json) {
-		fprintf(out,
-			"{\"mode\":\"mpsc\",\"writers\":%u,\"transport\":"
-			"\"%s\",\"policy\":\"%s\",\"wait\":%s,\"kill\":\"%s\","
-			"\"seconds\":%.3f,\"written\":%llu,\"read\":%llu,"
-			"\"lost\":%llu,\"corrupt\":%llu,\"busy_stops\":%llu,"
-			"\"stalls\":%llu,\"stall_reports\":%llu,"
-			"\"stall_ns\":%llu,\"stall_max_ns\":%llu,"
-			"\"dead_skipped\":%llu,\"error\":",
-			nw, cfg->processes ? "processes" : "threads",
-			pfr_policy_name((enum pfr_policy)policy),
-			cfg->wait ? "true" : "false",
-			cfg->kill == MS_KILL_WRITER   ? "writer"
-			: cfg->kill == MS_KILL_READER ? "reader"
-						      : "none",
-			(double)(ms_now() - t0) / 1e9,
-			(unsigned long long)written, (unsigned long long)read,
-			(unsigned long long)lost,
-			(unsigned long long)sh->corrupt,
-			(unsigned long long)sh->busy_stops,
-			(unsigned long long)sh->stalls,
-			(unsigned long long)sh->stall_reports,
-			(unsigned long long)sh->stall_ns,
-			(unsigned long long)sh->stall_max_ns,
-			(unsigned long long)sh->dead_skipped);
-		pfr_cli_json_str(out, why);
-		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
-	} else {
-		fprintf(out,
-			"mpsc %u writers %-9s %-5s written %11llu  read %11llu"
-			"  lost %9llu  stalls %llu (max %.1f ms)  dead "
-			"skipped %llu  %s\n",
-			nw, cfg->processes ? "processes" : "threads",
-			pfr_policy_name((enum pfr_policy)policy),
-			(unsigned long long)written, (unsigned long long)read,
-			(unsigned long long)lost,
-			(unsigned long long)sh->stalls,
-			(double)sh->stall_max_ns / 1e6,
-			(unsigned long long)sh->dead_skipped,
-			bad ? "FAIL" : "ok");
-		if (why[0])
-			fprintf(out, "  %s\n", why);
-	}
+	ms_report(cfg, policy, sh, &t, (double)(ms_now() - t0) / 1e9, why, bad,
+		  out);
 	fflush(out);
 	pfr_mpsc_close(m);
 	munmap(sh, sizeof(*sh));

@@ -7,32 +7,23 @@
 # every result verified every message and no writer sent nothing, and bad
 # options are usage errors.  Asserts no speed.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 : "${PERFRING:?}" "${PFR_BUILD:?}" "${PFR_TOP:?}"
 dir=$PFR_BUILD/test-logs
 mkdir -p "$dir"
 th=$dir/bench-mw-threads.jsonl
 pr=$dir/bench-mw-processes.jsonl
-echo "1..11"
 if ! ${RUNNER:-} "$PERFRING" bench --writers 1 --help >/dev/null 2>&1; then
-	echo "1..0 # SKIP perfring bench is not linked into this build"
-	exit 77
+	skip_all "perfring bench is not linked into this build"
 fi
-n=0 fail=0
-t() { # ok|not ok, description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+tap_plan 11
 tiny="--quick --reps 1 --time 2 --payloads 8,mix --json"
 
 ${RUNNER:-} "$PERFRING" bench --writers 1,2 $tiny >"$th" 2>/dev/null
 rc=$?
-[ $rc -eq 0 ] && t ok "bench --writers 1,2 (threads) exits 0" ||
-	t "not ok" "bench --writers 1,2 (threads) exits 0 (got $rc)"
+[ $rc -eq 0 ] && pass "bench --writers 1,2 (threads) exits 0" ||
+	fail "bench --writers 1,2 (threads) exits 0 (got $rc)"
 
 # every line is JSON (python3's parser when there is one)
 if command -v python3 >/dev/null 2>&1; then
@@ -40,19 +31,19 @@ if command -v python3 >/dev/null 2>&1; then
 for f in sys.argv[1:]:
     for line in open(f):
         json.loads(line)' "$th" 2>/dev/null; then
-		t ok "every line of the output parses as JSON"
+		pass "every line of the output parses as JSON"
 	else
-		t "not ok" "every line of the output parses as JSON"
+		fail "every line of the output parses as JSON"
 	fi
 else
-	t ok "every line of the output parses as JSON # SKIP no python3"
+	skip "no python3" "every line of the output parses as JSON"
 fi
 
 first=$(head -n1 "$th")
 case $first in
 *'"kind":"meta"'*'"bench":"writers"'*'"stall":'*'"contestants":'*)
-	t ok "first line is the meta object" ;;
-*) t "not ok" "first line is the meta object: $first" ;;
+	pass "first line is the meta object" ;;
+*) fail "first line is the meta object: $first" ;;
 esac
 
 names() { # file: the meta's contestants, one per line
@@ -68,8 +59,8 @@ while IFS= read -r c; do
 	[ "$k" -eq 4 ] || missing="$missing [$c: $k]"
 done < <(names "$th")
 [ -n "$(names "$th")" ] && [ -z "$missing" ] &&
-	t ok "every contestant has a result per writer count and payload" ||
-	t "not ok" "every contestant has 4 results (short:${missing:- no contestants})"
+	pass "every contestant has a result per writer count and payload" ||
+	fail "every contestant has 4 results (short:${missing:- no contestants})"
 
 # Installed peers must be linked in a native, unsanitized build; so must
 # perfring's designs whose headers are in the tree.
@@ -96,8 +87,8 @@ IFS='|' read -r -a wl <<<"${want#|}"
 for c in "${wl[@]}"; do
 	names "$th" | grep -qxF "$c" || missing="$missing [$c]"
 done
-[ -z "$missing" ] && t ok "every installed contestant ran (${want#|})" ||
-	t "not ok" "contestants missing:$missing"
+[ -z "$missing" ] && pass "every installed contestant ran (${want#|})" ||
+	fail "contestants missing:$missing"
 
 verified() { # file, what
 	local total bad
@@ -105,22 +96,22 @@ verified() { # file, what
 	bad=$(grep '"kind":"writers",.*"supported":true' "$1" |
 		grep -v '"verified":true' | grep -c .)
 	[ "$total" -gt 0 ] && [ "$bad" -eq 0 ] &&
-		t ok "$2: all $total results verified every message" ||
-		t "not ok" "$2: $bad of $total results failed or did not verify"
+		pass "$2: all $total results verified every message" ||
+		fail "$2: $bad of $total results failed or did not verify"
 }
 verified "$th" threads
 
 # no writer starved: each result's slowest writer sent something
 starved=$(grep '"kind":"writers",.*"supported":true' "$th" |
 	grep -c -E '"writer_mps_min":0(\.0*)?,|"messages_verified":0,')
-[ "$starved" -eq 0 ] && t ok "no writer sent nothing" ||
-	t "not ok" "$starved results with a writer that sent nothing"
+[ "$starved" -eq 0 ] && pass "no writer sent nothing" ||
+	fail "$starved results with a writer that sent nothing"
 
 ${RUNNER:-} "$PERFRING" bench --writers 1,2 --processes $tiny >"$pr" \
 	2>/dev/null
 rc=$?
-[ $rc -eq 0 ] && t ok "bench --writers 1,2 --processes exits 0" ||
-	t "not ok" "bench --writers 1,2 --processes exits 0 (got $rc)"
+[ $rc -eq 0 ] && pass "bench --writers 1,2 --processes exits 0" ||
+	fail "bench --writers 1,2 --processes exits 0 (got $rc)"
 verified "$pr" processes
 # the shared-memory contestants ran as processes, the heap-bound did not
 bad=
@@ -134,14 +125,14 @@ names "$pr" | grep -q -e concurrentqueue -e atomic_queue -e boost_queue &&
 grep '"kind":"writers"' "$pr" | grep -q '"processes":false' &&
 	bad="$bad [a result not marked processes]"
 [ -n "$(names "$pr")" ] && [ -z "$bad" ] &&
-	t ok "processes: the shared-memory contestants ran" ||
-	t "not ok" "processes:${bad:- no contestants}"
+	pass "processes: the shared-memory contestants ran" ||
+	fail "processes:${bad:- no contestants}"
 
 ${RUNNER:-} "$PERFRING" bench --writers 0 >/dev/null 2>&1
 rc1=$?
 ${RUNNER:-} "$PERFRING" bench --writers 1 --payloads 256 >/dev/null 2>&1
 rc2=$?
 [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] &&
-	t ok "--writers 0 and --payloads 256 with --writers are usage errors" ||
-	t "not ok" "usage errors exit 2 (got $rc1, $rc2)"
-exit $fail
+	pass "--writers 0 and --payloads 256 with --writers are usage errors" ||
+	fail "usage errors exit 2 (got $rc1, $rc2)"
+tap_done

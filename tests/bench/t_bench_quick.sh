@@ -5,35 +5,26 @@
 # result verified every message, the latency results verified their echoes,
 # and the output is what the issue asks for.  Asserts no speed.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 : "${PERFRING:?}" "${PFR_BUILD:?}"
 out=$PFR_BUILD/test-logs/bench-quick.jsonl
 mkdir -p "$(dirname "$out")"
-echo "1..8"
 if ! ${RUNNER:-} "$PERFRING" bench --help >/dev/null 2>&1; then
-	echo "1..0 # SKIP perfring bench is not linked into this build"
-	exit 77
+	skip_all "perfring bench is not linked into this build"
 fi
-n=0 fail=0
-t() { # ok|not ok, description
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+tap_plan 8
 
 ${RUNNER:-} "$PERFRING" bench --quick --json >"$out"
 rc=$?
-[ $rc -eq 0 ] && t ok "bench --quick --json exits 0" ||
-	t "not ok" "bench --quick --json exits 0 (got $rc)"
+[ $rc -eq 0 ] && pass "bench --quick --json exits 0" ||
+	fail "bench --quick --json exits 0 (got $rc)"
 
 first=$(head -n1 "$out")
 case $first in
 *'"kind":"meta"'*'"cpu":'*'"kernel":'*'"compiler":'*'"flags":'*'"backend":'*)
-	t ok "first line is the meta object" ;;
-*) t "not ok" "first line is the meta object: $first" ;;
+	pass "first line is the meta object" ;;
+*) fail "first line is the meta object: $first" ;;
 esac
 
 # every contestant named in meta has a throughput result
@@ -45,8 +36,8 @@ for c in $names; do
 		missing="$missing $c"
 done
 [ -n "$names" ] && [ -z "$missing" ] &&
-	t ok "every contestant ran:$(echo " $names")" ||
-	t "not ok" "every contestant ran (missing:${missing:- none named})"
+	pass "every contestant ran:$(echo " $names")" ||
+	fail "every contestant ran (missing:${missing:- none named})"
 
 # A native, unsanitized build on a machine with the peers' Debian packages
 # (CI installs them all) must have linked every peer: a build rule that
@@ -67,9 +58,9 @@ for c in $want; do
 	case " $names " in *" $c "*) ;; *) missing="$missing $c" ;; esac
 done
 if [ -z "$missing" ]; then
-	t ok "every installed peer is linked:${want:- (none, or not native)}"
+	pass "every installed peer is linked:${want:- (none, or not native)}"
 else
-	t "not ok" "installed peers not linked:$missing"
+	fail "installed peers not linked:$missing"
 fi
 
 # every throughput and latency result verified
@@ -77,8 +68,8 @@ bad=$(grep -E '"kind":"(throughput|latency)"' "$out" |
 	grep -c -v '"verified":true')
 total=$(grep -c -E '"kind":"(throughput|latency)"' "$out")
 [ "$total" -gt 0 ] && [ "$bad" -eq 0 ] &&
-	t ok "all $total results verified every message" ||
-	{ t "not ok" "$bad of $total results not verified"; \
+	pass "all $total results verified every message" ||
+	{ fail "$bad of $total results not verified"; \
 	  grep -E '"kind":"(throughput|latency)"' "$out" |
 		grep -v '"verified":true' | head -5 | sed 's/^/# /'; }
 
@@ -91,18 +82,18 @@ done
 grep '"kind":"throughput",.*"contestant":"perfring"' "$out" |
 	grep -q -v '"ordering":' && f_ok=0
 grep '"kind":"latency"' "$out" | grep -q -v '"latency_ns_p99":' && f_ok=0
-[ $f_ok = 1 ] && t ok "results carry the required fields" ||
-	t "not ok" "results carry the required fields"
+[ $f_ok = 1 ] && pass "results carry the required fields" ||
+	fail "results carry the required fields"
 
 # results come from one vCPU placement, named in meta
 refs=$(head -n1 "$out" | grep -o '"reference":true' | wc -l)
 [ "$refs" -eq 1 ] && head -n1 "$out" | grep -q '"placements":\[{"rtt_ns_lo":' &&
-	t ok "meta names the placements seen and the one reported" ||
-	t "not ok" "meta names the placements and exactly one reference ($refs)"
+	pass "meta names the placements seen and the one reported" ||
+	fail "meta names the placements and exactly one reference ($refs)"
 
 # usage errors exit 2
 ${RUNNER:-} "$PERFRING" bench --no-such-option >/dev/null 2>&1
 rc=$?
-[ $rc -eq 2 ] && t ok "a usage error exits 2" ||
-	t "not ok" "a usage error exits 2 (got $rc)"
-exit $fail
+[ $rc -eq 2 ] && pass "a usage error exits 2" ||
+	fail "a usage error exits 2 (got $rc)"
+tap_done

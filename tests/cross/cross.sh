@@ -15,6 +15,8 @@
 #
 #   cross.sh ARCH     ARCH: aarch64 armhf ppc64el ppc64 s390x riscv64
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 arch=${1:?usage: cross.sh ARCH}
 case $arch in
@@ -31,13 +33,11 @@ insn_backend=$backend
 
 for need in "$triple-gcc" "$qemu"; do
 	command -v "$need" >/dev/null 2>&1 || {
-		echo "1..0 # SKIP $need not installed (tools/deps.sh installs it)"
-		exit 77
+		skip_all "$need not installed (tools/deps.sh installs it)"
 	}
 done
 [ -e "/usr/$triple/lib" ] || {
-	echo "1..0 # SKIP no /usr/$triple (libc6-dev-*-cross; tools/deps.sh)"
-	exit 77
+	skip_all "no /usr/$triple (libc6-dev-*-cross; tools/deps.sh)"
 }
 
 # build-<arch> next to the check's own build directory (build-h1-aarch64
@@ -45,17 +45,6 @@ done
 # share one.
 build=${PFR_BUILD:-$top/build}-$arch
 runner=("$qemu" -L "/usr/$triple")
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION [LOG]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/#   /'
-	fi
-}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -75,22 +64,19 @@ done
 mk -j2 BUILD="$build" CC="$triple-gcc" CXX="$triple-g++" AR="$triple-ar" \
 	all unit-tests >"$log" 2>&1
 rc=$?
-tap $rc "$arch: make all unit-tests with $triple-gcc" "$log"
-if [ $rc -ne 0 ]; then
-	echo "1..$n"
-	exit 1
-fi
+ok $rc "$arch: make all unit-tests with $triple-gcc" "$log"
+[ $rc -eq 0 ] || tap_done
 
 for u in "${units[@]}"; do
 	bin=$build/tests/unit/$u
 	if [ ! -x "$bin" ]; then
-		tap 1 "$arch: unit/$u was not built"
+		fail "$arch: unit/$u was not built"
 		continue
 	fi
 	(cd "$top" && timeout -k 10 300 "${runner[@]}" "$bin") >"$log" 2>&1
 	rc=$?
 	summary=$(grep -c '^ok' "$log")
-	tap $rc "$arch: unit/$u under $qemu ($summary checks passed, exit $rc)" \
+	ok $rc "$arch: unit/$u under $qemu ($summary checks passed, exit $rc)" \
 		"$log"
 done
 
@@ -98,22 +84,22 @@ done
 perfring=$build/perfring
 "${runner[@]}" "$perfring" info >"$log" 2>&1
 rc=$?
-tap $rc "$arch: perfring info runs under $qemu" "$log"
+ok $rc "$arch: perfring info runs under $qemu" "$log"
 grep -q "^backend: *$backend\$" "$log"
-tap $? "$arch: perfring info says backend $backend" "$log"
+ok $? "$arch: perfring info says backend $backend" "$log"
 grep -q "^target: *$target " "$log"
-tap $? "$arch: perfring info says target $target (compile-time)" "$log"
+ok $? "$arch: perfring info says target $target (compile-time)" "$log"
 want=$(awk -v b="$insn_backend" '$1 == b && $2 == "smp_mb" {
 	$1 = ""; $2 = ""; sub(/^ +/, ""); print }' "$top/tests/insn/expected.txt")
 got=$(awk '$1 == "smp_mb()" { $1 = ""; sub(/^ +/, ""); print }' "$log")
 [ -n "$want" ] && [ "$got" = "$want" ]
-tap $? "$arch: perfring info's smp_mb() is '$got' (expected.txt: '$want')" \
+ok $? "$arch: perfring info's smp_mb() is '$got' (expected.txt: '$want')" \
 	"$log"
 "${runner[@]}" "$perfring" info --json >"$log" 2>&1
 grep -q "\"backend\":\"$backend\"" "$log" &&
 	grep -q "\"target\":\"$target\"" "$log" &&
 	grep -q '"instructions":\[{' "$log"
-tap $? "$arch: perfring info --json has backend, target and the table" "$log"
+ok $? "$arch: perfring info --json has backend, target and the table" "$log"
 
 # Brief many-writer stress runs under qemu, threads and processes: the
 # stress verifies every record itself (exit 0 and its verdict); written =
@@ -138,10 +124,9 @@ for mode in group mpsc; do
 		w=$(jnum written) r=$(jnum read) l=$(jnum lost)
 		[ $rc -eq 0 ] && [ $verdict -eq 0 ] && [ -n "$w" ] && [ -n "$r" ] &&
 			[ -n "$l" ] && [ "$w" -gt 0 ] && [ "$w" -eq $((r + l)) ]
-		tap $? "$arch: stress --mode $mode --writers 3 ($how) under $qemu: exit $rc, written ${w:-?} = read ${r:-?} + lost ${l:-?}" \
+		ok $? "$arch: stress --mode $mode --writers 3 ($how) under $qemu: exit $rc, written ${w:-?} = read ${r:-?} + lost ${l:-?}" \
 			"$log"
 	done
 done
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

@@ -8,6 +8,8 @@
 # Seeds: hand-made records of every decoded type and perfring's own
 # perf.data output.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 secs=${FUZZ_SECONDS:-30}
@@ -27,11 +29,10 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/src/version.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
-	echo "not ok 1 - fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"
-	echo "1..1"
-	exit 1
+	fail "fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"
+	tap_done
 fi
-echo "ok 1 - fuzzer builds"
+pass "fuzzer builds"
 # Seeds: mode byte (offset 12) 2 = one record, 0 = a file, 1 = a ring,
 # 3 = the printer, 4 = the process table (8-byte operations), 5 = perfring
 # script on a file (byte 13: 1 --json, 2 --file-order, 4 --samples).
@@ -59,10 +60,9 @@ echo "# fuzzing for $secs s"
 rc=$?
 tail -n 15 "$out/fuzz.log" | sed 's/^/# /'
 if [ $rc -eq 0 ]; then
-	echo "ok 2 - no crash, leak or undefined behaviour in $secs s of fuzzing"
+	pass "no crash, leak or undefined behaviour in $secs s of fuzzing"
 else
-	echo "not ok 2 - fuzzer found a failure (exit $rc): see $out/fuzz.log and crash-* files"
-	echo "1..2"
-	exit 1
+	fail "fuzzer found a failure (exit $rc): see $out/fuzz.log and crash-* files"
+	tap_done
 fi
-echo "1..2"
+tap_done

@@ -8,6 +8,8 @@
 # The seed corpus is real rings written by the same source built with
 # -DFUZZ_RING_SEEDS.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 secs=${FUZZ_SECONDS:-25}
@@ -20,37 +22,33 @@ flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -I"$top/include" -I"$top/src"
 	-fno-sanitize-recover=undefined)
 
 if ! command -v clang >/dev/null; then
-	echo "not ok 1 - clang not found (tools/deps.sh installs it)"
-	echo "1..1"
-	exit 1
+	fail "clang not found (tools/deps.sh installs it)"
+	tap_done
 fi
 echo "# building $bin with clang -fsanitize=fuzzer,address,undefined"
 if ! clang "${flags[@]}" -fsanitize=fuzzer,address,undefined -o "$bin" \
 	"${srcs[@]}" -lpthread -lrt >"$out/build.log" 2>&1; then
 	sed 's/^/# /' "$out/build.log" | tail -n 20
-	echo "not ok 1 - fuzzer builds (needs libclang-rt-14-dev: tools/deps.sh)"
-	echo "1..1"
-	exit 1
+	fail "fuzzer builds (needs libclang-rt-14-dev: tools/deps.sh)"
+	tap_done
 fi
-echo "ok 1 - fuzzer builds"
+pass "fuzzer builds"
 if ! clang "${flags[@]}" -fsanitize=address,undefined -DFUZZ_RING_SEEDS \
 	-o "$out/seeds" "${srcs[@]}" -lpthread -lrt >>"$out/build.log" 2>&1 ||
 	! "$out/seeds" "$out/corpus" >>"$out/build.log" 2>&1; then
 	sed 's/^/# /' "$out/build.log" | tail -n 20
-	echo "not ok 2 - seed corpus generated (and ASan-clean)"
-	echo "1..2"
-	exit 1
+	fail "seed corpus generated (and ASan-clean)"
+	tap_done
 fi
-echo "ok 2 - seeds written; corpus now $(ls "$out/corpus" | wc -l) files"
+pass "seeds written; corpus now $(ls "$out/corpus" | wc -l) files"
 # The seeds alone first: each is a valid ring, so this also checks the
 # harness reaches the reader, the snapshot and the writer.
 if ! "$bin" -runs=0 "$out/corpus" >"$out/seeds.log" 2>&1; then
 	tail -n 20 "$out/seeds.log" | sed 's/^/# /'
-	echo "not ok 3 - the seeds run clean"
-	echo "1..3"
-	exit 1
+	fail "the seeds run clean"
+	tap_done
 fi
-echo "ok 3 - the seeds run clean"
+pass "the seeds run clean"
 echo "# fuzzing for $secs s"
 "$bin" -max_total_time="$secs" -max_len=12288 -timeout=10 \
 	-rss_limit_mb=2048 -print_final_stats=1 \
@@ -59,14 +57,11 @@ rc=$?
 grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss)' \
 	"$out/fuzz.log" | sed 's/^/# /'
 if [ $rc -eq 0 ]; then
-	echo "ok 4 - no crash, hang, leak, out-of-bounds read or undefined" \
-		"behaviour in $secs s"
+	pass "no crash, hang, leak, out-of-bounds read or undefined behaviour in $secs s"
 else
 	grep -m1 -A25 -E 'ERROR|runtime error|timeout' "$out/fuzz.log" |
 		sed 's/^/# /'
-	echo "not ok 4 - the fuzzer found a failure (exit $rc): see" \
-		"$out/fuzz.log and $out/artifacts/"
-	echo "1..4"
-	exit 1
+	fail "the fuzzer found a failure (exit $rc): see $out/fuzz.log and $out/artifacts/"
+	tap_done
 fi
-echo "1..4"
+tap_done

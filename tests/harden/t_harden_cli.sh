@@ -11,6 +11,8 @@
 #    multi-byte characters kept), pfr_cli_text_str never writes a control
 #    byte (\xNN instead).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 P=${PERFRING:-$build/perfring}
@@ -19,16 +21,6 @@ out=$build/tests/harden
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
 
 tool=$out/harden_tool_cli
 # perfring script's libraries (mk/script.mk)
@@ -41,9 +33,8 @@ if ! $cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$top/include" \
 	"$top/cli/cli_util.c" "$top"/src/*.c $script_libs \
 	-lpthread -lrt >"$tmp/build.log" 2>&1; then
 	sed 's/^/# /' "$tmp/build.log"
-	ok 1 "harden_tool builds"
-	echo "1..$n"
-	exit 1
+	fail "harden_tool builds"
+	tap_done
 fi
 
 # --- pfr_cli_parse_u64 ---
@@ -118,5 +109,4 @@ ok $? "text: a C1 control (CSI) and a bad byte as \\xNN"
 [ "$(text 'caf'$'\xc3\xa9')" = 'caf'$'\xc3\xa9' ]
 ok $? "text: valid UTF-8 kept"
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -14,6 +14,8 @@
 #  - FORK records after many MMAP2 records: peak memory grows linearly
 #    with the file, not with FORKs x MMAPs.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 P=${PERFRING:-$build/perfring}
@@ -22,17 +24,6 @@ out=$build/tests/harden
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
 
 tool=$out/harden_tool
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -46,11 +37,10 @@ if ! $cc -g -O1 $san -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" $srcs \
 	$script_libs -lpthread -lrt >"$tmp/build.log" 2>&1; then
 	diag <"$tmp/build.log"
-	ok 1 "harden_tool builds with $cc $san"
-	echo "1..$n"
-	exit 1
+	fail "harden_tool builds with $cc $san"
+	tap_done
 fi
-ok 0 "harden_tool builds with $cc $san"
+pass "harden_tool builds with $cc $san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitizer_clean() { ! grep -q -e 'runtime error' -e 'Sanitizer' "$1"; }
@@ -150,5 +140,4 @@ limit=$(((bs - ss) * 8 / 1024 + 2048))
 ok $? "peak RSS grew $((${rss_b:-0} - ${rss_s:-0})) KiB for \
 $(((bs - ss) / 1024)) KiB more file (limit $limit KiB: linear)"
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -11,6 +11,8 @@
 # The runs are asked for 600 s: the verdict is that they end because the
 # peer died (the time limits below only turn a hang into a failure).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 P=${PERFRING:-$build/perfring}
@@ -19,17 +21,6 @@ out=$build/tests/harden
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
-diag() { sed 's/^/# /'; }
 
 tool=$out/harden_tool_plain
 # perfring script's libraries (mk/script.mk)
@@ -42,9 +33,8 @@ if ! $cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$top/include" \
 	"$top/cli/cli_util.c" "$top"/src/*.c $script_libs \
 	-lpthread -lrt >"$tmp/build.log" 2>&1; then
 	diag <"$tmp/build.log"
-	ok 1 "harden_tool builds"
-	echo "1..$n"
-	exit 1
+	fail "harden_tool builds"
+	tap_done
 fi
 
 # --- kill -9 the writer: the orphaned reader must end, and say why ---
@@ -93,5 +83,4 @@ for v in "-p block" "-p block --wait" "" "-p overwrite" "--shm -p block"; do
 exit $rc$hung, names the cause: $(tr '\n' ' ' <"$tmp/o" | head -c 240)"
 done
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

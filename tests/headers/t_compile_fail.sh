@@ -19,23 +19,14 @@
 #              for any other reason does not count as a refusal).
 # A compiler that is not installed is reported as a TAP skip for its target.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cc=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
 msg='size not loaded and stored atomically on this target'
 
-tap() { # tap OK DESCRIPTION [LOGFILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-	fi
-}
 
 # target name | compiler | language | extra flags
 targets=(
@@ -75,8 +66,7 @@ matrix=()
 for t in "${targets[@]}"; do
 	IFS='|' read -r name comp lang extra <<<"$t"
 	if ! command -v "$comp" >/dev/null 2>&1; then
-		n=$((n + 1))
-		echo "ok $n # SKIP $name: $comp not installed"
+		skip "$comp not installed" "$name"
 		matrix+=("$name: not installed")
 		continue
 	fi
@@ -117,7 +107,7 @@ EOF
 		done
 	} >"$tmp/ok.src"
 	"$comp" "${flags[@]}" -c "$tmp/ok.src" -o "$tmp/ok.o" >"$tmp/ok.log" 2>&1
-	tap $? "$name: accepted: ${ok_types[*]} (all four spellings)" "$tmp/ok.log"
+	ok $? "$name: accepted: ${ok_types[*]} (all four spellings)" "$tmp/ok.log"
 
 	# Refused: per type, one file with each of the four spellings in a
 	# function of its own; each must fail with the size message naming its
@@ -143,14 +133,13 @@ EOF
 		ns=$(grep -c "error: .*pfr_smp_store_release(): $msg" "$tmp/bad.log")
 		if [ $rc -ne 0 ] && [ "$nl" -eq 2 ] && [ "$ns" -eq 2 ]; then
 			refused=$((refused + 4))
-			tap 0 "$name: $ty refused by all four spellings"
+			pass "$name: $ty refused by all four spellings"
 		else
-			tap 1 "$name: $ty: exit $rc, $nl of 2 acquire and $ns of 2 release refusals" \
+			fail "$name: $ty: exit $rc, $nl of 2 acquire and $ns of 2 release refusals" \
 				"$tmp/bad.log"
 		fi
 	done
 	matrix+=("$name: accepts ${ok_types[*]}; refuses ${bad_types[*]} ($refused/$total)")
 done
 for m in "${matrix[@]}"; do echo "# $m"; done
-echo "1..$n"
-[ $bad -eq 0 ]
+tap_done

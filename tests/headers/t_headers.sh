@@ -11,23 +11,14 @@
 # include/perfring/ that says so with an '#error "include <perfring/...>'
 # (such as ring-proto.h): those are checked for the refusal instead.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cc=${CC:-cc}
 cxx=${CXX:-g++}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
 
-tap() { # tap OK DESCRIPTION [LOGFILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 30
-	fi
-}
 
 # A helper header refuses direct inclusion with '#error "include <perfring/'.
 is_helper() { grep -q '^#[ \t]*error "include <perfring/' "$1"; }
@@ -40,7 +31,7 @@ command -v clang++ >/dev/null 2>&1 && compilers+=("C++:clang++:-std=c++11")
 for c in "${compilers[@]}"; do
 	IFS=: read -r lang comp std <<<"$c"
 	command -v "${comp%% *}" >/dev/null 2>&1 || {
-		tap 1 "$comp: compiler not found"
+		fail "$comp: compiler not found"
 		continue
 	}
 	x=c
@@ -54,7 +45,7 @@ for c in "${compilers[@]}"; do
 		# shellcheck disable=SC2086 # comp may carry options
 		$comp "${flags[@]}" -x $x -c "$tmp/t.$x" -o "$tmp/t.o" \
 			>"$tmp/log" 2>&1
-		tap $? "$lang $comp: <$name> alone" "$tmp/log"
+		ok $? "$lang $comp: <$name> alone" "$tmp/log"
 	done
 	# The macros expanded, in both languages.
 	cat >"$tmp/use.$x" <<'EOT'
@@ -101,11 +92,11 @@ EOT
 	# shellcheck disable=SC2086
 	$comp "${flags[@]}" -O2 -x $x -c "$tmp/use.$x" -o "$tmp/t.o" \
 		>"$tmp/log" 2>&1
-	tap $? "$lang $comp: every barrier macro expands cleanly" "$tmp/log"
+	ok $? "$lang $comp: every barrier macro expands cleanly" "$tmp/log"
 	# shellcheck disable=SC2086
 	$comp "${flags[@]}" -O2 -DPFR_FORCE_C11 -x $x -c "$tmp/use.$x" \
 		-o "$tmp/t.o" >"$tmp/log" 2>&1
-	tap $? "$lang $comp: every barrier macro expands cleanly (C11)" \
+	ok $? "$lang $comp: every barrier macro expands cleanly (C11)" \
 		"$tmp/log"
 done
 
@@ -120,13 +111,12 @@ for h in "$top"/include/perfring/arch/*.h "$top"/include/perfring/*.h; do
 	printf '#include <%s>\n' "$name" >"$tmp/t.c"
 	if $cc -std=c11 -I"$top/include" -c "$tmp/t.c" -o "$tmp/t.o" \
 		>"$tmp/log" 2>&1; then
-		tap 1 "<$name> alone is refused (it compiled)"
+		fail "<$name> alone is refused (it compiled)"
 	else
 		grep -q 'include <perfring/[a-z0-9_-]*\.h>' "$tmp/log"
-		tap $? "<$name> alone is refused with the header to include" \
+		ok $? "<$name> alone is refused with the header to include" \
 			"$tmp/log"
 	fi
 done
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

@@ -11,6 +11,8 @@
 #   insn-check.sh BACKEND [OUTDIR]    writes OUTDIR/BACKEND.{o,tsv}
 #   insn-check.sh --compile BACKEND OUTDIR   compile and extract only
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 tool=$top/tools/insn-table.sh
 
@@ -72,8 +74,7 @@ mkdir -p "$out" || exit 1
 compile "$b" "$out" 2>"$out/$b.err" || {
 	rc=$?
 	if [ $rc -eq 77 ]; then
-		echo "1..0 # SKIP $(cat "$out/$b.err")"
-		exit 77
+		skip_all "$(cat "$out/$b.err")"
 	fi
 	echo "Bail out! compiling the probes for $b failed:"
 	sed 's/^/# /' "$out/$b.err"

@@ -4,6 +4,8 @@
 # every backend; fails if the committed file differs from a fresh one.
 #   t_insn_docs.sh --regen    rewrites docs/instructions.md
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 backends="x86_64 c11 aarch64 c11-aarch64 armv7 ppc64le ppc64 s390x riscv64"
 out=$(mktemp -d)
@@ -12,8 +14,7 @@ for b in $backends; do
 	bash "$top/tests/insn/insn-check.sh" --compile "$b" "$out" 2>"$out/err"
 	rc=$?
 	if [ $rc -eq 77 ]; then
-		echo "1..0 # SKIP $(cat "$out/err")"
-		exit 77
+		skip_all "$(cat "$out/err")"
 	elif [ $rc -ne 0 ]; then
 		echo "Bail out! probes for $b:"
 		sed 's/^/# /' "$out/err"
@@ -29,12 +30,10 @@ if [ "${1:-}" = --regen ]; then
 	exit 0
 fi
 if diff -u "$top/docs/instructions.md" "$out/instructions.md" >"$out/diff"; then
-	echo "ok 1 - docs/instructions.md matches the disassembly"
-	echo "1..1"
-	exit 0
+	pass "docs/instructions.md matches the disassembly"
+	tap_done
 fi
-echo "not ok 1 - docs/instructions.md differs from the disassembly"
+fail "docs/instructions.md differs from the disassembly"
 sed 's/^/# /' "$out/diff"
 echo "# regenerate it with: tests/insn/t_insn_docs.sh --regen"
-echo "1..1"
-exit 1
+tap_done

@@ -8,27 +8,17 @@
 # the benchmark (ldd); `make uninstall` removes every file it installed.  Builds in $PFR_BUILD-install (build-install by default), with
 # the default flags whatever the outer check's (SANITIZE, CFLAGS).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cc=${CC:-cc}
 command -v pkg-config >/dev/null 2>&1 || {
-	echo "1..0 # SKIP pkg-config not installed (tools/deps.sh installs it)"
-	exit 77
+	skip_all "pkg-config not installed (tools/deps.sh installs it)"
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 log=$tmp/log
-n=0 bad=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/#   /'
-	fi
-}
 mk() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" \
 		--no-print-directory BUILD="${PFR_BUILD:-$top/build}-install" \
@@ -38,8 +28,8 @@ mk() {
 
 mk -j2 install >"$log" 2>&1
 rc=$?
-tap $rc "make install DESTDIR=\$tmp PREFIX=/usr" "$log"
-[ $rc -eq 0 ] || { echo "1..$n"; exit 1; }
+ok $rc "make install DESTDIR=\$tmp PREFIX=/usr" "$log"
+[ $rc -eq 0 ] || tap_done
 
 lib=$dest/usr/lib
 missing=
@@ -54,28 +44,28 @@ for h in "$top"/include/perfring/*.h "$top"/include/perfring/arch/*.h; do
 	cmp -s "$h" "$dest/$f" || missing="$missing $f"
 done
 [ -z "$missing" ]
-tap $? "installed files present (missing or different:${missing:- none})"
+ok $? "installed files present (missing or different:${missing:- none})"
 
 real=$(readlink -f "$lib/libperfring.so")
 soname=$(readelf -d "$real" 2>/dev/null |
 	sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libperfring.so.0 ]
-tap $? "SONAME is libperfring.so.0 (got '$soname')"
+ok $? "SONAME is libperfring.so.0 (got '$soname')"
 [ "$(readlink "$lib/libperfring.so.0")" = "$(basename "$real")" ] &&
 	[ "$(readlink "$lib/libperfring.so")" = libperfring.so.0 ]
-tap $? "libperfring.so -> .so.0 -> $(basename "$real")"
+ok $? "libperfring.so -> .so.0 -> $(basename "$real")"
 
 # Defined dynamic symbols, without the version node (type A).
 nm -D --defined-only "$real" | awk '$2 != "A" { print $3 }' |
 	sed 's/@.*//' | sort -u >"$tmp/syms"
 others=$(grep -v '^pfr_' "$tmp/syms" | tr '\n' ' ')
 [ -s "$tmp/syms" ] && [ -z "$others" ]
-tap $? "exports only pfr_* ($(wc -l <"$tmp/syms") symbols; others: ${others:-none})"
+ok $? "exports only pfr_* ($(wc -l <"$tmp/syms") symbols; others: ${others:-none})"
 grep -qx pfr_version "$tmp/syms"
-tap $? "exports pfr_version"
+ok $? "exports pfr_version"
 
 grep -q '^prefix=/usr$' "$lib/pkgconfig/perfring.pc"
-tap $? "perfring.pc has prefix=/usr" "$lib/pkgconfig/perfring.pc"
+ok $? "perfring.pc has prefix=/usr" "$lib/pkgconfig/perfring.pc"
 
 # Only the installed copy: the sysroot prefixes pkg-config's paths, and
 # /usr/include and /usr/lib must not be dropped as "system" directories.
@@ -83,7 +73,7 @@ export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_LIBDIR=$lib/pkgconfig
 export PKG_CONFIG_PATH='' PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1
 export PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 flags=$(pkg-config --cflags --libs perfring 2>"$log")
-tap $? "pkg-config --cflags --libs perfring: $flags" "$log"
+ok $? "pkg-config --cflags --libs perfring: $flags" "$log"
 cat >"$tmp/prog.c" <<'EOT'
 #include <stdio.h>
 #include <string.h>
@@ -106,14 +96,14 @@ EOT
 # shellcheck disable=SC2086 # flags is a word list
 $cc -std=c11 -Wall -Wextra -Werror "$tmp/prog.c" -o "$tmp/prog" $flags \
 	>"$log" 2>&1
-tap $? "a program builds against the installed copy" "$log"
+ok $? "a program builds against the installed copy" "$log"
 LD_LIBRARY_PATH=$lib "$tmp/prog" >"$log" 2>&1
-tap $? "it runs: $(head -n 1 "$log")" "$log"
+ok $? "it runs: $(head -n 1 "$log")" "$log"
 LD_LIBRARY_PATH=$lib ldd "$tmp/prog" 2>&1 | grep libperfring >"$log"
 grep -q "=> $lib/libperfring.so.0 " "$log"
-tap $? "it loads the installed libperfring.so.0" "$log"
+ok $? "it loads the installed libperfring.so.0" "$log"
 "$dest/usr/bin/perfring" info >"$log" 2>&1
-tap $? "installed perfring info runs" "$log"
+ok $? "installed perfring info runs" "$log"
 
 # Everything installed that the loader maps (perfring, libperfring.so):
 # libc and the CLI's own field libraries only, never a peer of the
@@ -147,10 +137,9 @@ if [ ! -e /usr/libexec/perfring/perfring-bench ]; then
 fi
 
 mk uninstall >"$log" 2>&1
-tap $? "make uninstall" "$log"
+ok $? "make uninstall" "$log"
 find "$dest" \( -type f -o -type l \) >"$log"
 [ ! -s "$log" ]
-tap $? "make uninstall leaves no file behind" "$log"
+ok $? "make uninstall leaves no file behind" "$log"
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

@@ -5,21 +5,12 @@
 # one (label on the same line or in the comment just before, saying "pairs
 # with", "matches" or "purpose:").  Then the project's own sources pass it.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 lint=$top/tools/lint-barriers.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 20
-	fi
-}
 # case NAME WANT(pass|fail) BODY: BODY goes inside a function in a .c file
 case_() {
 	local name=$1 want=$2 f=$tmp/$1.c rc
@@ -36,12 +27,12 @@ case_() {
 	bash "$lint" "$f" >"$tmp/log" 2>&1
 	rc=$?
 	if [ "$want" = pass ]; then
-		tap $rc "lint passes: $name" "$tmp/log"
+		ok $rc "lint passes: $name" "$tmp/log"
 	elif [ $rc -ne 0 ] && grep -q "$f:[0-9]*: barrier without" "$tmp/log"
 	then
-		tap 0 "lint fails: $name"
+		pass "lint fails: $name"
 	else
-		tap 1 "lint fails: $name (exit $rc)" "$tmp/log"
+		fail "lint fails: $name (exit $rc)" "$tmp/log"
 	fi
 }
 
@@ -77,7 +68,6 @@ case_ one-label-per-barrier fail '	pfr_smp_wmb(); /* B: pairs with C */
 
 # The project as it stands (what `make lint` checks).
 bash "$lint" >"$tmp/log" 2>&1
-tap $? "the project's sources pass the barrier lint" "$tmp/log"
+ok $? "the project's sources pass the barrier lint" "$tmp/log"
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

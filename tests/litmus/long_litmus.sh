@@ -5,6 +5,8 @@
 # target's model forbids is observed.  Reports, without asserting, how
 # often SB's relaxed outcome showed.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 : "${PERFRING:?PERFRING must name the perfring binary (make check sets it)}"
 iters=${PFR_LITMUS_ITERATIONS:-2M}
 # shellcheck disable=SC2206
@@ -16,11 +18,9 @@ rc=$?
 grep -E '^(Observation|Time|FAIL)' "$out" | sed 's/^/# /'
 grep -E '^(SB relaxed|Summary)' "$out" | sed 's/^/# /'
 if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$out"; then
-	echo "ok 1 - perfring litmus --iterations $iters: no forbidden outcome"
-	echo "1..1"
-	exit 0
+	pass "perfring litmus --iterations $iters: no forbidden outcome"
+	tap_done
 fi
-echo "not ok 1 - perfring litmus --iterations $iters exited $rc"
+fail "perfring litmus --iterations $iters exited $rc"
 grep -B 20 '^FAIL' "$out" | sed 's/^/#   /'
-echo "1..1"
-exit 1
+tap_done

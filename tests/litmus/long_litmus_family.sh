@@ -12,6 +12,8 @@
 #     the verdict and data-race flag herd7 gives that cell.
 # herd7 as in t_litmus_files.sh; without it the test is skipped (77).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 gen=$top/tools/litmus-gen.py
@@ -20,27 +22,15 @@ grid=$top/docs/litmus-grid.md
 . "$(dirname "$0")/herd.sh"
 herd=$(pfr_find_herd "$top")
 if [ -z "$herd" ]; then
-	echo "1..0 # SKIP herd7 not found (set PFR_HERD7): the family is not checked"
-	exit 77
+	skip_all "herd7 not found (set PFR_HERD7): the family is not checked"
 fi
 command -v python3 >/dev/null 2>&1 || {
-	echo "1..0 # SKIP python3 not installed"
-	exit 77
-}
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
+	skip_all "python3 not installed"
 }
 fam=$build/litmus-family
 rm -rf "$fam"
 python3 "$gen" family "$fam" >/dev/null
-tap $? "tools/litmus-gen.py family wrote $(wc -l <"$fam/list" 2>/dev/null) files to $fam"
+ok $? "tools/litmus-gen.py family wrote $(wc -l <"$fam/list" 2>/dev/null) files to $fam"
 
 res=$fam/results
 all=()
@@ -50,27 +40,27 @@ grep -v ' ERROR ' "$fam/herd" >"$res"
 grep ' ERROR ' "$fam/herd" | sed 's/^/# /'
 total=${#all[@]}
 [ "$(wc -l <"$res")" -eq "$total" ] && [ "$total" -gt 0 ]
-tap $? "herd7 gave an Observation for $(wc -l <"$res") of $total files"
+ok $? "herd7 gave an Observation for $(wc -l <"$res") of $total files"
 for v in "Never none" "Never flagged" "Sometimes none" "Sometimes flagged" "Always none" "Always flagged"; do
 	c=$(grep -c " $v\$" "$res")
 	[ "$c" -gt 0 ] && echo "# $v: $c"
 done
 
 python3 "$gen" grid "$fam" "$res" >"$fam/grid.md"
-tap $? "tools/litmus-gen.py grid renders the verdicts"
+ok $? "tools/litmus-gen.py grid renders the verdicts"
 if [ "${PFR_UPDATE_GRID:-0}" = 1 ]; then
 	cp "$fam/grid.md" "$grid"
-	tap $? "docs/litmus-grid.md written (PFR_UPDATE_GRID=1)"
+	ok $? "docs/litmus-grid.md written (PFR_UPDATE_GRID=1)"
 else
 	diff -u "$grid" "$fam/grid.md" >"$fam/grid.diff"
 	rc=$?
 	[ $rc -ne 0 ] && sed 's/^/#   /' "$fam/grid.diff" | head -n 40
-	tap $rc "docs/litmus-grid.md is what herd7 says today"
+	ok $rc "docs/litmus-grid.md is what herd7 says today"
 fi
 
 # The shipped files' stated verdicts against the family's cells.
 python3 "$gen" cells >"$fam/cells"
-tap $? "tools/litmus-gen.py cells lists $(wc -l <"$fam/cells") shipped files"
+ok $? "tools/litmus-gen.py cells lists $(wc -l <"$fam/cells") shipped files"
 while read -r name shape w r slots want race; do
 	key="fam-$shape"
 	case $shape in
@@ -80,7 +70,6 @@ while read -r name shape w r slots want race; do
 	esac
 	got=$(awk -v k="$key" '$1 == k { print $2, $3 }' "$res")
 	[ "$got" = "$want $race" ]
-	tap $? "litmus/$name.litmus states $want, data race $race; its cell $key gives $got"
+	ok $? "litmus/$name.litmus states $want, data race $race; its cell $key gives $got"
 done <"$fam/cells"
-echo "1..$n"
-[ $bad -eq 0 ]
+tap_done

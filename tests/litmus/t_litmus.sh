@@ -9,6 +9,8 @@
 #   PFR_LITMUS_ITERATIONS  instances per test (default 30000; 5000 in a
 #                          sanitizer build, which runs about 10x slower)
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 : "${PERFRING:?PERFRING must name the perfring binary (make check sets it)}"
 iters=${PFR_LITMUS_ITERATIONS:-30000}
 [ -n "${SANITIZE:-}" ] && iters=${PFR_LITMUS_ITERATIONS:-5000}
@@ -18,36 +20,25 @@ pr() { "${runner[@]}" "$PERFRING" "$@"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION [FILE-TO-SHOW]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 20 "$3" | sed 's/^/#   /'
-	fi
-}
 
 pr litmus --list >"$tmp/list" 2>&1
 rc=$?
 awk '{ print $1 }' "$tmp/list" >"$tmp/names"
 ntests=$(wc -l <"$tmp/names")
 [ $rc -eq 0 ] && [ "$ntests" -ge 60 ]
-tap $? "--list exits 0 and lists the tests ($ntests)" "$tmp/list"
+ok $? "--list exits 0 and lists the tests ($ntests)" "$tmp/list"
 for shape in SB MP LB S R 2+2W WRC IRIW PUB REUSE; do
 	awk -v s="$shape" '$2 == s { f = 1 } END { exit !f }' "$tmp/list" ||
-		{ echo "# shape $shape missing from --list"; bad=$((bad + 1)); }
+		tap_error "shape $shape missing from --list"
 done
 
 start=$(date +%s)
 pr litmus --iterations "$iters" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 secs=$(($(date +%s) - start))
-tap $rc "perfring litmus --iterations $iters exits 0: no forbidden outcome (${secs}s)" "$tmp/out"
+ok $rc "perfring litmus --iterations $iters exits 0: no forbidden outcome (${secs}s)" "$tmp/out"
 ! grep -q '^FAIL' "$tmp/out"
-tap $? "no FAIL line" "$tmp/out"
+ok $? "no FAIL line" "$tmp/out"
 
 # Every listed test has its block: Test, Histogram, Positive/Negative,
 # Model and an Observation with a verdict word; a test the model forbids
@@ -79,11 +70,11 @@ END {
 	}
 	exit bad != 0
 }' "$tmp/out"
-tap $? "every test reports histogram, witnesses, model verdict and observation"
+ok $? "every test reports histogram, witnesses, model verdict and observation"
 
 # Witness marking: a state line is "count*>state" or "count:>state".
 grep -Eq '^[0-9]+ *[*:]>[0-9]+:r[0-9]+=' "$tmp/out"
-tap $? "histogram lines are in litmus7 form"
+ok $? "histogram lines are in litmus7 form"
 
 # --json on one shape: meta, one object per test, summary.
 pr litmus --json --test SB --iterations 2000 >"$tmp/json" 2>"$tmp/jerr"
@@ -105,7 +96,7 @@ for r in rows[1:-1]:
     assert r["positive"] == sum(h["count"] for h in r["histogram"] if h["witness"])
 PY
 fi
-tap $ok "--json --test SB: $lines JSON lines, counts add up" "$tmp/json"
+ok $ok "--json --test SB: $lines JSON lines, counts add up" "$tmp/json"
 
 # Usage errors exit 2, --help exits 0.
 ue=0
@@ -116,13 +107,12 @@ for args in "--iterations 0" "--iterations x" "--bogus" "--test NO-SUCH-TEST" \
 	rc=$?
 	[ $rc -eq 2 ] || { echo "# 'litmus $args' exited $rc, want 2"; ue=1; }
 done
-tap $ue "usage errors exit 2"
+ok $ue "usage errors exit 2"
 pr litmus --help >"$tmp/help" 2>&1 && grep -q -- '--iterations' "$tmp/help"
-tap $? "--help exits 0 and documents --iterations"
+ok $? "--help exits 0 and documents --iterations"
 
 # Report, do not assert: did SB's relaxed outcome show?
 sbline=$(grep '^SB relaxed outcome' "$tmp/out")
 echo "# ${sbline:-SB relaxed outcome: no SB test allowed on this target}"
 grep '^Observation SB' "$tmp/out" | sed 's/^/# /'
-echo "1..$n"
-[ $bad -eq 0 ]
+tap_done

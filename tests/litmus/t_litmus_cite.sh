@@ -6,21 +6,12 @@
 # of the ring's code (A, B, C, D of each ordering, and every wake-up
 # smp_mb()) cites at least one litmus file, and the project's sources pass.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 lint=$top/tools/lint-barriers.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION [LOGFILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 10
-	fi
-}
 src() { # src CITED-NAME
 	cat <<C
 #include <perfring/barrier.h>
@@ -35,13 +26,13 @@ C
 }
 src ring-reuse-full-no-a >"$tmp/good.c"
 "$lint" "$tmp/good.c" >"$tmp/log" 2>&1
-tap $? "an existing cited file passes" "$tmp/log"
+ok $? "an existing cited file passes" "$tmp/log"
 src ring-reuse-full-no-such-file >"$tmp/bad.c"
 if "$lint" "$tmp/bad.c" >"$tmp/log" 2>&1; then
-	tap 1 "a missing cited file passed"
+	fail "a missing cited file passed"
 else
 	grep -q 'cites litmus/ring-reuse-full-no-such-file.litmus' "$tmp/log"
-	tap $? "a missing cited file fails and is named" "$tmp/log"
+	ok $? "a missing cited file fails and is named" "$tmp/log"
 fi
 
 # Each barrier's comment block in the ring's code cites a litmus file: the
@@ -65,8 +56,7 @@ END { printf "# %d ring barriers\n", n; exit (bad || n < 14) }
 	"$top/src/ring.c" >"$tmp/log" 2>&1
 rc=$?
 grep '^#' "$tmp/log"
-tap $rc "every labelled barrier of the ring (A-D, wake-up) cites a litmus file" "$tmp/log"
+ok $rc "every labelled barrier of the ring (A-D, wake-up) cites a litmus file" "$tmp/log"
 (cd "$top" && tools/lint-barriers.sh) >"$tmp/log" 2>&1
-tap $? "the project's sources pass, citations included" "$tmp/log"
-echo "1..$n"
-[ $bad -eq 0 ]
+ok $? "the project's sources pass, citations included" "$tmp/log"
+tap_done

@@ -15,52 +15,43 @@
 #     exists that the table does not list.
 # Needs python3 (Debian's, standard library only) and $CC for -E.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 gen=$top/tools/litmus-gen.py
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP python3 not installed (tools/deps.sh installs it)"
-	exit 77
+	skip_all "python3 not installed (tools/deps.sh installs it)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
-}
 
 # 1. the table against the code
 CC=${CC:-cc} python3 "$gen" check-code >"$tmp/code" 2>&1
 rc=$?
 while IFS= read -r line; do
 	case $line in
-	"ok "*) tap 0 "code: ${line#ok * - }" ;;
-	"not ok "*) tap 1 "code: ${line#not ok * - }" ;;
+	"ok "*) pass "code: ${line#ok * - }" ;;
+	"not ok "*) fail "code: ${line#not ok * - }" ;;
 	"1.."*) ;;
 	*) echo "# $line" ;;
 	esac
 done <"$tmp/code"
 ncode=$(grep -c '^ok\|^not ok' "$tmp/code")
 [ $rc -eq 0 ] && [ "$ncode" -ge 14 ]
-tap $? "tools/litmus-gen.py check-code exits 0 after $ncode checks"
+ok $? "tools/litmus-gen.py check-code exits 0 after $ncode checks"
 
 # 2. the shipped files against the table
 python3 "$gen" shipped "$tmp/ship" >"$tmp/gen.log" 2>&1
-tap $? "tools/litmus-gen.py shipped writes the table's files: $(cat "$tmp/gen.log")"
+ok $? "tools/litmus-gen.py shipped writes the table's files: $(cat "$tmp/gen.log")"
 for g in "$tmp"/ship/*.litmus; do
 	base=$(basename "$g")
 	if [ ! -f "$top/litmus/$base" ]; then
-		tap 1 "litmus/$base: listed in litmus/ring.table, missing"
+		fail "litmus/$base: listed in litmus/ring.table, missing"
 	elif ! diff -u "$g" "$top/litmus/$base" >"$tmp/diff"; then
-		tap 1 "litmus/$base differs from what litmus/ring.table generates"
+		fail "litmus/$base differs from what litmus/ring.table generates"
 		sed 's/^/#   /' "$tmp/diff" | head -n 20
 	else
-		tap 0 "litmus/$base is what litmus/ring.table generates"
+		pass "litmus/$base is what litmus/ring.table generates"
 	fi
 done
 extra=0
@@ -68,6 +59,5 @@ for f in "$top"/litmus/ring-*.litmus; do
 	[ -f "$tmp/ship/$(basename "$f")" ] ||
 		{ echo "# $(basename "$f") is not in litmus/ring.table"; extra=1; }
 done
-tap $extra "every litmus/ring-*.litmus is in litmus/ring.table"
-echo "1..$n"
-[ $bad -eq 0 ]
+ok $extra "every litmus/ring-*.litmus is in litmus/ring.table"
+tap_done

@@ -22,19 +22,11 @@
 # need no herd7 still run and fail on any defect, and then the test exits
 # 77 (skipped): the verdicts were not checked, so it does not pass.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 dir=$top/litmus
 readme=$dir/README.md
-n=0 bad=0
-tap() { # tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
-}
 
 # shellcheck source=tests/litmus/herd.sh
 . "$(dirname "$0")/herd.sh"
@@ -43,9 +35,9 @@ herd=$(pfr_find_herd "$top")
 shopt -s nullglob
 files=("$dir"/*.litmus)
 [ ${#files[@]} -ge 1 ]
-tap $? "litmus/ holds ${#files[@]} .litmus files"
+ok $? "litmus/ holds ${#files[@]} .litmus files"
 [ -f "$readme" ]
-tap $? "litmus/README.md exists"
+ok $? "litmus/README.md exists"
 
 # name|verdict rows of the README's tables: "| [name](name.litmus) | ... |"
 table=$(awk -F'|' '/^\| *\[[^]]*\]\([^)]*\.litmus\)/ {
@@ -123,10 +115,10 @@ while IFS=$'\037' read -r base why want race; do
 		fi
 	fi
 	if [ -n "$why" ]; then
-		tap 1 "$base: $why"
+		fail "$base: $why"
 		continue
 	fi
-	tap 0 "$base: well formed; expects $want, data race $race; in the README"
+	pass "$base: well formed; expects $want, data race $race; in the README"
 	good+=("$dir/$base.litmus")
 	echo "$base $want $race" >>"$tmp/want"
 done <"$tmp/shape"
@@ -138,12 +130,12 @@ if [ -n "$herd" ] && [ ${#good[@]} -gt 0 ]; then
 	while read -r base want race; do
 		got=$(awk -v t="$base" '$1 == t { $1 = ""; print substr($0, 2); exit }' "$tmp/got")
 		if [ -z "$got" ] || [ "${got%% *}" = ERROR ]; then
-			tap 1 "$base: herd7 gave no Observation: ${got#ERROR }"
+			fail "$base: herd7 gave no Observation: ${got#ERROR }"
 		elif [ "$got" != "$want $race" ]; then
-			tap 1 "$base: herd7 says ${got% *}, data race ${got##* }; the header says $want, data race $race"
+			fail "$base: herd7 says ${got% *}, data race ${got##* }; the header says $want, data race $race"
 		else
 			agree=$((agree + 1))
-			tap 0 "$base: herd7 agrees: $want, data race $race"
+			pass "$base: herd7 agrees: $want, data race $race"
 		fi
 	done <"$tmp/want"
 fi
@@ -154,7 +146,7 @@ while IFS='|' read -r name _; do
 	[ -n "$name" ] || continue
 	[ -f "$dir/$name.litmus" ] || { echo "# README lists $name, no such file"; missing=1; }
 done <<<"$table"
-tap $missing "every file in litmus/README.md's tables exists"
+ok $missing "every file in litmus/README.md's tables exists"
 
 # Every litmus file the top-level README cites by name (`family-...`, for
 # each family prefix present in litmus/) exists.
@@ -170,13 +162,9 @@ if [ -n "$prefixes" ] && [ -f "$top/README.md" ]; then
 	done
 fi
 [ $gone -eq 0 ] && [ $cited -gt 0 ]
-tap $? "the $cited litmus files README.md cites exist"
+ok $? "the $cited litmus files README.md cites exist"
 
-echo "1..$n"
-if [ -z "$herd" ]; then
-	echo "# SKIP herd7 not found (set PFR_HERD7, or provide ../shared/tools/herd7/herd7-lkmm): verdicts not checked"
-	[ $bad -eq 0 ] && exit 77
-	exit 1
-fi
+[ -n "$herd" ] ||
+	tap_done --skip "herd7 not found (set PFR_HERD7, or provide ../shared/tools/herd7/herd7-lkmm): verdicts not checked"
 echo "# herd7 ($herd): $agree of ${#files[@]} files agree with their headers"
-[ $bad -eq 0 ]
+tap_done

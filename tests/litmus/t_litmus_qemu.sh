@@ -17,20 +17,12 @@
 # whole test exits 77 only when no target can be built.
 #   PFR_LITMUS_QEMU_ITERATIONS  instances per test (default 5000)
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 iters=${PFR_LITMUS_QEMU_ITERATIONS:-5000}
 
-n=0 bad=0 ran=0 skipped=()
-tap() { # tap STATUS DESCRIPTION [LOG]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 25 "$3" | sed 's/^/#   /'
-	fi
-}
+ran=0 skipped=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -56,8 +48,7 @@ for arch in aarch64 armhf ppc64el ppc64 s390x riscv64; do
 	[ -z "$why" ] && [ ! -e "/usr/$triple/lib" ] &&
 		why="no /usr/$triple (libc6-dev-*-cross)"
 	if [ -n "$why" ]; then
-		n=$((n + 1))
-		echo "ok $n - $arch # SKIP $why (tools/deps.sh installs it)"
+		skip "$why (tools/deps.sh installs it)" "$arch"
 		skipped+=("$arch")
 		continue
 	fi
@@ -67,7 +58,7 @@ for arch in aarch64 armhf ppc64el ppc64 s390x riscv64; do
 	mk -j2 BUILD="$build" CC="$triple-gcc" "${cxx[@]}" AR="$triple-ar" all \
 		>"$tmp/$arch.build" 2>&1
 	rc=$?
-	tap $rc "$arch: make BUILD=$build CC=$triple-gcc all" "$tmp/$arch.build"
+	ok $rc "$arch: make BUILD=$build CC=$triple-gcc all" "$tmp/$arch.build"
 	[ $rc -eq 0 ] || continue
 	ran=$((ran + 1))
 	runner=("$qemu" -L "/usr/$triple")
@@ -90,12 +81,9 @@ for arch in aarch64 armhf ppc64el ppc64 s390x riscv64; do
 		{ echo "# $arch: $nobs observations for $nlist tests"; ok=1; }
 	[ "$nmodel" -eq "$nlist" ] ||
 		{ echo "# $arch: $nmodel verdicts in model $model"; ok=1; }
-	tap $ok "$arch: perfring litmus --iterations $iters under $qemu: no forbidden outcome, $nobs tests, model $model (${secs}s)" "$tmp/$arch.out"
+	ok $ok "$arch: perfring litmus --iterations $iters under $qemu: no forbidden outcome, $nobs tests, model $model (${secs}s)" "$tmp/$arch.out"
 	grep -E '^(SB relaxed|DEVIATION)' "$tmp/$arch.out" | sed "s/^/# $arch: /"
 done
-if [ $ran -eq 0 ] && [ $bad -eq 0 ]; then
-	echo "1..0 # SKIP no cross toolchain installed (${skipped[*]}; tools/deps.sh)"
-	exit 77
-fi
-echo "1..$n"
-[ $bad -eq 0 ]
+[ $ran -eq 0 ] &&
+	tap_done --skip "no cross toolchain installed (${skipped[*]}; tools/deps.sh)"
+tap_done

@@ -7,6 +7,8 @@
 # case.  In make check-long (PFR_LONG=1) the random search runs longer.
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 out=$build/tests/model
@@ -15,8 +17,7 @@ src=$top/tests/model
 cxx=${MODEL_CXX:-c++}
 
 if [ ! -f /usr/include/relacy/relacy.hpp ]; then
-	echo "1..0 # SKIP relacy not installed (Debian relacy-dev; tools/deps.sh)"
-	exit 77
+	skip_all "relacy not installed (Debian relacy-dev; tools/deps.sh)"
 fi
 mkdir -p "$out"
 bin=$out/relacy_group
@@ -25,9 +26,8 @@ if [ ! -x "$bin" ] || [ "$src/relacy_group.cc" -nt "$bin" ]; then
 	if ! $cxx -std=c++17 -O1 -g -Wall -o "$bin" "$src/relacy_group.cc" \
 		>"$out/build_group.log" 2>&1; then
 		sed 's/^/# /' "$out/build_group.log" | tail -n 30
-		echo "1..1"
-		echo "not ok 1 - the Relacy group model builds"
-		exit 1
+		fail "the Relacy group model builds"
+		tap_done
 	fi
 fi
 args=()

@@ -12,6 +12,8 @@
 # the bound goes one deeper and the random search runs 2 000 000.
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 out=$build/tests/model
@@ -20,8 +22,7 @@ cc=${MODEL_CC:-cc}
 cxx=${MODEL_CXX:-c++}
 
 if [ ! -f /usr/include/relacy/relacy.hpp ]; then
-	echo "1..0 # SKIP relacy not installed (Debian relacy-dev; tools/deps.sh)"
-	exit 77
+	skip_all "relacy not installed (Debian relacy-dev; tools/deps.sh)"
 fi
 mkdir -p "$out"
 bin=$out/relacy_mpsc
@@ -47,9 +48,8 @@ if [ $stale -eq 1 ]; then
 		$cxx -o "$bin" "$out/relacy_mpsc.o" "$out/model_mpsc.o"; } \
 		>"$out/build-mpsc.log" 2>&1; then
 		sed 's/^/# /' "$out/build-mpsc.log" | tail -n 30
-		echo "1..1"
-		echo "not ok 1 - the Relacy MPSC model builds"
-		exit 1
+		fail "the Relacy MPSC model builds"
+		tap_done
 	fi
 fi
 args=()

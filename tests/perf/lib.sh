@@ -7,31 +7,8 @@ P=${PERFRING:-$build/perfring}
 tmp=$(mktemp -d /tmp/pfr-perf.XXXXXX)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-
-ok() { # status, description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
-
-diag() { sed 's/^/# /'; }
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-finish() {
-	echo "1..$n"
-	[ "$fail" -eq 0 ]
-	exit $?
-}
+# shellcheck source=tests/lib/tap.sh
+. "${BASH_SOURCE[0]%/*}/../lib/tap.sh"
 
 # The kernel must let us sample: root, or a low perf_event_paranoid.
 need_perf_events() {
@@ -49,9 +26,8 @@ need_perf_events() {
 # perf(1) is installed in CI (tools/deps.sh: linux-perf): missing is a failure.
 need_perf_tool() {
 	if ! command -v perf >/dev/null 2>&1; then
-		echo "not ok 1 - perf(1) is missing: install linux-perf (tools/deps.sh)"
-		echo "1..1"
-		exit 1
+		fail "perf(1) is missing: install linux-perf (tools/deps.sh)"
+		tap_done
 	fi
 }
 

@@ -202,4 +202,4 @@ counted=$(json_num "$(cat lost.json)" lost_counted)
 tot=$(perf report --stdio -i lost.data 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
 ok $([ -n "$counted" ] && [ "$tot" = "$counted" ] && [ "$counted" -ge "$lost" ]; echo $?) \
 	"perf report's Total Lost Samples ($tot) = the kernel's count ($counted) >= the LOST records' ($lost)"
-finish
+tap_done

@@ -66,4 +66,4 @@ jsum=$($P script -i small.data --json | grep '"type":"LOST"' |
 ok $([ "$jsum" -eq "$lost" ]; echo $?) "perfring script sums the same: $jsum"
 perf report --stdio -i small.data >/dev/null 2>rep.err
 ok $(grep -q "lost $lrec chunks" rep.err; echo $?) "perf report warns of exactly $lrec lost chunks"
-finish
+tap_done

@@ -45,7 +45,7 @@ grep -q "Fix (as root): mount -t tracefs nodev /sys/kernel/tracing" "$tmp/err"
 ok $? "the tracefs message says how to mount it"
 # Hardware events: unsupported in a virtual machine, fine elsewhere.
 if $P record -q -e cycles -o "$tmp/hw.data" -- true 2>"$tmp/hw.err"; then
-	ok 0 "cycles works here (a PMU is exposed) # SKIP no unsupported hardware event to test"
+	skip "no unsupported hardware event to test" "cycles works here (a PMU is exposed)"
 else
 	expect 4 "hardware event not supported on this machine.*" \
 		"hardware event in a VM" $P record -e cycles -- true
@@ -91,7 +91,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		grep -q "sysctl -w kernel.perf_event_paranoid=0" "$tmp/err"
 		ok $? "the paranoid message gives the sysctl that allows it"
 	else
-		ok 0 "paranoid $par allows -a to everyone # SKIP paranoid case"
+		skip "paranoid case" "paranoid $par allows -a to everyone"
 	fi
 	expect 3 "on thread 1: not permitted.*Fix: you may only record your own" \
 		"another user's process (-p 1) as nobody" as_nobody $P record -p 1
@@ -103,7 +103,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	ok $? "nobody may record its own command (user space only)"
 	diag <"$tmp/err"
 else
-	ok 0 "unprivileged cases # SKIP not root (cannot switch to nobody)"
+	skip "not root (cannot switch to nobody)" "unprivileged cases"
 fi
 
 # script errors.
@@ -115,4 +115,4 @@ expect 1 "not a perf.data file" "script on random bytes" $P script -i "$tmp/junk
 $P record -q -F 1000 -o "$tmp/ok.data" -- true 2>/dev/null
 head -c 400 "$tmp/ok.data" >"$tmp/cut.data"
 expect 1 "out of bounds|malformed" "script on a truncated file" $P script -i "$tmp/cut.data"
-finish
+tap_done

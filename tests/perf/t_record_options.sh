@@ -55,7 +55,7 @@ row=0
 while IFS= read -r spec; do
 	case $spec in '' | '#'*) continue ;; esac
 	case $spec in *sched:*) [ $tracefs = 1 ] || {
-		ok 0 "$spec # SKIP tracefs cannot be mounted here"
+		skip "tracefs cannot be mounted here" "$spec"
 		continue
 	} ;; esac
 	row=$((row + 1))
@@ -208,7 +208,7 @@ if [ -n "$root" ] && mkdir "$cg" 2>/dev/null; then
 		"-a -G cgroup: samples of the cgroup's task only ($gp; want $gpid, not $opid)"
 	diag <g.err
 else
-	ok 0 "-G # SKIP no cgroup hierarchy to create a cgroup in"
+	skip "no cgroup hierarchy to create a cgroup in" "-G"
 fi
 $P record -G foo -- true 2>/dev/null
 ok $([ $? -eq 2 ]; echo $?) "-G without -a: exit 2"
@@ -230,4 +230,4 @@ for bad in "--fre" "--no-such" "-Q" "-e {cpu-clock" "-e cpu-clock:x" \
 	rc=$?
 	ok $([ $rc -eq 2 ] || [ $rc -eq 4 ]; echo $?) "record $bad: refused (exit $rc)"
 done
-finish
+tap_done

@@ -66,4 +66,4 @@ c=$($P script -i perf.data --json --samples | grep -c '"type":"SAMPLE"')
 ok $([ "$c" -eq "$a" ]; echo $?) "perfring script reads perf's own perf.data: $c samples (perf: $a)"
 s=$($P script -i perf.data --samples | grep -c 'spin_here+0x')
 ok $([ $((s * 100)) -ge $((a * 90)) ]; echo $?) "and symbolizes them ($s in spin_here)"
-finish
+tap_done

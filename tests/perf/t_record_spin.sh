@@ -60,4 +60,4 @@ ok $(grep -Eq '^ +spin +[0-9]+ \[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock
 for k in "records:" "samples," "lost" "bytes" "wake-ups" "reader CPU time"; do
 	ok $(grep -q "$k" "$tmp/err"; echo $?) "human summary on stderr mentions '$k'"
 done
-finish
+tap_done

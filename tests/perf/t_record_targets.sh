@@ -94,7 +94,7 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
 	ok $(perf script -i dbg.data 2>/dev/null | grep -q 'sched:sched_switch:.*prev_comm=pingpong'; echo $?) \
 		"and perf script decodes the tracepoint from the formats read there"
 else
-	ok 0 "tracefs auto-mount # SKIP not root"
+	skip "not root" "tracefs auto-mount"
 fi
 
 # -c: a fixed period.
@@ -131,4 +131,4 @@ ok $(perf report --stdio -i ow.data 2>/dev/null | grep -v '^#' | grep -m1 '%' | 
 # With -m 4 (16 KiB) the ring holds < 300 samples: the first snapshot at
 # 0.7 s of a 1.5 s run cannot have them all.
 ok $([ "$ns" -lt 1400 ]; echo $?) "the flight recorder kept only the newest data ($ns of ~1500)"
-finish
+tap_done

@@ -13,6 +13,8 @@
 # Both also run brief `perfring stress --mode group|mpsc` (threads; and
 # processes under ASan).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 kind=${1:?usage: sanitize.sh address|thread}
 cc=${CC:-cc}
@@ -31,31 +33,19 @@ trap 'rm -rf "$probe"' EXIT
 echo 'int main(void) { return 0; }' >"$probe/p.c"
 if ! $cc -fsanitize="$sanitize" "$probe/p.c" -o "$probe/p" \
 	>"$probe/log" 2>&1 || ! "$probe/p" >>"$probe/log" 2>&1; then
-	echo "1..0 # SKIP $cc has no working -fsanitize=$sanitize runtime:" \
+	skip_all "$cc has no working -fsanitize=$sanitize runtime:" \
 		"$(head -c 200 "$probe/log" | tr '\n' ' ')"
-	exit 77
 fi
 
-n=0 bad=0
 log=$probe/run.log
-tap() { # tap STATUS DESCRIPTION [LOG]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && tail -n 40 "$3" | sed 's/^/#   /'
-	fi
-}
 
 # A sub-make must not inherit the outer make's command-line variables.
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" --no-print-directory \
 	-j2 BUILD="$build" SANITIZE="$sanitize" CC="$cc" all unit-tests \
 	>"$log" 2>&1
 rc=$?
-tap $rc "make BUILD=${build#"$top"/} SANITIZE=$sanitize all unit-tests" "$log"
-[ $rc -eq 0 ] || { echo "1..$n"; exit 1; }
+ok $rc "make BUILD=${build#"$top"/} SANITIZE=$sanitize all unit-tests" "$log"
+[ $rc -eq 0 ] || tap_done
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -75,8 +65,7 @@ for src in "$top"/tests/unit/*.c; do
 	(cd "$top" && timeout -k 10 600 "$bin") >"$log" 2>&1
 	rc=$?
 	if [ $rc -eq 77 ]; then
-		echo "ok $((n + 1)) - unit/$u # SKIP $(grep -m1 -o 'SKIP.*' "$log")"
-		n=$((n + 1))
+		skip "$(grep -m1 -o 'SKIP.*' "$log" | sed 's/^SKIP *//')" "unit/$u"
 		continue
 	fi
 	# a report that did not change the exit status still fails
@@ -84,11 +73,11 @@ for src in "$top"/tests/unit/*.c; do
 		-e 'WARNING: ThreadSanitizer' -e 'ERROR: LeakSanitizer' "$log"; then
 		[ $rc -eq 0 ] && rc=1
 	fi
-	tap $rc "unit/$u under -fsanitize=$sanitize (exit $rc)" "$log"
+	ok $rc "unit/$u under -fsanitize=$sanitize (exit $rc)" "$log"
 	ran=$((ran + 1))
 done
 [ $ran -gt 0 ]
-tap $? "ran $ran unit test(s)"
+ok $? "ran $ran unit test(s)"
 if [ "$kind" = address ]; then
 	# the two-process stress (memfd and named shm, pidfd watches) and
 	# script on a hostile recording run sanitized too
@@ -96,7 +85,7 @@ if [ "$kind" = address ]; then
 		"$build/perfring" stress --all --shm --wait --seconds 0.1 \
 			>>"$log" 2>&1 &&
 		! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
-	tap $? "perfring stress --processes / --shm under -fsanitize=$sanitize" \
+	ok $? "perfring stress --processes / --shm under -fsanitize=$sanitize" \
 		"$log"
 fi
 # the many-writer stresses: threads under both, processes under ASan (TSan
@@ -119,12 +108,11 @@ for mode in group mpsc; do
 		if grep -q -e 'Sanitizer' -e 'runtime error:' "$log"; then
 			[ $rc -eq 0 ] && rc=1
 		fi
-		tap $rc "perfring stress --mode $mode --writers 3 ($how) under -fsanitize=$sanitize (exit $rc)" \
+		ok $rc "perfring stress --mode $mode --writers 3 ($how) under -fsanitize=$sanitize (exit $rc)" \
 			"$log"
 	done
 done
 "$build/perfring" info >"$log" 2>&1 &&
 	! grep -q -e 'Sanitizer' -e 'runtime error:' "$log"
-tap $? "perfring info under -fsanitize=$sanitize" "$log"
-echo "1..$n"
-[ "$bad" -eq 0 ]
+ok $? "perfring info under -fsanitize=$sanitize" "$log"
+tap_done

@@ -7,30 +7,20 @@
 # TSan catches a broken pairing: a copy whose reader loads head without
 # acquire must be reported as a data race (so a pass means something).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 gcc=gcc
-command -v "$gcc" >/dev/null || { echo "1..0 # SKIP no gcc"; exit 77; }
+command -v "$gcc" >/dev/null || skip_all "no gcc"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo 'int main(void) { return 0; }' >"$tmp/p.c"
 if ! $gcc -fsanitize=thread "$tmp/p.c" -o "$tmp/p" >"$tmp/log" 2>&1 ||
 	! "$tmp/p" >>"$tmp/log" 2>&1; then
-	echo "1..0 # SKIP gcc has no working -fsanitize=thread:" \
+	skip_all "gcc has no working -fsanitize=thread:" \
 		"$(head -c 200 "$tmp/log" | tr '\n' ' ')"
-	exit 77
 fi
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-n=0 bad=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && tail -n 40 "$3" | sed 's/^/#   /'
-	fi
-}
 build() { # build OUT SRC FLAGS...
 	local out=$1 src=$2
 	shift 2
@@ -43,27 +33,26 @@ for variant in auto forced; do
 	flags=()
 	[ $variant = forced ] && flags=(-DPFR_FORCE_C11)
 	build "$tmp/mp_$variant" "$top/tests/unit/mp_smoke.c" "${flags[@]}"
-	tap $? "build mp_smoke with -fsanitize=thread ($variant C11)" "$tmp/log"
+	ok $? "build mp_smoke with -fsanitize=thread ($variant C11)" "$tmp/log"
 	"$tmp/mp_$variant" >"$tmp/log" 2>&1
 	rc=$?
 	grep -q 'WARNING: ThreadSanitizer' "$tmp/log" && [ $rc -eq 0 ] && rc=1
-	tap $rc "mp_smoke under TSan ($variant C11): no race, all checks" \
+	ok $rc "mp_smoke under TSan ($variant C11): no race, all checks" \
 		"$tmp/log"
 	grep -q '^# backend c11,' "$tmp/log"
-	tap $? "mp_smoke under TSan ($variant) used the c11 backend" "$tmp/log"
+	ok $? "mp_smoke under TSan ($variant) used the c11 backend" "$tmp/log"
 done
 
 # The same test with the reader's acquire (C) weakened to READ_ONCE.
 sed 's|head = pfr_smp_load_acquire(&m->head);|head = PFR_READ_ONCE(m->head);|' \
 	"$top/tests/unit/mp_smoke.c" >"$tmp/mp_broken.c"
 if cmp -s "$top/tests/unit/mp_smoke.c" "$tmp/mp_broken.c"; then
-	tap 1 "could not weaken the acquire in a copy of mp_smoke.c"
+	fail "could not weaken the acquire in a copy of mp_smoke.c"
 else
 	build "$tmp/mp_broken" "$tmp/mp_broken.c" -I"$top/tests/unit"
-	tap $? "build a copy of mp_smoke without the acquire at C" "$tmp/log"
+	ok $? "build a copy of mp_smoke without the acquire at C" "$tmp/log"
 	PFR_MP_MESSAGES=200000 "$tmp/mp_broken" >"$tmp/log" 2>&1
 	grep -q 'WARNING: ThreadSanitizer: data race' "$tmp/log"
-	tap $? "TSan reports the missing acquire as a data race" "$tmp/log"
+	ok $? "TSan reports the missing acquire as a data race" "$tmp/log"
 fi
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

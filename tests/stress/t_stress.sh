@@ -6,21 +6,20 @@
 # long_stress.sh runs the 10-second version.  The counts are what the
 # run did, not how much: the writer's time starts once the reader runs.
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 secs=${STRESS_SECONDS:-0.3}
-n=0 fail=0
 check() { # name, command...
 	local name=$1 out rc
 	shift
-	n=$((n + 1))
 	out=$("$@" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(grep -c '"ok":true' <<<"$out")" -eq 9 ] &&
 		! grep -q '"ok":false' <<<"$out"; then
-		echo "ok $n - $name"
+		pass "$name"
 	else
-		echo "not ok $n - $name (exit $rc)"
-		echo "$out" | sed 's/^/# /'
-		fail=$((fail + 1))
+		fail "$name (exit $rc)"
+		echo "$out" | diag
 	fi
 }
 check "threads, all orderings and policies" \
@@ -32,12 +31,10 @@ check "processes over a named POSIX shm object, all orderings and policies" \
 $PERFRING stress --shm --seconds 0.1 >/dev/null 2>&1 &
 spid=$!
 wait $spid
-n=$((n + 1))
 if [ ! -e "/dev/shm/perfring-stress-$spid" ]; then
-	echo "ok $n - --shm leaves no /dev/shm/perfring-stress-$spid"
+	pass "--shm leaves no /dev/shm/perfring-stress-$spid"
 else
-	echo "not ok $n - /dev/shm/perfring-stress-$spid left behind"
-	fail=$((fail + 1))
+	fail "/dev/shm/perfring-stress-$spid left behind"
 fi
 check "batched publication, processes" \
 	$PERFRING stress --all --processes --batch 32 --seconds "$secs" --json
@@ -49,16 +46,13 @@ check "blocking reader (futex wake-ups), one-page ring, large records" \
 for bad in "--ordering weak" "--policy lossy" "--ring-size 1000" \
 	"--sizes 8:4" "--sizes 16:40000" "--sizes 4294967312:4294967320" \
 	"--sizes 16:24x" "--seconds x" "--bogus"; do
-	n=$((n + 1))
 	$PERFRING stress $bad >/dev/null 2>/tmp/pfr-stress-err.$$
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "perfring stress" /tmp/pfr-stress-err.$$; then
-		echo "ok $n - 'stress $bad' is a usage error"
+		pass "'stress $bad' is a usage error"
 	else
-		echo "not ok $n - 'stress $bad' exited $rc"
-		fail=$((fail + 1))
+		fail "'stress $bad' exited $rc"
 	fi
 done
 rm -f /tmp/pfr-stress-err.$$
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -8,22 +8,21 @@
 # rejoined), the reader killed (every writer notices and exits 3), the
 # reader role handed to a new process.  Short here (STRESS_SECONDS).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 secs=${STRESS_SECONDS:-0.5}
-n=0 fail=0
 check() { # name, arguments...
 	local name=$1 out rc
 	shift
-	n=$((n + 1))
 	out=$($PERFRING stress --mode group --seconds "$secs" --json "$@" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q '"result":"pass"' <<<"$out" &&
 		grep -q '"corrupt":0,"bad_seq":0,"bad_order":0' <<<"$out"; then
-		echo "ok $n - $name"
-		echo "$out" | sed 's/^/# /'
+		pass "$name"
+		echo "$out" | diag
 	else
-		echo "not ok $n - $name (exit $rc)"
-		echo "$out" | sed 's/^/# /'
-		fail=$((fail + 1))
+		fail "$name (exit $rc)"
+		echo "$out" | diag
 	fi
 }
 for pol in drop block; do
@@ -52,16 +51,13 @@ check "reader handed over, block, sleeping" --writers 2 --processes \
 # itself; a wrong drill combination is a usage error
 for bad in "--writers 0" "--policy overwrite" "--kill-writer" \
 	"--processes --kill-writer --kill-reader" "--slots 2 --writers 3"; do
-	n=$((n + 1))
 	$PERFRING stress --mode group $bad >/dev/null 2>/tmp/pfr-gs-err.$$
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "perfring stress" /tmp/pfr-gs-err.$$; then
-		echo "ok $n - usage error: $bad"
+		pass "usage error: $bad"
 	else
-		echo "not ok $n - usage error: $bad (exit $rc)"
-		fail=$((fail + 1))
+		fail "usage error: $bad (exit $rc)"
 	fi
 done
 rm -f /tmp/pfr-gs-err.$$
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -9,22 +9,21 @@
 # the reader killed (every producer exits with status 3; a new reader
 # re-attaches and drains), and usage errors.  Short here (STRESS_SECONDS).
 set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 secs=${STRESS_SECONDS:-0.3}
-n=0 fail=0
 check() { # name, expected "ok":true lines, command...
 	local name=$1 want=$2 out rc
 	shift 2
-	n=$((n + 1))
 	out=$("$@" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(grep -c '"ok":true' <<<"$out")" -eq "$want" ] &&
 		! grep -q '"ok":false' <<<"$out"; then
-		echo "ok $n - $name"
-		grep '^{' <<<"$out" | sed 's/^/# /'
+		pass "$name"
+		grep '^{' <<<"$out" | diag
 	else
-		echo "not ok $n - $name (exit $rc)"
-		echo "$out" | sed 's/^/# /'
-		fail=$((fail + 1))
+		fail "$name (exit $rc)"
+		echo "$out" | diag
 	fi
 }
 S="$PERFRING stress --mode mpsc --seconds $secs --json"
@@ -46,38 +45,31 @@ check "kill -9 of the reader: producers exit 3, a new reader re-attaches" 2 \
 # the kill-writer runs: exactly one record skipped, after a stall report
 # (live producers preempted past the 20 ms stall time-out on a loaded
 # machine may add stalls of their own, never skipped records)
-n=$((n + 1))
 out=$($S --writers 2 --processes --kill-writer 2>&1)
 if grep -q '"dead_skipped":1,' <<<"$out" &&
 	grep -Eq '"stalls":[1-9][0-9]*,' <<<"$out" &&
 	grep -q '"ok":true' <<<"$out"; then
-	echo "ok $n - dead-producer rule: stall reported, one skipped record"
+	pass "dead-producer rule: stall reported, one skipped record"
 else
-	echo "not ok $n - dead-producer rule"
-	echo "$out" | sed 's/^/# /'
-	fail=$((fail + 1))
+	fail "dead-producer rule"
+	echo "$out" | diag
 fi
 
 # usage errors exit 2 with the cause
 for bad in "--writers 0" "--writers 9999" "--policy overwrite" \
 	"--sizes 8:4" "--sizes 16:40" "--ring-size 1000" "--seconds x" \
 	"--kill-reader" "--writers 1 --kill-writer" "--bogus"; do
-	n=$((n + 1))
 	err=$($PERFRING stress --mode mpsc $bad 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "perfring stress" <<<"$err"; then
-		echo "ok $n - usage error: $bad"
+		pass "usage error: $bad"
 	else
-		echo "not ok $n - usage error: $bad (exit $rc)"
-		fail=$((fail + 1))
+		fail "usage error: $bad (exit $rc)"
 	fi
 done
-n=$((n + 1))
 if $PERFRING stress --mode mpsc --help | grep -q -- '--kill-writer'; then
-	echo "ok $n - --help"
+	pass "--help"
 else
-	echo "not ok $n - --help"
-	fail=$((fail + 1))
+	fail "--help"
 fi
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done
