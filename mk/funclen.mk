@@ -5,3 +5,6 @@
 .PHONY: funclen
 funclen:
 	python3 tools/funclen.py
+
+# make lint includes the length check.
+lint: funclen

@@ -19,22 +19,11 @@ base=$top/tests/abi/perfring.abi
 lib=$build/libperfring.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-
-tap() { # tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 if ! [ -e "$lib" ]; then
-	echo "not ok 1 - $lib exists (make all builds it)"
-	echo "1..1"
-	exit 1
+	fail "$lib exists (make all builds it)"
+	tap_done
 fi
 # Defined dynamic symbols with their version (the node entries, type A,
 # left out).
@@ -54,7 +43,7 @@ if [ "${1:-}" = --update ]; then
 fi
 
 grep -v '^#' "$base" | sed '/^$/d' | sort -u >"$tmp/base"
-tap $? "baseline $base read ($(wc -l <"$tmp/base") symbols)"
+ok $? "baseline $base read ($(wc -l <"$tmp/base") symbols)"
 
 # 1. Every baseline symbol is still there, at its version.
 missing=0
@@ -62,28 +51,28 @@ while read -r s; do
 	grep -qxF -- "$s" "$tmp/now" && continue
 	name=${s%%@*}
 	now=$(grep -E "^$name@" "$tmp/now" | tr '\n' ' ')
-	tap 1 "$s: ${now:+changed to $now}${now:-gone}"
+	ok 1 "$s: ${now:+changed to $now}${now:-gone}"
 	missing=$((missing + 1))
 done <"$tmp/base"
 [ "$missing" -eq 0 ]
-tap $? "every baseline symbol exported at its version ($missing missing or changed)"
+ok $? "every baseline symbol exported at its version ($missing missing or changed)"
 
 # 2. New symbols: reported, fine unless internal.
 new=$(comm -13 "$tmp/base" "$tmp/now")
 for s in $new; do
 	case $s in
-	pfr__*) tap 1 "$s: an internal symbol exported (not in the baseline)" ;;
-	*) tap 0 "new symbol $s (add this line to tests/abi/perfring.abi)" ;;
+	pfr__*) ok 1 "$s: an internal symbol exported (not in the baseline)" ;;
+	*) ok 0 "new symbol $s (add this line to tests/abi/perfring.abi)" ;;
 	esac
 done
 
 # 3. Everything exported is versioned and named pfr_*.
 unversioned=$(grep -v '@' "$tmp/now" | tr '\n' ' ')
 [ -z "$unversioned" ]
-tap $? "every exported symbol has a version node (${unversioned:-all do})"
+ok $? "every exported symbol has a version node (${unversioned:-all do})"
 foreign=$(sed 's/@.*//' "$tmp/now" | grep -v '^pfr_' | tr '\n' ' ')
 [ -z "$foreign" ]
-tap $? "only pfr_* names exported (${foreign:-none other})"
+ok $? "only pfr_* names exported (${foreign:-none other})"
 
 # 4. Every PFR_API function of the public headers is exported.
 sed 's/@.*//' "$tmp/now" | sort -u >"$tmp/names"
@@ -92,7 +81,7 @@ cat "$top"/include/perfring/*.h | tr '\n' ' ' |
 	sort -u >"$tmp/api"
 unexported=$(comm -23 "$tmp/api" "$tmp/names" | tr '\n' ' ')
 [ -s "$tmp/api" ] && [ -z "$unexported" ]
-tap $? "every PFR_API function of include/perfring exported ($(wc -l <"$tmp/api"); missing from src/perfring.map: ${unexported:-none})"
+ok $? "every PFR_API function of include/perfring exported ($(wc -l <"$tmp/api"); missing from src/perfring.map: ${unexported:-none})"
 
 # 5. Every public inline function has an exported twin (src/ffi.c).
 cat "$top"/include/perfring/*.h | tr '\n' ' ' |
@@ -100,13 +89,12 @@ cat "$top"/include/perfring/*.h | tr '\n' ' ' |
 	grep -oE 'pfr_[a-z0-9][a-z0-9_]*\($' | tr -d '(' | sort -u >"$tmp/inl"
 notwin=$(comm -23 "$tmp/inl" "$tmp/names" | tr '\n' ' ')
 [ -s "$tmp/inl" ] && [ -z "$notwin" ]
-tap $? "every public inline function has an exported twin ($(wc -l <"$tmp/inl"); without: ${notwin:-none})"
+ok $? "every public inline function has an exported twin ($(wc -l <"$tmp/inl"); without: ${notwin:-none})"
 
 # 6. The version script names its symbols: no wildcard but `local: *`.
 wild=$(perl -0pe 's{/\*.*?\*/}{}gs' "$top/src/perfring.map" |
 	grep -E '[*?]' | grep -vE '^[[:space:]]*\*;[[:space:]]*$' | tr '\n' ' ')
 [ -z "$wild" ]
-tap $? "src/perfring.map exports no symbol by wildcard (${wild:-none})"
+ok $? "src/perfring.map exports no symbol by wildcard (${wild:-none})"
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

@@ -13,26 +13,15 @@ build=${PFR_BUILD:-$top/build}
 cxx=${CXX:-g++}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-tap() { # tap OK DESCRIPTION [LOGFILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 30
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 if ! command -v "${cxx%% *}" >/dev/null 2>&1; then
-	echo "1..0 # SKIP no C++ compiler ($cxx)"
-	exit 77
+	skip_all "no C++ compiler ($cxx)"
 fi
 lib=$build/libperfring.a
 if [ ! -f "$lib" ]; then
-	echo "Bail out! $lib not built (make)"
-	exit 1
+	fail "$lib built (make)"
+	tap_done
 fi
 
 cat >"$tmp/t.cc" <<'EOF'
@@ -123,19 +112,18 @@ EOF
 # shellcheck disable=SC2086 # cxx may carry options
 $cxx -std=c++11 -Wall -Wextra -Werror -I"$top/include" -c "$tmp/t.cc" \
 	-o "$tmp/t.o" >"$tmp/log" 2>&1
-tap $? "$cxx: the inline fast paths compile as C++" "$tmp/log"
+ok $? "$cxx: the inline fast paths compile as C++" "$tmp/log"
 nm -u "$tmp/t.o" 2>/dev/null | grep -E '_Z[0-9]+pfr' >"$tmp/mangled"
 [ ! -s "$tmp/mangled" ]
-tap $? "no perfring function is referenced with C++ linkage" "$tmp/mangled"
+ok $? "no perfring function is referenced with C++ linkage" "$tmp/mangled"
 nm -u "$tmp/t.o" 2>/dev/null | grep -qw pfr__reader_next_slow
-tap $? "the object calls the slow path pfr__reader_next_slow by its C name"
+ok $? "the object calls the slow path pfr__reader_next_slow by its C name"
 # shellcheck disable=SC2086
 $cxx "$tmp/t.o" "$lib" -o "$tmp/t" >"$tmp/log" 2>&1
-tap $? "links against libperfring.a" "$tmp/log"
+ok $? "links against libperfring.a" "$tmp/log"
 if [ -x "$tmp/t" ]; then
 	"$tmp/t" >"$tmp/log" 2>&1
-	tap $? "writes and reads 600 records on each ordering (next, consume)" \
+	ok $? "writes and reads 600 records on each ordering (next, consume)" \
 		"$tmp/log"
 fi
-echo "1..$n"
-[ $bad -eq 0 ]
+tap_done

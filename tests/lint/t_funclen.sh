@@ -90,4 +90,8 @@ python3 "$tmp/top/tools/funclen.py" >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'stale exemption src/gen.c:gone' "$tmp/out"
 ok $? "a stale exemption fails (exit $rc)" "$tmp/out"
+
+# The tree itself: no function over 150 lines.
+(cd "$top" && python3 tools/funclen.py) >"$tmp/out" 2>&1
+ok $? "no function in the tree is longer than 150 lines" "$tmp/out"
 tap_done

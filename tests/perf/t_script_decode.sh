@@ -141,4 +141,4 @@ ok $? "a copy whose sched_switch format has prev_pid at offset 99..."
 ok $? "script on it exits 0"
 ok $(grep -q 'prev_comm=' bad.out; [ $? -ne 0 ] && [ -s bad.out ]; echo $?) \
 	"its sched_switch samples print without fields ($(wc -l <bad.out) lines)"
-finish
+tap_done

@@ -104,7 +104,7 @@ ok $? "its perf.data reads back ($(grep -c cpu-clock "$tmp/script") samples)"
 
 # EACCES for an unprivileged user.
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-	ok 0 "paranoid cases # SKIP not root, or no setpriv"
+	skip "not root, or no setpriv" "paranoid cases"
 	finish
 fi
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
@@ -122,10 +122,10 @@ as_nobody $P record -q -o /dev/null -- true >"$tmp/out" 2>"$tmp/err"
 rc=$?
 echo "$old" >/proc/sys/kernel/perf_event_paranoid
 if [ $rc -eq 0 ]; then
-	ok 0 "paranoid 3 # SKIP this kernel does not enforce level 3 (a Debian patch does)"
+	skip "this kernel does not enforce level 3 (a Debian patch does)" "paranoid 3"
 else
 	[ $rc -eq 3 ] && grep -q "not permitted: kernel.perf_event_paranoid is 3, which forbids all perf events" "$tmp/err"
 	ok $? "record as nobody at paranoid 3: exit $rc, all perf events forbidden"
 	diag <"$tmp/err"
 fi
-finish
+tap_done

@@ -47,4 +47,4 @@ ok $? "the example records true and exits 0"
 rc=$?
 [ $rc -eq 1 ] && grep -q "cannot execute the command" "$tmp/err"
 ok $? "a missing command: exit $rc, '$(cat "$tmp/err")'"
-finish
+tap_done

@@ -12,15 +12,13 @@ cc=${CC:-cc}
 n=20000
 [ "${PFR_LONG:-0}" = 1 ] && n=500000
 
-if [ -n "${RUNNER:-}" ]; then
-	echo "1..0 # SKIP the library is built for a target this host's" \
-		"python3 cannot load (RUNNER=$RUNNER)"
-	exit 77
-fi
+. "$(dirname "$0")/../lib/tap.sh"
+
+[ -n "${RUNNER:-}" ] && skip_all "the library is built for a target this" \
+	"host's python3 cannot load (RUNNER=$RUNNER)"
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "not ok 1 - python3 not found (tools/deps.sh installs it)"
-	echo "1..1"
-	exit 1
+	fail "python3 not found (tools/deps.sh installs it)"
+	tap_done
 fi
 preload=
 case ${SANITIZE:-} in
