@@ -401,7 +401,6 @@ static void setup_attr(struct rec *R, struct rec_ev *e)
 		a->exclude_kernel = a->exclude_hv = 1;
 }
 
-
 /* Where the cgroups that perf events can follow are: a cgroup v1
  * hierarchy with the perf_event controller, else the cgroup2 one. */
 static int cgroup_root(char *root, size_t len)
@@ -573,7 +572,8 @@ static void summary(struct rec *R, const struct pfr_perf_session_stats *st,
 			"kernel.perf_event_max_sample_rate's CPU budget were "
 			"not taken ]\n",
 			(unsigned long long)st->by_type[PERF_RECORD_THROTTLE],
-			(unsigned long long)st->by_type[PERF_RECORD_UNTHROTTLE]);
+			(unsigned long long)
+				st->by_type[PERF_RECORD_UNTHROTTLE]);
 	if (st->lost_counted != st->lost)
 		fprintf(f,
 			"[ perfring record: the kernel counted %llu samples "
@@ -590,8 +590,7 @@ static void summary(struct rec *R, const struct pfr_perf_session_stats *st,
 	if (R->output)
 		fprintf(f, "[ perfring record: wrote %s (%llu records) ]\n",
 			R->output, (unsigned long long)st->delivered);
-	if (R->cmd && st->child_reaped &&
-	    WIFEXITED(st->child_status) &&
+	if (R->cmd && st->child_reaped && WIFEXITED(st->child_status) &&
 	    WEXITSTATUS(st->child_status))
 		fprintf(f,
 			"[ perfring record: the command exited with "
@@ -879,7 +878,8 @@ static int opt_filter(struct rec *R, const char *v)
 		}
 	if (!any)
 		return pfr_cli_usage_error(
-			"record", "--filter must follow a -e with a tracepoint");
+			"record",
+			"--filter must follow a -e with a tracepoint");
 	return 0;
 }
 
@@ -897,7 +897,8 @@ static int opt_freq(struct rec *R, const char *v)
 			return fail(EX_FAIL,
 				    "-F max: cannot read "
 				    "kernel.perf_event_max_sample_rate");
-		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n",
+		fprintf(stderr,
+			"info: Using a maximum frequency rate of %ld Hz\n",
 			rate);
 		R->freq = (unsigned long long)rate;
 		return 0;
@@ -1302,10 +1303,11 @@ static int session_error(struct rec *R, int err)
 		if (err != -PFR_PERF_E_EXEC)
 			return fail(EX_FAIL, "cannot start the command");
 		if (e.sys_errno == ENOENT)
-			return fail(EX_NOCMD,
-				    "command not found: '%s'.\nFix: check its "
-				    "spelling and $PATH, or give its full path.",
-				    R->cmd[0]);
+			return fail(
+				EX_NOCMD,
+				"command not found: '%s'.\nFix: check its "
+				"spelling and $PATH, or give its full path.",
+				R->cmd[0]);
 		return fail(e.sys_errno == EACCES ? 126 : EX_NOCMD,
 			    "cannot execute '%s': %s.\nFix: check that it is "
 			    "an executable file you may run.",
@@ -1340,10 +1342,11 @@ static int add_targets(struct rec *R)
 	if (!R->all_cpus && R->uid_set) {
 		err = pfr_perf_session_add_user(R->sess, R->uid);
 		if (err == -PFR_PERF_E_NO_PROCESS)
-			return fail(EX_FAIL,
-				    "user %lu has no processes.\nFix: start one, "
-				    "or record with -a.",
-				    (unsigned long)R->uid);
+			return fail(
+				EX_FAIL,
+				"user %lu has no processes.\nFix: start one, "
+				"or record with -a.",
+				(unsigned long)R->uid);
 	}
 	if (!err && R->cmd)
 		err = pfr_perf_session_start_command(R->sess, R->cmd);
@@ -1372,9 +1375,9 @@ static int start_output(struct rec *R, int argc, char **argv)
 		R->writing = 1;
 	}
 	if (!R->output || R->json) {
-		R->out = pfr_out_new(stdout,
-				     (R->json ? PFR_OUT_JSON : 0) |
-					     (R->no_syms ? PFR_OUT_NO_SYMS : 0));
+		R->out = pfr_out_new(
+			stdout, (R->json ? PFR_OUT_JSON : 0) |
+					(R->no_syms ? PFR_OUT_NO_SYMS : 0));
 		if (!R->out)
 			return fail(EX_FAIL, "out of memory");
 	}

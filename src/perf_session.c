@@ -249,8 +249,8 @@ int pfr_perf_session_add_event(struct pfr_perf_session *s,
 		e->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				      PERF_SAMPLE_PERIOD;
-	e->attr.sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME;
+	e->attr.sample_type |=
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	if (!e->attr.sample_period) { /* sample_freq shares the field */
 		e->attr.freq = e->attr.type != PERF_TYPE_TRACEPOINT;
 		e->attr.sample_period = e->attr.freq ? 4000 : 1;
@@ -566,14 +566,12 @@ static int setup_fd(struct pfr_perf_session *s, uint32_t i, int fd, int c,
 	if (add_ring(s))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_MEMORY,
 				      ENOMEM, (int)i, cpu, 0);
-	err = pfr_perf_ring_map(&s->rings[s->nrings], fd, cpu,
-				s->o.data_pages, ow);
+	err = pfr_perf_ring_map(&s->rings[s->nrings], fd, cpu, s->o.data_pages,
+				ow);
 	if (err)
-		return pfr__sess_fail(s,
-				      err == -PFR_E_SYSTEM ? -PFR_PERF_E_MMAP
-							   : err,
-				      PFR_PERF_STEP_MMAP, errno, (int)i, cpu,
-				      0);
+		return pfr__sess_fail(
+			s, err == -PFR_E_SYSTEM ? -PFR_PERF_E_MMAP : err,
+			PFR_PERF_STEP_MMAP, errno, (int)i, cpu, 0);
 	s->nrings++;
 	*ring_fd = fd;
 	return 0;
@@ -708,11 +706,10 @@ int pfr_perf_session_add_ring(struct pfr_perf_session *s, void *base,
 	r->scratch = malloc(PFR_RECORD_MAX + 8);
 	if (!r->scratch)
 		return -PFR_E_SYSTEM;
-	err = pfr_reader_init(&r->reader,
-			      (const uint64_t *)(void *)&pg->data_head,
-			      (uint64_t *)(void *)&pg->data_tail,
-			      (unsigned char *)base + off, size,
-			      PFR_ORDER_ACQREL, 0, r->scratch);
+	err = pfr_reader_init(
+		&r->reader, (const uint64_t *)(void *)&pg->data_head,
+		(uint64_t *)(void *)&pg->data_tail, (unsigned char *)base + off,
+		size, PFR_ORDER_ACQREL, 0, r->scratch);
 	if (err) {
 		free(r->scratch);
 		r->scratch = NULL;
@@ -726,8 +723,7 @@ int pfr_perf_session_add_ring(struct pfr_perf_session *s, void *base,
 int pfr_perf_session_write_file(struct pfr_perf_session *s, const char *path,
 				int argc, char *const *argv)
 {
-	if (!s || !path || !s->opened || s->file || argc < 0 ||
-	    (argc && !argv))
+	if (!s || !path || !s->opened || s->file || argc < 0 || (argc && !argv))
 		return -PFR_E_INVAL;
 	if (pfr_perf_file_create(&s->file, path))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,

@@ -67,8 +67,8 @@ struct pfr_perf_session {
 /* Records an error (returns code). */
 int pfr__sess_fail(struct pfr_perf_session *s, int code, int step, int sys,
 		   int event, int cpu, int pid);
-void pfr__sess_log(struct pfr_perf_session *s, int level, const char *fmt,
-		   ...) __attribute__((format(printf, 3, 4)));
+void pfr__sess_log(struct pfr_perf_session *s, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Queues a copy of a record (0, or -PFR_E_SYSTEM). */
 int pfr__sess_push(struct pfr_perf_session *s,

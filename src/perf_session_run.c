@@ -62,11 +62,10 @@ static int deliver(void *arg, const struct pfr_merge_rec *mr)
 	int err;
 
 	s->st.delivered++;
-	if (s->file && pfr_perf_file_write(s->file, mr->hdr, mr->payload,
-					   mr->len)) {
-		s->emit_err = pfr__sess_fail(s, -PFR_E_SYSTEM,
-					     PFR_PERF_STEP_FILE, errno, -1, -1,
-					     0);
+	if (s->file &&
+	    pfr_perf_file_write(s->file, mr->hdr, mr->payload, mr->len)) {
+		s->emit_err = pfr__sess_fail(
+			s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE, errno, -1, -1, 0);
 		return s->emit_err; /* stops the flush */
 	}
 	if (!s->o.on_record)
@@ -91,11 +90,10 @@ static int flush(struct pfr_perf_session *s, uint64_t limit)
 	s->emit_err = 0;
 	n = pfr_merge_flush(s->merge, limit, deliver, s);
 	if (n < 0)
-		return s->emit_err
-			       ? s->emit_err
-			       : pfr__sess_fail(s, -PFR_E_SYSTEM,
-						PFR_PERF_STEP_MEMORY, ENOMEM,
-						-1, -1, 0);
+		return s->emit_err ? s->emit_err
+				   : pfr__sess_fail(s, -PFR_E_SYSTEM,
+						    PFR_PERF_STEP_MEMORY,
+						    ENOMEM, -1, -1, 0);
 	return 0;
 }
 

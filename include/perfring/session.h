@@ -189,8 +189,7 @@ PFR_API int pfr_perf_session_add_thread(struct pfr_perf_session *s, pid_t tid);
  * that exit before pfr_perf_session_open() are skipped there.  Returns 0,
  * -PFR_PERF_E_NO_PROCESS (error info: the pid and errno), -PFR_E_INVAL or
  * -PFR_E_SYSTEM.  Progress: blocking (reads /proc). */
-PFR_API int pfr_perf_session_add_process(struct pfr_perf_session *s,
-					 pid_t pid);
+PFR_API int pfr_perf_session_add_process(struct pfr_perf_session *s, pid_t pid);
 
 /* Adds every thread of every process that user uid owns now (but this
  * process).  Returns 0, -PFR_PERF_E_NO_PROCESS when there is none,
@@ -365,8 +364,8 @@ PFR_API int pfr_perf_session_last_error(const struct pfr_perf_session *s,
 PFR_API uint32_t pfr_perf_session_nr_events(const struct pfr_perf_session *s);
 PFR_API const struct perf_event_attr *
 pfr_perf_session_attr(const struct pfr_perf_session *s, uint32_t i);
-PFR_API const char *pfr_perf_session_event_name(const struct pfr_perf_session *s,
-						uint32_t i);
+PFR_API const char *
+pfr_perf_session_event_name(const struct pfr_perf_session *s, uint32_t i);
 /* The layout every record of the session has (zeroed for NULL). */
 PFR_API void pfr_perf_session_layout(const struct pfr_perf_session *s,
 				     struct pfr_perf_layout *lay);
