@@ -888,11 +888,12 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
  * at a time (tail published per record) resumed for every record freed:
  * one tail load per record or two, and its stores landed on the line the
  * reader was still reading, which then crossed between the two caches
- * once per record (measured, 8-byte records at 32 KiB, tail per record:
- * a slow-path entry every ~30 records without, every ~1500 with, and
- * about twice the throughput).  A hint only: a spin that saw less is
- * followed by the check for `need` alone, so no write waits for more than
- * it needs. */
+ * once per record (measured with 8-byte records at 32 KiB, tail per
+ * record, a reader slower than the writer: a slow-path entry every 26-31
+ * records without, every 93-135 with; docs/perf-notes-32k.md).  The
+ * reader is not starved meanwhile: all but the slack stays readable.
+ * After the spins the check is for `need` alone, so no write waits for
+ * more than it needs. */
 #define PFR__BLOCK_SLACK_SHIFT 4
 #define PFR__BLOCK_SLACK_MAX 4096
 
@@ -911,7 +912,9 @@ static uint64_t pfr__block_want(uint64_t need, uint64_t size)
 #define PFR__WRITER_WAKE_SHIFT 2
 
 /*
- * BLOCK: sleep until the reader frees `need` bytes or the deadline.
+ * BLOCK: sleep until the reader frees `need` bytes or the deadline.  It
+ * first spins, for `need` and the slack (pfr__block_want()), then checks
+ * for `need` alone, and only then sleeps.
  *
  * No wake-up is lost.  Before it sleeps the writer stores its watermark
  * (writer_wake_tail: a tail at which `need` bytes and a quarter of the ring
