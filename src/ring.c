@@ -883,8 +883,8 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 
 /* BLOCK: a writer that found the ring full spins until this much more
  * than it needs is free (a sixteenth of the ring, at most
- * PFR__BLOCK_SLACK_MAX), and takes the bare need only when its spins run
- * out.  Without the slack a writer behind a reader that frees one record
+ * PFR__BLOCK_SLACK_MAX: about what a reader frees during the spins), and
+ * takes the bare need only when its spins run out.  Without the slack a writer behind a reader that frees one record
  * at a time (tail published per record) resumed for every record freed:
  * one tail load per record or two, and its stores landed on the line the
  * reader was still reading, which then crossed between the two caches
@@ -895,7 +895,7 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
  * After the spins the check is for `need` alone, so no write waits for
  * more than it needs. */
 #define PFR__BLOCK_SLACK_SHIFT 4
-#define PFR__BLOCK_SLACK_MAX 4096
+#define PFR__BLOCK_SLACK_MAX 16384
 
 static uint64_t pfr__block_want(uint64_t need, uint64_t size)
 {
