@@ -896,13 +896,40 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 #define PFR__BLOCK_SPINS 256
 #endif
 
+/* BLOCK: a writer that found the ring full spins until this much more
+ * than it needs is free (a sixteenth of the ring, at most
+ * PFR__BLOCK_SLACK_MAX: about what a reader frees during the spins), and
+ * takes the bare need only when its spins run out.  Without the slack a writer behind a reader that frees one record
+ * at a time (tail published per record) resumed for every record freed:
+ * one tail load per record or two, and its stores landed on the line the
+ * reader was still reading, which then crossed between the two caches
+ * once per record (measured with 8-byte records at 32 KiB, tail per
+ * record, a reader slower than the writer: a slow-path entry every 26-31
+ * records without, every 93-135 with; docs/perf-notes-32k.md).  The
+ * reader is not starved meanwhile: all but the slack stays readable.
+ * After the spins the check is for `need` alone, so no write waits for
+ * more than it needs. */
+#define PFR__BLOCK_SLACK_SHIFT 4
+#define PFR__BLOCK_SLACK_MAX 16384
+
+static uint64_t pfr__block_want(uint64_t need, uint64_t size)
+{
+	uint64_t slack = size >> PFR__BLOCK_SLACK_SHIFT;
+
+	if (slack > PFR__BLOCK_SLACK_MAX)
+		slack = PFR__BLOCK_SLACK_MAX;
+	return need + slack < size ? need + slack : size;
+}
+
 /* BLOCK: a sleeping writer is woken once a quarter of the ring more than
  * it needs is free (or the ring is empty), not for every record the reader
  * frees: one sleep then serves many records. */
 #define PFR__WRITER_WAKE_SHIFT 2
 
 /*
- * BLOCK: sleep until the reader frees `need` bytes or the deadline.
+ * BLOCK: sleep until the reader frees `need` bytes or the deadline.  It
+ * first spins, for `need` and the slack (pfr__block_want()), then checks
+ * for `need` alone, and only then sleeps.
  *
  * No wake-up is lost.  Before it sleeps the writer stores its watermark
  * (writer_wake_tail: a tail at which `need` bytes and a quarter of the ring
@@ -924,6 +951,7 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 			     uint64_t *deadline)
 {
 	uint64_t now, size = w->mask + 1;
+	uint64_t want = pfr__block_want(need, size);
 	uint64_t mark =
 		w->head + need - size + (size >> PFR__WRITER_WAKE_SHIFT);
 
@@ -933,9 +961,11 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	pfr_writer_publish(w);
 	for (int spin = 0; spin < PFR__BLOCK_SPINS; spin++) {
 		pfr_cpu_relax();
-		if (pfr__writer_space(w, need))
+		if (pfr__writer_space(w, want))
 			return 0;
 	}
+	if (pfr__writer_space(w, need))
+		return 0;
 	now = pfr__now_ns();
 	if (!*deadline)
 		*deadline = pfr__deadline(now, w->timeout_ns);
