@@ -86,8 +86,7 @@ static void check_late_join(struct pfr_group *g, struct pfr_writer *a,
 	pfr_group_drain(g, collect, &o, 0);
 	ok(h->wrote, "%s: B joined during the drain and wrote 15", what);
 	pfr_group_drain(g, collect, &o, 0);
-	ok(put(a, 30) == 0 && put(h->w, 40) == 0, "%s: then 30 and 40",
-	   what);
+	ok(put(a, 30) == 0 && put(h->w, 40) == 0, "%s: then 30 and 40", what);
 	pfr_group_drain(g, collect, &o, 0);
 	pfr_group_leave(g, a);
 	pfr_group_leave(g, h->w);
