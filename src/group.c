@@ -1245,7 +1245,8 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		 * loads of the batches above come before the change count
 		 * load of the rescan.  R: pairs with the full barrier of the
 		 * changes RMW in pfr__announce(), which a joiner executes
-		 * before the time of its first record is read. */
+		 * before the time of its first record is read
+		 * (litmus/group-join-rescan.litmus). */
 		pfr_smp_rmb();
 		pfr__scan(g);
 		if (!(flags & PFR_GROUP_DRAIN_ALL))
