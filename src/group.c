@@ -1237,6 +1237,18 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		struct pfr_merge_stats ms;
 		int64_t got;
 
+		/* A writer that joined after the scan above may have written
+		 * records older than some just taken from the other rings;
+		 * its source is not in the safe limit yet, so rescan before
+		 * the limit is taken: a new slot opens at time 0 and holds
+		 * the output back until its records are taken.  The head
+		 * loads of the batches above come before the change count
+		 * load of the rescan.  R: pairs with the full barrier of the
+		 * changes RMW in pfr__announce(), which a joiner executes
+		 * before the time of its first record is read
+		 * (litmus/group-join-rescan.litmus). */
+		pfr_smp_rmb();
+		pfr__scan(g);
 		if (!(flags & PFR_GROUP_DRAIN_ALL))
 			limit = pfr_merge_safe_limit(g->merge);
 		got = pfr_merge_flush(g->merge, limit, pfr__merge_out, &x);

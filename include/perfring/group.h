@@ -47,7 +47,13 @@
  * time - the first 8 payload bytes, or a caller's extractor - and perf's
  * ordered-events rule through <perfring/merge.h>, the code perf record
  * uses: a record is delivered once every writer that may still write has
- * reached its time).  Loss is per writer: DROP and BLOCK time-outs are
+ * reached its time).  The promise: within one reader's run, records come
+ * out in time order (but for a PFR_GROUP_DRAIN_ALL flush) when each
+ * writer's times do not decrease and are read from one clock after its
+ * pfr_group_join() returned; it holds across writers that die (their
+ * published records are drained before their ring leaves the bound) and
+ * writers that join during a drain (the directory is rescanned before the
+ * bound is taken).  Loss is per writer: DROP and BLOCK time-outs are
  * counted in the writer's ring and reported by LOST records whose id is
  * the writer's slot (low 32 bits) and the slot's generation (high 32
  * bits); a writer that leaves or dies with a count it could not write out
