@@ -11,7 +11,7 @@ SCRIPT_PKGS := libtraceevent libelf libdw
 SCRIPT_CPPFLAGS := $(shell pkg-config --cflags $(SCRIPT_PKGS) 2>/dev/null)
 SCRIPT_LIBS := $(shell pkg-config --libs $(SCRIPT_PKGS) 2>/dev/null)
 
-ifeq ($(filter clean format,$(MAKECMDGOALS)),)
+ifeq ($(filter clean format uninstall uninstall-bench,$(MAKECMDGOALS)),)
 SCRIPT_HAVE := $(shell printf '\043include <event-parse.h>\n\043include \
 <gelf.h>\n\043include <elfutils/libdwelf.h>\nint main(void) { return \
 !tep_alloc() || !elf_version(EV_CURRENT); }\n' | \

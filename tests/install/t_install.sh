@@ -20,7 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 log=$tmp/log
 mk() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u PKG_CONFIG_SYSROOT_DIR \
+		-u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH make -C "$top" \
 		--no-print-directory BUILD="${PFR_BUILD:-$top/build}-install" \
 		CC="$cc" \
 		PREFIX=/usr DESTDIR="$dest" "$@"
@@ -124,16 +125,16 @@ for f in $elfs; do
 	[ -z "$hit" ] || linked="$linked ${f#"$dest"}: $hit;"
 done
 [ -n "$elfs" ] && [ -z "$linked" ]
-tap $? "installed programs and libraries link no peer library${linked:+ (found:$linked)}"
+ok $? "installed programs and libraries link no peer library${linked:+ (found:$linked)}"
 echo "# linked: $(echo "$libs" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
 [ ! -e "$dest/usr/bin/perfring-bench" ] &&
 	[ ! -e "$dest/usr/share/man/man1/perfring-bench.1" ]
-tap $? "make install leaves perfring-bench (the benchmark) out"
+ok $? "make install leaves perfring-bench (the benchmark) out"
 if [ ! -e /usr/libexec/perfring/perfring-bench ]; then
 	"$dest/usr/bin/perfring" bench --help >"$log" 2>&1
 	rc=$?
 	[ $rc -eq 127 ] && grep -q "make install-bench" "$log"
-	tap $? "installed perfring bench without perfring-bench: exit 127 and how to get it (got $rc)" "$log"
+	ok $? "installed perfring bench without perfring-bench: exit 127 and how to get it (got $rc)" "$log"
 fi
 
 mk uninstall >"$log" 2>&1
