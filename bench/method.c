@@ -93,17 +93,6 @@ void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-const char *compiler(void)
-{
-#if defined(__clang__)
-	return "clang " __clang_version__;
-#elif defined(__GNUC__)
-	return "gcc " __VERSION__;
-#else
-	return "unknown";
-#endif
-}
-
 /* Under ThreadSanitizer (which barrier.h answers with the C11 backend)
  * the orderings built on standalone fences - FULL, and CTRLDEP's A - are
  * left out: TSan does not model fences and reports races that are not
@@ -116,24 +105,6 @@ int tsan_ok(int ordering)
 	(void)ordering;
 	return 1;
 #endif
-}
-
-/* Share of the two bench CPUs' time spent busy (not idle) over ms
- * milliseconds while this process sleeps; 0 when /proc/stat is
- * unreadable. */
-double busy_share(int ms)
-{
-	struct pfr_bench_cpustat a, b;
-	double busy, tot;
-
-	if (pfr_bench_cpustat(&a))
-		return 0;
-	usleep((useconds_t)ms * 1000);
-	if (pfr_bench_cpustat(&b))
-		return 0;
-	busy = (double)(b.busy - a.busy) + (double)(b.steal - a.steal);
-	tot = busy + (double)(b.idle - a.idle);
-	return tot > 0 ? busy / tot : 0;
 }
 
 /* --wait-idle: waits up to secs seconds for the two CPUs to be less than

@@ -281,7 +281,7 @@ static double host(const struct mw_opts *op)
 			"available: running unpinned\n",
 			pfr_bench_cpu[0], pfr_bench_cpu[1]);
 	}
-	bshare = mw_busy_share(op->quick ? 100 : 300);
+	bshare = busy_share(op->quick ? 100 : 300);
 	if (bshare > 0.10)
 		fprintf(stderr,
 			"perfring bench: warning: the bench CPUs were %.0f%% "

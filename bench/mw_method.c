@@ -351,20 +351,6 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 }
 
 /* ---- output ---- */
-double mw_busy_share(int ms)
-{
-	struct pfr_bench_cpustat a, b;
-	double busy, tot;
-
-	if (pfr_bench_cpustat(&a))
-		return 0;
-	usleep((useconds_t)ms * 1000);
-	if (pfr_bench_cpustat(&b))
-		return 0;
-	busy = (double)(b.busy - a.busy) + (double)(b.steal - a.steal);
-	tot = busy + (double)(b.idle - a.idle);
-	return tot > 0 ? busy / tot : 0;
-}
 
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op)
 {

@@ -116,17 +116,6 @@ static void targets(FILE *out, const struct mw_cell *cells, int ncells,
 			}
 }
 
-static const char *compiler(void)
-{
-#if defined(__clang__)
-	return "clang " __clang_version__;
-#elif defined(__GNUC__)
-	return "gcc " __VERSION__;
-#else
-	return "unknown";
-#endif
-}
-
 #ifndef PFR_BENCH_CFLAGS
 #define PFR_BENCH_CFLAGS "unknown"
 #endif
@@ -184,7 +173,7 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		"still sending: from the first empty poll to the next "
 		"message\",\"compiler\":",
 		rlo, rhi, mw_busy_share);
-	pfr_cli_json_str(out, compiler());
+	pfr_cli_json_str(out, pfr_cli_compiler());
 	fprintf(out, ",\"flags\":");
 	pfr_cli_json_str(out, PFR_BENCH_CFLAGS);
 	/* the contestants of this run (a cell per writer count and

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "probes.h"
@@ -300,4 +301,22 @@ int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n)
 		out[k].ns = (double)best / (double)iters;
 	}
 	return k;
+}
+
+/* Share of the two bench CPUs' time spent busy (not idle) over ms
+ * milliseconds while this process sleeps; 0 when /proc/stat is
+ * unreadable. */
+double busy_share(int ms)
+{
+	struct pfr_bench_cpustat a, b;
+	double busy, tot;
+
+	if (pfr_bench_cpustat(&a))
+		return 0;
+	usleep((useconds_t)ms * 1000);
+	if (pfr_bench_cpustat(&b))
+		return 0;
+	busy = (double)(b.busy - a.busy) + (double)(b.steal - a.steal);
+	tot = busy + (double)(b.idle - a.idle);
+	return tot > 0 ? busy / tot : 0;
 }

@@ -35,4 +35,8 @@ int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
 			       uint64_t n, double *p50, double *p99,
 			       int *verified);
 
+/* Share of the two bench CPUs' time spent busy (not idle) over ms
+ * milliseconds while this process sleeps; 0 when /proc/stat is unreadable. */
+double busy_share(int ms);
+
 #endif

@@ -52,7 +52,7 @@ static void head_json_meta(const struct bench *b)
 		pfr_bench_cpu[0], pfr_bench_cpu[1],
 		pfr_bench_pinned ? "true" : "false");
 	json_kv_str(out, "kernel", m->kernel, 1);
-	json_kv_str(out, "compiler", compiler(), 1);
+	json_kv_str(out, "compiler", pfr_cli_compiler(), 1);
 	json_kv_str(out, "flags", PFR_BENCH_CFLAGS, 1);
 	json_kv_str(out, "backend", PFR_BARRIER_BACKEND, 1);
 	fprintf(out,
@@ -148,7 +148,7 @@ static void head_text(const struct bench *b, double rtt_med)
 		"%s; %s %s; barrier backend %s\n",
 		pfr_version(), m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1],
 		pfr_bench_pinned ? " (pinned)" : " (NOT pinned)", m->kernel,
-		compiler(), PFR_BENCH_CFLAGS, PFR_BARRIER_BACKEND);
+		pfr_cli_compiler(), PFR_BENCH_CFLAGS, PFR_BARRIER_BACKEND);
 	fprintf(out,
 		"capacity %zu KiB (1 MiB for 65520-byte payloads); %d "
 		"interleaved repetitions of %g ms runs; median [min-max]\n",

@@ -131,10 +131,7 @@ const char *pol_name(int p);
 /* "perfring acqrel batch", "rte_ring burst", "perfring acqrel drop" ... */
 void label(char *buf, size_t len, const struct pfr_bench_queue *q);
 void cpu_model(char *buf, size_t len);
-const char *compiler(void);
 int tsan_ok(int ordering);
-/* Share of the two bench CPUs' time spent busy over ms milliseconds. */
-double busy_share(int ms);
 /* --wait-idle: waits up to secs seconds for the CPUs to calm down. */
 double wait_idle(double secs);
 

@@ -30,6 +30,9 @@ int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
  * each byte that is not part of a valid UTF-8 character is \ufffd. */
 void pfr_cli_json_str(FILE *f, const char *s);
 
+/* The compiler this program was built with, e.g. "gcc 12.2.0". */
+const char *pfr_cli_compiler(void);
+
 /* Writes s for a terminal: printable ASCII and valid UTF-8 characters as
  * they are, every control byte (ESC, C1 controls, DEL) and every byte that
  * is not valid UTF-8 as \xNN. */

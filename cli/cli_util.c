@@ -205,3 +205,14 @@ int pfr_cli_open_regular(const char *path)
 	}
 	return fd;
 }
+
+const char *pfr_cli_compiler(void)
+{
+#if defined(__clang__)
+	return "clang " __clang_version__;
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
+#else
+	return "unknown";
+#endif
+}

@@ -55,17 +55,6 @@ static const char *endianness(void)
 #endif
 }
 
-static const char *compiler(void)
-{
-#if defined(__clang__)
-	return "clang " __clang_version__;
-#elif defined(__GNUC__)
-	return "gcc " __VERSION__;
-#else
-	return "unknown";
-#endif
-}
-
 static void help(void)
 {
 	printf("usage: perfring info [--json]\n\n"
@@ -89,7 +78,7 @@ static void print_json(void)
 	pfr_cli_json_str(stdout, endianness());
 	printf(",\"pointer_bits\":%u", (unsigned)(sizeof(void *) * 8));
 	printf(",\"compiler\":");
-	pfr_cli_json_str(stdout, compiler());
+	pfr_cli_json_str(stdout, pfr_cli_compiler());
 	printf(",\"compiler_target\":");
 	pfr_cli_json_str(stdout, PFR_INSN_TARGET);
 	printf(",\"backend\":");
@@ -118,7 +107,7 @@ static void print_text(void)
 	printf("perfring %s\n", pfr_version());
 	printf("target:   %s (%s, %u-bit)\n", target_name(), endianness(),
 	       (unsigned)(sizeof(void *) * 8));
-	printf("compiler: %s (%s)\n", compiler(), PFR_INSN_TARGET);
+	printf("compiler: %s (%s)\n", pfr_cli_compiler(), PFR_INSN_TARGET);
 	printf("backend:  %s\n", PFR_BARRIER_BACKEND);
 	if (strcmp(PFR_INSN_BACKEND, PFR_BARRIER_BACKEND))
 		printf("note:     the table below was compiled with the %s "
