@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "compiler.h"
+#include "opts.h"
 #include "perf_session_int.h"
 
 /* The command's exit statuses when it never ran: exec failed, or the
@@ -54,24 +55,16 @@ void pfr__sess_log(struct pfr_perf_session *s, int level, const char *fmt, ...)
 	s->o.log(s->o.log_arg, level, msg);
 }
 
-/* Copies a caller's options struct of size sz (libbpf's opts.sz rule):
- * the fields within sz, zero beyond; a larger struct must be zero past
- * ours.  0 or -PFR_E_INVAL. */
+/* Copies a caller's options struct by the library's one sz rule
+ * (pfr__opts_copy(): sz 0 is this layout, the first the session had);
+ * NULL gives the defaults.  0 or -PFR_E_INVAL. */
 static int copy_opts(void *dst, size_t dsz, const void *src)
 {
-	size_t sz;
-
-	memset(dst, 0, dsz);
-	if (!src)
+	if (!src) {
+		memset(dst, 0, dsz);
 		return 0;
-	memcpy(&sz, src, sizeof(sz));
-	if (sz < sizeof(size_t))
-		return -PFR_E_INVAL;
-	for (size_t i = dsz; i < sz; i++)
-		if (((const unsigned char *)src)[i])
-			return -PFR_E_INVAL;
-	memcpy(dst, src, sz < dsz ? sz : dsz);
-	return 0;
+	}
+	return pfr__opts_copy(dst, dsz, dsz, src, dsz);
 }
 
 /* Fills an output struct up to its sz from ours. */
@@ -82,6 +75,8 @@ static int copy_out(void *dst, const void *src, size_t ssz)
 	if (!dst)
 		return -PFR_E_INVAL;
 	memcpy(&sz, dst, sizeof(sz));
+	if (!sz)
+		sz = ssz; /* as for options: 0 is this layout */
 	if (sz < sizeof(size_t))
 		return -PFR_E_INVAL;
 	if (sz > ssz) {

@@ -43,10 +43,12 @@
  * which is async-signal-safe.
  *
  * Options structs carry their size as the first member (sz): set it to
- * sizeof the struct you compiled against; the library reads only the
- * fields within sz, treats the others as zero, and refuses (-PFR_E_INVAL)
- * an sz smaller than a size_t or a larger struct whose bytes past its own
- * size are not zero.  The stats struct is filled the same way, up to sz.
+ * sizeof the struct you compiled against, or leave it 0 (this layout, as
+ * for every perfring options struct); the library reads only the fields
+ * within sz, treats the others as zero, and refuses (-PFR_E_INVAL) an sz
+ * smaller than a size_t or a larger struct whose bytes past its own size
+ * are not zero.  The stats and error structs are filled the same way, up
+ * to sz (0: this layout).
  *
  * Concurrency (for every function unless it says otherwise): one thread
  * per session; distinct sessions are independent.
