@@ -899,8 +899,9 @@ static void pfr__overwrite_room(struct pfr_writer *w, uint64_t end)
 /* BLOCK: a writer that found the ring full spins until this much more
  * than it needs is free (a sixteenth of the ring, at most
  * PFR__BLOCK_SLACK_MAX: about what a reader frees during the spins), and
- * takes the bare need only when its spins run out.  Without the slack a writer behind a reader that frees one record
- * at a time (tail published per record) resumed for every record freed:
+ * takes the bare need only when its spins run out.  Without the slack a
+ * writer behind a reader that frees one record at a time (tail published
+ * per record) resumed for every record freed:
  * one tail load per record or two, and its stores landed on the line the
  * reader was still reading, which then crossed between the two caches
  * once per record (measured with 8-byte records at 32 KiB, tail per
