@@ -93,7 +93,7 @@ int pfr_cmd_script(int argc, char **argv)
 	/* Only a regular file: a FIFO would block the open for a writer
 	 * (the library refuses one too, and reads the file without mapping
 	 * it, so that a truncation meanwhile cannot raise SIGBUS). */
-	n = pfr_cli_open_regular(in);
+	n = strcmp(in, "-") ? pfr_cli_open_regular(in) : -1;
 	if (n < 0 && errno == EINVAL) {
 		fprintf(stderr,
 			"perfring script: %s: not a regular file (a FIFO, "
@@ -121,7 +121,8 @@ int pfr_cmd_script(int argc, char **argv)
 		return 1;
 	}
 	/* Tracepoint fields from the formats the file stores. */
-	tp = pfr_trace_open(in, &why);
+	/* Not from standard input: its stream is read once, by the library */
+	tp = strcmp(in, "-") ? pfr_trace_open(in, &why) : NULL;
 	if (!tp && *why)
 		fprintf(stderr,
 			"perfring script: %s: tracepoint fields not decoded: "
