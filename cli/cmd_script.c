@@ -61,7 +61,7 @@ int pfr_cmd_script(int argc, char **argv)
 	struct pfr_perf_file *f;
 	struct pfr_out *o;
 	struct pfr_trace *tp;
-	const char *why;
+	const char *why = "";
 	struct pfr_record rec;
 	int err, n;
 	uint64_t records = 0;
