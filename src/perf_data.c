@@ -1347,8 +1347,7 @@ static int pfr_pipe_attr(struct pfr_perf_file *f, const unsigned char *p,
 	if (!asz)
 		asz = PERF_ATTR_SIZE_VER0;
 	if (asz < PERF_ATTR_SIZE_VER0 || asz > len || asz % 8 ||
-	    (len - asz) % 8 || ((uintptr_t)(p + asz)) % 8 ||
-	    f->nr_ev >= 4096)
+	    (len - asz) % 8 || ((uintptr_t)(p + asz)) % 8 || f->nr_ev >= 4096)
 		return -PFR_PERF_E_FILE_LAYOUT;
 	e = realloc(f->ev, (f->nr_ev + 1) * sizeof(*f->ev));
 	if (!e)
@@ -1376,8 +1375,7 @@ static void pfr_pipe_update(struct pfr_perf_file *f, const unsigned char *p,
 	memcpy(&type, p, 8);
 	memcpy(&id, p + 8, 8);
 	nl = strnlen((const char *)p + 16, len - 16);
-	if (type != 2 /* PERF_EVENT_UPDATE__NAME */ || !nl ||
-	    nl == len - 16)
+	if (type != 2 /* PERF_EVENT_UPDATE__NAME */ || !nl || nl == len - 16)
 		return;
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		for (uint32_t k = 0; k < f->ev[i].nr_ids; k++) {
@@ -1393,8 +1391,8 @@ static void pfr_pipe_update(struct pfr_perf_file *f, const unsigned char *p,
 }
 
 /* HEADER_EVENT_TYPE: { u64 config, char name[64] } of a tracepoint. */
-static void pfr_pipe_event_type(struct pfr_perf_file *f,
-				const unsigned char *p, uint32_t len)
+static void pfr_pipe_event_type(struct pfr_perf_file *f, const unsigned char *p,
+				uint32_t len)
 {
 	uint64_t cfg;
 
