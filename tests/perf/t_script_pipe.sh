@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `perfring record -o -` writes perf's pipe format; perfring script reads
+# it back, from the file (-i FILE) and from standard input (-i -), and
+# prints the same sample lines as perf script of that file.  A recording
+# of the same workload to a normal file prints sample lines of the same
+# shape (the same events, the same columns).  A truncated stream is an
+# error or a shorter listing, never a crash.
+. "$(dirname "$0")/lib.sh"
+need_perf_events
+need_perf_tool
+cd "$tmp" || exit 1
+
+
+"$P" record -q -o - -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' \
+	>pipe.data 2>rec.err
+ok $? "record -o - into a file"
+ok $([ "$(head -c 8 pipe.data)" = PERFILE2 ]; echo $?) "it starts PERFILE2"
+
+"$P" script -i pipe.data --samples >file.pfr 2>file.err
+ok $? "perfring script -i FILE of the pipe stream exits 0"
+ok $([ ! -s file.err ]; echo $?) "nothing on stderr"
+diag <file.err
+"$P" script -i - --samples <pipe.data >stdin.pfr 2>stdin.err
+ok $? "perfring script -i - (a redirected file) exits 0"
+cat pipe.data | "$P" script -i - --samples >cat.pfr 2>cat.err
+ok $? "perfring script -i - (a pipe) exits 0"
+diag <cat.err
+perf script -i pipe.data >perf.out 2>/dev/null
+n=$(wc -l <perf.out)
+ok $([ "$n" -gt 0 ]; echo $?) "perf script prints $n sample lines"
+diff perf.out file.pfr | head -20 | diag
+ok $(cmp -s perf.out file.pfr; echo $?) "-i FILE: the same lines as perf script"
+ok $(cmp -s perf.out stdin.pfr; echo $?) "-i - <FILE: the same lines"
+ok $(cmp -s perf.out cat.pfr; echo $?) "... | -i -: the same lines"
+
+# The same workload to a normal file: the same shape of sample lines.
+"$P" record -q -o file.data -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' \
+	>/dev/null 2>&1
+ok $? "record -o file.data"
+"$P" script -i file.data --samples >normal.pfr 2>/dev/null
+# shape FILE: each sample line's event name and number of columns
+shape() {
+	awk '{ for (i = 4; i <= NF; i++) if ($i ~ /^[a-z][-a-z_:]*:$/) {
+		print $i, NF; break } }' "$1" | sort -u
+}
+m=$(wc -l <normal.pfr)
+ok $([ "$m" -gt 0 ]; echo $?) "the normal file prints $m sample lines"
+ok $([ "$(shape normal.pfr)" = "$(shape file.pfr)" ]; echo $?) \
+	"the same events in both ($(shape file.pfr | tr '\n' ' '))"
+
+# Truncated streams: an error or a shorter listing, never a crash.
+sz=$(stat -c %s pipe.data)
+bad=0
+for cut in 0 8 16 40 100 $((sz / 3)) $((sz / 2)) $((sz - 7)); do
+	head -c "$cut" pipe.data | "$P" script -i - --samples >cut.out 2>&1
+	rc=$?
+	[ "$rc" -le 1 ] || { bad=1; diag "cut at $cut: exit $rc"; }
+done
+ok $bad "truncated streams exit 0 or 1, never a signal"
+tap_done
