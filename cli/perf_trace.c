@@ -170,6 +170,35 @@ static int pfr_trace_parse(struct pfr_trace *t, struct pfr_cur *c)
 	return c->bad ? -1 : 0;
 }
 
+/* Where perf's pipe format (a 16-byte header, then records) holds its
+ * tracing data: the bytes that follow the HEADER_TRACING_DATA record,
+ * which comes ahead of the data (the first kernel record ends the
+ * search).  0, or -1 when it has none. */
+static int pfr_trace_in_pipe(int fd, uint64_t sec[2])
+{
+	uint64_t at = 16;
+
+	for (;;) {
+		struct {
+			uint32_t type;
+			uint16_t misc, size;
+			uint32_t len, pad;
+		} r;
+
+		if (pread(fd, &r, 8, (off_t)at) != 8 || r.size < 8 ||
+		    r.type < 64)
+			return -1;
+		if (r.type == 66) { /* PERF_RECORD_HEADER_TRACING_DATA */
+			if (r.size < 12 || pread(fd, &r, 12, (off_t)at) != 12)
+				return -1;
+			sec[0] = at + r.size;
+			sec[1] = r.len;
+			return 0;
+		}
+		at += r.size;
+	}
+}
+
 /* The HEADER_TRACING_DATA section of a perf.data file (PERFILE2, this
  * machine's byte order), in a new buffer; NULL when it has none. */
 static unsigned char *pfr_trace_section(int fd, size_t *len, const char **why)
@@ -178,6 +207,12 @@ static unsigned char *pfr_trace_section(int fd, size_t *len, const char **why)
 	unsigned char *b;
 	int idx = 0;
 
+	if (pread(fd, h, 16, 0) == 16 && !memcmp(h, "PERFILE2", 8) &&
+	    h[1] == 16) {
+		if (pfr_trace_in_pipe(fd, sec))
+			return *why = "", NULL;
+		goto read;
+	}
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h, "PERFILE2", 8))
 		return *why = "not a perf.data file with a header", NULL;
@@ -188,6 +223,7 @@ static unsigned char *pfr_trace_section(int fd, size_t *len, const char **why)
 	if (at < h[5] ||
 	    pread(fd, sec, sizeof(sec), (off_t)at) != (ssize_t)sizeof(sec))
 		return *why = "feature table out of the file", NULL;
+read:
 	if (sec[1] > PFR_TRACE_MAX)
 		return *why = "tracing data too large", NULL;
 	b = malloc(sec[1] ? sec[1] : 1);

@@ -49,6 +49,16 @@ ok $([ "$m" -gt 0 ]; echo $?) "the normal file prints $m sample lines"
 ok $([ "$(shape normal.pfr)" = "$(shape file.pfr)" ]; echo $?) \
 	"the same events in both ($(shape file.pfr | tr '\n' ' '))"
 
+# Tracepoint fields from the stream's HEADER_TRACING_DATA (-i FILE).
+"$P" record -q -e sched:sched_switch -a -o - -- sleep 0.2 >tp.data 2>/dev/null
+ok $? "record -e sched:sched_switch -a -o -"
+"$P" script -i tp.data --samples >tp.pfr 2>tp.err
+perf script -i tp.data >tp.perf 2>/dev/null
+ok $(grep -q 'prev_comm=' tp.pfr; echo $?) "sched_switch fields decoded"
+ok $(cmp -s tp.perf tp.pfr; echo $?) \
+	"the same lines as perf script ($(wc -l <tp.pfr) lines)"
+diff tp.perf tp.pfr | head -10 | diag
+
 # Truncated streams: an error or a shorter listing, never a crash.
 sz=$(stat -c %s pipe.data)
 bad=0
