@@ -321,8 +321,8 @@ struct pfr_perf_file;
  * "-" writes perf's pipe format to standard output instead: the attrs,
  * event names, the features known at the start and the tracepoint
  * formats go ahead of the data as records (no build ids, no sample
- * times), for perf report -i -.  pfr_perf_file_open() does not read that
- * format.  Returns 0 or -PFR_E_SYSTEM (errno set). */
+ * times), for perf report -i -; pfr_perf_file_open() reads it back.
+ * Returns 0 or -PFR_E_SYSTEM (errno set). */
 PFR_API int pfr_perf_file_create(struct pfr_perf_file **f, const char *path);
 /* Declare an event: its attr, name, and the ids of its fds
  * (PERF_EVENT_IOC_ID).  Before any record is written; -PFR_E_INVAL after,
@@ -361,7 +361,13 @@ PFR_API int pfr_perf_file_write(struct pfr_perf_file *f,
 PFR_API int pfr_perf_file_close(struct pfr_perf_file *f);
 
 /* Open a perf.data file (perfring's or perf's own) for reading; validates
- * the header and every section against the file size.  Returns 0,
+ * the header and every section against the file size.  perf's pipe
+ * format (a 16-byte header, then records) is read too: the attrs and ids
+ * from its HEADER_ATTR records, names from EVENT_UPDATE, HEADER_EVENT_TYPE
+ * or the EVENT_DESC feature; pfr_perf_file_next() passes over perf's own
+ * records (type 64 and up, and the bytes that follow HEADER_TRACING_DATA)
+ * and reports a truncated or malformed one as an error.  path "-" reads
+ * standard input to its end (at most 1 GiB; EFBIG past it).  Returns 0,
  * -PFR_PERF_E_FILE_MAGIC, -PFR_PERF_E_FILE_LAYOUT or -PFR_E_SYSTEM. */
 PFR_API int pfr_perf_file_open(struct pfr_perf_file **f, const char *path);
 PFR_API uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f);
