@@ -53,6 +53,11 @@ if [ -x "${PERFRING:-}" ]; then
 		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'; cat "$out/seed.data"; } >"$out/corpus/perfdata"
 		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x01\x00\x00'; cat "$out/seed.data"; } >"$out/corpus/script"
 	fi
+	# The same in perf's pipe format (record -o -).
+	if "$PERFRING" record -q -F 2000 -o - -- true >"$out/pipe.data" 2>/dev/null; then
+		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'; cat "$out/pipe.data"; } >"$out/corpus/pipedata"
+		{ printf '%b' '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x01\x00\x00'; cat "$out/pipe.data"; } >"$out/corpus/pipescript"
+	fi
 fi
 echo "# fuzzing for $secs s"
 "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
