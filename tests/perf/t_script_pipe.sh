@@ -4,7 +4,9 @@
 # it back, from the file (-i FILE) and from standard input (-i -), and
 # prints the same sample lines as perf script of that file.  A recording
 # of the same workload to a normal file prints sample lines of the same
-# shape (the same events, the same columns).  A truncated stream is an
+# shape (the same events, the same columns).  perf's own pipe stream
+# reads the same way, and a tracepoint's fields are decoded from the
+# stream's tracing data (from a file).  A truncated stream is an
 # error or a shorter listing, never a crash.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
@@ -48,6 +50,17 @@ m=$(wc -l <normal.pfr)
 ok $([ "$m" -gt 0 ]; echo $?) "the normal file prints $m sample lines"
 ok $([ "$(shape normal.pfr)" = "$(shape file.pfr)" ]; echo $?) \
 	"the same events in both ($(shape file.pfr | tr '\n' ' '))"
+
+# perf's own pipe stream, read from standard input.
+perf record -q -o - -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' \
+	>perfpipe.data 2>/dev/null
+ok $? "perf record -o -"
+"$P" script -i - --samples <perfpipe.data >pp.pfr 2>pp.err
+ok $? "perfring script -i - of perf's stream exits 0"
+diag <pp.err
+perf script -i perfpipe.data >pp.perf 2>/dev/null
+ok $([ -s pp.perf ] && cmp -s pp.perf pp.pfr; echo $?) \
+	"the same lines as perf script ($(wc -l <pp.perf) lines)"
 
 # Tracepoint fields from the stream's HEADER_TRACING_DATA (-i FILE).
 "$P" record -q -e sched:sched_switch -a -o - -- sleep 0.2 >tp.data 2>/dev/null
