@@ -37,6 +37,7 @@ void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
 	s->start = start;
 	s->end = start + size;
 	s->bind = (unsigned char)bind;
+	s->seq = t->nsyms;
 	s->name = strdup(name);
 	if (s->name)
 		t->nsyms++;
@@ -46,7 +47,9 @@ static int pfr_sym_cmp(const void *a, const void *b)
 {
 	const struct pfr_sym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static size_t pfr_underscores(const char *s)
@@ -75,13 +78,17 @@ static int pfr_sym_better(const struct pfr_sym *a, const struct pfr_sym *b)
 	return strlen(a->name) > strlen(b->name);
 }
 
-void pfr_symtab_finish(struct pfr_symtab *t)
+void pfr_symtab_finish(struct pfr_symtab *t, int sizes_known)
 {
 	size_t n = 0;
 
 	if (!t->nsyms)
 		return; /* qsort wants a valid pointer even for 0 */
 	qsort(t->syms, t->nsyms, sizeof(*t->syms), pfr_sym_cmp);
+	if (!sizes_known)
+		for (size_t i = 0; i + 1 < t->nsyms; i++)
+			if (t->syms[i].end == t->syms[i].start)
+				t->syms[i].end = t->syms[i + 1].start;
 	for (size_t i = 0; i < t->nsyms; i++) {
 		struct pfr_sym *s = &t->syms[i];
 
@@ -323,7 +330,7 @@ size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
 	pfr_elf_plt(t, e);
 	elf_end(e);
 	close(fd);
-	pfr_symtab_finish(t);
+	pfr_symtab_finish(t, 1);
 	return n;
 }
 #else

@@ -11,6 +11,7 @@ struct pfr_sym {
 	uint64_t start, end;
 	char *name;
 	unsigned char bind; /* STB_* */
+	size_t seq; /* order of addition: ties of equal starts keep it */
 };
 
 struct pfr_seg {
@@ -33,7 +34,11 @@ void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
 /* Sorts, keeps one symbol per address (perf's preference: sized, not
  * weak, global, fewer leading '_', longer name) and ends each size-0
  * symbol where the next begins.  Call once after the last add. */
-void pfr_symtab_finish(struct pfr_symtab *t);
+/* Sorts and picks one name per address.  sizes_known 0 (kallsyms: no
+ * sizes): as perf does, each size runs to the next symbol first, so of
+ * several names at one address (aliases) the last listed wins; else (ELF)
+ * the best by perf's rules, then sizes are filled in. */
+void pfr_symtab_finish(struct pfr_symtab *t, int sizes_known);
 /* The symbol holding address a, or NULL. */
 const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a);
 void pfr_symtab_free(struct pfr_symtab *t);

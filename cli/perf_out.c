@@ -119,7 +119,7 @@ static void pfr_load_kallsyms(struct pfr_symtab *t)
 				       : type == 'T'		  ? STB_GLOBAL
 								  : STB_LOCAL);
 	fclose(f);
-	pfr_symtab_finish(t);
+	pfr_symtab_finish(t, 0);
 }
 
 static struct pfr_dso *pfr_dso(struct pfr_out *o, const char *name)

@@ -16,6 +16,7 @@ cd "$tmp" || exit 1
 # pointers, so that -g (fp) chains are whole.
 cat >busy.c <<'EOC'
 #include <stdlib.h>
+#include <unistd.h>
 volatile unsigned long sink;
 __attribute__((noinline)) static void leaf(unsigned long n)
 {
@@ -31,8 +32,11 @@ int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], 0, 0) : 30000000;
 
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4; k++) {
 		middle(n);
+		if (argc > 2) /* switch out: a sched_switch with a call chain */
+			usleep(10000);
+	}
 	return 0;
 }
 EOC
@@ -117,10 +121,12 @@ ok $? "--json: frames name leaf and main in busy ($(cat cg.check))"
 ok $? "record -F 999 -- ./busy"
 same_as_perf ip.data "samples without a call chain"
 
-# 5. A tracepoint with its call chain.
-"$P" record -q -g -e sched:sched_switch -o tpg.data -- ./busy 3000000 \
+# 5. A tracepoint with its call chain.  A CPU-bound program alone may run
+# without a single context switch on an idle machine: busy sleeps between
+# its loops, so it switches out every time.
+"$P" record -q -g -e sched:sched_switch -o tpg.data -- ./busy 3000000 sleep \
 	>/dev/null 2>&1
-ok $? "record -g -e sched:sched_switch -- ./busy"
+ok $? "record -g -e sched:sched_switch -- ./busy (sleeping between loops)"
 same_as_perf tpg.data "sched_switch with call chains"
 
 # 6. A stored format that puts prev_pid past the end of the sample: that
