@@ -201,45 +201,64 @@ static PR_LOOP void pr_produce(void *p, struct pfr_bench_run *run)
 
 /* ---- consumer ---- */
 
+/* Waits for records: the bytes readable (> 0), 0 once the producer is
+ * done and everything is read, or < 0 (run->error set).  The reader waits
+ * with pfr_reader_poll(), as the library says a spinning reader should;
+ * the "spin" rows load head with pfr_reader_begin() and one pause between
+ * loads, as the peers' consumers spin, to show what the pacing is worth. */
+static inline __attribute__((always_inline)) int64_t
+pr_wait(struct pr_q *q, struct pfr_bench_run *run, int spin)
+{
+	uint64_t stall_t0 = 0, idle = 0;
+
+	for (;;) {
+		int64_t avail = spin ? pfr_reader_begin(&q->r)
+				     : pfr_reader_poll(&q->r, 64);
+		uint64_t now;
+
+		if (__builtin_expect(avail > 0, 1))
+			return avail;
+		if (avail < 0) {
+			run->error = (int)avail;
+			return avail;
+		}
+		/* purpose: pairs with the release store of done in
+		 * pr_produce_body(): everything published before it is
+		 * visible to the begin below */
+		if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE)) {
+			avail = pfr_reader_begin(&q->r);
+			if (avail < 0)
+				run->error = (int)avail;
+			return avail;
+		}
+		if (spin) {
+			pfr_cpu_relax();
+			if (__builtin_expect(++idle & 0xfffff, 1))
+				continue;
+		}
+		now = pfr_bench_now_ns();
+		if (!stall_t0) {
+			stall_t0 = now;
+		} else if (now - stall_t0 > STALL_NS) {
+			run->error = -PFR_E_TIMEDOUT;
+			return -PFR_E_TIMEDOUT;
+		}
+	}
+}
+
 static inline __attribute__((always_inline)) void
 pr_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 {
 	struct pfr_reader *r = &q->r;
-	uint64_t expect = 0, idle = 0, stall_t0 = 0;
+	uint64_t expect = 0;
 	unsigned k, rbatch = run->rbatch ? run->rbatch : 1;
 
 	while (expect < run->n) {
 		struct pfr_record rec;
-		int64_t avail = pfr_reader_begin(r);
 		int rc;
 
-		if (__builtin_expect(avail <= 0, 0)) {
-			if (avail < 0) {
-				run->error = (int)avail;
-				break;
-			}
-			/* purpose: pairs with the release store of done in
-			 * pr_produce_body(): everything published before it
-			 * is visible to the begin below */
-			if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE)) {
-				if (pfr_reader_begin(r) == 0)
-					break;
-				continue;
-			}
-			pfr_cpu_relax();
-			if (__builtin_expect(!(++idle & 0xfffff), 0)) {
-				uint64_t now = pfr_bench_now_ns();
-
-				if (!stall_t0)
-					stall_t0 = now;
-				else if (now - stall_t0 > STALL_NS) {
-					run->error = -PFR_E_TIMEDOUT;
-					break;
-				}
-			}
-			continue;
-		}
-		idle = stall_t0 = 0;
+		if (pr_wait(q, run, 0) <= 0)
+			break;
 		k = 0;
 		while ((rc = pfr_reader_next(r, &rec)) == 1) {
 			if (__builtin_expect(rec.hdr.type == PFR_RECORD_LOST,
@@ -288,17 +307,20 @@ pr_cb_body(void *ctx, const struct pfr_record *rec, size_t payload)
 {
 	struct pr_cb *cb = (struct pr_cb *)ctx;
 
-	if (__builtin_expect(rec->hdr.type == PFR_RECORD_LOST, 0)) {
+	/* One test in the common case: a LOST record's payload is 16 bytes,
+	 * never a bench payload size, so a record of the payload's length
+	 * is a message and anything else is looked at in detail. */
+	if (__builtin_expect(rec->len == payload, 1)) {
+		pfr_bench_got(cb->run, rec->payload, cb->expect, payload / 8);
+		cb->expect++;
+	} else if (rec->hdr.type == PFR_RECORD_LOST) {
 		uint64_t lost;
 
 		memcpy(&lost, (const char *)rec->payload + 8, 8);
 		cb->expect += lost;
-	} else if (__builtin_expect(rec->len != payload, 0)) {
+	} else {
 		if (!cb->run->bad++)
 			cb->run->bad_seq = cb->expect;
-		cb->expect++;
-	} else {
-		pfr_bench_got(cb->run, rec->payload, cb->expect, payload / 8);
 		cb->expect++;
 	}
 	return 0;
@@ -325,42 +347,18 @@ static int pr_cb_any(void *ctx, const struct pfr_record *rec)
 }
 
 static inline __attribute__((always_inline)) void
-pr_consume_cb_body(struct pr_q *q, struct pfr_bench_run *run, pfr_record_fn fn)
+pr_consume_cb_body(struct pr_q *q, struct pfr_bench_run *run, pfr_record_fn fn,
+		   int spin)
 {
 	struct pfr_reader *r = &q->r;
 	struct pr_cb cb = {run, 0};
-	uint64_t idle = 0, stall_t0 = 0;
 	unsigned rbatch = run->rbatch ? run->rbatch : 1;
 
 	while (cb.expect < run->n) {
-		int64_t avail = pfr_reader_begin(r), got;
+		int64_t got;
 
-		if (__builtin_expect(avail <= 0, 0)) {
-			if (avail < 0) {
-				run->error = (int)avail;
-				break;
-			}
-			/* purpose: pairs with the release store of done in
-			 * pr_produce_body(), as in pr_consume_body() */
-			if (__atomic_load_n(&q->done->v, __ATOMIC_ACQUIRE)) {
-				if (pfr_reader_begin(r) == 0)
-					break;
-				continue;
-			}
-			pfr_cpu_relax();
-			if (__builtin_expect(!(++idle & 0xfffff), 0)) {
-				uint64_t now = pfr_bench_now_ns();
-
-				if (!stall_t0)
-					stall_t0 = now;
-				else if (now - stall_t0 > STALL_NS) {
-					run->error = -PFR_E_TIMEDOUT;
-					break;
-				}
-			}
-			continue;
-		}
-		idle = stall_t0 = 0;
+		if (pr_wait(q, run, spin) <= 0)
+			break;
 		/* tail goes out every rbatch records, as above */
 		do {
 			got = pfr_reader_consume(r, fn, &cb, rbatch);
@@ -374,33 +372,45 @@ pr_consume_cb_body(struct pr_q *q, struct pfr_bench_run *run, pfr_record_fn fn)
 	pfr_bench_done(run);
 }
 
-static PR_LOOP void pr_consume_cb(void *p, struct pfr_bench_run *run)
+static inline __attribute__((always_inline)) void
+pr_consume_cb_sel(void *p, struct pfr_bench_run *run, int spin)
 {
 	struct pr_q *q = (struct pr_q *)p;
 
 	switch (run->payload) {
 	case 8:
-		pr_consume_cb_body(q, run, pr_cb_8);
+		pr_consume_cb_body(q, run, pr_cb_8, spin);
 		break;
 	case 64:
-		pr_consume_cb_body(q, run, pr_cb_64);
+		pr_consume_cb_body(q, run, pr_cb_64, spin);
 		break;
 	case 256:
-		pr_consume_cb_body(q, run, pr_cb_256);
+		pr_consume_cb_body(q, run, pr_cb_256, spin);
 		break;
 	case 1024:
-		pr_consume_cb_body(q, run, pr_cb_1024);
+		pr_consume_cb_body(q, run, pr_cb_1024, spin);
 		break;
 	case 4096:
-		pr_consume_cb_body(q, run, pr_cb_4096);
+		pr_consume_cb_body(q, run, pr_cb_4096, spin);
 		break;
 	case PFR_BENCH_MAX_PAYLOAD:
-		pr_consume_cb_body(q, run, pr_cb_65520);
+		pr_consume_cb_body(q, run, pr_cb_65520, spin);
 		break;
 	default:
-		pr_consume_cb_body(q, run, pr_cb_any);
+		pr_consume_cb_body(q, run, pr_cb_any, spin);
 		break;
 	}
+}
+
+static PR_LOOP void pr_consume_cb(void *p, struct pfr_bench_run *run)
+{
+	pr_consume_cb_sel(p, run, 0);
+}
+
+static PR_LOOP __attribute__((unused)) void
+pr_consume_cb_spin(void *p, struct pfr_bench_run *run)
+{
+	pr_consume_cb_sel(p, run, 1);
 }
 
 static PR_LOOP __attribute__((unused)) void
@@ -624,12 +634,16 @@ out:
 #ifndef PR_WA_ONLY
 const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
+	PRC("spin", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0,
+	    pr_consume_cb_spin),
 	PRS("next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0, 1),
 	PRS("single", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_FULL, PFR_POLICY_DROP, 0, 0, 1),
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
+	PRC("batch spin", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0,
+	    pr_consume_cb_spin),
 	PRS("batch next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0),
 	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
 	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),

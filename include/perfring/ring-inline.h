@@ -177,6 +177,48 @@ PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 	return PFR__ORD_CALL(r->ordering, pfr__begin, r);
 }
 
+/* pfr_reader_poll()'s pacing.  A reader whose first load of head keeps
+ * finding records waits 2^pace - 1 pauses before that load: pace grows by
+ * one while the batches it finds are under a sixteenth of the ring (at
+ * most PFR__POLL_BATCH bytes), shrinks by one while they are over twice
+ * that, and drops to 0 when the first load finds nothing (the writer is
+ * the slower side: no reason to wait).  Empty polls after the first wait
+ * 2, 4, then 8 pauses between loads. */
+#define PFR__POLL_BATCH 2048u
+#define PFR__POLL_PACE_MAX 7u
+#define PFR__POLL_GAP_MAX 8u
+
+PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
+{
+	uint64_t want = (r->mask + 1) >> 4;
+	uint32_t spin, gap = 2;
+	int64_t avail;
+
+	if (want > PFR__POLL_BATCH)
+		want = PFR__POLL_BATCH;
+	for (spin = (1u << r->pace) - 1; spin; spin--)
+		pfr_cpu_relax();
+	avail = pfr_reader_begin(r);
+	if (avail > 0) {
+		if ((uint64_t)avail < want) {
+			if (r->pace < PFR__POLL_PACE_MAX)
+				r->pace++;
+		} else if ((uint64_t)avail >= 2 * want && r->pace) {
+			r->pace--;
+		}
+		return avail;
+	}
+	r->pace = 0;
+	while (!avail && polls-- > 1) {
+		for (spin = gap; spin; spin--)
+			pfr_cpu_relax();
+		if (gap < PFR__POLL_GAP_MAX)
+			gap *= 2;
+		avail = pfr_reader_begin(r);
+	}
+	return avail;
+}
+
 PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 {
 	uint64_t tail = r->tail, mask = r->mask, off = tail & mask;
@@ -221,17 +263,30 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	return 1;
 }
 
+/* The last place in [p, end) where a record of `size` bytes still fits,
+ * or p - 1 when none does (p > the data area's start: never 0). */
+PFR__INLINE const unsigned char *
+pfr__last_fit(const unsigned char *p, const unsigned char *end, uint64_t size)
+{
+	return (uint64_t)(end - p) >= size
+		       ? end - size
+		       : (const unsigned char *)((uintptr_t)p - 1);
+}
+
 PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 				       void *ctx, uint64_t max)
 {
 	const unsigned char *data = r->data;
 	uint64_t mask = r->mask, budget = max ? max : UINT64_MAX;
+	/* The last header that passed the checks (0 matches none: a valid
+	 * header's size is at least 8) and its size. */
+	uint64_t ok_raw = 0, ok_size = 8;
 
 	/* budget: records still allowed; max - budget were passed to fn */
 	while (budget) {
 		uint64_t tail = r->tail, off = tail & mask;
 		uint64_t left = r->head - tail, room = mask + 1 - off;
-		const unsigned char *p = data + off, *p0 = p, *end;
+		const unsigned char *p = data + off, *p0 = p, *end, *last;
 		struct pfr_record slow;
 		int rc, stop;
 
@@ -239,44 +294,57 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 			break;
 		/* the contiguous stretch: up to head or the end of the data
 		 * area, whichever is first (left <= the data size: begin
-		 * checked head) */
+		 * checked head); last: the last place where a record of
+		 * ok_size still fits in it */
 		end = p + (room < left ? room : left);
-		/* The same checks as pfr_reader_next()'s fast path, against
-		 * the end of the stretch; the header is read once into a
-		 * private copy.  size - 8 has no bit set outside 3..15 iff
-		 * size is a multiple of 8 and at least 8 (a u16 size below
-		 * 8 wraps).  A record that fails goes to the slow path,
-		 * which returns what pfr_reader_next() would.  Unrolled four
-		 * times, the budget counted down in the loop's test (gcc then
-		 * tests it once per four records): 32.6 -> 31.4 instructions
-		 * per 8-byte record in the bench's consumer (callgrind). */
-#pragma GCC unroll 4
+		last = pfr__last_fit(p, end, ok_size);
 		do {
-			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p);
+			uint64_t raw;
 			struct pfr_record rec;
-			uint64_t size;
 
+			/* Past last: the stretch is done, or a record of
+			 * ok_size does not fit here, so this header gets the
+			 * full checks. */
+			if (__builtin_expect(p > last, 0)) {
+				if (p == end)
+					break;
+				ok_raw = 0;
+			}
+			/* The header is read once into a private copy.  One
+			 * equal to the last header that passed is the same
+			 * type and size, and fits (p <= last): a stream of
+			 * records of one type and size, the common case,
+			 * costs two compares per record.  Any other header
+			 * gets the checks of pfr_reader_next()'s fast path:
+			 * size - 8 has no bit set outside 3..15 iff size is a
+			 * multiple of 8 and at least 8 (a u16 size below 8
+			 * wraps).  A record that fails goes to the slow path,
+			 * which returns what pfr_reader_next() would. */
+			raw = PFR_READ_ONCE(*(const uint64_t *)p);
 			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
-			size = rec.hdr.size;
-			if (__builtin_expect(
-				    rec.hdr.type == PFR_RECORD_LOST ||
-					    rec.hdr.type == PFR_RECORD_PAD ||
-					    ((size - 8) & ~(uint64_t)0xfff8) ||
-					    (uintptr_t)p + size >
-						    (uintptr_t)end,
-				    0))
-				goto slow;
+			if (__builtin_expect(raw != ok_raw, 0)) {
+				uint64_t size = rec.hdr.size;
+
+				if (rec.hdr.type == PFR_RECORD_LOST ||
+				    rec.hdr.type == PFR_RECORD_PAD ||
+				    ((size - 8) & ~(uint64_t)0xfff8) ||
+				    (uintptr_t)p + size > (uintptr_t)end)
+					goto slow;
+				ok_raw = raw;
+				ok_size = size;
+				last = pfr__last_fit(p, end, size);
+			}
 			rec.payload = p + sizeof(rec.hdr);
-			rec.len = (uint32_t)size - (uint32_t)sizeof(rec.hdr);
+			rec.len = (uint32_t)ok_size - (uint32_t)sizeof(rec.hdr);
 			rec.pos = tail + (uint64_t)(p - p0);
 			stop = fn(ctx, &rec);
-			p += size;
+			p += ok_size;
 			if (stop) {
 				budget--;
 				r->tail = tail + (uint64_t)(p - p0);
 				goto out;
 			}
-		} while (--budget && p != end);
+		} while (--budget);
 		r->tail = tail + (uint64_t)(p - p0);
 		continue;
 slow:

@@ -263,7 +263,8 @@ struct pfr_reader {
 	uint32_t flags; /* PFR_READER_* */
 	uint8_t ordering;
 	uint8_t iflags; /* internal: PFR__READER_* (ring-proto.h) */
-	uint8_t pad[2];
+	uint8_t pace; /* pfr_reader_poll()'s pacing (private) */
+	uint8_t pad[1];
 };
 
 /* Reader flags for pfr_reader_init(). */
@@ -442,6 +443,24 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
  * or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
  * Concurrency: the reader only.  Progress: wait-free. */
 static inline int64_t pfr_reader_begin(struct pfr_reader *r);
+/* Wait for records by spinning, without taking head's cache line from the
+ * writer at every spin: load head (as pfr_reader_begin()) until records
+ * are readable, at most `polls` times (0 counts as 1), with 2, 4, then 8
+ * pauses between loads.  A reader that keeps finding records on its first
+ * load (a writer faster than its reader's polls) also waits before that
+ * load, so that it takes batches of about a sixteenth of the ring (at most
+ * 2 KiB) instead of a few records at a time: each load of head takes the
+ * line from a writer that stores it per record, and a reader that polls
+ * as fast as it can holds such a writer to a few records per cache-line
+ * round trip.  The wait adapts (docs/bench.md): it grows while the batches
+ * stay small, shrinks while they are large, and is none when the first
+ * load finds nothing.  Call it in place of pfr_reader_begin() where a
+ * reader spins for work; a reader that must see each record at the
+ * earliest (a ping-pong) calls pfr_reader_begin().  Returns what
+ * pfr_reader_begin() returns: the bytes available (0 when `polls` loads
+ * found nothing) or a negative error.
+ * Concurrency: the reader only.  Progress: wait-free (bounded by polls). */
+static inline int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls);
 /* Next record before the head loaded by begin.  Returns 1 with *rec filled,
  * 0 when the batch is drained, or a negative PFR_E_RECSIZE_* error (the
  * reader then stays at the bad record; a LOST record shorter than

@@ -33,6 +33,7 @@ static const char *const twins[] = {
 	"pfr_writer_max_payload",
 	"pfr_writer_lost",
 	"pfr_reader_begin",
+	"pfr_reader_poll",
 	"pfr_reader_next",
 	"pfr_reader_consume",
 	"pfr_reader_end",
@@ -69,6 +70,7 @@ static struct {
 	size_t (*max_payload)(const struct pfr_writer *);
 	uint64_t (*lost)(const struct pfr_writer *);
 	int64_t (*begin)(struct pfr_reader *);
+	int64_t (*poll)(struct pfr_reader *, uint32_t);
 	int (*next)(struct pfr_reader *, struct pfr_record *);
 	int64_t (*consume)(struct pfr_reader *, pfr_record_fn, void *,
 			   uint64_t);
@@ -142,6 +144,7 @@ static int resolve(void *h)
 	SYM(max_payload, "pfr_writer_max_payload");
 	SYM(lost, "pfr_writer_lost");
 	SYM(begin, "pfr_reader_begin");
+	SYM(poll, "pfr_reader_poll");
 	SYM(next, "pfr_reader_next");
 	SYM(consume, "pfr_reader_consume");
 	SYM(end, "pfr_reader_end");
@@ -269,11 +272,12 @@ static void test_ring(void)
 	is_int(F.next(&r, &rec), 0, "batch drained");
 	F.end(&r);
 	is_int(F.begin(&r), 0, "end twin published the tail");
+	is_int(F.poll(&r, 3), 0, "poll twin: nothing after 3 loads");
 
 	for (int i = 0; i < 3; i++)
 		fill(burst + 24 * i, 24, 100 + (uint64_t)i);
 	is_int(F.write_burst(&w, 3, burst, 24, 3), 3, "write_burst twin: 3");
-	F.begin(&r);
+	is_int(F.poll(&r, 1), 3 * 32, "poll twin: the burst's 3 records");
 	for (got = 0; F.next(&r, &rec) == 1;)
 		got += rec.hdr.type == 3 &&
 		       !memcmp(rec.payload, burst + 24 * got, 24);
