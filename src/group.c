@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +57,7 @@
 #include <perfring/merge.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
 #include "task_int.h"
@@ -160,14 +160,6 @@ struct pfr_group {
 
 /* ---- helpers ---- */
 
-static uint64_t pfr__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct pfr__gent *pfr__ent(const struct pfr_group *g, uint32_t i)
 {
 	return (struct pfr__gent *)(g->base + g->dir_off) + i;
@@ -207,23 +199,6 @@ static uint64_t pfr__self_start(void)
 		cached_pid = me;
 	}
 	return cached;
-}
-
-static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* ---- the process's open groups, for the writers' wake path ---- */
@@ -1208,7 +1183,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		return -PFR_E_INVAL;
 	pfr__scan(g);
 	if (g->reclaim_ns != UINT64_MAX) {
-		uint64_t now = pfr__now();
+		uint64_t now = pfr__now_ns();
 
 		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
 			g->last_check = now;
@@ -1344,13 +1319,12 @@ int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
 		return -PFR_E_INVAL;
 	if (pfr__arm(g, 1))
 		return 1;
-	now = pfr__now();
-	deadline =
-		timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+	now = pfr__now_ns();
+	deadline = pfr__deadline(now, timeout_ns);
 	g->st.wakeups++;
 	while (PFR_READ_ONCE(g->h->sleep) == 1 && now < deadline) {
 		pfr__futex_wait(&g->h->sleep, 1, deadline - now);
-		now = pfr__now();
+		now = pfr__now_ns();
 	}
 	pfr__disarm(g);
 	return pfr__pending(g);

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <perfring/mpsc.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "opts.h"
 #include "task_int.h"
 
@@ -77,10 +77,7 @@ struct pfr_mpsc {
 #ifndef PFR__MPSC_MODEL
 static uint64_t pfr__mpsc_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return pfr__now_ns();
 }
 
 static uint32_t pfr__mpsc_gettid(void)
@@ -113,30 +110,6 @@ static int pfr__mpsc_tid_dead(uint32_t tid, uint64_t start)
 	if (pfr__mpsc_tid_state(tid, &now_start))
 		return 1;
 	return start && now_start && now_start != start;
-}
-
-/* ---- futexes ---- */
-
-static void pfr__mpsc_futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__mpsc_futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static uint64_t pfr__mpsc_deadline(uint64_t now, uint64_t timeout)
-{
-	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
 }
 
 /* ---- layout, creation, attachment ---- */
@@ -597,8 +570,7 @@ static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 
 			if (!checked) {
 				checked = now;
-				deadline =
-					pfr__mpsc_deadline(now, p->timeout_ns);
+				deadline = pfr__deadline(now, p->timeout_ns);
 			}
 			if (now - checked >= PFR__MPSC_CHECK_NS) {
 				checked = now;
@@ -656,14 +628,14 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	}
 	now = pfr__mpsc_now();
 	if (!*deadline)
-		*deadline = pfr__mpsc_deadline(now, p->timeout_ns);
+		*deadline = pfr__deadline(now, p->timeout_ns);
 	if (now >= *deadline)
 		return -PFR_E_TIMEDOUT;
 	/* A reader asleep below a threshold the full ring cannot reach
 	 * would never free the space: wake it. */
 	if (PFR_READ_ONCE(c->reader_waiting)) {
 		PFR_WRITE_ONCE(c->reader_waiting, 0);
-		pfr__mpsc_futex_wake(&c->reader_waiting);
+		pfr__futex_wake(&c->reader_waiting);
 	}
 	PFR_WRITE_ONCE(c->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
@@ -671,7 +643,7 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->cons_pos) != seen)
 		return 0;
-	pfr__mpsc_futex_wait(&c->writer_waiting, 1, *deadline - now);
+	pfr__futex_wait(&c->writer_waiting, 1, *deadline - now);
 	return 0;
 }
 
@@ -895,7 +867,7 @@ void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
 	if (cons != pos && !pfr__wake_met(end - cons, recs, wb, wr))
 		return;
 	PFR_WRITE_ONCE(c->reader_waiting, 0);
-	pfr__mpsc_futex_wake(&c->reader_waiting);
+	pfr__futex_wake(&c->reader_waiting);
 }
 
 int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
@@ -957,7 +929,7 @@ void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns)
 void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r)
 {
 	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
-	pfr__mpsc_futex_wake(&r->ctl->writer_waiting);
+	pfr__futex_wake(&r->ctl->writer_waiting);
 }
 
 /* The reader left the BUSY record it had stopped at: account the stop. */
@@ -1122,7 +1094,7 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
-	deadline = pfr__mpsc_deadline(pfr__mpsc_now(), timeout_ns);
+	deadline = pfr__deadline(pfr__mpsc_now(), timeout_ns);
 	for (;;) {
 		rc = pfr__mpsc_ready(r, mark, wb, wr);
 		if (rc)
@@ -1153,7 +1125,7 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 			if (w < sleep)
 				sleep = w;
 		}
-		pfr__mpsc_futex_wait(&c->reader_waiting, 1, sleep);
+		pfr__futex_wait(&c->reader_waiting, 1, sleep);
 	}
 }
 

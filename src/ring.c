@@ -19,18 +19,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <perfring/ring.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
 
@@ -738,42 +737,7 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	return 0;
 }
 
-/* ---- futexes ---- */
-
-static uint64_t pfr__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Shared (not FUTEX_PRIVATE) so that it works across processes.  One
- * sleep lasts at most a day (the callers loop to their deadline): a 32-bit
- * time_t cannot hold more, and a negative one made FUTEX_WAIT fail at once
- * and the caller spin. */
-static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static uint64_t pfr__deadline(uint64_t now, uint64_t timeout)
-{
-	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
-}
+/* ---- futexes (src/futex_int.h) ---- */
 
 void (*pfr__group_waker)(struct pfr_ring_ctl *c);
 
