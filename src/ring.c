@@ -32,6 +32,7 @@
 #include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
+#include "shm_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -186,14 +187,11 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	void *p;
 
 	ring = calloc(1, sizeof(*ring));
-	if (!ring)
+	p = ring ? pfr__shm_alloc(fd, off + size) : NULL;
+	if (!p) {
+		free(ring);
 		return -PFR_E_SYSTEM;
-	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
-		goto fail;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
+	}
 	ring->ctl = ctl = (struct pfr_ring_ctl *)p;
 	ring->map_len = off + size;
 	ring->data_size = size;
@@ -220,9 +218,6 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	PFR_WRITE_ONCE(ctl->magic, PFR_RING_MAGIC);
 	*ringp = ring;
 	return 0;
-fail:
-	free(ring);
-	return -PFR_E_SYSTEM;
 }
 
 /* pfr_ring_create() and its two siblings below are defined under internal
@@ -240,42 +235,20 @@ int pfr__ring_create_v02(struct pfr_ring **ring,
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_v02, pfr_ring_create, "PERFRING_0.2");
 
-static int pfr__shm_path(char *buf, size_t len, const char *name)
-{
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
-		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
-}
-
 int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
 			     const struct pfr_ring_opts *opts)
 {
-	char path[NAME_MAX + 1];
 	struct pfr_ring_opts o;
 	int err = pfr__check_opts(&o, opts), fd;
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
+	if (err)
 		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
+	fd = pfr__shm_open(name, 1, o.mode);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode); /* past the umask */
-	err = pfr__ring_new(ring, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, name);
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
 		    "PERFRING_0.2");
@@ -290,42 +263,16 @@ int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
 		err = -PFR_E_INVAL;
 	if (err)
 		return err;
-	fd = memfd_create("perfring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = pfr__shm_memfd("perfring");
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__ring_new(ring, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	/* An attacher that finds these seals knows no peer can shrink the
-	 * object under its mapping (which would turn reads into SIGBUS). */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
-	    0)
-		(*ring)->sealed = 1;
-	return 0;
+		return fd;
+	err = pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, NULL);
+	if (!err)
+		(*ring)->sealed = pfr__shm_seal(fd);
+	return err;
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_memfd_v02, pfr_ring_create_memfd,
 		    "PERFRING_0.2");
-
-/*
- * A peer that shrinks the object under our mapping turns every access past
- * the new end into SIGBUS.  A memfd can be sealed against that: if it is
- * not sealed yet and still allows sealing, the attacher seals it itself
- * (before it looks at the size).  POSIX shared-memory objects cannot be
- * sealed: attaching one trusts the peers not to truncate it.  Returns 1
- * when the object can no longer shrink.
- */
-static int pfr__seal_shrink(int fd)
-{
-	int seals = fcntl(fd, F_GET_SEALS);
-
-	if (seals < 0)
-		return 0;
-	if (seals & F_SEAL_SHRINK)
-		return 1;
-	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
-}
 
 /*
  * Validates a ring's control block before trusting any of it.  Every field
@@ -337,24 +284,17 @@ static int pfr__seal_shrink(int fd)
  */
 static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 {
-	struct stat st;
 	struct pfr_ring_ctl *c;
 	struct pfr_ring *ring;
-	uint64_t magic, off, size;
+	uint64_t magic, off, size, file_size;
 	int sealed;
 	uint32_t version, ctl_size, policy, ordering, flags, max_record;
 	void *p;
-	int err;
+	int err = pfr__shm_peek(fd, sizeof(*c), &sealed, &file_size, &p);
 
-	sealed = pfr__seal_shrink(fd);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(struct pfr_ring_ctl))
-		return -PFR_E_MAPPING;
-	c = (struct pfr_ring_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
-					fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
+	if (err)
+		return err;
+	c = (struct pfr_ring_ctl *)p;
 	magic = PFR_READ_ONCE(c->magic);
 	/* purpose: read the control block only after its magic; pairs with
 	 * smp_wmb() in pfr__ring_new() */
@@ -380,24 +320,16 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR_RING_WAIT) ||
 	    max_record != pfr__max_record(size))
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < off + size)
+	if (file_size < off + size)
 		return -PFR_E_MAPPING;
 	if (size > max)
 		return -PFR_E_TOOBIG;
-	if (off + size > (uint64_t)SIZE_MAX) {
-		/* 32-bit targets: more than the address space holds */
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 
 	ring = calloc(1, sizeof(*ring));
-	if (!ring)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		err = -PFR_E_SYSTEM;
+	p = ring ? pfr__shm_map(fd, off + size) : NULL;
+	if (!p) {
 		free(ring);
-		return err;
+		return -PFR_E_SYSTEM;
 	}
 	ring->ctl = (struct pfr_ring_ctl *)p;
 	ring->map_len = off + size;
@@ -448,14 +380,7 @@ int pfr_ring_attach_fd_opts(struct pfr_ring **ring, int fd,
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, dup_fd, max);
-	if (err) {
-		int e = errno;
-
-		close(dup_fd);
-		errno = e;
-	}
-	return err;
+	return pfr__shm_done(pfr__ring_map(ring, dup_fd, max), dup_fd, NULL);
 }
 
 int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
@@ -466,25 +391,17 @@ int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
 int pfr_ring_attach_shm_opts(struct pfr_ring **ring, const char *name,
 			     const struct pfr_ring_attach_opts *opts)
 {
-	char path[NAME_MAX + 1];
 	uint64_t max;
 	int err = pfr__attach_limit(opts, &max), fd;
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
+	if (err)
 		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, fd, max);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__ring_map(ring, fd, max), fd, NULL);
 }
 
 int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
@@ -505,12 +422,7 @@ void pfr_ring_close(struct pfr_ring *ring)
 
 int pfr_ring_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__shm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_ring_sealed(const struct pfr_ring *ring)
