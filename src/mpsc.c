@@ -32,6 +32,7 @@
 #include "compiler.h"
 #include "futex_int.h"
 #include "opts.h"
+#include "shm_int.h"
 #include "task_int.h"
 
 struct pfr_mpsc {
@@ -171,14 +172,11 @@ static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
 		return err;
 	off = pfr__mpsc_data_offset(np);
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
-	if (!m)
+	p = m ? pfr__shm_alloc(fd, off + size) : NULL;
+	if (!p) {
+		free(m);
 		return -PFR_E_SYSTEM;
-	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
-		goto fail;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
+	}
 	m->ctl = c = (struct pfr_mpsc_ctl *)p;
 	m->map_len = off + size;
 	m->data_size = size;
@@ -206,9 +204,6 @@ static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
 	PFR_WRITE_ONCE(c->magic, PFR_MPSC_MAGIC);
 	*mp = m;
 	return 0;
-fail:
-	free(m);
-	return -PFR_E_SYSTEM;
 }
 
 int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
@@ -220,20 +215,9 @@ int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 	return pfr__mpsc_new(m, -1, &o);
 }
 
-static int pfr__mpsc_shm_path(char *buf, size_t len, const char *name)
-{
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
-		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
-}
-
 int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 			const struct pfr_mpsc_opts *opts)
 {
-	char path[NAME_MAX + 1];
 	struct pfr_mpsc_opts o;
 	uint64_t size;
 	uint32_t np;
@@ -242,23 +226,12 @@ int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
 		return -PFR_E_INVAL;
 	err = pfr__mpsc_check_opts(&o, &size, &np);
-	if (err || (err = pfr__mpsc_shm_path(path, sizeof(path), name)))
+	if (err)
 		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
+	fd = pfr__shm_open(name, 1, o.mode);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode);
-	err = pfr__mpsc_new(m, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, name);
 }
 
 int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
@@ -273,29 +246,13 @@ int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 	err = pfr__mpsc_check_opts(&o, &size, &np);
 	if (err)
 		return err;
-	fd = memfd_create("perfring-mpsc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = pfr__shm_memfd("perfring-mpsc");
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_new(m, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
-	    0)
-		(*m)->sealed = 1;
-	return 0;
-}
-
-static int pfr__mpsc_seal_shrink(int fd)
-{
-	int seals = fcntl(fd, F_GET_SEALS);
-
-	if (seals < 0)
-		return 0;
-	if (seals & F_SEAL_SHRINK)
-		return 1;
-	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
+		return fd;
+	err = pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, NULL);
+	if (!err)
+		(*m)->sealed = pfr__shm_seal(fd);
+	return err;
 }
 
 /* Validates the control block before trusting any of it; every field is
@@ -303,25 +260,19 @@ static int pfr__mpsc_seal_shrink(int fd)
  * read again). */
 static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 {
-	struct stat st;
 	struct pfr_mpsc_ctl *c;
 	struct pfr_mpsc *m;
-	uint64_t magic, off, size, toff, total;
+	uint64_t magic, off, size, toff, total, file_size;
 	uint32_t version, ctl_size, np, policy, flags, max_record;
 	int sealed;
 	void *p;
+	int err = pfr__shm_peek(fd, sizeof(*c), &sealed, &file_size, &p);
 
+	if (err)
+		return err;
 	if (!limit)
 		limit = PFR__MPSC_DEFAULT_LIMIT;
-	sealed = pfr__mpsc_seal_shrink(fd);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(struct pfr_mpsc_ctl))
-		return -PFR_E_MAPPING;
-	c = (struct pfr_mpsc_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
-					fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
+	c = (struct pfr_mpsc_ctl *)p;
 	magic = PFR_READ_ONCE(c->magic);
 	/* purpose: the control block only after its magic; pairs with
 	 * smp_wmb() in pfr__mpsc_new() */
@@ -352,17 +303,11 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	total = off + size;
 	if (total > limit)
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < total)
+	if (file_size < total)
 		return -PFR_E_MAPPING;
-	if (total > (uint64_t)SIZE_MAX) {
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
-	if (!m)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
+	p = m ? pfr__shm_map(fd, total) : NULL;
+	if (!p) {
 		free(m);
 		return -PFR_E_SYSTEM;
 	}
@@ -381,35 +326,21 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 
 int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
 {
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_map(m, dup_fd, max_bytes);
-	if (err)
-		close(dup_fd);
-	return err;
+	return pfr__shm_done(pfr__mpsc_map(m, dup_fd, max_bytes), dup_fd, NULL);
 }
 
 int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
 			uint64_t max_bytes)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__mpsc_shm_path(path, sizeof(path), name), fd;
+	int fd = pfr__shm_open(name, 0, 0);
 
-	if (err)
-		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_map(m, fd, max_bytes);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__mpsc_map(m, fd, max_bytes), fd, NULL);
 }
 
 void pfr_mpsc_close(struct pfr_mpsc *m)
@@ -424,12 +355,7 @@ void pfr_mpsc_close(struct pfr_mpsc *m)
 
 int pfr_mpsc_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__mpsc_shm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_mpsc_fd(const struct pfr_mpsc *m)
