@@ -60,6 +60,7 @@
 #include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
+#include "shm_int.h"
 #include "task_int.h"
 
 #define PFR__GROUP_MAGIC 0x3130505247524650ull /* "PFRGRP01" */
@@ -372,16 +373,11 @@ static int pfr__group_new(struct pfr_group **gp, int fd,
 	v.flags = o->flags & PFR_GROUP_EVENTFD ? o->flags | PFR_GROUP_WAIT
 					       : o->flags;
 	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -PFR_E_SYSTEM;
+	p = g ? pfr__shm_alloc(fd, total) : NULL;
+	if (!p)
+		goto fail;
 	g->fd = fd;
 	g->efd = -1;
-	if (fd >= 0 && ftruncate(fd, (off_t)total) < 0)
-		goto fail;
-	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
 	g->base = p;
 	g->h = p;
 	g->map_len = total;
@@ -427,20 +423,9 @@ int pfr_group_create(struct pfr_group **g, const struct pfr_group_opts *opts)
 	return pfr__group_new(g, -1, &o);
 }
 
-static int pfr__gshm_path(char *buf, size_t len, const char *name)
-{
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
-		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
-}
-
 int pfr_group_create_shm(struct pfr_group **g, const char *name,
 			 const struct pfr_group_opts *opts)
 {
-	char path[NAME_MAX + 1];
 	struct pfr_group_opts o;
 	uint32_t s;
 	uint64_t z;
@@ -448,24 +433,12 @@ int pfr_group_create_shm(struct pfr_group **g, const char *name,
 
 	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(&o, &s, &z)) ||
-	    (err = pfr__gshm_path(path, sizeof(path), name)))
+	if ((err = pfr__check_gopts(&o, &s, &z)))
 		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
+	fd = pfr__shm_open(name, 1, o.mode);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode);
-	err = pfr__group_new(g, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__group_new(g, fd, &o), fd, name);
 }
 
 int pfr_group_create_memfd(struct pfr_group **g,
@@ -480,16 +453,13 @@ int pfr_group_create_memfd(struct pfr_group **g,
 		return -PFR_E_INVAL;
 	if ((err = pfr__check_gopts(&o, &s, &z)))
 		return err;
-	fd = memfd_create("perfring-group", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = pfr__shm_memfd("perfring-group");
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__group_new(g, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-	return 0;
+		return fd;
+	err = pfr__shm_done(pfr__group_new(g, fd, &o), fd, NULL);
+	if (!err)
+		(void)pfr__shm_seal(fd);
+	return err;
 }
 
 /*
@@ -499,22 +469,14 @@ int pfr_group_create_memfd(struct pfr_group **g,
 static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 {
 	struct pfr__ghdr v, *c;
-	struct stat st;
 	struct pfr_group *g;
-	uint64_t rings_min;
+	uint64_t rings_min, file_size;
 	void *p;
-	int seals;
+	int sealed, err = pfr__shm_peek(fd, sizeof(v), &sealed, &file_size, &p);
 
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals >= 0 && !(seals & F_SEAL_SHRINK))
-		(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(v))
-		return -PFR_E_MAPPING;
-	c = mmap(NULL, sizeof(v), PROT_READ, MAP_SHARED, fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
+	if (err)
+		return err;
+	c = p;
 	v.magic = PFR_READ_ONCE(c->magic);
 	/* purpose: read the header only after its magic; pairs with
 	 * smp_wmb() in pfr__group_new() */
@@ -553,17 +515,11 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	    (v.flags & ~(PFR_GROUP_WAIT | PFR_GROUP_EVENTFD)) ||
 	    ((v.flags & PFR_GROUP_EVENTFD) && !(v.flags & PFR_GROUP_WAIT)))
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < v.total_size)
+	if (file_size < v.total_size)
 		return -PFR_E_MAPPING;
-	if (v.total_size > (uint64_t)SIZE_MAX) {
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, v.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
+	p = g ? pfr__shm_map(fd, v.total_size) : NULL;
+	if (!p) {
 		free(g);
 		return -PFR_E_SYSTEM;
 	}
@@ -609,20 +565,14 @@ int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 
 int pfr_group_attach_shm(struct pfr_group **g, const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err, fd;
+	int fd;
 
 	if (!g)
 		return -PFR_E_INVAL;
-	if ((err = pfr__gshm_path(path, sizeof(path), name)))
-		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__group_map(g, fd, -1);
-	if (err)
-		close(fd);
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__group_map(g, fd, -1), fd, NULL);
 }
 
 void pfr_group_close(struct pfr_group *g)
@@ -642,12 +592,7 @@ void pfr_group_close(struct pfr_group *g)
 
 int pfr_group_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__gshm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_group_fd(const struct pfr_group *g)
