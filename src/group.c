@@ -121,6 +121,7 @@ _Static_assert(sizeof(struct pfr__ghdr) == 3 * 128, "three lines");
 _Static_assert(offsetof(struct pfr__ghdr, sleep) == 128, "line 1");
 _Static_assert(offsetof(struct pfr__ghdr, changes) == 256, "line 2");
 _Static_assert(sizeof(struct pfr__gent) == 64, "one line per slot");
+PFR__SHM_HEAD_OF(struct pfr__ghdr, hdr_size);
 
 /* The reader's private view of a slot. */
 struct pfr__rslot {
@@ -396,7 +397,7 @@ static int pfr__group_new(struct pfr_group **gp, int fd,
 	memcpy(g->h, &v, sizeof(v));
 	/* purpose: publish the initialised object before the magic that
 	 * tells an attaching process it is complete; pairs with the
-	 * attacher's smp_rmb() after loading magic in pfr__group_map() */
+	 * attacher's smp_rmb() after loading magic in pfr__shm_peek() */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(g->h->magic, PFR__GROUP_MAGIC);
 	if (pfr__greg_add(g))
@@ -468,21 +469,19 @@ int pfr_group_create_memfd(struct pfr_group **g,
  */
 static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 {
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr__ghdr),
+				   .magic = PFR__GROUP_MAGIC,
+				   .version = PFR__GROUP_VERSION};
 	struct pfr__ghdr v, *c;
 	struct pfr_group *g;
-	uint64_t rings_min, file_size;
+	uint64_t rings_min;
 	void *p;
-	int sealed, err = pfr__shm_peek(fd, sizeof(v), &sealed, &file_size, &p);
+	int err = pfr__shm_peek(fd, &pk);
 
 	if (err)
 		return err;
-	c = p;
-	v.magic = PFR_READ_ONCE(c->magic);
-	/* purpose: read the header only after its magic; pairs with
-	 * smp_wmb() in pfr__group_new() */
-	pfr_smp_rmb();
-	v.version = PFR_READ_ONCE(c->version);
-	v.hdr_size = PFR_READ_ONCE(c->hdr_size);
+	c = pk.hdr;
+	v.hdr_size = pk.hdr_size;
 	v.nslots = PFR_READ_ONCE(c->nslots);
 	v.entry_size = PFR_READ_ONCE(c->entry_size);
 	v.dir_off = PFR_READ_ONCE(c->dir_off);
@@ -496,10 +495,6 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	v.flags = PFR_READ_ONCE(c->flags);
 	munmap(c, sizeof(v));
 
-	if (v.magic != PFR__GROUP_MAGIC)
-		return -PFR_E_MAGIC;
-	if (v.version != PFR__GROUP_VERSION)
-		return -PFR_E_VERSION;
 	rings_min = PFR__PAGE + pfr__round_page((uint64_t)v.nslots *
 						sizeof(struct pfr__gent));
 	if (v.hdr_size != sizeof(v) ||
@@ -515,7 +510,7 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	    (v.flags & ~(PFR_GROUP_WAIT | PFR_GROUP_EVENTFD)) ||
 	    ((v.flags & PFR_GROUP_EVENTFD) && !(v.flags & PFR_GROUP_WAIT)))
 		return -PFR_E_LAYOUT;
-	if (file_size < v.total_size)
+	if (pk.file_size < v.total_size)
 		return -PFR_E_MAPPING;
 	g = calloc(1, sizeof(*g));
 	p = g ? pfr__shm_map(fd, v.total_size) : NULL;

@@ -149,6 +149,8 @@ static int pfr__mpsc_check_opts(const struct pfr_mpsc_opts *o, uint64_t *size,
 	return 0;
 }
 
+PFR__SHM_HEAD_OF(struct pfr_mpsc_ctl, ctl_size);
+
 static void pfr__mpsc_fill(struct pfr_mpsc *m, uint64_t data_offset)
 {
 	unsigned char *base = (unsigned char *)m->ctl;
@@ -199,7 +201,7 @@ static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
 	c->pidns = pfr__mpsc_pidns();
 	/* purpose: publish the initialised control block before the magic
 	 * that says it is complete; pairs with the attacher's smp_rmb()
-	 * after loading magic in pfr__mpsc_map() */
+	 * after loading magic in pfr__shm_peek() */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(c->magic, PFR_MPSC_MAGIC);
 	*mp = m;
@@ -260,25 +262,21 @@ int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
  * read again). */
 static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 {
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr_mpsc_ctl),
+				   .magic = PFR_MPSC_MAGIC,
+				   .version = PFR_MPSC_VERSION};
 	struct pfr_mpsc_ctl *c;
 	struct pfr_mpsc *m;
-	uint64_t magic, off, size, toff, total, file_size;
-	uint32_t version, ctl_size, np, policy, flags, max_record;
-	int sealed;
+	uint64_t off, size, toff, total;
+	uint32_t np, policy, flags, max_record;
 	void *p;
-	int err = pfr__shm_peek(fd, sizeof(*c), &sealed, &file_size, &p);
+	int err = pfr__shm_peek(fd, &pk);
 
 	if (err)
 		return err;
 	if (!limit)
 		limit = PFR__MPSC_DEFAULT_LIMIT;
-	c = (struct pfr_mpsc_ctl *)p;
-	magic = PFR_READ_ONCE(c->magic);
-	/* purpose: the control block only after its magic; pairs with
-	 * smp_wmb() in pfr__mpsc_new() */
-	pfr_smp_rmb();
-	version = PFR_READ_ONCE(c->version);
-	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	c = (struct pfr_mpsc_ctl *)pk.hdr;
 	off = PFR_READ_ONCE(c->data_offset);
 	size = PFR_READ_ONCE(c->data_size);
 	toff = PFR_READ_ONCE(c->table_offset);
@@ -288,11 +286,7 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	max_record = PFR_READ_ONCE(c->max_record);
 	munmap(c, sizeof(*c));
 
-	if (magic != PFR_MPSC_MAGIC)
-		return -PFR_E_MAGIC;
-	if (version != PFR_MPSC_VERSION)
-		return -PFR_E_VERSION;
-	if (ctl_size != sizeof(struct pfr_mpsc_ctl) || toff != ctl_size ||
+	if (pk.hdr_size != sizeof(struct pfr_mpsc_ctl) || toff != pk.hdr_size ||
 	    np == 0 || np > PFR_MPSC_PRODUCERS_MAX ||
 	    off != pfr__mpsc_data_offset(np) || size < PFR__MPSC_DATA_MIN ||
 	    size > PFR__MPSC_DATA_MAX || (size & (size - 1)) ||
@@ -303,7 +297,7 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	total = off + size;
 	if (total > limit)
 		return -PFR_E_LAYOUT;
-	if (file_size < total)
+	if (pk.file_size < total)
 		return -PFR_E_MAPPING;
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
 	p = m ? pfr__shm_map(fd, total) : NULL;
@@ -318,7 +312,7 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	m->policy = policy;
 	m->flags = flags;
 	m->fd = fd;
-	m->sealed = sealed;
+	m->sealed = pk.sealed;
 	pfr__mpsc_fill(m, off);
 	*mp = m;
 	return 0;

@@ -168,6 +168,8 @@ static int pfr__check_opts(struct pfr_ring_opts *o,
 	return 0;
 }
 
+PFR__SHM_HEAD_OF(struct pfr_ring_ctl, ctl_size);
+
 static void pfr__ring_fill(struct pfr_ring *ring)
 {
 	ring->data =
@@ -213,7 +215,7 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ctl->lost_id = o->lost_id;
 	/* purpose: publish the initialised control block before the magic
 	 * that tells an attaching process it is complete; pairs with the
-	 * attacher's smp_rmb() after loading magic in pfr__ring_map(). */
+	 * attacher's smp_rmb() after loading magic in pfr__shm_peek(). */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(ctl->magic, PFR_RING_MAGIC);
 	*ringp = ring;
@@ -284,23 +286,19 @@ PFR__SYMVER_DEFAULT(pfr__ring_create_memfd_v02, pfr_ring_create_memfd,
  */
 static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 {
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr_ring_ctl),
+				   .magic = PFR_RING_MAGIC,
+				   .version = PFR_RING_VERSION};
 	struct pfr_ring_ctl *c;
 	struct pfr_ring *ring;
-	uint64_t magic, off, size, file_size;
-	int sealed;
-	uint32_t version, ctl_size, policy, ordering, flags, max_record;
+	uint64_t off, size;
+	uint32_t policy, ordering, flags, max_record;
 	void *p;
-	int err = pfr__shm_peek(fd, sizeof(*c), &sealed, &file_size, &p);
+	int err = pfr__shm_peek(fd, &pk);
 
 	if (err)
 		return err;
-	c = (struct pfr_ring_ctl *)p;
-	magic = PFR_READ_ONCE(c->magic);
-	/* purpose: read the control block only after its magic; pairs with
-	 * smp_wmb() in pfr__ring_new() */
-	pfr_smp_rmb();
-	version = PFR_READ_ONCE(c->version);
-	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	c = (struct pfr_ring_ctl *)pk.hdr;
 	off = PFR_READ_ONCE(c->data_offset);
 	size = PFR_READ_ONCE(c->data_size);
 	policy = PFR_READ_ONCE(c->policy);
@@ -309,18 +307,14 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	max_record = PFR_READ_ONCE(c->max_record);
 	munmap(c, sizeof(*c));
 
-	if (magic != PFR_RING_MAGIC)
-		return -PFR_E_MAGIC;
-	if (version != PFR_RING_VERSION)
-		return -PFR_E_VERSION;
-	if (ctl_size != sizeof(struct pfr_ring_ctl) || off < ctl_size ||
+	if (pk.hdr_size != sizeof(struct pfr_ring_ctl) || off < pk.hdr_size ||
 	    off % PFR__OFFSET_ALIGN || off > PFR__OFFSET_MAX ||
 	    size < PFR__DATA_MIN || size > PFR__DATA_MAX ||
 	    (size & (size - 1)) || policy >= PFR_POLICY__COUNT ||
 	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR_RING_WAIT) ||
 	    max_record != pfr__max_record(size))
 		return -PFR_E_LAYOUT;
-	if (file_size < off + size)
+	if (pk.file_size < off + size)
 		return -PFR_E_MAPPING;
 	if (size > max)
 		return -PFR_E_TOOBIG;
@@ -338,7 +332,7 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	ring->ordering = ordering;
 	ring->flags = flags;
 	ring->fd = fd;
-	ring->sealed = sealed;
+	ring->sealed = pk.sealed;
 	pfr__ring_fill(ring);
 	*ringp = ring;
 	return 0;

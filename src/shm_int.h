@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -122,26 +123,72 @@ static inline int pfr__shm_seal_shrink(int fd)
 	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
 }
 
+/* How every object's header starts (struct pfr_ring_ctl, struct
+ * pfr_mpsc_ctl, the group's header): PFR__SHM_HEAD_OF() checks it. */
+struct pfr__shm_head {
+	uint64_t magic; /* stored last by the creator */
+	uint32_t version;
+	uint32_t size; /* the header's own size */
+};
+
+#define PFR__SHM_HEAD_OF(type, size_field)                                     \
+	_Static_assert(offsetof(type, magic) == 0 &&                           \
+			       offsetof(type, version) == 8 &&                 \
+			       offsetof(type, size_field) == 12,               \
+		       #type " starts as struct pfr__shm_head")
+
+/* Attachment's first look at an object: what the caller expects (in) and
+ * what pfr__shm_peek() found (out). */
+struct pfr__shm_peek {
+	size_t hdr_len; /* in: the header's size, struct pfr__shm_head first */
+	uint64_t magic; /* in: the magic and version the header must hold */
+	uint32_t version;
+	uint32_t hdr_size; /* out: the header's size, as the header states */
+	int sealed; /* out: 1 when the object can no longer shrink */
+	uint64_t file_size; /* out: the object's size */
+	void *hdr; /* out: the header, mapped read-only */
+};
+
 /*
  * Attachment's first look at the object on fd: seals it against shrinking
- * when it can (*sealed: 1 when it can no longer shrink), then its size in
- * *size, then its first hdr_len bytes mapped read-only in *hdr, for the
- * caller to read once and munmap(*hdr, hdr_len).  Returns 0,
- * -PFR_E_MAPPING (smaller than the header) or -PFR_E_SYSTEM.
+ * when it can, reads its size, maps its header read-only and checks the
+ * header's magic and version (pk: see struct pfr__shm_peek).  On 0 the
+ * caller loads each other field of pk->hdr once (they are ordered after
+ * the magic here), then munmap(pk->hdr, pk->hdr_len).  Returns 0,
+ * -PFR_E_MAPPING (smaller than the header), -PFR_E_MAGIC, -PFR_E_VERSION
+ * or -PFR_E_SYSTEM.
  */
-static inline int pfr__shm_peek(int fd, size_t hdr_len, int *sealed,
-				uint64_t *size, void **hdr)
+static inline int pfr__shm_peek(int fd, struct pfr__shm_peek *pk)
 {
+	const struct pfr__shm_head *h;
 	struct stat st;
+	uint64_t magic;
+	uint32_t version;
+	void *p;
 
-	*sealed = pfr__shm_seal_shrink(fd);
+	pk->sealed = pfr__shm_seal_shrink(fd);
 	if (fstat(fd, &st) < 0)
 		return -PFR_E_SYSTEM;
-	*size = (uint64_t)st.st_size;
-	if (*size < hdr_len)
+	pk->file_size = (uint64_t)st.st_size;
+	if (pk->file_size < pk->hdr_len)
 		return -PFR_E_MAPPING;
-	*hdr = mmap(NULL, hdr_len, PROT_READ, MAP_SHARED, fd, 0);
-	return *hdr == MAP_FAILED ? -PFR_E_SYSTEM : 0;
+	p = mmap(NULL, pk->hdr_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -PFR_E_SYSTEM;
+	h = (const struct pfr__shm_head *)p;
+	magic = PFR_READ_ONCE(h->magic);
+	/* purpose: read the header only after its magic; pairs with the
+	 * smp_wmb() before the magic's store in pfr__ring_new(),
+	 * pfr__mpsc_new() and pfr__group_new() */
+	pfr_smp_rmb();
+	version = PFR_READ_ONCE(h->version);
+	pk->hdr_size = PFR_READ_ONCE(h->size);
+	if (magic != pk->magic || version != pk->version) {
+		munmap(p, pk->hdr_len);
+		return magic != pk->magic ? -PFR_E_MAGIC : -PFR_E_VERSION;
+	}
+	pk->hdr = p;
+	return 0;
 }
 
 /* Maps the first len bytes of fd shared, read-write (fd -1: anonymous
