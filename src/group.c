@@ -424,8 +424,11 @@ int pfr_group_create(struct pfr_group **g, const struct pfr_group_opts *opts)
 	return pfr__group_new(g, -1, &o);
 }
 
-int pfr_group_create_shm(struct pfr_group **g, const char *name,
-			 const struct pfr_group_opts *opts)
+/* The group of pfr_group_create_shm() (the object `name`) and of
+ * pfr_group_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__group_create_fd(struct pfr_group **g, const char *name,
+				const char *memfd_name,
+				const struct pfr_group_opts *opts)
 {
 	struct pfr_group_opts o;
 	uint32_t s;
@@ -434,33 +437,26 @@ int pfr_group_create_shm(struct pfr_group **g, const char *name,
 
 	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(&o, &s, &z)))
-		return err;
-	fd = pfr__shm_open(name, 1, o.mode);
+	err = pfr__check_gopts(&o, &s, &z);
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
 	if (fd < 0)
 		return fd;
-	return pfr__shm_done(pfr__group_new(g, fd, &o), fd, name);
+	err = pfr__shm_done(pfr__group_new(g, fd, &o), fd, name);
+	if (!err && memfd_name)
+		(void)pfr__shm_seal(fd);
+	return err;
+}
+
+int pfr_group_create_shm(struct pfr_group **g, const char *name,
+			 const struct pfr_group_opts *opts)
+{
+	return pfr__group_create_fd(g, name, NULL, opts);
 }
 
 int pfr_group_create_memfd(struct pfr_group **g,
 			   const struct pfr_group_opts *opts)
 {
-	struct pfr_group_opts o;
-	uint32_t s;
-	uint64_t z;
-	int err, fd;
-
-	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
-		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(&o, &s, &z)))
-		return err;
-	fd = pfr__shm_memfd("perfring-group");
-	if (fd < 0)
-		return fd;
-	err = pfr__shm_done(pfr__group_new(g, fd, &o), fd, NULL);
-	if (!err)
-		(void)pfr__shm_seal(fd);
-	return err;
+	return pfr__group_create_fd(g, NULL, "perfring-group", opts);
 }
 
 /*

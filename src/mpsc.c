@@ -217,8 +217,11 @@ int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 	return pfr__mpsc_new(m, -1, &o);
 }
 
-int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
-			const struct pfr_mpsc_opts *opts)
+/* The shared ring of pfr_mpsc_create_shm() (the object `name`) and of
+ * pfr_mpsc_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__mpsc_create_fd(struct pfr_mpsc **m, const char *name,
+			       const char *memfd_name,
+			       const struct pfr_mpsc_opts *opts)
 {
 	struct pfr_mpsc_opts o;
 	uint64_t size;
@@ -228,33 +231,24 @@ int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
 		return -PFR_E_INVAL;
 	err = pfr__mpsc_check_opts(&o, &size, &np);
-	if (err)
-		return err;
-	fd = pfr__shm_open(name, 1, o.mode);
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
 	if (fd < 0)
 		return fd;
-	return pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, name);
+	err = pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, name);
+	if (!err && memfd_name)
+		(*m)->sealed = pfr__shm_seal(fd);
+	return err;
+}
+
+int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
+			const struct pfr_mpsc_opts *opts)
+{
+	return pfr__mpsc_create_fd(m, name, NULL, opts);
 }
 
 int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 {
-	struct pfr_mpsc_opts o;
-	uint64_t size;
-	uint32_t np;
-	int err, fd;
-
-	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
-		return -PFR_E_INVAL;
-	err = pfr__mpsc_check_opts(&o, &size, &np);
-	if (err)
-		return err;
-	fd = pfr__shm_memfd("perfring-mpsc");
-	if (fd < 0)
-		return fd;
-	err = pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, NULL);
-	if (!err)
-		(*m)->sealed = pfr__shm_seal(fd);
-	return err;
+	return pfr__mpsc_create_fd(m, NULL, "perfring-mpsc", opts);
 }
 
 /* Validates the control block before trusting any of it; every field is

@@ -237,25 +237,10 @@ int pfr__ring_create_v02(struct pfr_ring **ring,
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_v02, pfr_ring_create, "PERFRING_0.2");
 
-int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
-			     const struct pfr_ring_opts *opts)
-{
-	struct pfr_ring_opts o;
-	int err = pfr__check_opts(&o, opts), fd;
-
-	if (!err && !ring)
-		err = -PFR_E_INVAL;
-	if (err)
-		return err;
-	fd = pfr__shm_open(name, 1, o.mode);
-	if (fd < 0)
-		return fd;
-	return pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, name);
-}
-PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
-		    "PERFRING_0.2");
-
-int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
+/* The ring of pfr_ring_create_shm() (the object `name`) and of
+ * pfr_ring_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__ring_create_fd(struct pfr_ring **ring, const char *name,
+			       const char *memfd_name,
 			       const struct pfr_ring_opts *opts)
 {
 	struct pfr_ring_opts o;
@@ -263,15 +248,27 @@ int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	if (err)
-		return err;
-	fd = pfr__shm_memfd("perfring");
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
 	if (fd < 0)
 		return fd;
-	err = pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, NULL);
-	if (!err)
+	err = pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, name);
+	if (!err && memfd_name)
 		(*ring)->sealed = pfr__shm_seal(fd);
 	return err;
+}
+
+int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
+			     const struct pfr_ring_opts *opts)
+{
+	return pfr__ring_create_fd(ring, name, NULL, opts);
+}
+PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
+		    "PERFRING_0.2");
+
+int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
+			       const struct pfr_ring_opts *opts)
+{
+	return pfr__ring_create_fd(ring, NULL, "perfring", opts);
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_memfd_v02, pfr_ring_create_memfd,
 		    "PERFRING_0.2");

@@ -58,6 +58,24 @@ static inline int pfr__shm_open(const char *name, int create, uint32_t mode)
 	return fd;
 }
 
+/* A new memfd that can be sealed: the descriptor or -PFR_E_SYSTEM. */
+static inline int pfr__shm_memfd(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	return fd < 0 ? -PFR_E_SYSTEM : fd;
+}
+
+/* A new object's descriptor: a memfd called memfd_name that can be sealed
+ * or, memfd_name NULL, the new POSIX shared-memory object `name` (mode: as
+ * for pfr__shm_open()).  The descriptor, -PFR_E_INVAL or -PFR_E_SYSTEM. */
+static inline int pfr__shm_create(const char *name, uint32_t mode,
+				  const char *memfd_name)
+{
+	return memfd_name ? pfr__shm_memfd(memfd_name)
+			  : pfr__shm_open(name, 1, mode);
+}
+
 /* Removes the POSIX shared-memory object `name`: 0, -PFR_E_INVAL or
  * -PFR_E_SYSTEM. */
 static inline int pfr__shm_unlink(const char *name)
@@ -85,14 +103,6 @@ static inline int pfr__shm_done(int err, int fd, const char *unlink_name)
 		(void)pfr__shm_unlink(unlink_name);
 	errno = e;
 	return err;
-}
-
-/* A new memfd that can be sealed: the descriptor or -PFR_E_SYSTEM. */
-static inline int pfr__shm_memfd(const char *name)
-{
-	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-	return fd < 0 ? -PFR_E_SYSTEM : fd;
 }
 
 /* Seals a new memfd against any change of size (and further seals): an
