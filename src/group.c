@@ -730,6 +730,18 @@ int pfr_group_reader_alive(const struct pfr_group *g)
 
 /* ---- the reader ---- */
 
+/* Frees the reader's slot views, its list of held slots and its scratch
+ * record. */
+static void pfr__reader_free(struct pfr_group *g)
+{
+	free(g->rs);
+	free(g->act);
+	free(g->scratch);
+	g->rs = NULL;
+	g->act = NULL;
+	g->scratch = NULL;
+}
+
 int pfr_group_reader_open(struct pfr_group *g, int ordered,
 			  pfr_group_time_fn time_fn, void *time_arg)
 {
@@ -771,12 +783,7 @@ int pfr_group_reader_open(struct pfr_group *g, int ordered,
 	g->st.slots = g->nslots;
 	return 0;
 fail:
-	free(g->rs);
-	free(g->act);
-	free(g->scratch);
-	g->rs = NULL;
-	g->act = NULL;
-	g->scratch = NULL;
+	pfr__reader_free(g);
 	return -PFR_E_SYSTEM;
 }
 
@@ -790,12 +797,7 @@ void pfr_group_reader_close(struct pfr_group *g)
 		PFR_WRITE_ONCE(g->h->reader_pid, 0);
 	pfr_merge_destroy(g->merge);
 	g->merge = NULL;
-	free(g->rs);
-	free(g->act);
-	free(g->scratch);
-	g->rs = NULL;
-	g->act = NULL;
-	g->scratch = NULL;
+	pfr__reader_free(g);
 	g->reader = 0;
 }
 
