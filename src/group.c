@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,8 +57,10 @@
 #include <perfring/merge.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
+#include "shm_int.h"
 #include "task_int.h"
 
 #define PFR__GROUP_MAGIC 0x3130505247524650ull /* "PFRGRP01" */
@@ -120,6 +121,7 @@ _Static_assert(sizeof(struct pfr__ghdr) == 3 * 128, "three lines");
 _Static_assert(offsetof(struct pfr__ghdr, sleep) == 128, "line 1");
 _Static_assert(offsetof(struct pfr__ghdr, changes) == 256, "line 2");
 _Static_assert(sizeof(struct pfr__gent) == 64, "one line per slot");
+PFR__SHM_HEAD_OF(struct pfr__ghdr, hdr_size);
 
 /* The reader's private view of a slot. */
 struct pfr__rslot {
@@ -160,14 +162,6 @@ struct pfr_group {
 
 /* ---- helpers ---- */
 
-static uint64_t pfr__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct pfr__gent *pfr__ent(const struct pfr_group *g, uint32_t i)
 {
 	return (struct pfr__gent *)(g->base + g->dir_off) + i;
@@ -207,23 +201,6 @@ static uint64_t pfr__self_start(void)
 		cached_pid = me;
 	}
 	return cached;
-}
-
-static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* ---- the process's open groups, for the writers' wake path ---- */
@@ -397,16 +374,11 @@ static int pfr__group_new(struct pfr_group **gp, int fd,
 	v.flags = o->flags & PFR_GROUP_EVENTFD ? o->flags | PFR_GROUP_WAIT
 					       : o->flags;
 	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -PFR_E_SYSTEM;
+	p = g ? pfr__shm_alloc(fd, total) : NULL;
+	if (!p)
+		goto fail;
 	g->fd = fd;
 	g->efd = -1;
-	if (fd >= 0 && ftruncate(fd, (off_t)total) < 0)
-		goto fail;
-	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
 	g->base = p;
 	g->h = p;
 	g->map_len = total;
@@ -425,7 +397,7 @@ static int pfr__group_new(struct pfr_group **gp, int fd,
 	memcpy(g->h, &v, sizeof(v));
 	/* purpose: publish the initialised object before the magic that
 	 * tells an attaching process it is complete; pairs with the
-	 * attacher's smp_rmb() after loading magic in pfr__group_map() */
+	 * attacher's smp_rmb() after loading magic in pfr__shm_peek() */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(g->h->magic, PFR__GROUP_MAGIC);
 	if (pfr__greg_add(g))
@@ -452,69 +424,39 @@ int pfr_group_create(struct pfr_group **g, const struct pfr_group_opts *opts)
 	return pfr__group_new(g, -1, &o);
 }
 
-static int pfr__gshm_path(char *buf, size_t len, const char *name)
+/* The group of pfr_group_create_shm() (the object `name`) and of
+ * pfr_group_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__group_create_fd(struct pfr_group **g, const char *name,
+				const char *memfd_name,
+				const struct pfr_group_opts *opts)
 {
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
+	struct pfr_group_opts o;
+	uint32_t s;
+	uint64_t z;
+	int err, fd;
+
+	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
 		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
+	err = pfr__check_gopts(&o, &s, &z);
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
+	if (fd < 0)
+		return fd;
+	err = pfr__shm_done(pfr__group_new(g, fd, &o), fd, name);
+	if (!err && memfd_name)
+		(void)pfr__shm_seal(fd);
+	return err;
 }
 
 int pfr_group_create_shm(struct pfr_group **g, const char *name,
 			 const struct pfr_group_opts *opts)
 {
-	char path[NAME_MAX + 1];
-	struct pfr_group_opts o;
-	uint32_t s;
-	uint64_t z;
-	int err, fd;
-
-	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
-		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(&o, &s, &z)) ||
-	    (err = pfr__gshm_path(path, sizeof(path), name)))
-		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode);
-	err = pfr__group_new(g, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
+	return pfr__group_create_fd(g, name, NULL, opts);
 }
 
 int pfr_group_create_memfd(struct pfr_group **g,
 			   const struct pfr_group_opts *opts)
 {
-	struct pfr_group_opts o;
-	uint32_t s;
-	uint64_t z;
-	int err, fd;
-
-	if (!g || PFR__OPTS_COPY(&o, opts, GROUP_OPTS))
-		return -PFR_E_INVAL;
-	if ((err = pfr__check_gopts(&o, &s, &z)))
-		return err;
-	fd = memfd_create("perfring-group", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__group_new(g, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-	return 0;
+	return pfr__group_create_fd(g, NULL, "perfring-group", opts);
 }
 
 /*
@@ -523,29 +465,19 @@ int pfr_group_create_memfd(struct pfr_group **g,
  */
 static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 {
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr__ghdr),
+				   .magic = PFR__GROUP_MAGIC,
+				   .version = PFR__GROUP_VERSION};
 	struct pfr__ghdr v, *c;
-	struct stat st;
 	struct pfr_group *g;
 	uint64_t rings_min;
 	void *p;
-	int seals;
+	int err = pfr__shm_peek(fd, &pk);
 
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals >= 0 && !(seals & F_SEAL_SHRINK))
-		(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(v))
-		return -PFR_E_MAPPING;
-	c = mmap(NULL, sizeof(v), PROT_READ, MAP_SHARED, fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
-	v.magic = PFR_READ_ONCE(c->magic);
-	/* purpose: read the header only after its magic; pairs with
-	 * smp_wmb() in pfr__group_new() */
-	pfr_smp_rmb();
-	v.version = PFR_READ_ONCE(c->version);
-	v.hdr_size = PFR_READ_ONCE(c->hdr_size);
+	if (err)
+		return err;
+	c = pk.hdr;
+	v.hdr_size = pk.hdr_size;
 	v.nslots = PFR_READ_ONCE(c->nslots);
 	v.entry_size = PFR_READ_ONCE(c->entry_size);
 	v.dir_off = PFR_READ_ONCE(c->dir_off);
@@ -559,10 +491,6 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	v.flags = PFR_READ_ONCE(c->flags);
 	munmap(c, sizeof(v));
 
-	if (v.magic != PFR__GROUP_MAGIC)
-		return -PFR_E_MAGIC;
-	if (v.version != PFR__GROUP_VERSION)
-		return -PFR_E_VERSION;
 	rings_min = PFR__PAGE + pfr__round_page((uint64_t)v.nslots *
 						sizeof(struct pfr__gent));
 	if (v.hdr_size != sizeof(v) ||
@@ -578,17 +506,11 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	    (v.flags & ~(PFR_GROUP_WAIT | PFR_GROUP_EVENTFD)) ||
 	    ((v.flags & PFR_GROUP_EVENTFD) && !(v.flags & PFR_GROUP_WAIT)))
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < v.total_size)
+	if (pk.file_size < v.total_size)
 		return -PFR_E_MAPPING;
-	if (v.total_size > (uint64_t)SIZE_MAX) {
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, v.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
+	p = g ? pfr__shm_map(fd, v.total_size) : NULL;
+	if (!p) {
 		free(g);
 		return -PFR_E_SYSTEM;
 	}
@@ -634,20 +556,14 @@ int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 
 int pfr_group_attach_shm(struct pfr_group **g, const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err, fd;
+	int fd;
 
 	if (!g)
 		return -PFR_E_INVAL;
-	if ((err = pfr__gshm_path(path, sizeof(path), name)))
-		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__group_map(g, fd, -1);
-	if (err)
-		close(fd);
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__group_map(g, fd, -1), fd, NULL);
 }
 
 void pfr_group_close(struct pfr_group *g)
@@ -667,12 +583,7 @@ void pfr_group_close(struct pfr_group *g)
 
 int pfr_group_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__gshm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_group_fd(const struct pfr_group *g)
@@ -819,6 +730,18 @@ int pfr_group_reader_alive(const struct pfr_group *g)
 
 /* ---- the reader ---- */
 
+/* Frees the reader's slot views, its list of held slots and its scratch
+ * record. */
+static void pfr__reader_free(struct pfr_group *g)
+{
+	free(g->rs);
+	free(g->act);
+	free(g->scratch);
+	g->rs = NULL;
+	g->act = NULL;
+	g->scratch = NULL;
+}
+
 int pfr_group_reader_open(struct pfr_group *g, int ordered,
 			  pfr_group_time_fn time_fn, void *time_arg)
 {
@@ -860,12 +783,7 @@ int pfr_group_reader_open(struct pfr_group *g, int ordered,
 	g->st.slots = g->nslots;
 	return 0;
 fail:
-	free(g->rs);
-	free(g->act);
-	free(g->scratch);
-	g->rs = NULL;
-	g->act = NULL;
-	g->scratch = NULL;
+	pfr__reader_free(g);
 	return -PFR_E_SYSTEM;
 }
 
@@ -879,12 +797,7 @@ void pfr_group_reader_close(struct pfr_group *g)
 		PFR_WRITE_ONCE(g->h->reader_pid, 0);
 	pfr_merge_destroy(g->merge);
 	g->merge = NULL;
-	free(g->rs);
-	free(g->act);
-	free(g->scratch);
-	g->rs = NULL;
-	g->act = NULL;
-	g->scratch = NULL;
+	pfr__reader_free(g);
 	g->reader = 0;
 }
 
@@ -1208,7 +1121,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		return -PFR_E_INVAL;
 	pfr__scan(g);
 	if (g->reclaim_ns != UINT64_MAX) {
-		uint64_t now = pfr__now();
+		uint64_t now = pfr__now_ns();
 
 		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
 			g->last_check = now;
@@ -1344,13 +1257,12 @@ int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
 		return -PFR_E_INVAL;
 	if (pfr__arm(g, 1))
 		return 1;
-	now = pfr__now();
-	deadline =
-		timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+	now = pfr__now_ns();
+	deadline = pfr__deadline(now, timeout_ns);
 	g->st.wakeups++;
 	while (PFR_READ_ONCE(g->h->sleep) == 1 && now < deadline) {
 		pfr__futex_wait(&g->h->sleep, 1, deadline - now);
-		now = pfr__now();
+		now = pfr__now_ns();
 	}
 	pfr__disarm(g);
 	return pfr__pending(g);

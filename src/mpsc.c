@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,9 @@
 #include <perfring/mpsc.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "opts.h"
+#include "shm_int.h"
 #include "task_int.h"
 
 struct pfr_mpsc {
@@ -77,10 +78,7 @@ struct pfr_mpsc {
 #ifndef PFR__MPSC_MODEL
 static uint64_t pfr__mpsc_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return pfr__now_ns();
 }
 
 static uint32_t pfr__mpsc_gettid(void)
@@ -113,30 +111,6 @@ static int pfr__mpsc_tid_dead(uint32_t tid, uint64_t start)
 	if (pfr__mpsc_tid_state(tid, &now_start))
 		return 1;
 	return start && now_start && now_start != start;
-}
-
-/* ---- futexes ---- */
-
-static void pfr__mpsc_futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__mpsc_futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static uint64_t pfr__mpsc_deadline(uint64_t now, uint64_t timeout)
-{
-	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
 }
 
 /* ---- layout, creation, attachment ---- */
@@ -175,6 +149,8 @@ static int pfr__mpsc_check_opts(const struct pfr_mpsc_opts *o, uint64_t *size,
 	return 0;
 }
 
+PFR__SHM_HEAD_OF(struct pfr_mpsc_ctl, ctl_size);
+
 static void pfr__mpsc_fill(struct pfr_mpsc *m, uint64_t data_offset)
 {
 	unsigned char *base = (unsigned char *)m->ctl;
@@ -198,14 +174,11 @@ static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
 		return err;
 	off = pfr__mpsc_data_offset(np);
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
-	if (!m)
+	p = m ? pfr__shm_alloc(fd, off + size) : NULL;
+	if (!p) {
+		free(m);
 		return -PFR_E_SYSTEM;
-	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
-		goto fail;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
+	}
 	m->ctl = c = (struct pfr_mpsc_ctl *)p;
 	m->map_len = off + size;
 	m->data_size = size;
@@ -228,14 +201,11 @@ static int pfr__mpsc_new(struct pfr_mpsc **mp, int fd,
 	c->pidns = pfr__mpsc_pidns();
 	/* purpose: publish the initialised control block before the magic
 	 * that says it is complete; pairs with the attacher's smp_rmb()
-	 * after loading magic in pfr__mpsc_map() */
+	 * after loading magic in pfr__shm_peek() */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(c->magic, PFR_MPSC_MAGIC);
 	*mp = m;
 	return 0;
-fail:
-	free(m);
-	return -PFR_E_SYSTEM;
 }
 
 int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
@@ -247,82 +217,38 @@ int pfr_mpsc_create(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 	return pfr__mpsc_new(m, -1, &o);
 }
 
-static int pfr__mpsc_shm_path(char *buf, size_t len, const char *name)
+/* The shared ring of pfr_mpsc_create_shm() (the object `name`) and of
+ * pfr_mpsc_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__mpsc_create_fd(struct pfr_mpsc **m, const char *name,
+			       const char *memfd_name,
+			       const struct pfr_mpsc_opts *opts)
 {
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
+	struct pfr_mpsc_opts o;
+	uint64_t size;
+	uint32_t np;
+	int err, fd;
+
+	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
 		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
+	err = pfr__mpsc_check_opts(&o, &size, &np);
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
+	if (fd < 0)
+		return fd;
+	err = pfr__shm_done(pfr__mpsc_new(m, fd, &o), fd, name);
+	if (!err && memfd_name)
+		(*m)->sealed = pfr__shm_seal(fd);
+	return err;
 }
 
 int pfr_mpsc_create_shm(struct pfr_mpsc **m, const char *name,
 			const struct pfr_mpsc_opts *opts)
 {
-	char path[NAME_MAX + 1];
-	struct pfr_mpsc_opts o;
-	uint64_t size;
-	uint32_t np;
-	int err, fd;
-
-	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
-		return -PFR_E_INVAL;
-	err = pfr__mpsc_check_opts(&o, &size, &np);
-	if (err || (err = pfr__mpsc_shm_path(path, sizeof(path), name)))
-		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode);
-	err = pfr__mpsc_new(m, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
+	return pfr__mpsc_create_fd(m, name, NULL, opts);
 }
 
 int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 {
-	struct pfr_mpsc_opts o;
-	uint64_t size;
-	uint32_t np;
-	int err, fd;
-
-	if (!m || PFR__OPTS_COPY(&o, opts, MPSC_OPTS))
-		return -PFR_E_INVAL;
-	err = pfr__mpsc_check_opts(&o, &size, &np);
-	if (err)
-		return err;
-	fd = memfd_create("perfring-mpsc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_new(m, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
-	    0)
-		(*m)->sealed = 1;
-	return 0;
-}
-
-static int pfr__mpsc_seal_shrink(int fd)
-{
-	int seals = fcntl(fd, F_GET_SEALS);
-
-	if (seals < 0)
-		return 0;
-	if (seals & F_SEAL_SHRINK)
-		return 1;
-	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
+	return pfr__mpsc_create_fd(m, NULL, "perfring-mpsc", opts);
 }
 
 /* Validates the control block before trusting any of it; every field is
@@ -330,31 +256,21 @@ static int pfr__mpsc_seal_shrink(int fd)
  * read again). */
 static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 {
-	struct stat st;
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr_mpsc_ctl),
+				   .magic = PFR_MPSC_MAGIC,
+				   .version = PFR_MPSC_VERSION};
 	struct pfr_mpsc_ctl *c;
 	struct pfr_mpsc *m;
-	uint64_t magic, off, size, toff, total;
-	uint32_t version, ctl_size, np, policy, flags, max_record;
-	int sealed;
+	uint64_t off, size, toff, total;
+	uint32_t np, policy, flags, max_record;
 	void *p;
+	int err = pfr__shm_peek(fd, &pk);
 
+	if (err)
+		return err;
 	if (!limit)
 		limit = PFR__MPSC_DEFAULT_LIMIT;
-	sealed = pfr__mpsc_seal_shrink(fd);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(struct pfr_mpsc_ctl))
-		return -PFR_E_MAPPING;
-	c = (struct pfr_mpsc_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
-					fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
-	magic = PFR_READ_ONCE(c->magic);
-	/* purpose: the control block only after its magic; pairs with
-	 * smp_wmb() in pfr__mpsc_new() */
-	pfr_smp_rmb();
-	version = PFR_READ_ONCE(c->version);
-	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	c = (struct pfr_mpsc_ctl *)pk.hdr;
 	off = PFR_READ_ONCE(c->data_offset);
 	size = PFR_READ_ONCE(c->data_size);
 	toff = PFR_READ_ONCE(c->table_offset);
@@ -364,11 +280,7 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	max_record = PFR_READ_ONCE(c->max_record);
 	munmap(c, sizeof(*c));
 
-	if (magic != PFR_MPSC_MAGIC)
-		return -PFR_E_MAGIC;
-	if (version != PFR_MPSC_VERSION)
-		return -PFR_E_VERSION;
-	if (ctl_size != sizeof(struct pfr_mpsc_ctl) || toff != ctl_size ||
+	if (pk.hdr_size != sizeof(struct pfr_mpsc_ctl) || toff != pk.hdr_size ||
 	    np == 0 || np > PFR_MPSC_PRODUCERS_MAX ||
 	    off != pfr__mpsc_data_offset(np) || size < PFR__MPSC_DATA_MIN ||
 	    size > PFR__MPSC_DATA_MAX || (size & (size - 1)) ||
@@ -379,17 +291,11 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	total = off + size;
 	if (total > limit)
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < total)
+	if (pk.file_size < total)
 		return -PFR_E_MAPPING;
-	if (total > (uint64_t)SIZE_MAX) {
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
-	if (!m)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
+	p = m ? pfr__shm_map(fd, total) : NULL;
+	if (!p) {
 		free(m);
 		return -PFR_E_SYSTEM;
 	}
@@ -400,7 +306,7 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	m->policy = policy;
 	m->flags = flags;
 	m->fd = fd;
-	m->sealed = sealed;
+	m->sealed = pk.sealed;
 	pfr__mpsc_fill(m, off);
 	*mp = m;
 	return 0;
@@ -408,35 +314,21 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 
 int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
 {
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), err;
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_map(m, dup_fd, max_bytes);
-	if (err)
-		close(dup_fd);
-	return err;
+	return pfr__shm_done(pfr__mpsc_map(m, dup_fd, max_bytes), dup_fd, NULL);
 }
 
 int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
 			uint64_t max_bytes)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__mpsc_shm_path(path, sizeof(path), name), fd;
+	int fd = pfr__shm_open(name, 0, 0);
 
-	if (err)
-		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__mpsc_map(m, fd, max_bytes);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__mpsc_map(m, fd, max_bytes), fd, NULL);
 }
 
 void pfr_mpsc_close(struct pfr_mpsc *m)
@@ -451,12 +343,7 @@ void pfr_mpsc_close(struct pfr_mpsc *m)
 
 int pfr_mpsc_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__mpsc_shm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_mpsc_fd(const struct pfr_mpsc *m)
@@ -597,8 +484,7 @@ static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 
 			if (!checked) {
 				checked = now;
-				deadline =
-					pfr__mpsc_deadline(now, p->timeout_ns);
+				deadline = pfr__deadline(now, p->timeout_ns);
 			}
 			if (now - checked >= PFR__MPSC_CHECK_NS) {
 				checked = now;
@@ -656,14 +542,14 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	}
 	now = pfr__mpsc_now();
 	if (!*deadline)
-		*deadline = pfr__mpsc_deadline(now, p->timeout_ns);
+		*deadline = pfr__deadline(now, p->timeout_ns);
 	if (now >= *deadline)
 		return -PFR_E_TIMEDOUT;
 	/* A reader asleep below a threshold the full ring cannot reach
 	 * would never free the space: wake it. */
 	if (PFR_READ_ONCE(c->reader_waiting)) {
 		PFR_WRITE_ONCE(c->reader_waiting, 0);
-		pfr__mpsc_futex_wake(&c->reader_waiting);
+		pfr__futex_wake(&c->reader_waiting);
 	}
 	PFR_WRITE_ONCE(c->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
@@ -671,7 +557,7 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->cons_pos) != seen)
 		return 0;
-	pfr__mpsc_futex_wait(&c->writer_waiting, 1, *deadline - now);
+	pfr__futex_wait(&c->writer_waiting, 1, *deadline - now);
 	return 0;
 }
 
@@ -895,7 +781,7 @@ void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
 	if (cons != pos && !pfr__wake_met(end - cons, recs, wb, wr))
 		return;
 	PFR_WRITE_ONCE(c->reader_waiting, 0);
-	pfr__mpsc_futex_wake(&c->reader_waiting);
+	pfr__futex_wake(&c->reader_waiting);
 }
 
 int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
@@ -957,7 +843,7 @@ void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns)
 void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r)
 {
 	PFR_WRITE_ONCE(r->ctl->writer_waiting, 0);
-	pfr__mpsc_futex_wake(&r->ctl->writer_waiting);
+	pfr__futex_wake(&r->ctl->writer_waiting);
 }
 
 /* The reader left the BUSY record it had stopped at: account the stop. */
@@ -1122,7 +1008,7 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
-	deadline = pfr__mpsc_deadline(pfr__mpsc_now(), timeout_ns);
+	deadline = pfr__deadline(pfr__mpsc_now(), timeout_ns);
 	for (;;) {
 		rc = pfr__mpsc_ready(r, mark, wb, wr);
 		if (rc)
@@ -1153,7 +1039,7 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 			if (w < sleep)
 				sleep = w;
 		}
-		pfr__mpsc_futex_wait(&c->reader_waiting, 1, sleep);
+		pfr__futex_wait(&c->reader_waiting, 1, sleep);
 	}
 }
 

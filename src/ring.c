@@ -19,20 +19,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <perfring/ring.h>
 
 #include "compiler.h"
+#include "futex_int.h"
 #include "group_int.h"
 #include "opts.h"
+#include "shm_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -168,6 +168,8 @@ static int pfr__check_opts(struct pfr_ring_opts *o,
 	return 0;
 }
 
+PFR__SHM_HEAD_OF(struct pfr_ring_ctl, ctl_size);
+
 static void pfr__ring_fill(struct pfr_ring *ring)
 {
 	ring->data =
@@ -187,14 +189,11 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	void *p;
 
 	ring = calloc(1, sizeof(*ring));
-	if (!ring)
+	p = ring ? pfr__shm_alloc(fd, off + size) : NULL;
+	if (!p) {
+		free(ring);
 		return -PFR_E_SYSTEM;
-	if (fd >= 0 && ftruncate(fd, (off_t)(off + size)) < 0)
-		goto fail;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE,
-		 fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
+	}
 	ring->ctl = ctl = (struct pfr_ring_ctl *)p;
 	ring->map_len = off + size;
 	ring->data_size = size;
@@ -216,14 +215,11 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ctl->lost_id = o->lost_id;
 	/* purpose: publish the initialised control block before the magic
 	 * that tells an attaching process it is complete; pairs with the
-	 * attacher's smp_rmb() after loading magic in pfr__ring_map(). */
+	 * attacher's smp_rmb() after loading magic in pfr__shm_peek(). */
 	pfr_smp_wmb();
 	PFR_WRITE_ONCE(ctl->magic, PFR_RING_MAGIC);
 	*ringp = ring;
 	return 0;
-fail:
-	free(ring);
-	return -PFR_E_SYSTEM;
 }
 
 /* pfr_ring_create() and its two siblings below are defined under internal
@@ -241,47 +237,10 @@ int pfr__ring_create_v02(struct pfr_ring **ring,
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_v02, pfr_ring_create, "PERFRING_0.2");
 
-static int pfr__shm_path(char *buf, size_t len, const char *name)
-{
-	if (!name || !*name || strchr(name + 1, '/') ||
-	    strlen(name) + 2 > len || strlen(name) > NAME_MAX - 1)
-		return -PFR_E_INVAL;
-	buf[0] = '/';
-	strcpy(buf + 1, name[0] == '/' ? name + 1 : name);
-	return 0;
-}
-
-int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
-			     const struct pfr_ring_opts *opts)
-{
-	char path[NAME_MAX + 1];
-	struct pfr_ring_opts o;
-	int err = pfr__check_opts(&o, opts), fd;
-
-	if (!err && !ring)
-		err = -PFR_E_INVAL;
-	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
-		return err;
-	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		      o.mode ? (mode_t)o.mode : 0600);
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (o.mode)
-		(void)fchmod(fd, (mode_t)o.mode); /* past the umask */
-	err = pfr__ring_new(ring, fd, &o);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		shm_unlink(path);
-		errno = e;
-	}
-	return err;
-}
-PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
-		    "PERFRING_0.2");
-
-int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
+/* The ring of pfr_ring_create_shm() (the object `name`) and of
+ * pfr_ring_create_memfd() (memfd_name not NULL: a memfd, sealed). */
+static int pfr__ring_create_fd(struct pfr_ring **ring, const char *name,
+			       const char *memfd_name,
 			       const struct pfr_ring_opts *opts)
 {
 	struct pfr_ring_opts o;
@@ -289,44 +248,30 @@ int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	if (err)
-		return err;
-	fd = memfd_create("perfring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = err ? err : pfr__shm_create(name, o.mode, memfd_name);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__ring_new(ring, fd, &o);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	/* An attacher that finds these seals knows no peer can shrink the
-	 * object under its mapping (which would turn reads into SIGBUS). */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ==
-	    0)
-		(*ring)->sealed = 1;
-	return 0;
+		return fd;
+	err = pfr__shm_done(pfr__ring_new(ring, fd, &o), fd, name);
+	if (!err && memfd_name)
+		(*ring)->sealed = pfr__shm_seal(fd);
+	return err;
+}
+
+int pfr__ring_create_shm_v02(struct pfr_ring **ring, const char *name,
+			     const struct pfr_ring_opts *opts)
+{
+	return pfr__ring_create_fd(ring, name, NULL, opts);
+}
+PFR__SYMVER_DEFAULT(pfr__ring_create_shm_v02, pfr_ring_create_shm,
+		    "PERFRING_0.2");
+
+int pfr__ring_create_memfd_v02(struct pfr_ring **ring,
+			       const struct pfr_ring_opts *opts)
+{
+	return pfr__ring_create_fd(ring, NULL, "perfring", opts);
 }
 PFR__SYMVER_DEFAULT(pfr__ring_create_memfd_v02, pfr_ring_create_memfd,
 		    "PERFRING_0.2");
-
-/*
- * A peer that shrinks the object under our mapping turns every access past
- * the new end into SIGBUS.  A memfd can be sealed against that: if it is
- * not sealed yet and still allows sealing, the attacher seals it itself
- * (before it looks at the size).  POSIX shared-memory objects cannot be
- * sealed: attaching one trusts the peers not to truncate it.  Returns 1
- * when the object can no longer shrink.
- */
-static int pfr__seal_shrink(int fd)
-{
-	int seals = fcntl(fd, F_GET_SEALS);
-
-	if (seals < 0)
-		return 0;
-	if (seals & F_SEAL_SHRINK)
-		return 1;
-	return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
-}
 
 /*
  * Validates a ring's control block before trusting any of it.  Every field
@@ -338,30 +283,19 @@ static int pfr__seal_shrink(int fd)
  */
 static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 {
-	struct stat st;
+	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr_ring_ctl),
+				   .magic = PFR_RING_MAGIC,
+				   .version = PFR_RING_VERSION};
 	struct pfr_ring_ctl *c;
 	struct pfr_ring *ring;
-	uint64_t magic, off, size;
-	int sealed;
-	uint32_t version, ctl_size, policy, ordering, flags, max_record;
+	uint64_t off, size;
+	uint32_t policy, ordering, flags, max_record;
 	void *p;
-	int err;
+	int err = pfr__shm_peek(fd, &pk);
 
-	sealed = pfr__seal_shrink(fd);
-	if (fstat(fd, &st) < 0)
-		return -PFR_E_SYSTEM;
-	if ((uint64_t)st.st_size < sizeof(struct pfr_ring_ctl))
-		return -PFR_E_MAPPING;
-	c = (struct pfr_ring_ctl *)mmap(NULL, sizeof(*c), PROT_READ, MAP_SHARED,
-					fd, 0);
-	if (c == MAP_FAILED)
-		return -PFR_E_SYSTEM;
-	magic = PFR_READ_ONCE(c->magic);
-	/* purpose: read the control block only after its magic; pairs with
-	 * smp_wmb() in pfr__ring_new() */
-	pfr_smp_rmb();
-	version = PFR_READ_ONCE(c->version);
-	ctl_size = PFR_READ_ONCE(c->ctl_size);
+	if (err)
+		return err;
+	c = (struct pfr_ring_ctl *)pk.hdr;
 	off = PFR_READ_ONCE(c->data_offset);
 	size = PFR_READ_ONCE(c->data_size);
 	policy = PFR_READ_ONCE(c->policy);
@@ -370,35 +304,23 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	max_record = PFR_READ_ONCE(c->max_record);
 	munmap(c, sizeof(*c));
 
-	if (magic != PFR_RING_MAGIC)
-		return -PFR_E_MAGIC;
-	if (version != PFR_RING_VERSION)
-		return -PFR_E_VERSION;
-	if (ctl_size != sizeof(struct pfr_ring_ctl) || off < ctl_size ||
+	if (pk.hdr_size != sizeof(struct pfr_ring_ctl) || off < pk.hdr_size ||
 	    off % PFR__OFFSET_ALIGN || off > PFR__OFFSET_MAX ||
 	    size < PFR__DATA_MIN || size > PFR__DATA_MAX ||
 	    (size & (size - 1)) || policy >= PFR_POLICY__COUNT ||
 	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR_RING_WAIT) ||
 	    max_record != pfr__max_record(size))
 		return -PFR_E_LAYOUT;
-	if ((uint64_t)st.st_size < off + size)
+	if (pk.file_size < off + size)
 		return -PFR_E_MAPPING;
 	if (size > max)
 		return -PFR_E_TOOBIG;
-	if (off + size > (uint64_t)SIZE_MAX) {
-		/* 32-bit targets: more than the address space holds */
-		errno = ENOMEM;
-		return -PFR_E_SYSTEM;
-	}
 
 	ring = calloc(1, sizeof(*ring));
-	if (!ring)
-		return -PFR_E_SYSTEM;
-	p = mmap(NULL, off + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		err = -PFR_E_SYSTEM;
+	p = ring ? pfr__shm_map(fd, off + size) : NULL;
+	if (!p) {
 		free(ring);
-		return err;
+		return -PFR_E_SYSTEM;
 	}
 	ring->ctl = (struct pfr_ring_ctl *)p;
 	ring->map_len = off + size;
@@ -407,7 +329,7 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	ring->ordering = ordering;
 	ring->flags = flags;
 	ring->fd = fd;
-	ring->sealed = sealed;
+	ring->sealed = pk.sealed;
 	pfr__ring_fill(ring);
 	*ringp = ring;
 	return 0;
@@ -449,14 +371,7 @@ int pfr_ring_attach_fd_opts(struct pfr_ring **ring, int fd,
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, dup_fd, max);
-	if (err) {
-		int e = errno;
-
-		close(dup_fd);
-		errno = e;
-	}
-	return err;
+	return pfr__shm_done(pfr__ring_map(ring, dup_fd, max), dup_fd, NULL);
 }
 
 int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
@@ -467,25 +382,17 @@ int pfr_ring_attach_fd(struct pfr_ring **ring, int fd)
 int pfr_ring_attach_shm_opts(struct pfr_ring **ring, const char *name,
 			     const struct pfr_ring_attach_opts *opts)
 {
-	char path[NAME_MAX + 1];
 	uint64_t max;
 	int err = pfr__attach_limit(opts, &max), fd;
 
 	if (!err && !ring)
 		err = -PFR_E_INVAL;
-	if (err || (err = pfr__shm_path(path, sizeof(path), name)))
+	if (err)
 		return err;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	err = pfr__ring_map(ring, fd, max);
-	if (err) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return err;
+		return fd;
+	return pfr__shm_done(pfr__ring_map(ring, fd, max), fd, NULL);
 }
 
 int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
@@ -506,12 +413,7 @@ void pfr_ring_close(struct pfr_ring *ring)
 
 int pfr_ring_unlink(const char *name)
 {
-	char path[NAME_MAX + 1];
-	int err = pfr__shm_path(path, sizeof(path), name);
-
-	if (err)
-		return err;
-	return shm_unlink(path) < 0 ? -PFR_E_SYSTEM : 0;
+	return pfr__shm_unlink(name);
 }
 
 int pfr_ring_sealed(const struct pfr_ring *ring)
@@ -738,42 +640,7 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	return 0;
 }
 
-/* ---- futexes ---- */
-
-static uint64_t pfr__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Shared (not FUTEX_PRIVATE) so that it works across processes.  One
- * sleep lasts at most a day (the callers loop to their deadline): a 32-bit
- * time_t cannot hold more, and a negative one made FUTEX_WAIT fail at once
- * and the caller spin. */
-static void pfr__futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
-{
-	const uint64_t day = 86400ull * 1000000000ull;
-	struct timespec ts;
-
-	if (ns > day)
-		ns = day;
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void pfr__futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static uint64_t pfr__deadline(uint64_t now, uint64_t timeout)
-{
-	return timeout > UINT64_MAX - now ? UINT64_MAX : now + timeout;
-}
+/* ---- futexes (src/futex_int.h) ---- */
 
 void (*pfr__group_waker)(struct pfr_ring_ctl *c);
 
