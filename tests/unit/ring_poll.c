@@ -12,7 +12,8 @@
 
 #include "ring_common.h"
 
-#define N_THREADED 2000000u
+/* records through the threaded case: 200,000, or 2 million with PFR_LONG=1 */
+static uint64_t n_threaded = 200000;
 
 /* A raw ring in private memory: the test plays the writer by hand. */
 struct raw {
@@ -125,7 +126,7 @@ static void *writer(void *p)
 		t->err = 1;
 		return NULL;
 	}
-	for (uint64_t i = 0; i < N_THREADED; i++)
+	for (uint64_t i = 0; i < n_threaded; i++)
 		if (pfr_writer_write(&w, 1, &i, sizeof(i))) {
 			t->err = 2;
 			break;
@@ -158,7 +159,7 @@ static void test_threads(void)
 			pthread_create(&th, NULL, writer, &t) == 0,
 		"ring, reader and writer thread"))
 		return;
-	while (t.got < N_THREADED && !t.bad) {
+	while (t.got < n_threaded && !t.bad) {
 		avail = pfr_reader_poll(&r, 64);
 		if (avail < 0)
 			break;
@@ -170,7 +171,7 @@ static void test_threads(void)
 	}
 	pthread_join(th, NULL);
 	is_int(t.err, 0, "the writer wrote every record");
-	ok(t.got == N_THREADED && t.bad == 0 && avail >= 0,
+	ok(t.got == n_threaded && t.bad == 0 && avail >= 0,
 	   "%llu records read in order through poll + consume (%llu bad)",
 	   (unsigned long long)t.got, (unsigned long long)t.bad);
 	ok(r.pace <= PFR__POLL_PACE_MAX, "the pace within its bound");
@@ -179,6 +180,10 @@ static void test_threads(void)
 
 int main(void)
 {
+	const char *lng = getenv("PFR_LONG");
+
+	if (lng && *lng == '1')
+		n_threaded = 2000000;
 	test_results();
 	test_pace();
 	test_threads();
