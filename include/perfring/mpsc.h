@@ -588,14 +588,10 @@ PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r)
 	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow() */
 	uint64_t h = pfr_smp_load_acquire(&r->ctl->prod_pos);
 
-	/* free-running counters, as in the single ring's begin */
-	if (h - r->tail > r->mask + 1) {
-		if ((int64_t)(h - r->tail) < 0)
-			return -PFR_E_HEAD_BEHIND;
-		return -PFR_E_HEAD_AHEAD;
-	}
-	if (h & 7)
-		return -PFR_E_RECSIZE_ALIGN;
+	int err = pfr__head_check(h, r->tail, r->mask + 1);
+
+	if (err)
+		return err;
 	r->head = h;
 	return (int64_t)(h - r->tail);
 }

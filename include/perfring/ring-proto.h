@@ -163,6 +163,25 @@ PFR__INLINE void pfr__publish(struct pfr_writer *w, enum pfr_ordering ord)
 	}
 }
 
+/* A head loaded from shared memory, against the reader's tail and the data
+ * size: 0, or the error no honest writer causes.  Free-running counters:
+ * head - tail is the data in use, correct across wrap-around; more than
+ * the data size, or "negative" (a head behind the tail, which the
+ * subtraction turns into a huge value), or not 8-aligned, cannot come from
+ * an honest writer.  The single ring's reader and the MPSC reader check
+ * every head they load with it. */
+PFR__INLINE int pfr__head_check(uint64_t h, uint64_t tail, uint64_t size)
+{
+	if (h - tail > size) {
+		if ((int64_t)(h - tail) < 0)
+			return -PFR_E_HEAD_BEHIND;
+		return -PFR_E_HEAD_AHEAD;
+	}
+	if (h & 7)
+		return -PFR_E_RECSIZE_ALIGN;
+	return 0;
+}
+
 /* C: the load of head before the loads of the records.  Returns the bytes
  * available, or an error for a head that is impossible. */
 PFR__INLINE int64_t pfr__begin(struct pfr_reader *r, enum pfr_ordering ord)
@@ -187,17 +206,12 @@ PFR__INLINE int64_t pfr__begin(struct pfr_reader *r, enum pfr_ordering ord)
 		pfr_smp_rmb(); /* C: pairs with B (smp_wmb) in pfr__publish() */
 		break;
 	}
-	/* Free-running counters: head - tail is the data in use, correct
-	 * across wrap-around; more than the data size, or "negative" (a
-	 * head behind our tail, which the subtraction turns into a huge
-	 * value), cannot come from an honest writer. */
-	if (h - r->tail > r->mask + 1) {
-		if ((int64_t)(h - r->tail) < 0)
-			return -PFR_E_HEAD_BEHIND;
-		return -PFR_E_HEAD_AHEAD;
+	{
+		int err = pfr__head_check(h, r->tail, r->mask + 1);
+
+		if (err)
+			return err;
 	}
-	if (h & 7)
-		return -PFR_E_RECSIZE_ALIGN;
 	r->head = h;
 	return (int64_t)(h - r->tail);
 }
