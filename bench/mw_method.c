@@ -352,38 +352,41 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 
 /* ---- output ---- */
 
+struct warm_ctx {
+	const struct mw_cell *c;
+	const struct mw_opts *op;
+	struct mw_out o;
+};
+
+static int warm_run(void *ctx, uint64_t n, double *window_ms, double *mps)
+{
+	struct warm_ctx *w = (struct warm_ctx *)ctx;
+	int err = mw_one_run(w->c, w->op, n, &w->o);
+
+	*window_ms = w->o.window_ms;
+	*mps = w->o.mps;
+	return err;
+}
+
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op)
 {
 	for (int i = 0; i < ncells; i++) {
 		struct mw_cell *c = &cells[i];
-		struct mw_out o;
-		uint64_t n0 = 4096;
-		int err = 0;
+		struct warm_ctx w = {.c = c, .op = op};
+		int err;
 
 		pfr_cli_progress("perfring bench --writers: warm-up",
 				 (double)i / (double)(ncells + 1), 0);
-		for (int k = 0; k < (op->quick ? 3 : 8); k++) {
-			err = mw_one_run(c, op, n0, &o);
-			if (err || o.window_ms >= op->run_ms / 4 ||
-			    n0 >= (1ull << 31))
-				break;
-			n0 *= 4;
-		}
+		err = pfr_bench_calibrate(warm_run, &w, 4096, op->quick,
+					  op->run_ms, &c->n);
 		if (err == -2) {
 			c->unsupported = 1;
-			continue;
-		}
-		if (err) {
+		} else if (err) {
 			c->failed = 1;
-			snprintf(c->why, sizeof(c->why), "%s", o.why);
-			continue;
+			snprintf(c->why, sizeof(c->why), "%s", w.o.why);
 		}
-		c->messages += o.delivered;
-		c->n = (uint64_t)(o.mps * op->run_ms / 1000.0);
-		if (c->n < 4096)
-			c->n = 4096;
-		if (c->n > 2000000000ull)
-			c->n = 2000000000ull;
+		if (!err)
+			c->messages += w.o.delivered;
 	}
 }
 
