@@ -122,6 +122,17 @@ static inline void *pfr_bench_alloc(size_t align, size_t size)
 	return aligned_alloc(align, (size + align - 1) & ~(align - 1));
 }
 
+/* The power of two at or below x (1 for x = 0): a queue's slots for a
+ * capacity. */
+static inline size_t pfr_bench_pow2_floor(size_t x)
+{
+	size_t p = 1;
+
+	while (p * 2 <= x)
+		p *= 2;
+	return p;
+}
+
 /* ---- time, CPUs ---- */
 
 /* One sizing run of n messages: sets *window_ms (the consumer's timed

@@ -22,18 +22,9 @@ struct rq {
 	size_t size;
 };
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 static int rq_setup(struct pfr_mw_run *run, void **qp)
 {
-	size_t slots = pow2_floor(run->capacity / run->slot);
+	size_t slots = pfr_bench_pow2_floor(run->capacity / run->slot);
 	ssize_t sz;
 	struct rq *q;
 

@@ -42,11 +42,9 @@
  * least 4096. */
 static size_t data_size(size_t cap)
 {
-	size_t p = 4096;
+	size_t p = pfr_bench_pow2_floor(cap);
 
-	while (p * 2 <= cap)
-		p *= 2;
-	return p;
+	return p < 4096 ? 4096 : p;
 }
 
 /* A writer's message buffer: copies of the pattern, one per slot. */

@@ -28,18 +28,9 @@ template <size_t N> struct Msg {
 	uint64_t w[N / 8];
 };
 
-size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 size_t slots_for(const pfr_bench_run *run)
 {
-	return pow2_floor(run->capacity / run->payload);
+	return pfr_bench_pow2_floor(run->capacity / run->payload);
 }
 
 #ifdef PFR_BENCH_HAVE_BOOST
