@@ -234,21 +234,10 @@ static int parse_opts(int argc, char **argv, struct opts *op)
  * kernel, and whether the two CPUs are busy before the run. */
 static void host(struct meta *m, const struct opts *op)
 {
-	cpu_set_t set;
 	struct utsname u;
 
 	memset(m, 0, sizeof(*m));
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
-		pfr_bench_pinned = 0;
-		fprintf(stderr,
-			"perfring bench: CPUs %d and %d are not both "
-			"available: running unpinned (results flagged)\n",
-			pfr_bench_cpu[0], pfr_bench_cpu[1]);
-	}
-	m->ncpu = CPU_COUNT(&set);
+	m->ncpu = pfr_bench_check_cpus(" (results flagged)");
 	cpu_model(m->cpu, sizeof(m->cpu));
 	if (!uname(&u))
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname,
@@ -258,12 +247,7 @@ static void host(struct meta *m, const struct opts *op)
 	m->busy_start_share = busy_share(op->quick ? 100 : 300);
 	if (op->wait_idle > 0 && m->busy_start_share > 0.10)
 		m->busy_start_share = wait_idle(op->wait_idle);
-	m->busy_start = m->busy_start_share > 0.10;
-	if (m->busy_start)
-		fprintf(stderr,
-			"perfring bench: warning: the bench CPUs were %.0f%% "
-			"busy before the run: results will be noisy\n",
-			100 * m->busy_start_share);
+	m->busy_start = pfr_bench_warn_busy(m->busy_start_share);
 }
 
 /* A cell per selected contestant and payload. */

@@ -117,3 +117,31 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 		c->run_ms = 12;
 	return -1;
 }
+
+int pfr_bench_check_cpus(const char *note)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) ||
+	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
+	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
+		pfr_bench_pinned = 0;
+		fprintf(stderr,
+			"perfring bench: CPUs %d and %d are not both "
+			"available: running unpinned%s\n",
+			pfr_bench_cpu[0], pfr_bench_cpu[1], note);
+	}
+	return CPU_COUNT(&set);
+}
+
+int pfr_bench_warn_busy(double share)
+{
+	if (share <= 0.10)
+		return 0;
+	fprintf(stderr,
+		"perfring bench: warning: the bench CPUs were %.0f%% busy "
+		"before the run: results will be noisy\n",
+		100 * share);
+	return 1;
+}

@@ -68,4 +68,13 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 		     struct pfr_bench_common *c, int max_reps,
 		     pfr_bench_opt_fn own, void *ctx);
 
+/* Whether pinning can work: both bench CPUs (pfr_bench_cpu[]) in this
+ * process's affinity mask.  If not, clears pfr_bench_pinned and says so
+ * on stderr ("running unpinned" and note).  Returns the number of CPUs in
+ * the mask (0 when it cannot be read). */
+int pfr_bench_check_cpus(const char *note);
+/* Warns on stderr when the bench CPUs were busy (share of their time
+ * above 10%) before the run; returns whether they were. */
+int pfr_bench_warn_busy(double share);
+
 #endif

@@ -192,25 +192,11 @@ static int parse_opts(int argc, char **argv, struct mw_opts *op)
  * the two CPUs busy before the run. */
 static double host(const struct mw_opts *op)
 {
-	cpu_set_t set;
 	double bshare;
 
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
-		pfr_bench_pinned = 0;
-		fprintf(stderr,
-			"perfring bench: CPUs %d and %d are not both "
-			"available: running unpinned\n",
-			pfr_bench_cpu[0], pfr_bench_cpu[1]);
-	}
+	pfr_bench_check_cpus("");
 	bshare = busy_share(op->quick ? 100 : 300);
-	if (bshare > 0.10)
-		fprintf(stderr,
-			"perfring bench: warning: the bench CPUs were %.0f%% "
-			"busy before the run: results will be noisy\n",
-			100 * bshare);
+	pfr_bench_warn_busy(bshare);
 	return bshare;
 }
 

@@ -58,7 +58,8 @@ static void hand_back(struct wq *q, unsigned w, uint64_t k)
 
 static int wq_setup(struct pfr_mw_run *run, void **qp)
 {
-	size_t nodes = pfr_bench_pow2_floor(run->capacity / run->slot / run->writers);
+	size_t nodes =
+		pfr_bench_pow2_floor(run->capacity / run->slot / run->writers);
 	size_t nsize = (sizeof(struct wnode) + run->slot + 63) & ~(size_t)63;
 	struct wq *q;
 

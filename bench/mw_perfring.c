@@ -47,16 +47,6 @@ static size_t data_size(size_t cap)
 	return p < 4096 ? 4096 : p;
 }
 
-/* A writer's message buffer: copies of the pattern, one per slot. */
-static uint64_t *writer_buf(const struct pfr_mw_run *run, unsigned copies)
-{
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, copies * run->slot);
-
-	for (unsigned i = 0; m && i < copies; i++)
-		memcpy(m + i * (run->slot / 8), run->msg, run->slot);
-	return m;
-}
-
 /* A writer's result: what it sent, and its error if any. */
 static void writer_end(struct pfr_mw_writer *me, uint64_t sent, int err)
 {
@@ -109,7 +99,7 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 {
 	struct pfr_group *g = (struct pfr_group *)q;
 	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = writer_buf(run, 1);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	struct pfr_writer wr;
 	uint64_t seq;
 	unsigned k = 0;
@@ -218,7 +208,7 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
 	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = writer_buf(run, 1);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;
@@ -251,7 +241,7 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 	struct pfr_mw_writer *me = &run->w[w];
 	unsigned b = run->batch > 1 ? run->batch : 1;
 	size_t sw = run->slot / 8;
-	uint64_t *m = writer_buf(run, b);
+	uint64_t *m = pfr_mw_msgs(run, me, b);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;

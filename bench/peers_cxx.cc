@@ -69,7 +69,8 @@ template <size_t N> struct Boost {
 				       done = 0;
 
 				for (size_t i = 0; i < k; i++)
-					pfr__payload_stamp_ends(m[i].w, N / 8, seq + i);
+					pfr__payload_stamp_ends(m[i].w, N / 8,
+								seq + i);
 				while (done < k) {
 					size_t e = q->push(m + done, k - done);
 
