@@ -238,7 +238,7 @@ static void host(struct meta *m, const struct opts *op)
 
 	memset(m, 0, sizeof(*m));
 	m->ncpu = pfr_bench_check_cpus(" (results flagged)");
-	cpu_model(m->cpu, sizeof(m->cpu));
+	pfr_bench_cpu_model(m->cpu, sizeof(m->cpu));
 	if (!uname(&u))
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname,
 			 u.release, u.machine);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/cmd_opts.c - the options both perfring-bench commands take (see
- * bench/cmd_opts.h).
+ * bench/cmd_opts.c - the options and host checks both perfring-bench
+ * commands share (see bench/cmd_opts.h).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -144,4 +144,30 @@ int pfr_bench_warn_busy(double share)
 		"before the run: results will be noisy\n",
 		100 * share);
 	return 1;
+}
+
+void pfr_bench_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c || (strncmp(line, "model name", 10) &&
+			   strncmp(line, "Processor", 9) &&
+			   strncmp(line, "cpu model", 9) &&
+			   strncmp(line, "uarch", 5)))
+			continue;
+		c++;
+		while (*c == ' ' || *c == '\t')
+			c++;
+		c[strcspn(c, "\n")] = 0;
+		snprintf(buf, len, "%s", c);
+		break;
+	}
+	fclose(f);
 }

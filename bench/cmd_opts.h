@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/cmd_opts.h - the options both perfring-bench commands take (the
- * one-writer bench, bench/cmd.c, and --writers, bench/mw_cmd.c): their
- * getopt_long entries, their values and one parser, to which each
- * command adds its own options.  Internal to the program.
+ * bench/cmd_opts.h - what both perfring-bench commands (the one-writer
+ * bench, bench/cmd.c, and --writers, bench/mw_cmd.c) share: the options
+ * both take (their getopt_long entries, their values and one parser, to
+ * which each command adds its own options) and the look at the host
+ * before a run.  Internal to the program.
  */
 #ifndef PFR_BENCH_CMD_OPTS_H
 #define PFR_BENCH_CMD_OPTS_H
@@ -76,5 +77,7 @@ int pfr_bench_check_cpus(const char *note);
 /* Warns on stderr when the bench CPUs were busy (share of their time
  * above 10%) before the run; returns whether they were. */
 int pfr_bench_warn_busy(double share);
+/* The CPU's model from /proc/cpuinfo ("unknown" when it names none). */
+void pfr_bench_cpu_model(char *buf, size_t len);
 
 #endif

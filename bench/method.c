@@ -67,32 +67,6 @@ void label(char *buf, size_t len, const struct pfr_bench_queue *q)
 		 q->processes ? " processes" : "", "");
 }
 
-void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c || (strncmp(line, "model name", 10) &&
-			   strncmp(line, "Processor", 9) &&
-			   strncmp(line, "cpu model", 9) &&
-			   strncmp(line, "uarch", 5)))
-			continue;
-		c++;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		c[strcspn(c, "\n")] = 0;
-		snprintf(buf, len, "%s", c);
-		break;
-	}
-	fclose(f);
-}
-
 /* Under ThreadSanitizer (which barrier.h answers with the C11 backend)
  * the orderings built on standalone fences - FULL, and CTRLDEP's A - are
  * left out: TSan does not model fences and reports races that are not

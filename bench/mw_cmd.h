@@ -91,7 +91,6 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 /* The reference placement: marks the runs each cell reports. */
 void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 		    double *ref_hi);
-void mw_cpu_model(char *buf, size_t len);
 /* One growing run per cell, which sizes its runs. */
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op);
 /* --reps interleaved rounds over every cell. */

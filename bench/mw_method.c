@@ -131,29 +131,6 @@ const char *mw_payload_name(size_t p, char *buf, size_t len)
 	return buf;
 }
 
-void mw_cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c || strncmp(line, "model name", 10))
-			continue;
-		c++;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		c[strcspn(c, "\n")] = 0;
-		snprintf(buf, len, "%s", c);
-		break;
-	}
-	fclose(f);
-}
-
 static double mw_probe_rtt(int quick)
 {
 	double p50 = 0, mean;
