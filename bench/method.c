@@ -20,31 +20,16 @@
 
 /* ---- small helpers ---- */
 
+_Static_assert(MAX_REPS <= PFR_BENCH_MEDIAN_MAX, "medians of every run");
+
 int cmp_d(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return pfr_bench_cmp_d(a, b);
 }
 
 double median(const double *v, int n, double *lo, double *hi)
 {
-	double t[MAX_REPS];
-
-	if (n <= 0) {
-		if (lo)
-			*lo = 0;
-		if (hi)
-			*hi = 0;
-		return 0;
-	}
-	memcpy(t, v, (size_t)n * sizeof(double));
-	qsort(t, (size_t)n, sizeof(double), cmp_d);
-	if (lo)
-		*lo = t[0];
-	if (hi)
-		*hi = t[n - 1];
-	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	return pfr_bench_median(v, n, lo, hi);
 }
 
 const char *ord_name(int o)

@@ -80,7 +80,6 @@ void mw_label(char *buf, size_t len, const struct pfr_mw_queue *q);
 /* Whether --only (list) names the contestant (by name, label, or the
  * name's first word). */
 int mw_selected(const char *list, const char *name, const char *lab);
-double mw_med(const double *v, int n, double *lo, double *hi);
 /* The median (and range) of field v over the runs the cell reports. */
 double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
 		   double *hi);

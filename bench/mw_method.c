@@ -73,31 +73,7 @@ int mw_selected(const char *list, const char *name, const char *lab)
 	return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double mw_med(const double *v, int n, double *lo, double *hi)
-{
-	double t[MW_MAX_REPS];
-
-	if (lo)
-		*lo = 0;
-	if (hi)
-		*hi = 0;
-	if (n <= 0)
-		return 0;
-	memcpy(t, v, (size_t)n * sizeof(double));
-	qsort(t, (size_t)n, sizeof(double), cmp_d);
-	if (lo)
-		*lo = t[0];
-	if (hi)
-		*hi = t[n - 1];
-	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
+_Static_assert(MW_MAX_REPS <= PFR_BENCH_MEDIAN_MAX, "medians of every run");
 
 /* The median (and range) of field v over the runs the cell reports. */
 double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
@@ -109,7 +85,7 @@ double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
 	for (int r = 0; r < c->nreps; r++)
 		if (c->used[r])
 			t[k++] = v[r];
-	return mw_med(t, k, lo, hi);
+	return pfr_bench_median(t, k, lo, hi);
 }
 
 double mw_cell_maxv(const struct mw_cell *c, const double *v)
@@ -294,7 +270,7 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 		for (int r = 0; r < cells[i].nreps; r++)
 			if (cells[i].rtt[r] > 0)
 				v[n++] = cells[i].rtt[r];
-	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	qsort(v, (size_t)n, sizeof(double), pfr_bench_cmp_d);
 	for (int i = 0; i <= n; i++) {
 		if (i < n && cnt && v[i] <= RTT_GAP * hi) {
 			hi = v[i];
