@@ -8,25 +8,15 @@
  * larger ones.  One template instance per payload size, so each slot is a
  * compile-time sized message, as those libraries are meant to be used.
  */
-#include <cstdlib>
-#include <cstring>
-#include <new>
-
-#ifdef PFR_BENCH_HAVE_AQ
-#include <atomic_queue/atomic_queue.h>
-#endif
 #ifdef PFR_BENCH_HAVE_BOOST
 #include <boost/lockfree/spsc_queue.hpp>
 #endif
 
 #include "bench.h"
+#include "peers_cxx.h"
 
 namespace
 {
-
-template <size_t N> struct Msg {
-	uint64_t w[N / 8];
-};
 
 size_t slots_for(const pfr_bench_run *run)
 {
