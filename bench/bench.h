@@ -122,7 +122,39 @@ static inline void *pfr_bench_alloc(size_t align, size_t size)
 	return aligned_alloc(align, (size + align - 1) & ~(align - 1));
 }
 
+/* The power of two at or below x (1 for x = 0): a queue's slots for a
+ * capacity. */
+static inline size_t pfr_bench_pow2_floor(size_t x)
+{
+	size_t p = 1;
+
+	while (p * 2 <= x)
+		p *= 2;
+	return p;
+}
+
 /* ---- time, CPUs ---- */
+
+/* qsort()'s comparison of doubles, ascending. */
+int pfr_bench_cmp_d(const void *a, const void *b);
+/* The median of v[0..n) (n at most PFR_BENCH_MEDIAN_MAX), and its range
+ * in *lo and *hi when they are not NULL; 0 (range 0) for n <= 0. */
+#define PFR_BENCH_MEDIAN_MAX 64
+double pfr_bench_median(const double *v, int n, double *lo, double *hi);
+
+/* One sizing run of n messages: sets *window_ms (the consumer's timed
+ * window) and *mps (its rate); returns 0, -2 when the contestant refused
+ * the setup, else -1 (the run failed; its reason stays in ctx). */
+typedef int (*pfr_bench_sizing_fn)(void *ctx, uint64_t n, double *window_ms,
+				   double *mps);
+/* The warm-up's sizing of a contestant's runs (bench/method_common.c): runs
+ * of nmin, 4 nmin, 16 nmin ... messages (at most 3 with quick, else 8;
+ * the last below 2^31) until one's timed window lasts a quarter of
+ * run_ms; its rate gives *n, the messages for run_ms, within [nmin, 2e9].
+ * Returns 0, or the failed run's error (-2: the setup was refused, so
+ * the contestant does not support the cell; -1: it failed). */
+int pfr_bench_calibrate(pfr_bench_sizing_fn run, void *ctx, uint64_t nmin,
+			int quick, double run_ms, uint64_t *n);
 
 uint64_t pfr_bench_now_ns(void);
 /* Cheap timestamps for per-sample latency: the TSC on x86-64, else the

@@ -18,6 +18,7 @@
 
 #include "../cli/cli.h"
 #include "bench_cmd.h"
+#include "cmd_opts.h"
 #include "spsc.h"
 
 static void usage(FILE *f)
@@ -121,85 +122,44 @@ static int parse_payloads(const char *s, struct opts *o)
 }
 
 static const struct option lopts[] = {
-	{"quick", no_argument, NULL, 'q'},
-	{"json", no_argument, NULL, 'j'},
+	PFR_BENCH_COMMON_LOPTS,
 	{"csv", no_argument, NULL, 'c'},
 	{"plot", required_argument, NULL, 'p'},
-	{"reps", required_argument, NULL, 'r'},
-	{"time", required_argument, NULL, 't'},
-	{"cpus", required_argument, NULL, 'C'},
-	{"capacity", required_argument, NULL, 'k'},
-	{"payloads", required_argument, NULL, 'P'},
-	{"only", required_argument, NULL, 'o'},
-	{"threads", no_argument, NULL, 'T'},
-	{"processes", no_argument, NULL, 'X'},
-	{"no-peers", no_argument, NULL, 'N'},
 	{"single-thread", required_argument, NULL, 'S'},
 	{"wait-idle", required_argument, NULL, 'W'},
 	{"capacities", required_argument, NULL, 'K'},
 	{"sweep-data", required_argument, NULL, 'D'},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-/* The options that take a number; returns -1 when it is accepted, else
+/* --wait-idle and --single-thread; returns -1 when it is accepted, else
  * the exit status. */
-static int parse_number(struct opts *op, int opt, const char *arg,
-			int *times_set)
+static int parse_number(struct opts *op, int opt, const char *arg)
 {
 	unsigned long long v;
 	int bad = pfr_cli_parse_u64(arg, &v);
 
-	switch (opt) {
-	case 'W':
+	if (opt == 'W') {
 		if (bad || v > 86400)
 			return pfr_cli_usage_error("bench",
 						   "--wait-idle wants seconds");
 		op->wait_idle = (double)v;
-		break;
-	case 'S':
+	} else {
 		if (bad || v < 1)
 			return pfr_cli_usage_error(
 				"bench", "--single-thread wants a count");
 		op->single = v;
-		break;
-	case 'r':
-		if (bad || v < 1 || v > MAX_REPS)
-			return pfr_cli_usage_error(
-				"bench", "--reps wants 1..%d", MAX_REPS);
-		op->reps = (int)v;
-		break;
-	case 't':
-		if (bad || v < 1 || v > 60000)
-			return pfr_cli_usage_error("bench",
-						   "--time wants 1..60000 ms");
-		op->run_ms = (double)v;
-		*times_set = 1;
-		break;
-	case 'k':
-		if (bad || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
-			return pfr_cli_usage_error(
-				"bench", "--capacity wants a power of two "
-					 "from 4096 to 1Gi");
-		op->capacity = (size_t)v;
-		break;
 	}
 	return -1;
 }
 
-/* One option; returns -1 to go on, else the exit status. */
-static int parse_one(struct opts *op, int opt, char **argv, int *times_set)
+/* One option of this command's own (the common ones are read by
+ * pfr_bench_getopt()); returns -1 to go on, else the exit status. */
+static int parse_one(void *ctx, int opt, char **argv)
 {
-	int a, b;
-	char extra;
+	struct opts *op = (struct opts *)ctx;
 
 	switch (opt) {
-	case 'q':
-		op->quick = 1;
-		break;
-	case 'j':
-		op->json = 1;
-		break;
 	case 'c':
 		op->csv = 1;
 		break;
@@ -212,30 +172,12 @@ static int parse_one(struct opts *op, int opt, char **argv, int *times_set)
 	case 'X':
 		op->processes = 1;
 		break;
-	case 'N':
-		op->peers = 0;
-		break;
-	case 'o':
-		op->only = optarg;
-		break;
 	case 'D':
 		op->sweep_data = optarg;
 		break;
 	case 'W':
 	case 'S':
-	case 'r':
-	case 't':
-	case 'k':
-		return parse_number(op, opt, optarg, times_set);
-	case 'C':
-		if (sscanf(optarg, "%d,%d%c", &a, &b, &extra) != 2 || a < 0 ||
-		    b < 0 || a == b || a >= CPU_SETSIZE || b >= CPU_SETSIZE)
-			return pfr_cli_usage_error(
-				"bench", "--cpus wants two different CPU "
-					 "numbers, e.g. 0,1");
-		pfr_bench_cpu[0] = a;
-		pfr_bench_cpu[1] = b;
-		break;
+		return parse_number(op, opt, optarg);
 	case 'P':
 		if (parse_payloads(optarg, op))
 			return pfr_cli_usage_error("bench",
@@ -261,24 +203,17 @@ static int parse_one(struct opts *op, int opt, char **argv, int *times_set)
 /* Returns -1 when the command runs, else its exit status. */
 static int parse_opts(int argc, char **argv, struct opts *op)
 {
-	int opt, rc, times_set = 0;
+	struct pfr_bench_common c;
+	int rc;
 	char bad[64];
 
 	memset(op, 0, sizeof(*op));
-	op->reps = 5;
-	op->run_ms = 200;
-	op->capacity = PFR_BENCH_CAPACITY;
-	op->peers = 1;
 	for (int i = 0; i < PFR_BENCH_NPAYLOADS; i++)
 		op->payload_on[i] = 1;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1)
-		if ((rc = parse_one(op, opt, argv, &times_set)) >= 0)
-			return rc;
-	if (optind < argc)
-		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
-					   argv[optind]);
+	rc = pfr_bench_getopt(argc, argv, lopts, &c, MAX_REPS, parse_one, op);
+	if (rc >= 0)
+		return rc;
+	PFR_BENCH_COMMON_TO(op, &c);
 	if (op->json && op->csv)
 		return pfr_cli_usage_error(
 			"bench", "--json and --csv exclude each other");
@@ -286,8 +221,6 @@ static int parse_opts(int argc, char **argv, struct opts *op)
 		return pfr_cli_usage_error(
 			"bench",
 			"--threads and --processes exclude each other");
-	if (op->quick && !times_set)
-		op->run_ms = 12;
 	if (op->only && only_unknown(op->only, bad, sizeof(bad)))
 		return pfr_cli_usage_error(
 			"bench",
@@ -301,22 +234,11 @@ static int parse_opts(int argc, char **argv, struct opts *op)
  * kernel, and whether the two CPUs are busy before the run. */
 static void host(struct meta *m, const struct opts *op)
 {
-	cpu_set_t set;
 	struct utsname u;
 
 	memset(m, 0, sizeof(*m));
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
-		pfr_bench_pinned = 0;
-		fprintf(stderr,
-			"perfring bench: CPUs %d and %d are not both "
-			"available: running unpinned (results flagged)\n",
-			pfr_bench_cpu[0], pfr_bench_cpu[1]);
-	}
-	m->ncpu = CPU_COUNT(&set);
-	cpu_model(m->cpu, sizeof(m->cpu));
+	m->ncpu = pfr_bench_check_cpus(" (results flagged)");
+	pfr_bench_cpu_model(m->cpu, sizeof(m->cpu));
 	if (!uname(&u))
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname,
 			 u.release, u.machine);
@@ -325,12 +247,7 @@ static void host(struct meta *m, const struct opts *op)
 	m->busy_start_share = busy_share(op->quick ? 100 : 300);
 	if (op->wait_idle > 0 && m->busy_start_share > 0.10)
 		m->busy_start_share = wait_idle(op->wait_idle);
-	m->busy_start = m->busy_start_share > 0.10;
-	if (m->busy_start)
-		fprintf(stderr,
-			"perfring bench: warning: the bench CPUs were %.0f%% "
-			"busy before the run: results will be noisy\n",
-			100 * m->busy_start_share);
+	m->busy_start = pfr_bench_warn_busy(m->busy_start_share);
 }
 
 /* A cell per selected contestant and payload. */

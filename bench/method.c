@@ -20,31 +20,16 @@
 
 /* ---- small helpers ---- */
 
+_Static_assert(MAX_REPS <= PFR_BENCH_MEDIAN_MAX, "medians of every run");
+
 int cmp_d(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return pfr_bench_cmp_d(a, b);
 }
 
 double median(const double *v, int n, double *lo, double *hi)
 {
-	double t[MAX_REPS];
-
-	if (n <= 0) {
-		if (lo)
-			*lo = 0;
-		if (hi)
-			*hi = 0;
-		return 0;
-	}
-	memcpy(t, v, (size_t)n * sizeof(double));
-	qsort(t, (size_t)n, sizeof(double), cmp_d);
-	if (lo)
-		*lo = t[0];
-	if (hi)
-		*hi = t[n - 1];
-	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	return pfr_bench_median(v, n, lo, hi);
 }
 
 const char *ord_name(int o)
@@ -65,32 +50,6 @@ void label(char *buf, size_t len, const struct pfr_bench_queue *q)
 		 q->variant[0] ? " " : "", q->variant,
 		 q->policy == PFR_POLICY_DROP ? " drop" : "",
 		 q->processes ? " processes" : "", "");
-}
-
-void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c || (strncmp(line, "model name", 10) &&
-			   strncmp(line, "Processor", 9) &&
-			   strncmp(line, "cpu model", 9) &&
-			   strncmp(line, "uarch", 5)))
-			continue;
-		c++;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		c[strcspn(c, "\n")] = 0;
-		snprintf(buf, len, "%s", c);
-		break;
-	}
-	fclose(f);
 }
 
 /* Under ThreadSanitizer (which barrier.h answers with the C11 backend)
@@ -212,6 +171,23 @@ struct run_out {
 
 const uint64_t *msg_pattern;
 
+/* A run of n messages of cell c through a queue of cap bytes (the
+ * caller sets its warm-up). */
+static void run_init(struct pfr_bench_run *run, const struct cell *c,
+		     size_t cap, uint64_t n)
+{
+	memset(run, 0, sizeof(*run));
+	run->n = n;
+	run->payload = c->payload;
+	run->capacity = cap;
+	run->batch = c->q->batched ? c->batch : 1;
+	run->rbatch = c->q->reader_single ? 1 : c->batch;
+	run->ordering = c->q->ordering;
+	run->policy = c->q->policy;
+	run->msg = msg_pattern;
+	run->body_sum = pfr__payload_body_sum(msg_pattern, c->payload / 8);
+}
+
 static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 		   struct run_out *o)
 {
@@ -221,20 +197,11 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 	uint64_t w0;
 	double wall;
 
-	memset(&run, 0, sizeof(run));
 	memset(o, 0, sizeof(*o));
-	run.n = n;
+	run_init(&run, c, capacity, n);
 	/* DROP: the consumer may receive fewer than n/8 messages; its
 	 * clock starts at the first one */
 	run.warm = n / 8 && c->q->policy != PFR_POLICY_DROP ? n / 8 : 1;
-	run.payload = c->payload;
-	run.capacity = capacity;
-	run.batch = c->q->batched ? c->batch : 1;
-	run.rbatch = c->q->reader_single ? 1 : c->batch;
-	run.ordering = c->q->ordering;
-	run.policy = c->q->policy;
-	run.msg = msg_pattern;
-	run.body_sum = pfr__payload_body_sum(msg_pattern, c->payload / 8);
 	have_stat = pfr_bench_cpustat(&s0) == 0;
 	w0 = pfr_bench_now_ns();
 	if (c->q->run_pair)
@@ -335,17 +302,7 @@ int single_thread(struct cell *cells, int ncells, const struct opts *op)
 			continue;
 		if (k > 1024)
 			k = 1024;
-		memset(&run, 0, sizeof(run));
-		run.payload = c->payload;
-		run.capacity = cap;
-		run.batch = c->q->batched ? c->batch : 1;
-		run.rbatch = c->q->reader_single ? 1 : c->batch;
-		run.ordering = c->q->ordering;
-		run.policy = c->q->policy;
-		run.msg = msg_pattern;
-		run.body_sum =
-			pfr__payload_body_sum(msg_pattern, c->payload / 8);
-		run.n = k;
+		run_init(&run, c, cap, k);
 		run.warm = 1;
 		label(lab, sizeof(lab), c->q);
 		if (c->q->setup(&run, &q))
@@ -399,40 +356,43 @@ void probe_limits(struct bench *b)
 
 /* ---- warm-up: one run per cell, which also sizes the runs ---- */
 
+struct warm_ctx {
+	const struct cell *c;
+	size_t cap;
+	struct run_out o;
+};
+
+static int warm_run(void *ctx, uint64_t n, double *window_ms, double *mps)
+{
+	struct warm_ctx *w = (struct warm_ctx *)ctx;
+	int err = one_run(w->c, n, w->cap, &w->o);
+
+	*window_ms = w->o.window_ms;
+	*mps = w->o.mps;
+	return err;
+}
+
 static void warm_cell(struct cell *c, const struct opts *op)
 {
-	struct run_out o;
-	size_t cap = PFR_BENCH_CAPACITY_FOR(op->capacity, c->payload);
+	struct warm_ctx w = {
+		.c = c,
+		.cap = PFR_BENCH_CAPACITY_FOR(op->capacity, c->payload),
+	};
 	/* at least four passes over the queue per run */
-	uint64_t nmin = 4 * (cap / (c->payload + 8)), n0 = nmin;
-	int err = 0;
+	uint64_t nmin = 4 * (w.cap / (c->payload + 8));
+	int err;
 
 	if (nmin < 256)
-		nmin = n0 = 256;
-	/* Warm-up runs that grow until the consumer's timed window lasts a
-	 * quarter of the target: the rate it measures (not the wall time,
-	 * which includes starting the threads) sizes the measured runs. */
-	for (int k = 0; k < (op->quick ? 3 : 8); k++) {
-		err = one_run(c, n0, cap, &o);
-		if (err || o.window_ms >= op->run_ms / 4 || n0 >= (1ull << 31))
-			break;
-		n0 *= 4;
-	}
+		nmin = 256;
+	err = pfr_bench_calibrate(warm_run, &w, nmin, op->quick, op->run_ms,
+				  &c->n);
+	/* a refused setup is "not supported", not a failure */
 	if (err == -2) {
-		/* a refused setup is "not supported", not a failure */
 		c->unsupported = 1;
-		return;
-	}
-	if (err) {
+	} else if (err) {
 		c->failed = 1;
-		snprintf(c->why, sizeof(c->why), "%s", o.why);
-		return;
+		snprintf(c->why, sizeof(c->why), "%s", w.o.why);
 	}
-	c->n = (uint64_t)(o.mps * op->run_ms / 1000.0);
-	if (c->n < nmin)
-		c->n = nmin;
-	if (c->n > 2000000000ull)
-		c->n = 2000000000ull;
 }
 
 void warm_up(struct bench *b)

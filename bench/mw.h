@@ -259,6 +259,23 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 		run->t0 = pfr_bench_now_ns();
 }
 
+/* A writer's message buffer: copies slots of run->slot bytes, each
+ * holding the pattern.  NULL, with the writer's error set, when out of
+ * memory. */
+static inline uint64_t *pfr_mw_msgs(const struct pfr_mw_run *run,
+				    struct pfr_mw_writer *me, unsigned copies)
+{
+	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, copies * run->slot);
+
+	if (!m) {
+		me->error = -1;
+		return NULL;
+	}
+	for (unsigned i = 0; i < copies; i++)
+		memcpy(m + i * (run->slot / 8), run->msg, run->slot);
+	return m;
+}
+
 /* A writer's loop condition: seq < its n, and the run not stopped. */
 static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
 			       const struct pfr_mw_writer *me, uint64_t seq)

@@ -16,6 +16,7 @@
 
 #include "../cli/cli.h"
 #include "bench_cmd.h"
+#include "cmd_opts.h"
 #include "mw_cmd.h"
 
 static void usage(FILE *f)
@@ -120,70 +121,18 @@ static int parse_payloads(const char *s, struct mw_opts *op)
 }
 
 static const struct option lopts[] = {
+	PFR_BENCH_COMMON_LOPTS,
 	{"writers", required_argument, NULL, 'w'},
-	{"payloads", required_argument, NULL, 'P'},
-	{"processes", no_argument, NULL, 'X'},
-	{"threads", no_argument, NULL, 'T'},
 	{"spread", no_argument, NULL, 's'},
-	{"reps", required_argument, NULL, 'r'},
-	{"time", required_argument, NULL, 't'},
-	{"quick", no_argument, NULL, 'q'},
-	{"cpus", required_argument, NULL, 'C'},
-	{"capacity", required_argument, NULL, 'k'},
-	{"only", required_argument, NULL, 'o'},
-	{"no-peers", no_argument, NULL, 'N'},
-	{"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-/* The options that take a number; returns -1 when it is accepted, else
- * the exit status. */
-static int parse_number(struct mw_opts *op, int opt, const char *arg,
-			int *times_set)
+/* One option of this command's own (the common ones are read by
+ * pfr_bench_getopt()); returns -1 to go on, else the exit status. */
+static int parse_one(void *ctx, int opt, char **argv)
 {
-	unsigned long long v;
-	int bad = pfr_cli_parse_u64(arg, &v);
-	int a, b;
-	char extra;
+	struct mw_opts *op = (struct mw_opts *)ctx;
 
-	switch (opt) {
-	case 'r':
-		if (bad || v < 1 || v > MW_MAX_REPS)
-			return pfr_cli_usage_error(
-				"bench", "--reps wants 1..%d", MW_MAX_REPS);
-		op->reps = (int)v;
-		break;
-	case 't':
-		if (bad || v < 1 || v > 60000)
-			return pfr_cli_usage_error("bench",
-						   "--time wants 1..60000 ms");
-		op->run_ms = (double)v;
-		*times_set = 1;
-		break;
-	case 'C':
-		if (sscanf(arg, "%d,%d%c", &a, &b, &extra) != 2 || a < 0 ||
-		    b < 0 || a == b || a >= CPU_SETSIZE || b >= CPU_SETSIZE)
-			return pfr_cli_usage_error(
-				"bench", "--cpus wants two different CPU "
-					 "numbers, e.g. 0,1");
-		pfr_bench_cpu[0] = a;
-		pfr_bench_cpu[1] = b;
-		break;
-	case 'k':
-		if (bad || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
-			return pfr_cli_usage_error(
-				"bench", "--capacity wants a power of two "
-					 "from 4096 to 1Gi");
-		op->capacity = (size_t)v;
-		break;
-	}
-	return -1;
-}
-
-/* One option; returns -1 to go on, else the exit status. */
-static int parse_one(struct mw_opts *op, int opt, char **argv, int *times_set)
-{
 	switch (opt) {
 	case 'w':
 		if (parse_list(optarg, op))
@@ -206,23 +155,6 @@ static int parse_one(struct mw_opts *op, int opt, char **argv, int *times_set)
 	case 's':
 		op->placement = 1;
 		break;
-	case 'q':
-		op->quick = 1;
-		break;
-	case 'o':
-		op->only = optarg;
-		break;
-	case 'N':
-		op->peers = 0;
-		break;
-	case 'j':
-		op->json = 1;
-		break;
-	case 'r':
-	case 't':
-	case 'C':
-	case 'k':
-		return parse_number(op, opt, optarg, times_set);
 	case 'h':
 		usage(stdout);
 		return 0;
@@ -238,29 +170,21 @@ static int parse_one(struct mw_opts *op, int opt, char **argv, int *times_set)
 /* Returns -1 when the command runs, else its exit status. */
 static int parse_opts(int argc, char **argv, struct mw_opts *op)
 {
-	int opt, rc, times_set = 0;
+	struct pfr_bench_common c;
+	int rc;
 
 	memset(op, 0, sizeof(*op));
-	op->reps = 5;
-	op->run_ms = 200;
-	op->capacity = PFR_BENCH_CAPACITY;
-	op->peers = 1;
 	op->payloads[0] = 8;
 	op->payloads[1] = 64;
 	op->payloads[2] = PFR_MW_MIX;
 	op->np = 3;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1)
-		if ((rc = parse_one(op, opt, argv, &times_set)) >= 0)
-			return rc;
-	if (optind < argc)
-		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
-					   argv[optind]);
+	rc = pfr_bench_getopt(argc, argv, lopts, &c, MW_MAX_REPS, parse_one,
+			      op);
+	if (rc >= 0)
+		return rc;
+	PFR_BENCH_COMMON_TO(op, &c);
 	if (!op->nw)
 		return pfr_cli_usage_error("bench", "--writers wants a list");
-	if (op->quick && !times_set)
-		op->run_ms = 12;
 	return -1;
 }
 
@@ -268,25 +192,11 @@ static int parse_opts(int argc, char **argv, struct mw_opts *op)
  * the two CPUs busy before the run. */
 static double host(const struct mw_opts *op)
 {
-	cpu_set_t set;
 	double bshare;
 
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
-		pfr_bench_pinned = 0;
-		fprintf(stderr,
-			"perfring bench: CPUs %d and %d are not both "
-			"available: running unpinned\n",
-			pfr_bench_cpu[0], pfr_bench_cpu[1]);
-	}
+	pfr_bench_check_cpus("");
 	bshare = busy_share(op->quick ? 100 : 300);
-	if (bshare > 0.10)
-		fprintf(stderr,
-			"perfring bench: warning: the bench CPUs were %.0f%% "
-			"busy before the run: results will be noisy\n",
-			100 * bshare);
+	pfr_bench_warn_busy(bshare);
 	return bshare;
 }
 

@@ -80,7 +80,6 @@ void mw_label(char *buf, size_t len, const struct pfr_mw_queue *q);
 /* Whether --only (list) names the contestant (by name, label, or the
  * name's first word). */
 int mw_selected(const char *list, const char *name, const char *lab);
-double mw_med(const double *v, int n, double *lo, double *hi);
 /* The median (and range) of field v over the runs the cell reports. */
 double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
 		   double *hi);
@@ -91,7 +90,6 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 /* The reference placement: marks the runs each cell reports. */
 void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 		    double *ref_hi);
-void mw_cpu_model(char *buf, size_t len);
 /* One growing run per cell, which sizes its runs. */
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op);
 /* --reps interleaved rounds over every cell. */

@@ -73,31 +73,7 @@ int mw_selected(const char *list, const char *name, const char *lab)
 	return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double mw_med(const double *v, int n, double *lo, double *hi)
-{
-	double t[MW_MAX_REPS];
-
-	if (lo)
-		*lo = 0;
-	if (hi)
-		*hi = 0;
-	if (n <= 0)
-		return 0;
-	memcpy(t, v, (size_t)n * sizeof(double));
-	qsort(t, (size_t)n, sizeof(double), cmp_d);
-	if (lo)
-		*lo = t[0];
-	if (hi)
-		*hi = t[n - 1];
-	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
+_Static_assert(MW_MAX_REPS <= PFR_BENCH_MEDIAN_MAX, "medians of every run");
 
 /* The median (and range) of field v over the runs the cell reports. */
 double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
@@ -109,7 +85,7 @@ double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
 	for (int r = 0; r < c->nreps; r++)
 		if (c->used[r])
 			t[k++] = v[r];
-	return mw_med(t, k, lo, hi);
+	return pfr_bench_median(t, k, lo, hi);
 }
 
 double mw_cell_maxv(const struct mw_cell *c, const double *v)
@@ -129,29 +105,6 @@ const char *mw_payload_name(size_t p, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%zu", p);
 	return buf;
-}
-
-void mw_cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c || strncmp(line, "model name", 10))
-			continue;
-		c++;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		c[strcspn(c, "\n")] = 0;
-		snprintf(buf, len, "%s", c);
-		break;
-	}
-	fclose(f);
 }
 
 static double mw_probe_rtt(int quick)
@@ -317,7 +270,7 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 		for (int r = 0; r < cells[i].nreps; r++)
 			if (cells[i].rtt[r] > 0)
 				v[n++] = cells[i].rtt[r];
-	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	qsort(v, (size_t)n, sizeof(double), pfr_bench_cmp_d);
 	for (int i = 0; i <= n; i++) {
 		if (i < n && cnt && v[i] <= RTT_GAP * hi) {
 			hi = v[i];
@@ -352,38 +305,41 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 
 /* ---- output ---- */
 
+struct warm_ctx {
+	const struct mw_cell *c;
+	const struct mw_opts *op;
+	struct mw_out o;
+};
+
+static int warm_run(void *ctx, uint64_t n, double *window_ms, double *mps)
+{
+	struct warm_ctx *w = (struct warm_ctx *)ctx;
+	int err = mw_one_run(w->c, w->op, n, &w->o);
+
+	*window_ms = w->o.window_ms;
+	*mps = w->o.mps;
+	return err;
+}
+
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op)
 {
 	for (int i = 0; i < ncells; i++) {
 		struct mw_cell *c = &cells[i];
-		struct mw_out o;
-		uint64_t n0 = 4096;
-		int err = 0;
+		struct warm_ctx w = {.c = c, .op = op};
+		int err;
 
 		pfr_cli_progress("perfring bench --writers: warm-up",
 				 (double)i / (double)(ncells + 1), 0);
-		for (int k = 0; k < (op->quick ? 3 : 8); k++) {
-			err = mw_one_run(c, op, n0, &o);
-			if (err || o.window_ms >= op->run_ms / 4 ||
-			    n0 >= (1ull << 31))
-				break;
-			n0 *= 4;
-		}
+		err = pfr_bench_calibrate(warm_run, &w, 4096, op->quick,
+					  op->run_ms, &c->n);
 		if (err == -2) {
 			c->unsupported = 1;
-			continue;
-		}
-		if (err) {
+		} else if (err) {
 			c->failed = 1;
-			snprintf(c->why, sizeof(c->why), "%s", o.why);
-			continue;
+			snprintf(c->why, sizeof(c->why), "%s", w.o.why);
 		}
-		c->messages += o.delivered;
-		c->n = (uint64_t)(o.mps * op->run_ms / 1000.0);
-		if (c->n < 4096)
-			c->n = 4096;
-		if (c->n > 2000000000ull)
-			c->n = 2000000000ull;
+		if (!err)
+			c->messages += w.o.delivered;
 	}
 }
 

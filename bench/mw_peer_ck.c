@@ -20,15 +20,6 @@ struct ckq {
 	size_t size;
 };
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 #define CK_SIZES(X) X(8) X(64) X(256)
 
 #define CK_DEF(N)                                                              \
@@ -74,7 +65,7 @@ CK_SIZES(CK_DEF)
 
 static int ckq_setup(struct pfr_mw_run *run, void **qp)
 {
-	size_t slots = pow2_floor(run->capacity / run->slot);
+	size_t slots = pfr_bench_pow2_floor(run->capacity / run->slot);
 	struct ckq *q;
 
 	if (slots < 4 ||

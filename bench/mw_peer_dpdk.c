@@ -22,18 +22,9 @@ struct rq {
 	size_t size;
 };
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 static int rq_setup(struct pfr_mw_run *run, void **qp)
 {
-	size_t slots = pow2_floor(run->capacity / run->slot);
+	size_t slots = pfr_bench_pow2_floor(run->capacity / run->slot);
 	ssize_t sz;
 	struct rq *q;
 
@@ -70,15 +61,12 @@ static void rq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 	struct rte_ring *r = ((struct rq *)p)->r;
 	struct pfr_mw_writer *me = &run->w[w];
 	unsigned es = (unsigned)run->slot;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	unsigned spins = 0;
 	uint64_t seq;
 
-	if (!m) {
-		me->error = -1;
+	if (!m)
 		return;
-	}
-	memcpy(m, run->msg, run->slot);
 	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 
@@ -97,16 +85,12 @@ static void rq_produce_burst(void *p, struct pfr_mw_run *run, unsigned w)
 	struct pfr_mw_writer *me = &run->w[w];
 	unsigned es = (unsigned)run->slot, b = run->batch;
 	size_t sw = run->slot / 8;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * run->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, b);
 	unsigned spins = 0;
 	uint64_t seq;
 
-	if (!m) {
-		me->error = -1;
+	if (!m)
 		return;
-	}
-	for (unsigned i = 0; i < b; i++)
-		memcpy(m + i * sw, run->msg, run->slot);
 	for (seq = 0; pfr_mw_wmore(run, me, seq);) {
 		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b,
 			 done = 0;

@@ -35,15 +35,6 @@ struct wq {
 	unsigned char *pool;
 };
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 static struct wnode *node_at(struct wq *q, unsigned w, uint64_t k)
 {
 	return (struct wnode *)(q->pool +
@@ -67,7 +58,8 @@ static void hand_back(struct wq *q, unsigned w, uint64_t k)
 
 static int wq_setup(struct pfr_mw_run *run, void **qp)
 {
-	size_t nodes = pow2_floor(run->capacity / run->slot / run->writers);
+	size_t nodes =
+		pfr_bench_pow2_floor(run->capacity / run->slot / run->writers);
 	size_t nsize = (sizeof(struct wnode) + run->slot + 63) & ~(size_t)63;
 	struct wq *q;
 

@@ -58,15 +58,12 @@ static void mq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 {
 	struct mq *q = (struct mq *)p;
 	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, q->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	unsigned spins = 0;
 	uint64_t seq;
 
-	if (!m) {
-		me->error = -1;
+	if (!m)
 		return;
-	}
-	memcpy(m, run->msg, q->slot);
 	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 

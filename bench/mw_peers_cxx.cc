@@ -22,41 +22,22 @@
  * allocates.
  * None of them runs between processes (their memory is the heap's).
  */
-#include <cstdlib>
-#include <cstring>
-#include <new>
-
 #ifdef PFR_BENCH_HAVE_CQ
 #include <concurrentqueue/concurrentqueue.h>
-#endif
-#ifdef PFR_BENCH_HAVE_AQ
-#include <atomic_queue/atomic_queue.h>
 #endif
 #ifdef PFR_BENCH_HAVE_BOOST
 #include <boost/lockfree/queue.hpp>
 #endif
 
 #include "mw.h"
+#include "peers_cxx.h"
 
 namespace
 {
 
-template <size_t N> struct Msg {
-	uint64_t w[N / 8];
-};
-
-size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 size_t slots_for(const pfr_mw_run *run)
 {
-	return pow2_floor(run->capacity / run->slot);
+	return pfr_bench_pow2_floor(run->capacity / run->slot);
 }
 
 // The writer's and the reader's loops over any adapter A with a queue type

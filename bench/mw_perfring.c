@@ -38,13 +38,34 @@
 #define MW_TIMEOUT_NS 10000000000ull /* BLOCK: a writer gives up after */
 
 #if defined(PFR_MW_HAVE_GROUP) || defined(PFR_MW_HAVE_MPSC)
-static size_t pow2_floor(size_t x)
+/* A ring's data size for cap bytes: the power of two at or below it, at
+ * least 4096. */
+static size_t data_size(size_t cap)
 {
-	size_t p = 1;
+	size_t p = pfr_bench_pow2_floor(cap);
 
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
+	return p < 4096 ? 4096 : p;
+}
+
+/* A writer's result: what it sent, and its error if any. */
+static void writer_end(struct pfr_mw_writer *me, uint64_t sent, int err)
+{
+	me->sent = sent;
+	if (err)
+		me->error = err;
+}
+
+/* A received record: verified if it is a well-formed message, else
+ * counted bad. */
+static void got_rec(struct pfr_mw_run *run, uint32_t type, const void *p,
+		    uint32_t len)
+{
+	if (__builtin_expect(type != MW_TYPE || (len & 7) || !len, 0)) {
+		if (!run->bad++)
+			run->bad_tag = ~0ull;
+		return;
+	}
+	pfr_mw_got(run, p, len / 8);
 }
 #endif
 
@@ -58,9 +79,7 @@ static int gr_setup(struct pfr_mw_run *run, void **qp)
 
 	memset(&o, 0, sizeof(o));
 	o.slots = run->writers;
-	o.data_size = pow2_floor(run->capacity / run->writers);
-	if (o.data_size < 4096)
-		o.data_size = 4096;
+	o.data_size = data_size(run->capacity / run->writers);
 	o.policy = PFR_POLICY_BLOCK;
 	o.ordering = PFR_ORDER_ACQREL;
 	if (pfr_group_create(&g, &o))
@@ -80,7 +99,7 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 {
 	struct pfr_group *g = (struct pfr_group *)q;
 	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	struct pfr_writer wr;
 	uint64_t seq;
 	unsigned k = 0;
@@ -92,7 +111,6 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 		return;
 	}
 	pfr_writer_set_timeout(&wr, MW_TIMEOUT_NS);
-	memcpy(m, run->msg, run->slot);
 	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 
@@ -113,9 +131,7 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 	}
 	if (batch)
 		pfr_writer_publish(&wr);
-	me->sent = seq;
-	if (err)
-		me->error = err;
+	writer_end(me, seq, err);
 	pfr_group_leave(g, &wr);
 	free(m);
 }
@@ -132,16 +148,8 @@ static void gr_produce_batch(void *q, struct pfr_mw_run *run, unsigned w)
 
 static int gr_got(void *arg, const struct pfr_group_rec *rec)
 {
-	struct pfr_mw_run *run = (struct pfr_mw_run *)arg;
-
-	if (__builtin_expect(rec->hdr.type != MW_TYPE || (rec->len & 7) ||
-				     !rec->len,
-			     0)) {
-		if (!run->bad++)
-			run->bad_tag = ~0ull;
-		return 0;
-	}
-	pfr_mw_got(run, rec->payload, rec->len / 8);
+	got_rec((struct pfr_mw_run *)arg, rec->hdr.type, rec->payload,
+		rec->len);
 	return 0;
 }
 
@@ -181,9 +189,7 @@ static int mp_setup(struct pfr_mw_run *run, void **qp)
 	struct pfr_mpsc *m;
 
 	memset(&o, 0, sizeof(o));
-	o.data_size = pow2_floor(run->capacity);
-	if (o.data_size < 4096)
-		o.data_size = 4096;
+	o.data_size = data_size(run->capacity);
 	o.policy = PFR_POLICY_BLOCK;
 	o.max_producers = run->writers;
 	if (pfr_mpsc_create(&m, &o))
@@ -202,7 +208,7 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
 	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, 1);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;
@@ -213,7 +219,6 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 		return;
 	}
 	pfr_mpsc_set_timeout(&p, MW_TIMEOUT_NS);
-	memcpy(m, run->msg, run->slot);
 	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
 		size_t words = pfr_mw_len(run, seq);
 
@@ -223,9 +228,7 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 		if (__builtin_expect(err != 0, 0))
 			break;
 	}
-	me->sent = seq;
-	if (err)
-		me->error = err;
+	writer_end(me, seq, err);
 	pfr_mpsc_leave(&p);
 	free(m);
 }
@@ -238,7 +241,7 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 	struct pfr_mw_writer *me = &run->w[w];
 	unsigned b = run->batch > 1 ? run->batch : 1;
 	size_t sw = run->slot / 8;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * run->slot);
+	uint64_t *m = pfr_mw_msgs(run, me, b);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;
@@ -249,8 +252,6 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 		return;
 	}
 	pfr_mpsc_set_timeout(&p, MW_TIMEOUT_NS);
-	for (unsigned i = 0; i < b; i++)
-		memcpy(m + i * sw, run->msg, run->slot);
 	for (seq = 0; !err && pfr_mw_wmore(run, me, seq);) {
 		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b;
 
@@ -272,9 +273,7 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 		if (!err)
 			seq += k;
 	}
-	me->sent = seq;
-	if (err)
-		me->error = err;
+	writer_end(me, seq, err);
 	pfr_mpsc_leave(&p);
 	free(m);
 }
@@ -302,14 +301,7 @@ static void mp_consume(void *q, struct pfr_mw_run *run)
 			break;
 		}
 		while ((rc = pfr_mpsc_next(&r, &rec)) == 1) {
-			if (__builtin_expect(rec.hdr.type != MW_TYPE ||
-						     (rec.len & 7) || !rec.len,
-					     0)) {
-				if (!run->bad++)
-					run->bad_tag = ~0ull;
-			} else {
-				pfr_mw_got(run, rec.payload, rec.len / 8);
-			}
+			got_rec(run, rec.hdr.type, rec.payload, rec.len);
 			got = 1;
 		}
 		pfr_mpsc_end(&r);

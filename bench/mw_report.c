@@ -14,6 +14,7 @@
 #include <perfring/common.h>
 
 #include "../cli/cli.h"
+#include "cmd_opts.h"
 #include "mw_cmd.h"
 
 static void flags(char *buf, size_t len, const struct mw_cell *c)
@@ -129,7 +130,7 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 	cpu_set_t set;
 	int ncpu = 0;
 
-	mw_cpu_model(cpu, sizeof(cpu));
+	pfr_bench_cpu_model(cpu, sizeof(cpu));
 	if (!uname(&u))
 		snprintf(kern, sizeof(kern), "%s %s %s", u.sysname, u.release,
 			 u.machine);

@@ -17,15 +17,6 @@ struct ckq {
 	void *buf;
 };
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 #define CK_SIZES(X) X(8) X(64) X(256) X(1024) X(4096) X(65520)
 
 #define CK_DEF(N)                                                              \
@@ -60,7 +51,7 @@ CK_SIZES(CK_DEF)
 static int ckq_setup(struct pfr_bench_run *run, void **qp)
 {
 	struct ckq *q;
-	size_t slots = pow2_floor(run->capacity / run->payload);
+	size_t slots = pfr_bench_pow2_floor(run->capacity / run->payload);
 
 	if (pfr_bench_payload_index(run->payload) < 0 || slots < 2)
 		return -1;

@@ -16,18 +16,9 @@
 
 #include "bench.h"
 
-static size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 static int rq_setup(struct pfr_bench_run *run, void **qp)
 {
-	size_t slots = pow2_floor(run->capacity / run->payload);
+	size_t slots = pfr_bench_pow2_floor(run->capacity / run->payload);
 	ssize_t sz;
 	struct rte_ring *r;
 

@@ -8,38 +8,19 @@
  * larger ones.  One template instance per payload size, so each slot is a
  * compile-time sized message, as those libraries are meant to be used.
  */
-#include <cstdlib>
-#include <cstring>
-#include <new>
-
-#ifdef PFR_BENCH_HAVE_AQ
-#include <atomic_queue/atomic_queue.h>
-#endif
 #ifdef PFR_BENCH_HAVE_BOOST
 #include <boost/lockfree/spsc_queue.hpp>
 #endif
 
 #include "bench.h"
+#include "peers_cxx.h"
 
 namespace
 {
 
-template <size_t N> struct Msg {
-	uint64_t w[N / 8];
-};
-
-size_t pow2_floor(size_t x)
-{
-	size_t p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 size_t slots_for(const pfr_bench_run *run)
 {
-	return pow2_floor(run->capacity / run->payload);
+	return pfr_bench_pow2_floor(run->capacity / run->payload);
 }
 
 #ifdef PFR_BENCH_HAVE_BOOST
@@ -78,7 +59,8 @@ template <size_t N> struct Boost {
 				       done = 0;
 
 				for (size_t i = 0; i < k; i++)
-					pfr__payload_stamp_ends(m[i].w, N / 8, seq + i);
+					pfr__payload_stamp_ends(m[i].w, N / 8,
+								seq + i);
 				while (done < k) {
 					size_t e = q->push(m + done, k - done);
 

@@ -130,7 +130,6 @@ const char *ord_name(int o);
 const char *pol_name(int p);
 /* "perfring acqrel batch", "rte_ring burst", "perfring acqrel drop" ... */
 void label(char *buf, size_t len, const struct pfr_bench_queue *q);
-void cpu_model(char *buf, size_t len);
 int tsan_ok(int ordering);
 /* --wait-idle: waits up to secs seconds for the CPUs to calm down. */
 double wait_idle(double secs);
