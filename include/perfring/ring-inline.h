@@ -182,16 +182,16 @@ PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
  * one while the batches it finds are under a sixteenth of the ring (at
  * most PFR__POLL_BATCH bytes), shrinks by one while they are over twice
  * that, and drops to 0 when the first load finds nothing (the writer is
- * the slower side: no reason to wait).  Empty polls after the first wait
- * 2, 4, then 8 pauses between loads. */
+ * the slower side: no reason to wait).  Empty loads after the first are
+ * one pause apart, as in a plain spin loop: a reader waiting for a record
+ * sees it as soon as that loop would. */
 #define PFR__POLL_BATCH 2048u
 #define PFR__POLL_PACE_MAX 7u
-#define PFR__POLL_GAP_MAX 8u
 
 PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
 {
 	uint64_t want = (r->mask + 1) >> 4;
-	uint32_t spin, gap = 2;
+	uint32_t spin;
 	int64_t avail;
 
 	if (want > PFR__POLL_BATCH)
@@ -210,10 +210,7 @@ PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
 	}
 	r->pace = 0;
 	while (!avail && polls-- > 1) {
-		for (spin = gap; spin; spin--)
-			pfr_cpu_relax();
-		if (gap < PFR__POLL_GAP_MAX)
-			gap *= 2;
+		pfr_cpu_relax();
 		avail = pfr_reader_begin(r);
 	}
 	return avail;

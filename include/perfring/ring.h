@@ -445,8 +445,8 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
 static inline int64_t pfr_reader_begin(struct pfr_reader *r);
 /* Wait for records by spinning, without taking head's cache line from the
  * writer at every spin: load head (as pfr_reader_begin()) until records
- * are readable, at most `polls` times (0 counts as 1), with 2, 4, then 8
- * pauses between loads.  A reader that keeps finding records on its first
+ * are readable, at most `polls` times (0 counts as 1), one pause apart,
+ * as a spin loop would.  A reader that keeps finding records on its first
  * load (a writer faster than its reader's polls) also waits before that
  * load, so that it takes batches of about a sixteenth of the ring (at most
  * 2 KiB) instead of a few records at a time: each load of head takes the
