@@ -275,9 +275,9 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 {
 	const unsigned char *data = r->data;
 	uint64_t mask = r->mask, budget = max ? max : UINT64_MAX;
-	/* The last header that passed the checks (0 matches none: a valid
-	 * header's size is at least 8) and its size. */
-	uint64_t ok_raw = 0, ok_size = 8;
+	/* The last header that passed the checks and its size (0: none yet;
+	 * ok_raw is then never compared, see last). */
+	uint64_t ok_raw = 0, ok_size = 0;
 
 	/* budget: records still allowed; max - budget were passed to fn */
 	while (budget) {
@@ -292,38 +292,41 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 		/* the contiguous stretch: up to head or the end of the data
 		 * area, whichever is first (left <= the data size: begin
 		 * checked head); last: the last place where a record of
-		 * ok_size still fits in it */
+		 * ok_size still fits in it, before p while there is no
+		 * reference (so every header is checked in full) */
 		end = p + (room < left ? room : left);
-		last = pfr__last_fit(p, end, ok_size);
+		last = ok_size ? pfr__last_fit(p, end, ok_size)
+			       : (const unsigned char *)((uintptr_t)p - 1);
 		do {
-			uint64_t raw;
+			struct pfr_record_header h;
 			struct pfr_record rec;
+			uint64_t raw, size;
 
-			/* Past last: the stretch is done, or a record of
-			 * ok_size does not fit here, so this header gets the
-			 * full checks. */
-			if (__builtin_expect(p > last, 0)) {
-				if (p == end)
-					break;
-				ok_raw = 0;
-			}
 			/* The header is read once into a private copy.  One
-			 * equal to the last header that passed is the same
-			 * type and size, and fits (p <= last): a stream of
-			 * records of one type and size, the common case,
-			 * costs two compares per record.  Any other header
-			 * gets the checks of pfr_reader_next()'s fast path:
-			 * size - 8 has no bit set outside 3..15 iff size is a
+			 * equal to the reference, at or before last, is the
+			 * same type and size as a header that passed, and
+			 * fits: a stream of records of one type and size, the
+			 * common case, costs two compares per record.  Past
+			 * last (a record of ok_size would not fit, or there
+			 * is no reference), or a header that differs, gets
+			 * the checks of pfr_reader_next()'s fast path: size
+			 * - 8 has no bit set outside 3..15 iff size is a
 			 * multiple of 8 and at least 8 (a u16 size below 8
 			 * wraps).  A record that fails goes to the slow path,
 			 * which returns what pfr_reader_next() would. */
+			if (__builtin_expect(p > last, 0)) {
+				if (p == end)
+					break;
+				raw = PFR_READ_ONCE(*(const uint64_t *)p);
+				goto full;
+			}
 			raw = PFR_READ_ONCE(*(const uint64_t *)p);
-			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
 			if (__builtin_expect(raw != ok_raw, 0)) {
-				uint64_t size = rec.hdr.size;
-
-				if (rec.hdr.type == PFR_RECORD_LOST ||
-				    rec.hdr.type == PFR_RECORD_PAD ||
+full:
+				memcpy(&h, &raw, sizeof(h));
+				size = h.size;
+				if (h.type == PFR_RECORD_LOST ||
+				    h.type == PFR_RECORD_PAD ||
 				    ((size - 8) & ~(uint64_t)0xfff8) ||
 				    (uintptr_t)p + size > (uintptr_t)end)
 					goto slow;
@@ -331,6 +334,7 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 				ok_size = size;
 				last = pfr__last_fit(p, end, size);
 			}
+			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
 			rec.payload = p + sizeof(rec.hdr);
 			rec.len = (uint32_t)ok_size - (uint32_t)sizeof(rec.hdr);
 			rec.pos = tail + (uint64_t)(p - p0);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * pfr_reader_consume() against pfr_reader_next(): the same rings, honest
- * and hostile (random headers: sizes of 0..7, unaligned, past head or the
- * end of the data area, PAD and LOST records, short LOST records, records
- * straddling the end on raw rings), read by a loop of pfr_reader_next()
- * and by pfr_reader_consume() with limits of 1, 3 and none.  Both must
- * deliver the same records (type, size, position, payload bytes), stop
- * with the same result (drained, or the same error code) and leave tail
- * at the same place.  Data areas sit between PROT_NONE guard pages.
+ * and hostile (random headers: sizes of 0..7, all-zero headers, unaligned,
+ * past head or the end of the data area, PAD and LOST records, short LOST
+ * records, records straddling the end on raw rings), read by a loop of
+ * pfr_reader_next() and by pfr_reader_consume() with limits of 1, 3 and
+ * none.  Both must deliver the same records (type, size, position,
+ * payload bytes), stop with the same result (drained, or the same error
+ * code) and leave tail at the same place.  Data areas sit between PROT_NONE guard pages.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -117,6 +117,8 @@ static void fill(unsigned char *data, uint64_t size, uint64_t tail,
 		else if (k == 5)
 			sz = (uint16_t)(8 *
 					(1 + rnd(s) % 64)); /* may straddle */
+		else if (k == 6)
+			type = 0, sz = 0; /* all zero: zeroed memory */
 		put_hdr(data, size - 1, pos, type, sz);
 		if (!sz || (sz & 7))
 			break;
