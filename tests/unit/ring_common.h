@@ -201,8 +201,8 @@ static inline void rt_unguard(unsigned char *d, uint64_t size)
 
 /* A record header (type, size) at position pos of a data area of
  * mask + 1 bytes, as a peer (honest or not) writes it. */
-static inline void rt_put_hdr(unsigned char *data, uint64_t mask,
-			      uint64_t pos, uint32_t type, uint16_t size)
+static inline void rt_put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
+			      uint32_t type, uint16_t size)
 {
 	struct pfr_record_header h = {type, 0, size};
 
