@@ -19,43 +19,8 @@
 
 #include <perfring/perf.h>
 
+#include "perf_rec.h"
 #include "tap.h"
-
-struct buf {
-	unsigned char b[4096];
-	uint32_t n;
-};
-
-static void put64(struct buf *b, uint64_t v)
-{
-	memcpy(b->b + b->n, &v, 8);
-	b->n += 8;
-}
-
-static void put32x2(struct buf *b, uint32_t x, uint32_t y)
-{
-	memcpy(b->b + b->n, &x, 4);
-	memcpy(b->b + b->n + 4, &y, 4);
-	b->n += 8;
-}
-
-static void putstr(struct buf *b, const char *s)
-{
-	size_t l = strlen(s) + 1, p = (l + 7) & ~(size_t)7;
-
-	memset(b->b + b->n, 0, p);
-	memcpy(b->b + b->n, s, l);
-	b->n += (uint32_t)p;
-}
-
-static void write_rec(struct pfr_perf_file *f, uint32_t type, uint16_t misc,
-		      struct buf *b)
-{
-	struct pfr_record_header h = {type, misc, (uint16_t)(b->n + 8)};
-
-	pfr_perf_file_write(f, &h, b->b, b->n);
-	b->n = 0;
-}
 
 static const uint64_t ST = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 

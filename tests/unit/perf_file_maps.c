@@ -27,6 +27,7 @@
 
 #include <perfring/perf.h>
 
+#include "perf_rec.h"
 #include "tap.h"
 
 #define NMAX 8000
@@ -34,43 +35,6 @@
 #define STEP 0x10000ULL
 
 static char dir[64], exe[4096];
-
-struct buf {
-	unsigned char b[512];
-	uint32_t n;
-};
-
-static void put64(struct buf *b, uint64_t v)
-{
-	memcpy(b->b + b->n, &v, 8);
-	b->n += 8;
-}
-
-static void put32x2(struct buf *b, uint32_t x, uint32_t y)
-{
-	memcpy(b->b + b->n, &x, 4);
-	memcpy(b->b + b->n + 4, &y, 4);
-	b->n += 8;
-}
-
-static void putstr(struct buf *b, const char *s)
-{
-	size_t l = strlen(s) + 1, p = (l + 7) & ~(size_t)7;
-
-	memset(b->b + b->n, 0, p);
-	memcpy(b->b + b->n, s, l);
-	b->n += (uint32_t)p;
-}
-
-static int write_rec(struct pfr_perf_file *f, uint32_t type, uint16_t misc,
-		     struct buf *b)
-{
-	struct pfr_record_header h = {type, misc, (uint16_t)(b->n + 8)};
-	int err = pfr_perf_file_write(f, &h, b->b, b->n);
-
-	b->n = 0;
-	return err;
-}
 
 static int mmap2(struct pfr_perf_file *f, uint32_t pid, uint64_t start,
 		 const char *path)
