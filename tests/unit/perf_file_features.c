@@ -28,18 +28,7 @@ static const uint64_t ST = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 static void mmap2(struct pfr_perf_file *f, uint32_t pid, uint64_t start,
 		  const char *path)
 {
-	struct buf b = {.n = 0};
-
-	put32x2(&b, pid, pid);
-	put64(&b, start);
-	put64(&b, 0x10000); /* len */
-	put64(&b, 0); /* pgoff */
-	put32x2(&b, 0, 0); /* maj, min */
-	put64(&b, 0); /* ino */
-	put64(&b, 0); /* ino generation */
-	put32x2(&b, 5, 2); /* prot, flags */
-	putstr(&b, path);
-	write_rec(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b);
+	write_mmap2(f, pid, start, 0x10000, path);
 }
 
 static void sample(struct pfr_perf_file *f, uint16_t misc, uint32_t pid,

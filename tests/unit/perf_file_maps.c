@@ -39,18 +39,7 @@ static char dir[64], exe[4096];
 static int mmap2(struct pfr_perf_file *f, uint32_t pid, uint64_t start,
 		 const char *path)
 {
-	struct buf b = {.n = 0};
-
-	put32x2(&b, pid, pid);
-	put64(&b, start);
-	put64(&b, STEP); /* len */
-	put64(&b, 0); /* pgoff */
-	put32x2(&b, 0, 0); /* maj, min */
-	put64(&b, 0); /* ino */
-	put64(&b, 0); /* ino generation */
-	put32x2(&b, 5, 2); /* prot, flags */
-	putstr(&b, path);
-	return write_rec(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b);
+	return write_mmap2(f, pid, start, STEP, path);
 }
 
 static int fork_rec(struct pfr_perf_file *f, uint32_t child, uint32_t parent)

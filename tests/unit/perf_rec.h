@@ -54,4 +54,23 @@ static inline int write_rec(struct pfr_perf_file *f, uint32_t type,
 	return err;
 }
 
+/* A user-space MMAP2 record of pid: len bytes of path at start (read and
+ * execute, private), written as write_rec() does. */
+static inline int write_mmap2(struct pfr_perf_file *f, uint32_t pid,
+			      uint64_t start, uint64_t len, const char *path)
+{
+	struct buf b = {.n = 0};
+
+	put32x2(&b, pid, pid);
+	put64(&b, start);
+	put64(&b, len);
+	put64(&b, 0); /* pgoff */
+	put32x2(&b, 0, 0); /* maj, min */
+	put64(&b, 0); /* ino */
+	put64(&b, 0); /* ino generation */
+	put32x2(&b, 5, 2); /* prot, flags */
+	putstr(&b, path);
+	return write_rec(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b);
+}
+
 #endif
