@@ -2,6 +2,9 @@
 # shellcheck shell=bash
 # Shared parts of the libFuzzer tests t_fuzz_ring.sh and t_fuzz_mpsc.sh
 # (sourced, not run): TAP, top, build, the clang flags (flags), and
+#   fuzz_dirs NAME              out=$build/tests/fuzz/NAME (with its corpus
+#                               and artifacts directories), and the
+#                               fuzzer's path there, bin=$out/fuzz_NAME;
 #   fuzz_build BIN LOG SRC...   clang builds the fuzzer BIN from SRC...
 #                               with libFuzzer, ASan and UBSan (its output
 #                               in LOG): "ok - fuzzer builds", else not ok
@@ -14,10 +17,15 @@ set -u
 # shellcheck source=tests/lib/tap.sh
 . "${BASH_SOURCE[0]%/*}/../lib/tap.sh"
 top=${PFR_TOP:-$(cd "${BASH_SOURCE[0]%/*}/../.." && pwd)}
-# shellcheck disable=SC2034 # the tests use build
 build=${PFR_BUILD:-$top/build}
 flags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -I"$top/include" -I"$top/src"
 	-fno-sanitize-recover=undefined)
+
+fuzz_dirs() {
+	out=$build/tests/fuzz/$1
+	mkdir -p "$out/corpus" "$out/artifacts"
+	bin=$out/fuzz_$1
+}
 
 fuzz_build() {
 	local bin=$1 log=$2

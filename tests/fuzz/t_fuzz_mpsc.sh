@@ -5,13 +5,10 @@
 # with the input; attach, reader, producer) with libFuzzer, ASan and
 # UBSan, for FUZZ_SECONDS (default 20 in make check).  Needs clang and
 # libclang-rt-14-dev (tools/deps.sh).
-set -u
 # shellcheck source=tests/fuzz/lib.sh
 . "$(dirname "$0")/lib.sh"
 secs=${FUZZ_SECONDS:-20}
-out=$build/tests/fuzz/mpsc
-mkdir -p "$out/corpus" "$out/artifacts"
-bin=$out/fuzz_mpsc
+fuzz_dirs mpsc
 srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/mpsc.c" "$top/src/ring.c"
 	"$top/src/task.c"
 	"$top/src/version.c")

@@ -7,13 +7,10 @@
 # FUZZ_SECONDS (default 25 in make check; long_fuzz_ring.sh runs longer).
 # The seed corpus is real rings written by the same source built with
 # -DFUZZ_RING_SEEDS.  Needs clang and libclang-rt-14-dev (tools/deps.sh).
-set -u
 # shellcheck source=tests/fuzz/lib.sh
 . "$(dirname "$0")/lib.sh"
 secs=${FUZZ_SECONDS:-25}
-out=$build/tests/fuzz/ring
-mkdir -p "$out/corpus" "$out/artifacts"
-bin=$out/fuzz_ring
+fuzz_dirs ring
 # fuzz_ring.c compiles src/ring.c itself (with a load hook: its mode 3)
 srcs=("$top/tests/fuzz/fuzz_ring.c" "$top/src/version.c")
 
