@@ -8,3 +8,8 @@ FUZZ_SECONDS ?= 600
 .PHONY: fuzz-perf
 fuzz-perf: all
 	$(TEST_ENV) FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/t_fuzz_perf.sh
+
+# The perf tests that build records by hand share a header the generic
+# rule does not know about.
+$(BUILD)/tests/unit/perf_decode $(BUILD)/tests/unit/perf_file_features \
+	$(BUILD)/tests/unit/perf_file_maps: tests/unit/perf_rec.h

@@ -13,33 +13,13 @@
 #  - a perf.data truncated after it was opened: read to the end, no SIGBUS;
 #  - FORK records after many MMAP2 records: peak memory grows linearly
 #    with the file, not with FORKs x MMAPs.
-set -u
-# shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
-top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${PFR_BUILD:-$top/build}
-P=${PERFRING:-$build/perfring}
-cc=${CC:-cc}
-out=$build/tests/harden
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/harden/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tool=$out/harden_tool
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-srcs="$top/tests/harden/harden_tool.c $top/cli/cmd_script.c \
-	$top/cli/perf_out.c $top/cli/perf_elf.c $top/cli/perf_trace.c \
-	$top/cli/cli_util.c $top/src/*.c"
-# perfring script's libraries (mk/script.mk)
-script_libs=$(pkg-config --cflags --libs libtraceevent libelf libdw)
 # shellcheck disable=SC2086
-if ! $cc -g -O1 $san -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
-	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" $srcs \
-	$script_libs -lpthread -lrt >"$tmp/build.log" 2>&1; then
-	diag <"$tmp/build.log"
-	fail "harden_tool builds with $cc $san"
-	tap_done
-fi
+build_tool "$tool" "harden_tool builds with $cc $san" -g -O1 $san
 pass "harden_tool builds with $cc $san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

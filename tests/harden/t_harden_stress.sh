@@ -10,32 +10,11 @@
 #    exit 1.
 # The runs are asked for 600 s: the verdict is that they end because the
 # peer died (the time limits below only turn a hang into a failure).
-set -u
-# shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
-top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${PFR_BUILD:-$top/build}
-P=${PERFRING:-$build/perfring}
-cc=${CC:-cc}
-out=$build/tests/harden
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/harden/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tool=$out/harden_tool_plain
-# perfring script's libraries (mk/script.mk)
-script_libs=$(pkg-config --cflags --libs libtraceevent libelf libdw)
-# shellcheck disable=SC2086
-if ! $cc -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -I"$top/include" \
-	-I"$top/src" -I"$top/cli" -o "$tool" \
-	"$top/tests/harden/harden_tool.c" "$top/cli/cmd_script.c" \
-	"$top/cli/perf_out.c" "$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
-	"$top/cli/cli_util.c" "$top"/src/*.c $script_libs \
-	-lpthread -lrt >"$tmp/build.log" 2>&1; then
-	diag <"$tmp/build.log"
-	fail "harden_tool builds"
-	tap_done
-fi
+build_tool "$tool" "harden_tool builds" -O1
 
 # --- kill -9 the writer: the orphaned reader must end, and say why ---
 for v in "" "-p block" "--wait" "-p overwrite" "-p block --wait" "--shm"; do

@@ -13,7 +13,7 @@ top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 out=$build/tests/model
 src=$top/tests/model
-# A host program even in cross and sanitizer runs (see t_relacy.sh).
+# A host program even in cross and sanitizer runs (see lib.sh).
 cxx=${MODEL_CXX:-c++}
 
 if [ ! -f /usr/include/relacy/relacy.hpp ]; then

@@ -20,6 +20,7 @@
 #include <perfring/mpsc.h>
 #include <perfring/ring.h>
 
+#include "abi_common.h"
 #include "tap.h"
 
 /* A caller built against a header whose pfr_ring_opts ended at ordering. */
@@ -183,30 +184,6 @@ static void test_group_mpsc(void)
 	       "mpsc: NULL handle refused");
 	is_int(pfr_mpsc_create(&m, NULL), -PFR_E_INVAL,
 	       "mpsc: NULL opts refused");
-}
-
-/* The shared library built next to this test (build/libperfring.so for
- * build/tests/unit/abi_opts). */
-static void *open_shared(void)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	void *h;
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	for (int i = 0; i < 3; i++) {
-		char *slash = strrchr(exe, '/');
-
-		if (slash)
-			*slash = 0;
-	}
-	snprintf(path, sizeof(path), "%s/libperfring.so", exe);
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		tap_diag("dlopen %s: %s", path, dlerror());
-	return h;
 }
 
 typedef int (*create_v01_fn)(struct pfr_ring **, const struct ring_opts_v01 *);

@@ -20,6 +20,7 @@
 #include <perfring/perf.h>
 #include <perfring/ring.h>
 
+#include "abi_common.h"
 #include "tap.h"
 
 static const char *const twins[] = {
@@ -97,28 +98,6 @@ static struct {
 	uint64_t (*perf_u64)(const uint64_t *, uint64_t);
 	size_t (*ffi_sizeof)(const char *);
 } F;
-
-static void *open_shared(void)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	void *h;
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	for (int i = 0; i < 3; i++) {
-		char *slash = strrchr(exe, '/');
-
-		if (slash)
-			*slash = 0;
-	}
-	snprintf(path, sizeof(path), "%s/libperfring.so", exe);
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		tap_diag("dlopen %s: %s", path, dlerror());
-	return h;
-}
 
 #define SYM(field, name) (*(void **)&F.field = dlsym(h, name))
 

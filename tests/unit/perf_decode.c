@@ -15,34 +15,8 @@
 
 #include <perfring/perf.h>
 
+#include "perf_rec.h"
 #include "tap.h"
-
-struct buf {
-	unsigned char b[512];
-	uint32_t n;
-};
-
-static void put64(struct buf *b, uint64_t v)
-{
-	memcpy(b->b + b->n, &v, 8);
-	b->n += 8;
-}
-
-static void put32x2(struct buf *b, uint32_t x, uint32_t y)
-{
-	memcpy(b->b + b->n, &x, 4);
-	memcpy(b->b + b->n + 4, &y, 4);
-	b->n += 8;
-}
-
-static void putstr(struct buf *b, const char *s)
-{
-	size_t l = strlen(s) + 1, p = (l + 7) & ~(size_t)7;
-
-	memset(b->b + b->n, 0, p);
-	memcpy(b->b + b->n, s, l);
-	b->n += (uint32_t)p;
-}
 
 static struct pfr_record_header hdr(uint32_t type, uint32_t len)
 {

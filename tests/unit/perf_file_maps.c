@@ -27,6 +27,7 @@
 
 #include <perfring/perf.h>
 
+#include "perf_rec.h"
 #include "tap.h"
 
 #define NMAX 8000
@@ -35,58 +36,10 @@
 
 static char dir[64], exe[4096];
 
-struct buf {
-	unsigned char b[512];
-	uint32_t n;
-};
-
-static void put64(struct buf *b, uint64_t v)
-{
-	memcpy(b->b + b->n, &v, 8);
-	b->n += 8;
-}
-
-static void put32x2(struct buf *b, uint32_t x, uint32_t y)
-{
-	memcpy(b->b + b->n, &x, 4);
-	memcpy(b->b + b->n + 4, &y, 4);
-	b->n += 8;
-}
-
-static void putstr(struct buf *b, const char *s)
-{
-	size_t l = strlen(s) + 1, p = (l + 7) & ~(size_t)7;
-
-	memset(b->b + b->n, 0, p);
-	memcpy(b->b + b->n, s, l);
-	b->n += (uint32_t)p;
-}
-
-static int write_rec(struct pfr_perf_file *f, uint32_t type, uint16_t misc,
-		     struct buf *b)
-{
-	struct pfr_record_header h = {type, misc, (uint16_t)(b->n + 8)};
-	int err = pfr_perf_file_write(f, &h, b->b, b->n);
-
-	b->n = 0;
-	return err;
-}
-
 static int mmap2(struct pfr_perf_file *f, uint32_t pid, uint64_t start,
 		 const char *path)
 {
-	struct buf b = {.n = 0};
-
-	put32x2(&b, pid, pid);
-	put64(&b, start);
-	put64(&b, STEP); /* len */
-	put64(&b, 0); /* pgoff */
-	put32x2(&b, 0, 0); /* maj, min */
-	put64(&b, 0); /* ino */
-	put64(&b, 0); /* ino generation */
-	put32x2(&b, 5, 2); /* prot, flags */
-	putstr(&b, path);
-	return write_rec(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b);
+	return write_mmap2(f, pid, start, STEP, path);
 }
 
 static int fork_rec(struct pfr_perf_file *f, uint32_t child, uint32_t parent)

@@ -14,10 +14,12 @@
 #ifndef PFR_TESTS_RING_COMMON_H
 #define PFR_TESTS_RING_COMMON_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <perfring/ring.h>
@@ -170,6 +172,41 @@ static inline int rt_done(void)
 		tap_diag("%d TODO-failing check(s): known, reported issues",
 			 rt_todo_failing);
 	return tap_done();
+}
+
+/* ---- hostile rings: data areas between guard pages ---- */
+
+#define RT_PG 4096u
+
+/* size bytes of data with a PROT_NONE page on either side, so that an
+ * access out of bounds faults even without ASan (the whole test is
+ * skipped when mmap fails). */
+static inline unsigned char *rt_guarded(uint64_t size)
+{
+	unsigned char *m = mmap(NULL, size + 2 * RT_PG, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		tap_skip_all("mmap: %s", strerror(errno));
+	mprotect(m, RT_PG, PROT_NONE);
+	mprotect(m + RT_PG + size, RT_PG, PROT_NONE);
+	return m + RT_PG;
+}
+
+/* Unmaps what rt_guarded(size) returned. */
+static inline void rt_unguard(unsigned char *d, uint64_t size)
+{
+	munmap(d - RT_PG, size + 2 * RT_PG);
+}
+
+/* A record header (type, size) at position pos of a data area of
+ * mask + 1 bytes, as a peer (honest or not) writes it. */
+static inline void rt_put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
+			      uint32_t type, uint16_t size)
+{
+	struct pfr_record_header h = {type, 0, size};
+
+	memcpy(data + (pos & mask), &h, sizeof(h));
 }
 
 #endif

@@ -17,9 +17,8 @@
 
 #include <perfring/ring.h>
 
-#include "../tap.h"
+#include "ring_common.h"
 
-#define PG 4096u
 #define MAXREC 512
 
 struct seen {
@@ -71,26 +70,6 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
-static unsigned char *guarded(uint64_t size)
-{
-	unsigned char *m = mmap(NULL, size + 2 * PG, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		tap_skip_all("mmap: %s", strerror(errno));
-	mprotect(m, PG, PROT_NONE);
-	mprotect(m + PG + size, PG, PROT_NONE);
-	return m + PG;
-}
-
-static void put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
-		    uint32_t type, uint16_t size)
-{
-	struct pfr_record_header h = {type, 0, size};
-
-	memcpy(data + (pos & mask), &h, sizeof(h));
-}
-
 /* One random ring: mostly honest records with a hostile one now and then. */
 static void fill(unsigned char *data, uint64_t size, uint64_t tail,
 		 uint64_t *head, uint64_t *s)
@@ -119,7 +98,7 @@ static void fill(unsigned char *data, uint64_t size, uint64_t tail,
 					(1 + rnd(s) % 64)); /* may straddle */
 		else if (k == 6)
 			type = 0, sz = 0; /* all zero: zeroed memory */
-		put_hdr(data, size - 1, pos, type, sz);
+		rt_put_hdr(data, size - 1, pos, type, sz);
 		if (!sz || (sz & 7))
 			break;
 		pos += sz;
@@ -194,7 +173,7 @@ int main(void)
 
 	for (unsigned si = 0; si < 3; si++) {
 		uint64_t size = sizes[si];
-		unsigned char *data = guarded(size);
+		unsigned char *data = rt_guarded(size);
 
 		for (unsigned i = 0; i < 3000; i++) {
 			uint32_t flags = i & 1 ? PFR_READER_SKIP_PAD : 0;
@@ -247,7 +226,7 @@ int main(void)
 	   "the rings were hostile enough: %u errors, %u records", errs, recs);
 	/* a callback that stops: consume returns at once, tail past it */
 	{
-		unsigned char *data = guarded(256);
+		unsigned char *data = rt_guarded(256);
 		uint64_t head = 0, tail = 0;
 		static unsigned char scratch[PFR_RECORD_MAX + 8];
 		struct pfr_reader r;
@@ -255,7 +234,7 @@ int main(void)
 
 		memset(&l, 0, sizeof(l));
 		for (uint64_t p = 0; p < 64; p += 16)
-			put_hdr(data, 255, p, 9, 16);
+			rt_put_hdr(data, 255, p, 9, 16);
 		head = 64;
 		l.stop_after = 2;
 		pfr_reader_init(&r, &head, &tail, data, 256, PFR_ORDER_ACQREL,

@@ -17,34 +17,6 @@
 
 #include "ring_common.h"
 
-#define PG 4096u
-
-/* size bytes of data with a guard page on either side. */
-static unsigned char *guarded(uint64_t size)
-{
-	unsigned char *m = mmap(NULL, size + 2 * PG, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		tap_skip_all("mmap: %s", strerror(errno));
-	mprotect(m, PG, PROT_NONE);
-	mprotect(m + PG + size, PG, PROT_NONE);
-	return m + PG;
-}
-
-static void unguard(unsigned char *d, uint64_t size)
-{
-	munmap(d - PG, size + 2 * PG);
-}
-
-static void put_hdr(unsigned char *data, uint64_t mask, uint64_t pos,
-		    uint32_t type, uint16_t size)
-{
-	struct pfr_record_header h = {type, 0, size};
-
-	memcpy(data + (pos & mask), &h, 8);
-}
-
 /* ---- pfr_reader_init ---- */
 
 static void test_init(void)
@@ -83,7 +55,7 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 {
 	const char *on = pfr_ordering_name(ord);
 	const uint64_t ds = 4096, mask = ds - 1;
-	unsigned char *data = guarded(ds);
+	unsigned char *data = rt_guarded(ds);
 	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
 	struct pfr_reader r;
 	struct pfr_record rec;
@@ -113,20 +85,20 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 
 	/* records: size 0, unaligned, past head; the reader stays put */
 	head = base + 64;
-	put_hdr(data, mask, base, 1, 0);
+	rt_put_hdr(data, mask, base, 1, 0);
 	is_int(pfr_reader_begin(&r), 64, "64 bytes");
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO, "size 0");
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO,
 	       "size 0 again: no progress, no loop");
-	put_hdr(data, mask, base, 1, 12);
+	rt_put_hdr(data, mask, base, 1, 12);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ALIGN,
 	       "size 12: not a multiple of 8");
-	put_hdr(data, mask, base, 1, 7);
+	rt_put_hdr(data, mask, base, 1, 7);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ALIGN, "size 7");
-	put_hdr(data, mask, base, 1, 72);
+	rt_put_hdr(data, mask, base, 1, 72);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
 	       "size 72 with 64 bytes published");
-	put_hdr(data, mask, base, 1, 0xfff8);
+	rt_put_hdr(data, mask, base, 1, 0xfff8);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
 	       "size 65528 in a 4096-byte ring");
 	pfr_reader_end(&r);
@@ -134,15 +106,15 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 
 	/* a LOST record too short for { id, lost }: the caller would read
 	 * past it (past the data area, at its end) */
-	put_hdr(data, mask, base, PFR_RECORD_LOST, 16);
+	rt_put_hdr(data, mask, base, PFR_RECORD_LOST, 16);
 	head = base + 16;
 	is_int(pfr_reader_begin(&r), 16, "begin");
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_SHORT,
 	       "LOST record of 16 bytes: too short for its type");
-	put_hdr(data, mask, base, PFR_RECORD_LOST, 8);
+	rt_put_hdr(data, mask, base, PFR_RECORD_LOST, 8);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_SHORT,
 	       "LOST record of 8 bytes");
-	put_hdr(data, mask, base, PFR_RECORD_LOST, 24);
+	rt_put_hdr(data, mask, base, PFR_RECORD_LOST, 24);
 	head = base + 24;
 	pfr_reader_begin(&r);
 	is_int(pfr_reader_next(&r, &rec), 1, "LOST record of 24 bytes: fine");
@@ -150,8 +122,8 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 	head = base + 64;
 
 	/* a good record then a bad one: only the good one is freed */
-	put_hdr(data, mask, base, 1, 16);
-	put_hdr(data, mask, base + 16, 1, 0);
+	rt_put_hdr(data, mask, base, 1, 16);
+	rt_put_hdr(data, mask, base + 16, 1, 0);
 	is_int(pfr_reader_begin(&r), 64, "begin");
 	is_int(pfr_reader_next(&r, &rec), 1, "good record");
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO, "then bad");
@@ -168,7 +140,7 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 
 			tail = t;
 			head = t + ds;
-			put_hdr(data, mask, t, 3, (uint16_t)ds);
+			rt_put_hdr(data, mask, t, 3, (uint16_t)ds);
 			pfr_reader_init(&r, &head, &tail, data, ds, ord, 0,
 					scratch);
 			if (pfr_reader_begin(&r) != (int64_t)ds ||
@@ -183,21 +155,21 @@ static void test_raw(enum pfr_ordering ord, uint64_t base)
 	tail = head = base;
 	pfr_reader_init(&r, &head, &tail, data, ds, ord, PFR_READER_SKIP_PAD,
 			scratch);
-	put_hdr(data, mask, base, PFR_RECORD_PAD, 40);
-	put_hdr(data, mask, base + 40, 4, 8);
+	rt_put_hdr(data, mask, base, PFR_RECORD_PAD, 40);
+	rt_put_hdr(data, mask, base + 40, 4, 8);
 	head = base + 48;
 	pfr_reader_begin(&r);
 	ok(pfr_reader_next(&r, &rec) == 1 && rec.hdr.type == 4 &&
 		   rec.pos == base + 40,
 	   "PAD skipped");
 	/* a hostile PAD with size 0 still stops the reader */
-	put_hdr(data, mask, base + 48, PFR_RECORD_PAD, 0);
+	rt_put_hdr(data, mask, base + 48, PFR_RECORD_PAD, 0);
 	head = base + 56;
 	pfr_reader_begin(&r);
 	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO,
 	       "PAD of size 0 is an error, not a loop");
 	free(scratch);
-	unguard(data, ds);
+	rt_unguard(data, ds);
 }
 
 /* A writer thread flips a header between a good size and a huge one while
@@ -225,7 +197,7 @@ static void *flip(void *arg)
 static void test_double_fetch(void)
 {
 	const uint64_t ds = 4096;
-	unsigned char *data = guarded(ds);
+	unsigned char *data = rt_guarded(ds);
 	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
 	struct flipper f = {data + ds - 8, 0};
 	struct pfr_reader r;
@@ -259,7 +231,7 @@ static void test_double_fetch(void)
 	   "past head, %ld other",
 	   good, bad, other);
 	free(scratch);
-	unguard(data, ds);
+	rt_unguard(data, ds);
 }
 
 /* ---- the writer against a hostile reader ---- */
@@ -538,18 +510,18 @@ static void test_snapshot(enum pfr_ordering ord)
 		unsigned char save[8];
 
 		memcpy(save, data + (o & 4095), 8);
-		put_hdr(data, 4095, o, 1, 0);
+		rt_put_hdr(data, 4095, o, 1, 0);
 		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
 		       -PFR_E_RECSIZE_ZERO, "record of size 0");
-		put_hdr(data, 4095, o, 1, 20);
+		rt_put_hdr(data, 4095, o, 1, 20);
 		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
 		       -PFR_E_RECSIZE_ALIGN, "record of size 20");
-		put_hdr(data, 4095, o, 1, 0xfff8);
+		rt_put_hdr(data, 4095, o, 1, 0xfff8);
 		is_int(pfr_ring_snapshot(ring, buf, sizeof(buf)),
 		       -PFR_E_RECSIZE_PAST_HEAD, "record past head");
 		/* the writer meets the damage when it makes room: it must
 		 * neither loop nor write outside the ring */
-		put_hdr(data, 4095, o, 1, 0);
+		rt_put_hdr(data, 4095, o, 1, 0);
 		for (int i = 0; i < 100; i++)
 			pfr_writer_write(&w, 1, buf, 200);
 		ok(pfr_ring_snapshot(ring, buf, sizeof(buf)) > 0,
