@@ -108,9 +108,11 @@ static void t_open(const struct tout *o, const char *name)
 			o->op->reference ? "true" : "false");
 }
 
-/* One "perfring against a peer" target: a / b >= 1. */
-static void t_peer(const struct tout *o, const char *name, const char *shape,
-		   const struct cell *mine, const struct cell *peer)
+/* One "perfring against a peer" target: a / b >= 1.  The text line reads
+ * "<payload> B <pre><peer's label><post>: ...". */
+static void t_peer(const struct tout *o, const char *name, const char *pre,
+		   const char *post, const struct cell *mine,
+		   const struct cell *peer)
 {
 	double a = med_of(mine), b = med_of(peer);
 	char lab[96];
@@ -124,8 +126,7 @@ static void t_peer(const struct tout *o, const char *name, const char *shape,
 			mine->payload, a / b, lab, a >= b ? "true" : "false");
 	else if (!o->op->csv)
 		fprintf(o->out, "  %zu B %s%s%s: %.1f / %.1f M/s = %.2fx %s\n",
-			mine->payload, shape, lab,
-			strchr(shape, '(') ? ")" : "", a / 1e6, b / 1e6, a / b,
+			mine->payload, pre, lab, post, a / 1e6, b / 1e6, a / b,
 			a >= b ? "MET" : "missed");
 }
 
@@ -139,8 +140,8 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 
 		if (t->pr1[p] && t->best1[p])
 			t_peer(o, "unbatched >= best unbatched peer",
-			       "per-record vs best unbatched peer (", t->pr1[p],
-			       t->best1[p]);
+			       "per-record vs best unbatched peer (", ")",
+			       t->pr1[p], t->best1[p]);
 		if (t->pr1[p] && t->aq[p] && t->aq[p] != t->best1[p] &&
 		    !o->op->csv && !o->op->json)
 			fprintf(o->out,
@@ -149,7 +150,7 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 				med_of(t->pr1[p]) / med_of(t->aq[p]));
 		if (t->prb[p] && bp)
 			t_peer(o, "batched >= rte_ring burst", "batched vs ",
-			       t->prb[p], bp);
+			       "", t->prb[p], bp);
 	}
 }
 
