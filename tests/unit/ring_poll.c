@@ -33,13 +33,9 @@ static void raw_init(struct raw *w)
 /* n records of 16 bytes at head (the reader has consumed all before). */
 static void raw_put(struct raw *w, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		struct pfr_record_header h = {7, 0, 16};
-		uint64_t off = w->head & (sizeof(w->data) - 1);
-
-		memcpy((unsigned char *)w->data + off, &h, sizeof(h));
-		w->head += 16;
-	}
+	for (unsigned i = 0; i < n; i++, w->head += 16)
+		rt_put_hdr((unsigned char *)w->data, sizeof(w->data) - 1,
+			   w->head, 7, 16);
 }
 
 /* Consume everything begin/poll showed and publish it. */
