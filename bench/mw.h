@@ -276,14 +276,19 @@ static inline uint64_t *pfr_mw_msgs(const struct pfr_mw_run *run,
 	return m;
 }
 
-/* A writer's loop condition: seq < its n, and the run not stopped. */
+/* A writer's loop condition: seq < its n, and the run not stopped; but
+ * every writer sends its first message even past the deadline, so that a
+ * writer the machine's load kept off the CPU until the watchdog stopped
+ * the run still has a rate (the run's check wants every writer to have
+ * sent), whatever the machine's speed. */
 static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
 			       const struct pfr_mw_writer *me, uint64_t seq)
 {
-	return seq < me->n &&
-	       !__atomic_load_n(&run->stop.v, __ATOMIC_RELAXED); /* purpose:
-		* a plain flag; the count it changes is published by the
-		* writer's release in the harness */
+	/* purpose: stop is a plain flag; the count it changes is published
+	 * by the writer's release in the harness */
+	int stop = __atomic_load_n(&run->stop.v, __ATOMIC_RELAXED);
+
+	return seq < me->n && (!seq || !stop);
 }
 
 /* The reader's loop condition (run->n shrinks when the writers stopped
