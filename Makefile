@@ -39,7 +39,7 @@ LDLIBS_CLI := -lm
 # mk/ fragments that add C++ objects to the command set CLI_LINK = $(CXX).
 CLI_LINK = $(CC)
 
-LIB_SRCS := $(sort $(wildcard src/*.c))
+LIB_SRCS := $(sort $(wildcard src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.pic.o)
 CLI_SRCS := $(sort $(wildcard cli/*.c))
@@ -67,11 +67,11 @@ all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*.h cli/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.pic.o: %.c $(HEADERS) $(wildcard src/*.h)
+$(BUILD)/%.pic.o: %.c $(HEADERS) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
@@ -80,9 +80,9 @@ $(STATIC_LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_PIC_OBJS) src/perfring.map
+$(SHARED_LIB): $(LIB_PIC_OBJS) src/abi/perfring.map
 	$(CC) -shared -Wl,-soname,libperfring.so.$(SOVERSION) \
-		-Wl,--version-script=src/perfring.map $(ALL_LDFLAGS) \
+		-Wl,--version-script=src/abi/perfring.map $(ALL_LDFLAGS) \
 		-o $@ $(LIB_PIC_OBJS) $(LDLIBS_CORE)
 	ln -sf libperfring.so.$(VERSION) $(BUILD)/libperfring.so.$(SOVERSION)
 	ln -sf libperfring.so.$(SOVERSION) $(BUILD)/libperfring.so
@@ -118,12 +118,12 @@ check-long: $(CHECK_DEPS)
 
 lint:
 	tools/lint-barriers.sh
-	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*.h) \
+	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
 		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h \
 		$(wildcard bench/*.[ch])
 
 format:
-	clang-format -i $(LIB_SRCS) $(wildcard src/*.h) $(CLI_SRCS) \
+	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
 		$(wildcard cli/*.h) include/perfring/*.h $(wildcard bench/*.[ch])
 
 install: all

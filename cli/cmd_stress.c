@@ -29,11 +29,11 @@
 #include <perfring/ring.h>
 
 #include "cli.h"
-#include "payload_int.h"
+#include "ring/payload_int.h"
 #include "stress_mw.h"
 
 #define STRESS_TYPE 0x5354u /* "ST" */
-#define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (src/payload_int.h) */
+#define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (src/ring/payload_int.h) */
 
 struct stress_cfg {
 	double seconds;

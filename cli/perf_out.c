@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "perf_elf.h"
-#include "perf_maps.h"
+#include "perf/perf_maps.h"
 #include "perf_out.h"
 #include "perf_trace.h"
 

@@ -35,7 +35,7 @@
 #include <perfring/group.h>
 
 #include "cli.h"
-#include "payload_int.h"
+#include "ring/payload_int.h"
 #include "stress_mw.h"
 
 #define GS_MAXW 1024

@@ -42,7 +42,7 @@
 #include <perfring/mpsc.h>
 
 #include "cli.h"
-#include "payload_int.h"
+#include "ring/payload_int.h"
 #include "stress_mw.h"
 
 #define MS_TYPE 0x4d53u /* "MS" */

@@ -42,7 +42,7 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 BENCH_PROG := $(BUILD)/perfring-bench
 BENCH_LINK = $(CC)
 LIBEXECDIR ?= $(PREFIX)/libexec
-BENCH_HDRS := $(wildcard bench/*.h src/payload_int.h)
+BENCH_HDRS := $(wildcard bench/*.h src/ring/payload_int.h)
 # The program: its main, method and report, then the contestants.
 BENCH_CMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/main.c \
 	bench/cmd*.c bench/method*.c bench/place*.c bench/report*.c \

@@ -14,7 +14,7 @@
                                    grid, with their stated verdicts
   litmus-gen.py check-code         TAP: the table's "code" and "wake" rows
                                    against include/perfring/ring-proto.h and
-                                   src/ring.c, preprocessed by $CC (default
+                                   src/ring/ring.c, preprocessed by $CC (default
                                    cc) with every barrier macro a marker;
                                    a "code" row's function is read as the
                                    arm of its switch for the row's ordering
@@ -274,7 +274,7 @@ def choice_text(b, c):
 def models_text(code, shape, ordering, keys):
     if shape == "wakeup":
         return ("the blocking wake-up hand-shake, smp_mb() on both sides, "
-                "in each function named above (src/ring.c and %s)." % PROTO)
+                "in each function named above (src/ring/ring.c and %s)." % PROTO)
     ours = ["%s as in %s()" % (b, code[(ordering, b)][1]) for b in keys
             if not code[(ordering, b)][1].startswith("kernel:")]
     theirs = ["%s as in %s()" % (b, code[(ordering, b)][1][7:]) for b in keys
@@ -284,7 +284,7 @@ def models_text(code, shape, ordering, keys):
                                                 " and ".join(ours))
     return ("the kernel's writer of the perf ring (kernel/events/"
             "ring_buffer.c), %s, against perfring's reader of the kernel's "
-            "ring, which src/perf.c runs with the ACQREL ordering, %s in %s."
+            "ring, which src/perf/perf.c runs with the ACQREL ordering, %s in %s."
             % (" and ".join(theirs), " and ".join(ours), PROTO))
 
 
@@ -573,7 +573,7 @@ def preprocess(cc):
         cmd = cc.split() + ["-E", "-P", "-D_GNU_SOURCE", "-I" + TOP +
                             "/include", "-I" + TOP + "/src",
                             '-DPFR_BARRIER_OVERRIDE="%s"' % hdr,
-                            os.path.join(TOP, "src", "ring.c")]
+                            os.path.join(TOP, "src", "ring", "ring.c")]
         r = subprocess.run(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         if r.returncode:
@@ -707,7 +707,7 @@ def cmd_check_code():
                 (ordr, bar, fn))
             continue
         # KERNEL's C and D are perfring's reader with the ACQREL ordering
-        # (src/perf.c's, checked below)
+        # (src/perf/perf.c's, checked below)
         arm = ordering_arm(b, "ACQREL" if ordr == "KERNEL" else ordr)
         if arm is None:
             tap(False, "%s %s: %s() has no case PFR_ORDER_%s" %
@@ -749,11 +749,11 @@ def cmd_check_code():
             ", ".join("%s %s" % (k, want[k]) for k in keys)))
     # KERNEL's C and D are perfring's reader of the kernel's ring, which
     # reads with the ACQREL ordering.
-    with open(os.path.join(TOP, "src", "perf.c")) as f:
+    with open(os.path.join(TOP, "src", "perf", "perf.c")) as f:
         perf = f.read()
     m = re.search(r"pfr_reader_init\((.*?)\);", perf, re.S)
     tap(bool(m) and "PFR_ORDER_ACQREL" in m.group(1),
-        "KERNEL C, D: src/perf.c reads the kernel's ring with "
+        "KERNEL C, D: src/perf/perf.c reads the kernel's ring with "
         "PFR_ORDER_ACQREL")
     print("1..%d" % n)
     return 1 if bad else 0

@@ -9,7 +9,7 @@
  * of <perfring/ring-proto.h>, each called with the writer's or reader's
  * ordering as a constant (PFR__ORD_CALL).  Everything a fast path cannot do - a
  * record that does not fit, a wrap, a header that fails a check, a
- * wake-up - is a call to a pfr__ slow path in src/ring.c.
+ * wake-up - is a call to a pfr__ slow path in src/ring/ring.c.
  */
 #ifndef PERFRING_RING_H
 #error "include <perfring/ring.h>, not <perfring/ring-inline.h>"

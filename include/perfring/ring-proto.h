@@ -3,7 +3,7 @@
  * <perfring/ring-proto.h> - the ring's internals: the protocol's four
  * barriers A-D for each ordering, and every pfr__ helper, flag and slow
  * path that the inline fast paths of <perfring/ring-inline.h> and
- * src/ring.c share.  Included by <perfring/ring.h>; not for direct use,
+ * src/ring/ring.c share.  Included by <perfring/ring.h>; not for direct use,
  * and nothing here is API.
  *
  * Each of A-D is one always_inline function that takes the ordering as a
@@ -51,7 +51,7 @@
  * Blocking wake-up is separate from A-D and is the store-buffering shape:
  * each side stores its own word (head, or "reader asleep") and then loads
  * the other's; only smp_mb() orders a store before a later load, on every
- * architecture including x86.  It lives in src/ring.c and
+ * architecture including x86.  It lives in src/ring/ring.c and
  * pfr_writer_publish().
  */
 #ifndef PERFRING_RING_H
@@ -72,7 +72,7 @@ PFR__EXTERN_C_BEGIN
 /* The ring has PFR_RING_WAIT: pfr_reader_wait() may sleep. */
 #define PFR__READER_CAN_WAIT 0x2u
 
-/* ---- the slow paths of the inline functions (src/ring.c) ---- */
+/* ---- the slow paths of the inline functions (src/ring/ring.c) ---- */
 
 /* pfr_writer_reserve() for a record of `size` bytes (header included,
  * rounded) that does not fit below the writer's limit: wrap padding, a

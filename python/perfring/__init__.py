@@ -2,7 +2,7 @@
 """perfring for Python: the perf ring buffer protocol over ctypes.
 
 A thin binding over libperfring's exported symbols, the inline fast paths
-included (their out-of-line twins, src/ffi.c).  Python's standard library
+included (their out-of-line twins, src/abi/ffi.c).  Python's standard library
 only: no compiler, no pip.
 
     import perfring

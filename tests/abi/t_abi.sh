@@ -7,8 +7,8 @@
 # symbol disappears or changes version (or stops being the default), when
 # an internal pfr__ symbol is exported that the baseline does not list,
 # when a function the public headers declare PFR_API is not exported (it
-# is missing from src/perfring.map), when a public inline function has no
-# exported twin (src/ffi.c), or when the version script exports by
+# is missing from src/abi/perfring.map), when a public inline function has no
+# exported twin (src/abi/ffi.c), or when the version script exports by
 # wildcard.  A new symbol is reported, as ok, with the line to add to the
 # baseline.  `tests/abi/t_abi.sh --update` rewrites the baseline from the
 # library in $PFR_BUILD (build/ by default).
@@ -81,9 +81,9 @@ cat "$top"/include/perfring/*.h | tr '\n' ' ' |
 	sort -u >"$tmp/api"
 unexported=$(comm -23 "$tmp/api" "$tmp/names" | tr '\n' ' ')
 [ -s "$tmp/api" ] && [ -z "$unexported" ]
-ok $? "every PFR_API function of include/perfring exported ($(wc -l <"$tmp/api"); missing from src/perfring.map: ${unexported:-none})"
+ok $? "every PFR_API function of include/perfring exported ($(wc -l <"$tmp/api"); missing from src/abi/perfring.map: ${unexported:-none})"
 
-# 5. Every public inline function has an exported twin (src/ffi.c).
+# 5. Every public inline function has an exported twin (src/abi/ffi.c).
 cat "$top"/include/perfring/*.h | tr '\n' ' ' |
 	grep -oE '(static inline|PFR__INLINE)[^;{(]*\(' |
 	grep -oE 'pfr_[a-z0-9][a-z0-9_]*\($' | tr -d '(' | sort -u >"$tmp/inl"
@@ -92,9 +92,9 @@ notwin=$(comm -23 "$tmp/inl" "$tmp/names" | tr '\n' ' ')
 ok $? "every public inline function has an exported twin ($(wc -l <"$tmp/inl"); without: ${notwin:-none})"
 
 # 6. The version script names its symbols: no wildcard but `local: *`.
-wild=$(perl -0pe 's{/\*.*?\*/}{}gs' "$top/src/perfring.map" |
+wild=$(perl -0pe 's{/\*.*?\*/}{}gs' "$top/src/abi/perfring.map" |
 	grep -E '[*?]' | grep -vE '^[[:space:]]*\*;[[:space:]]*$' | tr '\n' ' ')
 [ -z "$wild" ]
-ok $? "src/perfring.map exports no symbol by wildcard (${wild:-none})"
+ok $? "src/abi/perfring.map exports no symbol by wildcard (${wild:-none})"
 
 tap_done

@@ -16,7 +16,7 @@
  *     read outside it;
  *  3. snap: an OVERWRITE ring written by a real writer, some of its words
  *     then overwritten by the input, is snapshotted while a peer changes
- *     `oldest` and `head` between the snapshot's loads: src/ring.c is
+ *     `oldest` and `head` between the snapshot's loads: src/ring/ring.c is
  *     compiled into this program with PFR_READ_ONCE() routed through
  *     fz_addr(), which serves the input's sequence of values, load by
  *     load, to those two words.  The snapshot must return whole, valid
@@ -44,7 +44,7 @@ static const volatile void *fz_addr(const volatile void *p);
 #undef PFR_READ_ONCE
 #define PFR_READ_ONCE(x) (*(const volatile __typeof__(x) *)fz_addr(&(x)))
 
-#include "ring.c"
+#include "ring/ring.c"
 
 /* The peer of mode 3: values served to the loads of two watched words. */
 static struct {

@@ -9,9 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 secs=${FUZZ_SECONDS:-20}
 fuzz_dirs mpsc
-srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/mpsc.c" "$top/src/ring.c"
-	"$top/src/task.c"
-	"$top/src/version.c")
+srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/writers/mpsc.c" "$top/src/ring/ring.c"
+	"$top/src/ring/task.c"
+	"$top/src/abi/version.c")
 
 fuzz_build "$bin" "$out/build.log" "${srcs[@]}"
 # seeds: nothing (the template alone), and one patch of each region

@@ -23,10 +23,10 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
 	"$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
 	"$top/cli/cmd_script.c" "$top/cli/cli_util.c" \
-	"$top/src/perf_decode.c" \
-	"$top/src/perf_data.c" "$top/src/perf.c" "$top/src/ring.c" \
-	"$top/src/perf_header.c" "$top/src/perf_maps.c" \
-	"$top/src/version.c" $(pkg-config --cflags --libs libtraceevent \
+	"$top/src/perf/perf_decode.c" \
+	"$top/src/perf/perf_data.c" "$top/src/perf/perf.c" "$top/src/ring/ring.c" \
+	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
+	"$top/src/abi/version.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	fail "fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"

@@ -53,7 +53,7 @@ inc { blk = blk " " $0; if ($0 ~ /\*\//) inc = 0; next }
 !/^[ \t]*$/ { blk = "" }
 END { printf "# %d ring barriers\n", n; exit (bad || n < 14) }
 ' "$top/include/perfring/ring-proto.h" "$top/include/perfring/ring-inline.h" \
-	"$top/src/ring.c" >"$tmp/log" 2>&1
+	"$top/src/ring/ring.c" >"$tmp/log" 2>&1
 rc=$?
 grep '^#' "$tmp/log"
 ok $rc "every labelled barrier of the ring (A-D, wake-up) cites a litmus file" "$tmp/log"

@@ -3,7 +3,7 @@
 # The ring's litmus files model the code of today:
 #   - litmus/ring.table names, per ordering, the primitive at A, B, C and D
 #     and the function that holds it, and the smp_mb() of each wake-up
-#     function; tools/litmus-gen.py check-code preprocesses src/ring.c
+#     function; tools/litmus-gen.py check-code preprocesses src/ring/ring.c
 #     (which includes include/perfring/ring-proto.h and ring-inline.h)
 #     with every barrier macro turned into a marker and fails on any barrier that is not the
 #     table's (a barrier changed in the code, or a function renamed); it

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/model/model.h - the interface between the ring's own code, compiled
- * as C against relacy-barrier.h (model_ring.c includes src/ring.c), and the
+ * as C against relacy-barrier.h (model_ring.c includes src/ring/ring.c), and the
  * Relacy harness (relacy_ring.cc) that implements every hook on Relacy's
  * types.  Test-only; nothing here is part of the library.
  */
@@ -62,7 +62,7 @@ void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS);
 /* ---- the scenario, implemented in model_ring.c ---- */
 
 /* The BLOCK writer's spins before it sleeps (PFR__BLOCK_SPINS in
- * src/ring.c, 256 in the library), set per case by the harness. */
+ * src/ring/ring.c, 256 in the library), set per case by the harness. */
 extern unsigned pfr_model_block_spins;
 
 enum pfr_model_scenario {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/model/model_mpsc.c - the shared MPSC ring's own code (src/mpsc.c
+ * tests/model/model_mpsc.c - the shared MPSC ring's own code (src/writers/mpsc.c
  * and the inline protocol of <perfring/mpsc.h>), compiled as C against
  * relacy-mpsc-barrier.h, and the threads the Relacy harness runs: 2 or 3
  * producers writing a few 16-byte records each into a 64-byte ring (four
@@ -40,7 +40,7 @@ static uint64_t pfr__mpsc_pidns(void)
 	return 0;
 }
 
-#include "../../src/mpsc.c"
+#include "../../src/writers/mpsc.c"
 
 #include "model_mpsc.h"
 

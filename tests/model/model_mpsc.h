@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/model/model_mpsc.h - the interface between the shared MPSC ring's
- * own code (model_mpsc.c includes src/mpsc.c, compiled as C against
+ * own code (model_mpsc.c includes src/writers/mpsc.c, compiled as C against
  * relacy-mpsc-barrier.h) and its Relacy harness (relacy_mpsc.cc).
  * Test-only.  The load, store, fence, memcpy and syscall hooks are those
  * of model.h; this adds the CAS and the scenario.

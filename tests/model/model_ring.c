@@ -3,7 +3,7 @@
  * tests/model/model_ring.c - the ring's own code, compiled as C against
  * relacy-barrier.h, and the two threads the Relacy harness runs.
  *
- * src/ring.c is included whole (its slow path, futex waits and the
+ * src/ring/ring.c is included whole (its slow path, futex waits and the
  * struct pfr_ring it needs are static), and <perfring/ring.h> brings the
  * inline protocol of <perfring/ring-proto.h> and <perfring/ring-inline.h>:
  * every load, store, barrier, memcpy() and syscall() in that code reaches
@@ -21,7 +21,7 @@
  * The cases that check the sleep's hand-shake set one spin. */
 unsigned pfr_model_block_spins = 256;
 #define PFR__BLOCK_SPINS ((int)pfr_model_block_spins)
-#include "../../src/ring.c"
+#include "../../src/ring/ring.c"
 
 #include "model.h"
 

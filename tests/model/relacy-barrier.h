@@ -30,9 +30,9 @@
  * 8-byte word, private memory to the real memory.  Two more interpositions
  * make every record byte and every futex call visible to the model:
  * memcpy() and syscall() in the code compiled with this header (the ring's
- * inline functions and src/ring.c) go to the harness too.  <string.h> and
+ * inline functions and src/ring/ring.c) go to the harness too.  <string.h> and
  * <unistd.h> are included before this header (by <perfring/ring.h> and by
- * src/ring.c), so their declarations keep the real names.
+ * src/ring/ring.c), so their declarations keep the real names.
  */
 #ifndef PFR__BARRIER_INSIDE
 #error "include <perfring/barrier.h>, not relacy-barrier.h"

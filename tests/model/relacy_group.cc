@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/model/relacy_group.cc - model checking of a group's slot claim,
- * leave and reclaim (src/group.c) with Relacy (C++11 memory model, data
+ * leave and reclaim (src/writers/group.c) with Relacy (C++11 memory model, data
  * races on plain memory).
  *
- * One slot, with the orderings of src/group.c:
+ * One slot, with the orderings of src/writers/group.c:
  *
  *   J  joiner: CAS of the state word FREE -> CLAIMING, acq_rel
  *   P  joiner: store of ACTIVE, release (after the ring reset, identity)

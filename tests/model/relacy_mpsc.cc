@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/model/relacy_mpsc.cc - model checking of the shared MPSC ring's
- * own code (<perfring/mpsc.h>, src/mpsc.c) with Relacy: 2 and 3 producers
+ * own code (<perfring/mpsc.h>, src/writers/mpsc.c) with Relacy: 2 and 3 producers
  * and one reader under the C++11 memory model, with data-race detection.
  *
  * The ring's code (model_mpsc.c, compiled as C against

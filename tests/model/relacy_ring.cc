@@ -3,7 +3,7 @@
  * tests/model/relacy_ring.cc - model checking of the ring's own code with
  * Relacy (C++11 memory model, data-race detection).
  *
- * The ring's writer and reader (model_ring.c: src/ring.c and the inline
+ * The ring's writer and reader (model_ring.c: src/ring/ring.c and the inline
  * protocol of <perfring/ring-proto.h> and <perfring/ring-inline.h>,
  * compiled as C against relacy-barrier.h) call the hooks below for every
  * load, store, barrier, record copy and futex call; the hooks perform them on Relacy's types:

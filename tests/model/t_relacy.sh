@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Model checking of the ring's own code with Relacy (tests/model/README.md):
-# builds tests/model/ (src/ring.c, <perfring/ring-proto.h> and
+# builds tests/model/ (src/ring/ring.c, <perfring/ring-proto.h> and
 # <perfring/ring-inline.h> compiled against relacy-barrier.h, plus the
 # Relacy harness) with the host's
 # compilers, then runs every case: each ordering passes, each mutant (A,
@@ -13,9 +13,9 @@
 # shellcheck source=tests/model/lib.sh
 . "$(dirname "$0")/lib.sh"
 bin=$out/relacy_ring
-# Rebuilt when any input is newer (the ring's headers and src/ring.c
+# Rebuilt when any input is newer (the ring's headers and src/ring/ring.c
 # included).
-deps=("$src"/*.h "$src"/*.c "$src"/*.cc "$top"/src/ring.c "$top"/src/*.h
+deps=("$src"/*.h "$src"/*.c "$src"/*.cc "$top"/src/ring/ring.c "$top"/src/*/*.h
 	"$top"/include/perfring/*.h "$top"/include/perfring/arch/*.h)
 model_build ring relacy-barrier.h build.log "model" "${deps[@]}"
 args=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Model checking of the shared MPSC ring's own code with Relacy
-# (tests/model/relacy_mpsc.cc): src/mpsc.c and <perfring/mpsc.h> compiled
+# (tests/model/relacy_mpsc.cc): src/writers/mpsc.c and <perfring/mpsc.h> compiled
 # against relacy-mpsc-barrier.h with the host's compilers; 2 and 3
 # producers and a reader pass, and each barrier mutant (R, C1, B, C2, A,
 # D, the lock's acquire and release, the wake-up hand-shakes) is caught.
@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 bin=$out/relacy_mpsc
 deps=("$src"/*.h "$src"/model_mpsc.c "$src"/relacy_mpsc.cc
-	"$top"/src/mpsc.c "$top"/src/*.h "$top"/include/perfring/*.h
+	"$top"/src/writers/mpsc.c "$top"/src/*/*.h "$top"/include/perfring/*.h
 	"$top"/include/perfring/arch/*.h)
 model_build mpsc relacy-mpsc-barrier.h build-mpsc.log "MPSC model" "${deps[@]}"
 args=()

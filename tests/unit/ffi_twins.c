@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The out-of-line twins of the inline API (src/ffi.c), called as an FFI
+ * The out-of-line twins of the inline API (src/abi/ffi.c), called as an FFI
  * calls them: looked up by name with dlsym in the shared library next to
  * this test, never through the headers' inline functions.  Every twin is
  * there at PERFRING_0.2, and each does what its inline function does: a

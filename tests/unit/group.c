@@ -25,7 +25,7 @@
 
 #include "tap.h"
 
-/* Layout facts the hostile tests poke at (src/group.c). */
+/* Layout facts the hostile tests poke at (src/writers/group.c). */
 #define HDR_VERSION 8
 #define HDR_NSLOTS 16
 #define DIR_OFF 4096

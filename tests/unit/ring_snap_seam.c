@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pfr_ring_snapshot() against a peer that changes `oldest` between two
- * loads, deterministically.  This program compiles src/ring.c itself with
+ * loads, deterministically.  This program compiles src/ring/ring.c itself with
  * every PFR_READ_ONCE() routed through seam_addr(), which serves a scripted
  * sequence of values to the loads of the control block's `oldest` (a peer
  * that flips it exactly between the snapshot's loads) and counts the loads
@@ -26,7 +26,7 @@ static const volatile void *seam_addr(const volatile void *p);
 #undef PFR_READ_ONCE
 #define PFR_READ_ONCE(x) (*(const volatile __typeof__(x) *)seam_addr(&(x)))
 
-#include "ring.c"
+#include "ring/ring.c"
 
 #include "ring_common.h"
 

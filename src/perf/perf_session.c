@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#include "opts.h"
-#include "perf_session_int.h"
+#include "ring/compiler.h"
+#include "ring/opts.h"
+#include "perf/perf_session_int.h"
 
 /* The command's exit statuses when it never ran: exec failed, or the
  * session was destroyed before it could. */

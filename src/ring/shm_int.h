@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the shared-memory object under a ring (src/ring.c), a shared
- * ring (src/mpsc.c) and a group (src/group.c): its POSIX name, its
+ * Internal: the shared-memory object under a ring (src/ring/ring.c), a shared
+ * ring (src/writers/mpsc.c) and a group (src/writers/group.c): its POSIX name, its
  * creation (shm_open, memfd or anonymous), and attachment's first look at
  * it and mapping.  What the object holds is each file's own: the caller
  * reads and validates its header between pfr__shm_peek() and

@@ -25,9 +25,9 @@
 
 #include <perfring/perf.h>
 
-#include "compiler.h"
-#include "perf_header.h"
-#include "perf_maps.h"
+#include "ring/compiler.h"
+#include "perf/perf_header.h"
+#include "perf/perf_maps.h"
 
 #define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
 /* perf's own record types of the pipe format (tools/lib/perf/include/perf/

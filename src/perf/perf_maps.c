@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_maps.h"
+#include "perf/perf_maps.h"
 
 static uint32_t pfr_pid_hash(uint32_t pid, uint32_t cap)
 {

@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#include "perf_session_int.h"
+#include "ring/compiler.h"
+#include "perf/perf_session_int.h"
 
 int pfr__sess_push(struct pfr_perf_session *s,
 		   const struct pfr_record_header *h, const void *payload,

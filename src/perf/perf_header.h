@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: the contents of the perf.data header features that describe
- * the machine (src/perf_header.c), each written to a stdio stream.  Every
+ * the machine (src/perf/perf_header.c), each written to a stdio stream.  Every
  * writer returns 0, or -1 when the machine does not offer what the feature
  * needs (the caller then leaves the feature out, as perf does).
  */

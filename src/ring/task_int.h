@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the identity of a thread or a process, shared by src/group.c
- * (a writer slot's owner is a process) and src/mpsc.c (a producer or the
+ * Internal: the identity of a thread or a process, shared by src/writers/group.c
+ * (a writer slot's owner is a process) and src/writers/mpsc.c (a producer or the
  * reader is a thread).  An identity is an id and the start time of the
  * task it names, so that a reused id is told from the original.
  *

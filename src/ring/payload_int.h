@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src/payload_int.h - verified payloads: what the unit tests, `perfring
+ * src/ring/payload_int.h - verified payloads: what the unit tests, `perfring
  * stress` and perfring-bench write into records and check on the other
  * side.  Internal: never installed, the library does not include it, and
  * it defines no symbol (static inline only).  C and C++.

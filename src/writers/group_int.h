@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: what src/ring.c and src/group.c share.  A group's rings are
+ * Internal: what src/ring/ring.c and src/writers/group.c share.  A group's rings are
  * ordinary rings whose control blocks and data areas live inside the
  * group's object; the group reader sleeps on the group's futex word, not on
  * each ring's, and marks the rings it waits for with
@@ -23,7 +23,7 @@ int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
 /* The largest record (header included) a ring of data_size bytes takes. */
 uint64_t pfr__ring_max_record(uint64_t data_size);
 /* Wakes the group reader asleep on the group that holds ring c: set by
- * src/group.c when this process first opens a group (NULL before; a ring
+ * src/writers/group.c when this process first opens a group (NULL before; a ring
  * in no group this process has open wakes nobody through it). */
 extern void (*pfr__group_waker)(struct pfr_ring_ctl *c);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "compiler.h"
+#include "ring/compiler.h"
 
 const char *pfr_version(void)
 {

@@ -23,7 +23,7 @@
  * under the public name as a call of its body.  The bodies are
  * always_inline: each twin is the fast path itself, not a call to it.
  * A new public inline function needs its two lines here, its line in
- * src/perfring.map and in tests/abi/perfring.abi, and a case in
+ * src/abi/perfring.map and in tests/abi/perfring.abi, and a case in
  * tests/unit/ffi_twins.c.
  */
 #define pfr_writer_reserve pfr__ffi_writer_reserve

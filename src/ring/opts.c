@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "opts.h"
+#include "ring/opts.h"
 
 /*
  * PERFRING_0.1: struct pfr_ring_opts before it had sz.  A binary linked

@@ -76,7 +76,7 @@ static inline int pfr__opts_copy(void *dst, size_t dst_size, size_t known,
  * its old version as a compatibility symbol (name@VERSION, for binaries
  * linked against it) next to the default one (name@@VERSION, what new
  * links bind to); each is defined under an internal name and given its
- * public name here.  Both nodes list the public name in src/perfring.map.
+ * public name here.  Both nodes list the public name in src/abi/perfring.map.
  */
 #define PFR__SYMVER_COMPAT(internal, api, node)                                \
 	__asm__(".symver " #internal "," #api "@" node)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "perf_session_int.h"
+#include "perf/perf_session_int.h"
 
 uint32_t pfr__sess_trailer(const struct pfr_perf_session *s, unsigned char *buf,
 			   uint32_t pid, uint32_t tid, uint64_t id)

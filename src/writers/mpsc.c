@@ -9,7 +9,7 @@
  * futex waits and the counters.
  *
  * The two blocking hand-shakes are the store-buffering shape, as in the
- * single ring (src/ring.c): a side going to sleep stores its "waiting"
+ * single ring (src/ring/ring.c): a side going to sleep stores its "waiting"
  * word and then loads the other side's progress; the other side stores
  * its progress (a committed header, or cons_pos) and then loads
  * "waiting?".  Each side needs smp_mb() between the two.
@@ -29,11 +29,11 @@
 
 #include <perfring/mpsc.h>
 
-#include "compiler.h"
-#include "futex_int.h"
-#include "opts.h"
-#include "shm_int.h"
-#include "task_int.h"
+#include "ring/compiler.h"
+#include "ring/futex_int.h"
+#include "ring/opts.h"
+#include "ring/shm_int.h"
+#include "ring/task_int.h"
 
 struct pfr_mpsc {
 	struct pfr_mpsc_ctl *ctl;
@@ -86,7 +86,7 @@ static uint32_t pfr__mpsc_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/* The state of thread `tid` (src/task_int.h): 0 alive, its start time in
+/* The state of thread `tid` (src/ring/task_int.h): 0 alive, its start time in
  * *start; 1 gone or a zombie. */
 static int pfr__mpsc_tid_state(uint32_t tid, uint64_t *start)
 {

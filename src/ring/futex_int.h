@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the clock and the futex calls that src/ring.c, src/mpsc.c and
- * src/group.c sleep and wake with.  Static inline, so that the programs
+ * Internal: the clock and the futex calls that src/ring/ring.c, src/writers/mpsc.c and
+ * src/writers/group.c sleep and wake with.  Static inline, so that the programs
  * that compile one of those files alone (the Relacy models, the fuzzers)
  * need no other object, and so that a model's syscall() hook (included
  * before this header) reaches the futex calls too.

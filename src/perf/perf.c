@@ -20,7 +20,7 @@
 
 #include <perfring/perf.h>
 
-#include "compiler.h"
+#include "ring/compiler.h"
 
 /* The layout facts the reader relies on are the kernel's ABI. */
 _Static_assert(offsetof(struct perf_event_mmap_page, data_head) == 1024,

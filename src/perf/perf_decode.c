@@ -12,7 +12,7 @@
 
 #include <perfring/perf.h>
 
-#include "compiler.h"
+#include "ring/compiler.h"
 
 /* A cursor over one record's payload. */
 struct pfr__cur {

@@ -28,11 +28,11 @@
 
 #include <perfring/ring.h>
 
-#include "compiler.h"
-#include "futex_int.h"
-#include "group_int.h"
-#include "opts.h"
-#include "shm_int.h"
+#include "ring/compiler.h"
+#include "ring/futex_int.h"
+#include "writers/group_int.h"
+#include "ring/opts.h"
+#include "ring/shm_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -146,7 +146,7 @@ static uint64_t pfr__data_offset(void)
 #define PFR__MODE_BITS 0777u
 
 /* Copies a caller's options into *o (the bytes within opts->sz: see
- * src/opts.h) and checks every field: 0 or -PFR_E_INVAL. */
+ * src/ring/opts.h) and checks every field: 0 or -PFR_E_INVAL. */
 static int pfr__check_opts(struct pfr_ring_opts *o,
 			   const struct pfr_ring_opts *opts)
 {
@@ -223,8 +223,8 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 }
 
 /* pfr_ring_create() and its two siblings below are defined under internal
- * names and exported as name@@PERFRING_0.2 (src/opts.h): name@PERFRING_0.1,
- * for binaries that pass the options without sz, is in src/opts.c. */
+ * names and exported as name@@PERFRING_0.2 (src/ring/opts.h): name@PERFRING_0.1,
+ * for binaries that pass the options without sz, is in src/ring/opts.c. */
 int pfr__ring_create_v02(struct pfr_ring **ring,
 			 const struct pfr_ring_opts *opts)
 {
@@ -640,12 +640,12 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	return 0;
 }
 
-/* ---- futexes (src/futex_int.h) ---- */
+/* ---- futexes (src/ring/futex_int.h) ---- */
 
 void (*pfr__group_waker)(struct pfr_ring_ctl *c);
 
 /* Clears reader_waiting and wakes the reader: the one asleep on the word,
- * or a group reader (src/group.c), which marks the word with
+ * or a group reader (src/writers/group.c), which marks the word with
  * PFR__READER_WAITING_GROUP and sleeps on its group's word. */
 static void pfr__wake_reader_word(struct pfr_ring_ctl *c)
 {

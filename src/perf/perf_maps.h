@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: each process's mappings, followed through perf's MMAP, FORK
- * and exec COMM records (src/perf_maps.c).  The perf.data writer uses it
+ * and exec COMM records (src/perf/perf_maps.c).  The perf.data writer uses it
  * to tell which files samples hit; the CLI's printer to resolve symbols.
  *
  * A process's mappings are a list, newest first, whose nodes are

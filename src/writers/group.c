@@ -56,12 +56,12 @@
 #include <perfring/group.h>
 #include <perfring/merge.h>
 
-#include "compiler.h"
-#include "futex_int.h"
-#include "group_int.h"
-#include "opts.h"
-#include "shm_int.h"
-#include "task_int.h"
+#include "ring/compiler.h"
+#include "ring/futex_int.h"
+#include "writers/group_int.h"
+#include "ring/opts.h"
+#include "ring/shm_int.h"
+#include "ring/task_int.h"
 
 #define PFR__GROUP_MAGIC 0x3130505247524650ull /* "PFRGRP01" */
 #define PFR__GROUP_VERSION 1u
@@ -207,7 +207,7 @@ static uint64_t pfr__self_start(void)
 
 /*
  * pfr__group_waker (called by a writer's out-of-line wake path in
- * src/ring.c with its ring's control block) finds the group by address
+ * src/ring/ring.c with its ring's control block) finds the group by address
  * among the groups this process has mapped: the pointer is the writer's
  * own, so nothing read from shared memory decides where we look.  Entries
  * are added and removed under a mutex and read without it.

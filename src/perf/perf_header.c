@@ -20,7 +20,7 @@
 #include <cpuid.h>
 #endif
 
-#include "perf_header.h"
+#include "perf/perf_header.h"
 
 #define PFR_SYS_CPU "/sys/devices/system/cpu"
 #define PFR_SYS_NODE "/sys/devices/system/node"

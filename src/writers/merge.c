@@ -15,7 +15,7 @@
 
 #include <perfring/merge.h>
 
-#include "compiler.h"
+#include "ring/compiler.h"
 
 struct pfr__mq {
 	uint64_t time, seq;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The identity of a thread or a process from /proc (src/task_int.h).
+ * The identity of a thread or a process from /proc (src/ring/task_int.h).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "task_int.h"
+#include "ring/task_int.h"
 
 /* The fields of a stat line after the name, which may hold spaces and
  * parentheses: parsing starts after the last ')'.  Field 3 is the state,
