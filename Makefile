@@ -44,6 +44,9 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.pic.o)
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+# util/: the internal library the command and perfring-bench both link.
+UTIL_SRCS := $(sort $(wildcard util/*.c))
+UTIL_LIB := $(BUILD)/util/libpfrutil.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 HEADERS := $(sort $(wildcard include/perfring/*.h include/perfring/arch/*.h))
@@ -67,7 +70,7 @@ all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h util/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -87,9 +90,15 @@ $(SHARED_LIB): $(LIB_PIC_OBJS) src/abi/perfring.map
 	ln -sf libperfring.so.$(VERSION) $(BUILD)/libperfring.so.$(SOVERSION)
 	ln -sf libperfring.so.$(SOVERSION) $(BUILD)/libperfring.so
 
-$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(CLI_EXTRA_OBJS)
+$(UTIL_LIB): $(UTIL_SRCS:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(UTIL_LIB) $(CLI_EXTRA_OBJS)
 	$(CLI_LINK) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) \
-		$(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) $(LDLIBS_CORE)
+		$(UTIL_LIB) $(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) \
+		$(LDLIBS_CORE)
 
 $(BUILD)/tests/tap.o: tests/tap.c tests/tap.h
 	@mkdir -p $(dir $@)
@@ -119,12 +128,14 @@ check-long: $(CHECK_DEPS)
 lint:
 	tools/lint-barriers.sh
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
-		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h \
+		$(CLI_SRCS) $(wildcard cli/*.h) $(wildcard util/*.[ch]) \
+		include/perfring/*.h \
 		$(wildcard bench/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
-		$(wildcard cli/*.h) include/perfring/*.h $(wildcard bench/*.[ch])
+		$(wildcard cli/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
+		$(wildcard bench/*.[ch])
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \

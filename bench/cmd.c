@@ -16,7 +16,7 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "bench_cmd.h"
 #include "cmd_opts.h"
 #include "spsc.h"

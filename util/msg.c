@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Messages every subcommand prints the same way: usage errors and the
- * progress line.  Apart from main.c so that perfring-bench (bench/) links
- * them too; apart from cli_util.c because the test programs that link
- * cli_util.c bring their own pfr_cli_usage_error().
+ * progress line.  Apart from util.c because the test programs that link
+ * util.c bring their own pfr_cli_usage_error().
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "util.h"
 
 int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
