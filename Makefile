@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # perfring - plain GNU Makefile.  Honours CC, CFLAGS, CPPFLAGS, LDFLAGS,
-# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DESTDIR; SANITIZE=address,undefined
+# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, PYTHONDIR, DESTDIR;
+# SANITIZE=address,undefined
 # or SANITIZE=thread builds everything (and runs every test) sanitized;
 # BUILD=dir puts the objects elsewhere (the cross and sanitizer runs do).
 
@@ -13,6 +14,16 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Where `make install` puts the Python package (python/perfring): a
+# directory on Debian's python3 path for PREFIX=/usr and /usr/local.
+PYTHON ?= python3
+ifeq ($(PREFIX),/usr)
+PYTHONDIR ?= /usr/lib/python3/dist-packages
+else
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c \
+	'import sys; print("python%d.%d" % sys.version_info[:2])' \
+	2>/dev/null || echo python3)/dist-packages
+endif
 
 CC ?= cc
 CXX ?= c++
@@ -154,6 +165,11 @@ install: all
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
+	rm -rf $(BUILD)/man-links
+	$(PYTHON) tools/man-links.py --write $(BUILD)/man-links . >/dev/null
+	install -m 644 $(BUILD)/man-links/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -d $(DESTDIR)$(PYTHONDIR)/perfring
+	install -m 644 python/perfring/*.py $(DESTDIR)$(PYTHONDIR)/perfring/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perfring
@@ -163,6 +179,9 @@ uninstall:
 	for m in $(notdir $(MAN_PAGES)); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; \
 	done
+	$(PYTHON) tools/man-links.py . | while read -r f page; do \
+		rm -f $(DESTDIR)$(MANDIR)/man3/$$f.3; done
+	rm -rf $(DESTDIR)$(PYTHONDIR)/perfring
 
 clean:
 	rm -rf build build-*

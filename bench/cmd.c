@@ -128,7 +128,7 @@ static const struct option lopts[] = {
 	{"single-thread", required_argument, NULL, 'S'},
 	{"wait-idle", required_argument, NULL, 'W'},
 	{"capacities", required_argument, NULL, 'K'},
-	{"sweep-data", required_argument, NULL, 'D'},
+	{"sweep-data", required_argument, NULL, 'D'}, /* internal */
 	{NULL, 0, NULL, 0},
 };
 

@@ -22,6 +22,10 @@ check() { # name, command...
 		echo "$out" | diag
 	fi
 }
+# In DROP mode most records may be lost; the text output says why.
+out=$($PERFRING stress --policy drop --seconds 0.1 2>&1)
+grep -q '^lost: records a DROP writer discarded' <<<"$out"
+ok $? "stress --policy drop explains the lost column"
 check "threads, all orderings and policies" \
 	$PERFRING stress --all --seconds "$secs" --json
 check "processes over a sealed memfd, all orderings and policies" \
