@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"limits: cache-line round trip, memcpy bandwidth, barrier "
 		"costs.\n"
 		"\n"
-		"  --quick            short runs (well under a minute)\n"
+		"  --quick            short runs, no extra rounds\n"
 		"  --reps N           repetitions per result (default 5, "
 		"minimum 1)\n"
 		"  --time MS          target duration of one run (default "
