@@ -111,24 +111,6 @@ static int stress_peer_gone(struct stress_peer *pe)
 	return pe->exited;
 }
 
-static uint64_t stress_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t stress_rand(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void stress_pin(int cpu)
 {
 	cpu_set_t set;
@@ -217,16 +199,16 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		return;
 	}
 	run = (uint64_t)(cfg->seconds * 1e9);
-	end = stress_now_ns() + run;
+	end = pfr_cli_now_ns() + run;
 	pfr_writer_set_timeout(&w, run < 20000000ull ? run : 20000000ull);
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
-		uint32_t len =
-			cfg->min_len + (uint32_t)(stress_rand(&rnd) % span);
+		uint32_t len = cfg->min_len +
+			       (uint32_t)(pfr_cli_xorshift(&rnd) % span);
 		unsigned char *p;
 
 		if ((seq & every) == 0) {
-			now = stress_now_ns();
+			now = pfr_cli_now_ns();
 			if (now >= end)
 				break;
 			if (now - (pe ? pe->checked : now) >= 10000000ull) {
@@ -276,7 +258,7 @@ static int stress_idle_check(struct stress_shared *sh, struct stress_peer *pe)
 
 	if (!pe)
 		return 0;
-	now = stress_now_ns();
+	now = pfr_cli_now_ns();
 	if (now - pe->checked < 5000000ull)
 		return 0;
 	pe->checked = now;
@@ -545,7 +527,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 	struct stress_shared *sh;
 	struct pfr_ring *ring;
 	char name[64], cause[160] = "";
-	uint64_t lost, t0 = stress_now_ns();
+	uint64_t lost, t0 = pfr_cli_now_ns();
 	int err, bad;
 
 	o.data_size = cfg->ring_size;
@@ -623,7 +605,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			pfr_ordering_name((enum pfr_ordering)cfg->ordering),
 			pfr_policy_name((enum pfr_policy)cfg->policy),
 			cfg->processes ? "processes" : "threads",
-			(double)(stress_now_ns() - t0) / 1e9,
+			(double)(pfr_cli_now_ns() - t0) / 1e9,
 			(unsigned long long)sh->written,
 			(unsigned long long)sh->read, (unsigned long long)lost,
 			(unsigned long long)sh->lost_seen,

@@ -58,4 +58,11 @@ int pfr_cli_open_regular(const char *path);
  * and printed at most once a second otherwise.  Finish with done=1. */
 void pfr_cli_progress(const char *what, double fraction, int done);
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t pfr_cli_now_ns(void);
+
+/* The next value of a xorshift64 sequence in *s (non-zero): a cheap,
+ * repeatable pseudo-random sequence for test data, not for secrets. */
+uint64_t pfr_cli_xorshift(uint64_t *s);
+
 #endif
