@@ -3,7 +3,11 @@
 # Every option a perfring command accepts is in its --help and in its
 # manual page.  The options are read from the commands' own option tables
 # (tools/cli-options.py says how), so an option added to a table must be
-# documented in both places.  A command's help is what `perfring CMD
+# documented in both places; -h/--help, which every command takes, is
+# checked once (each command's --help exits 0 with a usage line, and
+# perfring(1) says every command takes it), and an option marked
+# /* internal */ in its table (passed by perfring to its own children)
+# is left out.  A command's help is what `perfring CMD
 # --help` prints, together with the help of every further
 # `perfring CMD ... --help` that text names (stress's modes, bench's
 # --writers).  Also: each command of perfring(1) has its manual page,
@@ -35,21 +39,22 @@ man_text() {
 
 for cmd in $(awk '{ print $1 }' "$tmp/opts" | sort -u); do
 	help=$tmp/help-$cmd
-	"$P" "$cmd" --help >"$help" 2>&1
+	"$P" "$cmd" --help >"$help.main" 2>&1
 	# the further help texts it names: `perfring CMD ARGS --help`
-	grep -o -E "perfring $cmd [^()\`']*--help" "$help" | sort -u |
+	grep -o -E "perfring $cmd [^()\`']*--help" "$help.main" | sort -u |
 		while read -r line; do
 			# shellcheck disable=SC2086 # the words of the named command
 			set -- ${line#perfring }
 			"$P" "$@" 2>&1
-		done >>"$help"
+		done >"$help.more"
+	cat "$help.main" "$help.more" >"$help"
 	page=$top/man/perfring-$cmd.1
 	if [ ! -f "$page" ]; then
 		fail "man/perfring-$cmd.1 exists"
 		continue
 	fi
 	man_text "$page" >"$tmp/man-$cmd"
-	miss_help= miss_man=
+	miss_help='' miss_man=''
 	while read -r c opt src; do
 		[ "$c" = "$cmd" ] || continue
 		has "$help" "$opt" || miss_help="$miss_help $opt ($src)"
@@ -69,6 +74,13 @@ cmds=$(awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { on =
 	"$tmp/top")
 [ -n "$cmds" ]
 ok $? "perfring --help lists commands: $(echo "$cmds" | tr '\n' ' ')" "$tmp/top"
+for cmd in $cmds; do
+	"$P" "$cmd" --help >"$tmp/h" 2>&1 && grep -q '^usage:' "$tmp/h"
+	ok $? "perfring $cmd --help exits 0 with a usage line" "$tmp/h"
+done
+man_text "$top/man/perfring.1" | grep -v '^\.\\"' | sed 's/^\.[A-Z]* //' |
+	tr '\n' ' ' | grep -q 'Each command takes --help'
+ok $? "perfring(1) says every command takes --help"
 man_text "$top/man/perfring.1" |
 	awk '/^\.SH "?SEE ALSO/ { on = 1; next } /^\.SH/ { on = 0 } on' \
 		>"$tmp/seealso"
