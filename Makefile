@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # perfring - plain GNU Makefile.  Honours CC, CFLAGS, CPPFLAGS, LDFLAGS,
-# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DESTDIR; SANITIZE=address,undefined
+# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, PYTHONDIR, DESTDIR;
+# SANITIZE=address,undefined
 # or SANITIZE=thread builds everything (and runs every test) sanitized;
 # BUILD=dir puts the objects elsewhere (the cross and sanitizer runs do).
 
@@ -13,6 +14,16 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Where `make install` puts the Python package (python/perfring): a
+# directory on Debian's python3 path for PREFIX=/usr and /usr/local.
+PYTHON ?= python3
+ifeq ($(PREFIX),/usr)
+PYTHONDIR ?= /usr/lib/python3/dist-packages
+else
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c \
+	'import sys; print("python%d.%d" % sys.version_info[:2])' \
+	2>/dev/null || echo python3)/dist-packages
+endif
 
 CC ?= cc
 CXX ?= c++
@@ -44,6 +55,9 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.pic.o)
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+# util/: the internal library the command and perfring-bench both link.
+UTIL_SRCS := $(sort $(wildcard util/*.c))
+UTIL_LIB := $(BUILD)/util/libpfrutil.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 HEADERS := $(sort $(wildcard include/perfring/*.h include/perfring/arch/*.h))
@@ -67,7 +81,7 @@ all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h util/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -87,9 +101,15 @@ $(SHARED_LIB): $(LIB_PIC_OBJS) src/abi/perfring.map
 	ln -sf libperfring.so.$(VERSION) $(BUILD)/libperfring.so.$(SOVERSION)
 	ln -sf libperfring.so.$(SOVERSION) $(BUILD)/libperfring.so
 
-$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(CLI_EXTRA_OBJS)
+$(UTIL_LIB): $(UTIL_SRCS:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(UTIL_LIB) $(CLI_EXTRA_OBJS)
 	$(CLI_LINK) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) \
-		$(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) $(LDLIBS_CORE)
+		$(UTIL_LIB) $(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) \
+		$(LDLIBS_CORE)
 
 $(BUILD)/tests/tap.o: tests/tap.c tests/tap.h
 	@mkdir -p $(dir $@)
@@ -119,12 +139,14 @@ check-long: $(CHECK_DEPS)
 lint:
 	tools/lint-barriers.sh
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
-		$(CLI_SRCS) $(wildcard cli/*.h) include/perfring/*.h \
+		$(CLI_SRCS) $(wildcard cli/*.h) $(wildcard util/*.[ch]) \
+		include/perfring/*.h \
 		$(wildcard bench/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
-		$(wildcard cli/*.h) include/perfring/*.h $(wildcard bench/*.[ch])
+		$(wildcard cli/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
+		$(wildcard bench/*.[ch])
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
@@ -143,6 +165,11 @@ install: all
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
+	rm -rf $(BUILD)/man-links
+	$(PYTHON) tools/man-links.py --write $(BUILD)/man-links . >/dev/null
+	install -m 644 $(BUILD)/man-links/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -d $(DESTDIR)$(PYTHONDIR)/perfring
+	install -m 644 python/perfring/*.py $(DESTDIR)$(PYTHONDIR)/perfring/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perfring
@@ -152,6 +179,9 @@ uninstall:
 	for m in $(notdir $(MAN_PAGES)); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; \
 	done
+	$(PYTHON) tools/man-links.py . | while read -r f page; do \
+		rm -f $(DESTDIR)$(MANDIR)/man3/$$f.3; done
+	rm -rf $(DESTDIR)$(PYTHONDIR)/perfring
 
 clean:
 	rm -rf build build-*

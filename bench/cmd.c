@@ -16,7 +16,7 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "bench_cmd.h"
 #include "cmd_opts.h"
 #include "spsc.h"
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"limits: cache-line round trip, memcpy bandwidth, barrier "
 		"costs.\n"
 		"\n"
-		"  --quick            short runs (well under a minute)\n"
+		"  --quick            short runs, no extra rounds\n"
 		"  --reps N           repetitions per result (default 5, "
 		"minimum 1)\n"
 		"  --time MS          target duration of one run (default "
@@ -128,7 +128,7 @@ static const struct option lopts[] = {
 	{"single-thread", required_argument, NULL, 'S'},
 	{"wait-idle", required_argument, NULL, 'W'},
 	{"capacities", required_argument, NULL, 'K'},
-	{"sweep-data", required_argument, NULL, 'D'},
+	{"sweep-data", required_argument, NULL, 'D'}, /* internal */
 	{NULL, 0, NULL, 0},
 };
 

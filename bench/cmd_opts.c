@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "bench.h"
 #include "cmd_opts.h"
 

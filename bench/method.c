@@ -15,7 +15,7 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "spsc.h"
 
 /* ---- small helpers ---- */

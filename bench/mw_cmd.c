@@ -14,7 +14,7 @@
 
 #include <perfring/common.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "bench_cmd.h"
 #include "cmd_opts.h"
 #include "mw_cmd.h"

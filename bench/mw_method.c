@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "mw_cmd.h"
 
 const struct pfr_mw_queue *mw_queues[64];

@@ -13,7 +13,7 @@
 #include <perfring/barrier.h>
 #include <perfring/common.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "cmd_opts.h"
 #include "mw_cmd.h"
 

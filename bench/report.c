@@ -14,7 +14,7 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "spsc.h"
 
 #ifndef PFR_BENCH_CFLAGS

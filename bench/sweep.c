@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../util/util.h"
 #include "bench_cmd.h"
 #include "spsc.h"
 

@@ -75,14 +75,6 @@ struct gs_rec {
 	unsigned char fill[GS_FILL];
 };
 
-static uint64_t gs_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The hash of record r: its time, tag and seq, then fill bytes of
  * filler. */
 static uint64_t gs_sum(const struct gs_rec *r, uint32_t fill)
@@ -148,7 +140,7 @@ static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
 		for (uint32_t i = 0; i < fill; i++)
 			r.fill[i] = (unsigned char)(seq + i);
 		r.seq = seq++;
-		r.time = gs_now();
+		r.time = pfr_cli_now_ns();
 		r.sum = gs_sum(&r, fill);
 		/* counted before the write: a writer killed in it has
 		 * published no more than it counted */
@@ -282,7 +274,7 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 			err = (int)-n;
 			break;
 		}
-		if (until_ns && gs_now() >= until_ns)
+		if (until_ns && pfr_cli_now_ns() >= until_ns)
 			break;
 		if (stop_early && stop_early(arg))
 			break;
@@ -487,9 +479,9 @@ static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
 
 	if (helper != 0)
 		return helper;
-	while ((gs_now() < half ||
+	while ((pfr_cli_now_ns() < half ||
 		__atomic_load_n(&S->w[0].attempted, __ATOMIC_RELAXED) < 1000) &&
-	       gs_now() < end_ns)
+	       pfr_cli_now_ns() < end_ns)
 		usleep(10000);
 	kill(gs_pids[0], SIGKILL);
 	S->w[0].killed = 1;
@@ -510,7 +502,7 @@ static int gs_kill_reader(struct pfr_group *g, struct gs_shared *S,
 
 	if (rpid == 0)
 		_exit(gs_read(g, S, cfg, nw, 0, gs_reaped, NULL) != 0);
-	while (gs_now() < half)
+	while (pfr_cli_now_ns() < half)
 		usleep(10000);
 	kill(rpid, SIGKILL);
 	waitpid(rpid, NULL, 0);
@@ -566,13 +558,13 @@ static int gs_run(struct pfr_group *g, struct gs_shared *S,
 		wx[i].tag = i;
 		pthread_create(&th[i], NULL, gs_writer_thread, &wx[i]);
 	}
-	t0 = gs_now();
+	t0 = pfr_cli_now_ns();
 	dur = (uint64_t)(cfg->seconds * 1e9);
 	half = t0 + dur / 2;
 	end_ns = t0 + dur;
 	if (!cfg->kill_reader && fork() == 0) {
 		/* the stopper: tells the writers to finish */
-		while (gs_now() < end_ns)
+		while (pfr_cli_now_ns() < end_ns)
 			usleep(10000);
 		__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
 		_exit(0);

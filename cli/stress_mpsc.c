@@ -89,24 +89,6 @@ struct ms_shared {
 	char first_error[200];
 };
 
-static uint64_t ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t ms_rand(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void ms_fail(struct ms_shared *sh, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -212,20 +194,21 @@ static int ms_write(struct ms_wctx *x)
 	pfr_smp_store_release(&w->joined, 1); /* purpose: index before
 		joined; pairs with the load_acquire in ms_read() */
 	pfr_mpsc_set_timeout(&p, 20000000ull); /* BLOCK: 20 ms */
-	end = ms_now() + (uint64_t)(cfg->seconds * 1e9);
+	end = pfr_cli_now_ns() + (uint64_t)(cfg->seconds * 1e9);
 	if (cfg->kill == MS_KILL_WRITER && x->id == 0)
 		hook_at = 2000;
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
-		uint32_t len = cfg->min_len + (uint32_t)(ms_rand(&rnd) % span);
+		uint32_t len = cfg->min_len +
+			       (uint32_t)(pfr_cli_xorshift(&rnd) % span);
 		unsigned char *dst;
 
 		/* --kill-reader: run until the reader's death is seen (or
 		 * a minute), whatever the machine's load */
 		if ((seq & 255) == 0 &&
-		    (ms_now() >= end || PFR_READ_ONCE(sh->stop)) &&
+		    (pfr_cli_now_ns() >= end || PFR_READ_ONCE(sh->stop)) &&
 		    (cfg->kill != MS_KILL_READER ||
-		     ms_now() >= end + 60000000000ull))
+		     pfr_cli_now_ns() >= end + 60000000000ull))
 			break;
 		if (hook_at && seq >= hook_at) {
 			err = ms_hook(x, &p, seq);
@@ -420,7 +403,8 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 			ms_sleep_us(100);
 			if (PFR_READ_ONCE(sh->hook_stopped) &&
 			    !PFR_READ_ONCE(sh->stall_seen)) {
-				uint64_t until = ms_now() + 10000000000ull;
+				uint64_t until =
+					pfr_cli_now_ns() + 10000000000ull;
 
 				PFR_WRITE_ONCE(sh->stall_seen, 1);
 				/* Wait for writer 0's end (a thread) or death
@@ -433,7 +417,7 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 				 * purpose: pairs with the store_release of
 				 * done in ms_hook() and ms_run(). */
 				while (!pfr_smp_load_acquire(&sh->w[0].done) &&
-				       ms_now() < until)
+				       pfr_cli_now_ns() < until)
 					ms_sleep_us(1000);
 			}
 		} else if (rc < 0) {
@@ -530,8 +514,8 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 
 		while (!PFR_READ_ONCE(sh->reader_started))
 			ms_sleep_us(1000);
-		until = ms_now() + (uint64_t)(cfg->seconds * 5e8);
-		while (ms_now() < until)
+		until = pfr_cli_now_ns() + (uint64_t)(cfg->seconds * 5e8);
+		while (pfr_cli_now_ns() < until)
 			ms_sleep_us(1000);
 		kill(rpid, SIGKILL);
 	}
@@ -704,7 +688,7 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 	struct ms_shared *sh;
 	struct ms_totals t = {0, 0, 0};
 	unsigned nw = cfg->writers;
-	uint64_t t0 = ms_now();
+	uint64_t t0 = pfr_cli_now_ns();
 	int err, bad = 0;
 	char why[MS_WHY] = "";
 
@@ -738,8 +722,8 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 			 pfr_strerror((int)sh->reader_err));
 	if (sh->corrupt)
 		snprintf(why, sizeof(why), "%s", sh->first_error);
-	ms_report(cfg, policy, sh, &t, (double)(ms_now() - t0) / 1e9, why, bad,
-		  out);
+	ms_report(cfg, policy, sh, &t, (double)(pfr_cli_now_ns() - t0) / 1e9,
+		  why, bad, out);
 	fflush(out);
 	pfr_mpsc_close(m);
 	munmap(sh, sizeof(*sh));

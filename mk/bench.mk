@@ -42,7 +42,7 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 BENCH_PROG := $(BUILD)/perfring-bench
 BENCH_LINK = $(CC)
 LIBEXECDIR ?= $(PREFIX)/libexec
-BENCH_HDRS := $(wildcard bench/*.h src/ring/payload_int.h)
+BENCH_HDRS := $(wildcard bench/*.h util/*.h src/ring/payload_int.h)
 # The program: its main, method and report, then the contestants.
 BENCH_CMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/main.c \
 	bench/cmd*.c bench/method*.c bench/place*.c bench/report*.c \
@@ -125,9 +125,9 @@ $(BUILD)/bench/mw_peers_cxx.o: bench/mw_peers_cxx.cc $(BENCH_HDRS) \
 $(BENCH_CMD_OBJS): PFR_CPPFLAGS += $(BENCH_DEFS) \
 	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
 
-# cli_msg.o and cli_util.o: the messages and parsers perfring's commands
+# util/ (libpfrutil.a): the messages and parsers perfring's commands
 # share.
-BENCH_CLI_OBJS := $(BUILD)/cli/cli_msg.o $(BUILD)/cli/cli_util.o
+BENCH_CLI_OBJS := $(UTIL_LIB)
 
 $(BENCH_PROG): $(BENCH_CMD_OBJS) $(BENCH_OBJS) $(BENCH_CXX_OBJS) \
 		$(BENCH_CLI_OBJS) $(STATIC_LIB)

@@ -1,16 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perf.data files, written so that perf report and perf script read them
- * and read whether perf or perfring wrote them.  The format is the one in
- * the kernel's tools/perf/Documentation/perf.data-file-format.txt:
- *
- *   [file header][ids of event 0][ids of event 1]...[attrs][data ...]
- *   [feature sections' index][feature contents]
- *
- * The header names the attrs and data sections; the feature bitmap in the
- * header says which feature sections follow the data, their index starting
- * right at data.offset + data.size.  Everything is native-endian.  On
- * reading, every section is checked against the file size before use.
+ * (the format: src/perf/perf_data_int.h); the reader is perf_data_read.c.
  */
 #include <elf.h>
 #include <errno.h>
@@ -26,110 +17,9 @@
 #include <perfring/perf.h>
 
 #include "ring/compiler.h"
+#include "perf/perf_data_int.h"
 #include "perf/perf_header.h"
 #include "perf/perf_maps.h"
-
-#define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
-/* perf's own record types of the pipe format (tools/lib/perf/include/perf/
- * event.h). */
-#define PFR_RECORD_HEADER_ATTR 64
-#define PFR_RECORD_HEADER_EVENT_TYPE 65
-#define PFR_RECORD_HEADER_TRACING_DATA 66
-#define PFR_RECORD_EVENT_UPDATE 78
-#define PFR_RECORD_HEADER_FEATURE 80
-/* perf's own misc flag in a BUILD_ID entry: the id's length is in its
- * size byte (tools/lib/perf/include/perf/event.h). */
-#define PFR_MISC_BUILD_ID_SIZE (1u << 15)
-
-/* Feature bits (tools/perf/util/header.h, HEADER_*). */
-enum {
-	PFR_FEAT_TRACING_DATA = 1,
-	PFR_FEAT_BUILD_ID = 2,
-	PFR_FEAT_HOSTNAME = 3,
-	PFR_FEAT_OSRELEASE = 4,
-	PFR_FEAT_VERSION = 5,
-	PFR_FEAT_ARCH = 6,
-	PFR_FEAT_NRCPUS = 7,
-	PFR_FEAT_CPUDESC = 8,
-	PFR_FEAT_CPUID = 9,
-	PFR_FEAT_TOTAL_MEM = 10,
-	PFR_FEAT_CMDLINE = 11,
-	PFR_FEAT_EVENT_DESC = 12,
-	PFR_FEAT_CPU_TOPOLOGY = 13,
-	PFR_FEAT_NUMA_TOPOLOGY = 14,
-	PFR_FEAT_PMU_MAPPINGS = 16,
-	PFR_FEAT_GROUP_DESC = 17,
-	PFR_FEAT_CACHE = 20,
-	PFR_FEAT_SAMPLE_TIME = 21,
-	PFR_FEAT_MEM_TOPOLOGY = 22,
-	PFR_FEAT_CPU_PMU_CAPS = 28,
-	PFR_FEAT_PMU_CAPS = 31,
-	PFR_FEAT_LAST = 32, /* the pipe format's end-of-features mark */
-	PFR_FEAT_BITS = 256,
-};
-
-struct pfr_file_section {
-	uint64_t offset, size;
-};
-
-struct pfr_file_header {
-	uint64_t magic;
-	uint64_t size;
-	uint64_t attr_size;
-	struct pfr_file_section attrs, data, event_types;
-	uint64_t features[PFR_FEAT_BITS / 64];
-};
-_Static_assert(sizeof(struct pfr_file_header) == 104, "perf_file_header");
-
-struct pfr_file_event {
-	struct perf_event_attr attr;
-	char name[256];
-	uint64_t *ids;
-	uint32_t nr_ids;
-};
-
-struct pfr_dso {
-	char *name;
-	int hit; /* a sample's ip or call chain falls in it */
-};
-
-struct pfr_id_ev { /* one id of an event, for the sorted index */
-	uint64_t id;
-	uint32_t ev, pad;
-};
-
-struct pfr_file_group {
-	char *name;
-	uint32_t leader, nr_members;
-};
-
-struct pfr_perf_file {
-	/* writing */
-	FILE *out;
-	int fd;
-	int started;
-	int pipe; /* perf's pipe format: no header to seek back to */
-	uint64_t data_offset, data_size;
-	char *cmdline;
-	struct pfr_dso *dsos; /* mapped files and [vdso], for BUILD_ID */
-	uint32_t nr_dsos, cap_dsos;
-	uint32_t *dso_hash; /* open addressing: index + 1, or 0 */
-	uint32_t dso_hash_cap;
-	struct pfr__procs procs; /* each process's mappings */
-	int kernel_hit;
-	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
-	struct pfr_file_group *groups; /* GROUP_DESC */
-	uint32_t nr_groups;
-	/* reading */
-	const unsigned char *map;
-	size_t map_len;
-	uint64_t pos, end;
-	/* both */
-	struct pfr_file_event *ev;
-	uint32_t nr_ev;
-	struct pfr_id_ev *ids; /* every event's ids, sorted; NULL: none */
-	size_t nr_ids;
-};
 
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
@@ -359,7 +249,7 @@ static int pfr_id_ev_cmp(const void *a, const void *b)
 /* Sorts every event's ids into f->ids (with two events or more), so that
  * a record's event is found in O(log ids), not by a scan of them all
  * (a file may declare many ids).  0, or -1 when out of memory. */
-static int pfr_index_ids(struct pfr_perf_file *f)
+int pfr__file_index_ids(struct pfr_perf_file *f)
 {
 	size_t n = 0, k = 0;
 
@@ -385,7 +275,7 @@ static int pfr_index_ids(struct pfr_perf_file *f)
 }
 
 /* The first event (by index) that has id, or 0 when none has it. */
-static uint32_t pfr_event_of_id(const struct pfr_perf_file *f, uint64_t id)
+uint32_t pfr__file_event_of_id(const struct pfr_perf_file *f, uint64_t id)
 {
 	size_t lo = 0, hi = f->nr_ids;
 
@@ -411,7 +301,7 @@ pfr_sample_attr(const struct pfr_perf_file *f,
 	if (f->nr_ev > 1 && !pfr_perf_record_id(f->ev[0].attr.sample_type,
 						f->ev[0].attr.sample_id_all,
 						hdr, payload, len, &id))
-		return &f->ev[pfr_event_of_id(f, id)].attr;
+		return &f->ev[pfr__file_event_of_id(f, id)].attr;
 	return &f->ev[0].attr;
 }
 
@@ -616,7 +506,7 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	if (f->started)
 		return 0;
 	f->started = 1;
-	if (pfr_index_ids(f))
+	if (pfr__file_index_ids(f))
 		return -PFR_E_SYSTEM;
 	if (f->pipe)
 		return pfr_pipe_start(f);
@@ -997,7 +887,7 @@ static int pfr_pipe_start(struct pfr_perf_file *f)
 	return ferror(o) ? -PFR_E_SYSTEM : 0;
 }
 
-static void pfr_file_free(struct pfr_perf_file *f)
+void pfr__file_free(struct pfr_perf_file *f)
 {
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		if (!f->map)
@@ -1051,7 +941,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		return 0; /* as free(NULL) */
 	if (f->map) { /* opened for reading */
 		free((void *)f->map);
-		pfr_file_free(f);
+		pfr__file_free(f);
 		return 0;
 	}
 	if (!f->cmdline)
@@ -1061,7 +951,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	if (f->pipe) { /* nothing to go back to */
 		if (fclose(f->out) && !err)
 			err = -PFR_E_SYSTEM;
-		pfr_file_free(f);
+		pfr__file_free(f);
 		return err;
 	}
 	memset(&h, 0, sizeof(h));
@@ -1121,481 +1011,6 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		err = -PFR_E_SYSTEM;
 	if (fclose(f->out) && !err)
 		err = -PFR_E_SYSTEM;
-	pfr_file_free(f);
+	pfr__file_free(f);
 	return err;
-}
-
-/* --- reading --- */
-
-static int pfr_in_file(const struct pfr_perf_file *f,
-		       const struct pfr_file_section *s)
-{
-	return s->offset <= f->map_len && s->size <= f->map_len - s->offset;
-}
-
-/* Reads a perf_header_string at *off inside [*, end); 0 or -1. */
-static int pfr_get_string(const struct pfr_perf_file *f, uint64_t *off,
-			  uint64_t end, const char **s)
-{
-	uint32_t l;
-
-	if (end - *off < 4)
-		return -1;
-	memcpy(&l, f->map + *off, 4);
-	*off += 4;
-	if (l == 0 || l > end - *off || !memchr(f->map + *off, 0, l))
-		return -1;
-	*s = (const char *)f->map + *off;
-	*off += l;
-	return 0;
-}
-
-/* Names from the EVENT_DESC feature, matched to attrs by position. */
-static void pfr_read_event_desc(struct pfr_perf_file *f,
-				const struct pfr_file_section *s)
-{
-	uint64_t off = s->offset, end = s->offset + s->size;
-	uint32_t nr, asz;
-
-	if (end - off < 8)
-		return;
-	memcpy(&nr, f->map + off, 4);
-	memcpy(&asz, f->map + off + 4, 4);
-	off += 8;
-	for (uint32_t i = 0; i < nr && i < f->nr_ev; i++) {
-		uint32_t nids;
-		const char *name;
-
-		if (end - off < (uint64_t)asz + 4)
-			return;
-		off += asz;
-		memcpy(&nids, f->map + off, 4);
-		off += 4;
-		if (pfr_get_string(f, &off, end, &name))
-			return;
-		if ((end - off) / 8 < nids)
-			return;
-		off += 8ULL * nids;
-		if (*name)
-			snprintf(f->ev[i].name, sizeof(f->ev[i].name), "%s",
-				 name);
-	}
-}
-
-/* The most of a pipe-format stream read from standard input. */
-#define PFR_PIPE_MAX (1ULL << 30)
-
-/* All of standard input (a pipe), up to PFR_PIPE_MAX bytes (EFBIG past). */
-static int pfr_read_stdin(unsigned char **mp, size_t *lenp)
-{
-	unsigned char *m = NULL, *n;
-	size_t len = 0, cap = 0;
-
-	for (;;) {
-		ssize_t r;
-
-		if (len == cap) {
-			if (cap >= PFR_PIPE_MAX) {
-				free(m);
-				errno = EFBIG;
-				return -PFR_E_SYSTEM;
-			}
-			cap = cap ? cap * 2 : 1u << 16;
-			n = realloc(m, cap);
-			if (!n) {
-				free(m);
-				return -PFR_E_SYSTEM;
-			}
-			m = n;
-		}
-		r = read(0, m + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(m);
-			errno = e;
-			return -PFR_E_SYSTEM;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	*mp = m;
-	*lenp = len;
-	return 0;
-}
-
-/* A regular file, read whole (not mapped: a file truncated while it is
- * read is a short file, where a mapping would raise SIGBUS). */
-static int pfr_read_file(const char *path, unsigned char **mp, size_t *lenp)
-{
-	struct stat st;
-	unsigned char *m;
-	size_t len, got = 0;
-	/* O_NONBLOCK: a FIFO would block open() until a writer came */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -PFR_E_SYSTEM;
-	if (fstat(fd, &st)) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -PFR_E_SYSTEM;
-	}
-	if (!S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
-		close(fd);
-		errno = S_ISDIR(st.st_mode)   ? EISDIR
-			: S_ISREG(st.st_mode) ? EFBIG
-					      : EINVAL;
-		return -PFR_E_SYSTEM;
-	}
-	len = (size_t)st.st_size;
-	m = malloc(len ? len : 1);
-	while (m && got < len) {
-		ssize_t r = pread(fd, m + got, len - got, (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (!m)
-		return -PFR_E_SYSTEM;
-	*mp = m;
-	*lenp = got; /* shorter if it was truncated meanwhile */
-	return 0;
-}
-
-/* The attrs, their ids and the feature sections of perf.data's header. */
-static int pfr_open_header(struct pfr_perf_file *f)
-{
-	struct pfr_file_header h;
-
-	if (f->map_len < sizeof(h))
-		return -PFR_PERF_E_FILE_MAGIC;
-	memcpy(&h, f->map, sizeof(h));
-	if (h.size < sizeof(h) || h.attr_size < PERF_ATTR_SIZE_VER0 + 16 ||
-	    h.attr_size > (1u << 16) || !pfr_in_file(f, &h.attrs) ||
-	    !pfr_in_file(f, &h.data) || h.attrs.size % h.attr_size ||
-	    h.attrs.size / h.attr_size > 4096)
-		return -PFR_PERF_E_FILE_LAYOUT;
-	f->nr_ev = (uint32_t)(h.attrs.size / h.attr_size);
-	f->ev = calloc(f->nr_ev ? f->nr_ev : 1, sizeof(*f->ev));
-	if (!f->ev)
-		return -PFR_E_SYSTEM;
-	for (uint32_t i = 0; i < f->nr_ev; i++) {
-		const unsigned char *a =
-			f->map + h.attrs.offset + (uint64_t)i * h.attr_size;
-		uint64_t asz = h.attr_size - 16;
-		struct pfr_file_section ids;
-
-		/* Zero-extend an older attr; ignore a newer one's tail. */
-		memcpy(&f->ev[i].attr, a,
-		       asz < sizeof(f->ev[i].attr) ? asz
-						   : sizeof(f->ev[i].attr));
-		memcpy(&ids, a + asz, sizeof(ids));
-		if (!pfr_in_file(f, &ids) || ids.size % 8)
-			return -PFR_PERF_E_FILE_LAYOUT;
-		/* ids stay in the mapping (8-aligned in every writer). */
-		f->ev[i].ids = (uint64_t *)(uintptr_t)(f->map + ids.offset);
-		f->ev[i].nr_ids = (uint32_t)(ids.size / 8);
-		pfr_perf_attr_name(&f->ev[i].attr, f->ev[i].name,
-				   sizeof(f->ev[i].name));
-	}
-	/* Feature sections: only EVENT_DESC is used (for the names). */
-	{
-		struct pfr_file_section idx = {h.data.offset + h.data.size, 0};
-		uint32_t k = 0;
-
-		for (int b = 1; b < PFR_FEAT_BITS; b++) {
-			struct pfr_file_section s;
-
-			if (!(h.features[b / 64] & (1ULL << (b % 64))))
-				continue;
-			idx.size = 16ULL * (k + 1);
-			if (!pfr_in_file(f, &idx))
-				break;
-			memcpy(&s, f->map + idx.offset + 16ULL * k, 16);
-			k++;
-			if (b == PFR_FEAT_EVENT_DESC && pfr_in_file(f, &s))
-				pfr_read_event_desc(f, &s);
-		}
-	}
-	f->pos = h.data.offset;
-	f->end = h.data.offset + h.data.size;
-	return 0;
-}
-
-/* A HEADER_ATTR record of the pipe format: the attr (attr.size bytes),
- * then its ids. */
-static int pfr_pipe_attr(struct pfr_perf_file *f, const unsigned char *p,
-			 uint32_t len)
-{
-	struct pfr_file_event *e;
-	uint32_t asz;
-
-	if (len < PERF_ATTR_SIZE_VER0)
-		return -PFR_PERF_E_FILE_LAYOUT;
-	memcpy(&asz, p + 4, 4); /* attr.size */
-	if (!asz)
-		asz = PERF_ATTR_SIZE_VER0;
-	if (asz < PERF_ATTR_SIZE_VER0 || asz > len || asz % 8 ||
-	    (len - asz) % 8 || ((uintptr_t)(p + asz)) % 8 || f->nr_ev >= 4096)
-		return -PFR_PERF_E_FILE_LAYOUT;
-	e = realloc(f->ev, (f->nr_ev + 1) * sizeof(*f->ev));
-	if (!e)
-		return -PFR_E_SYSTEM;
-	f->ev = e;
-	e = &f->ev[f->nr_ev++];
-	memset(e, 0, sizeof(*e));
-	memcpy(&e->attr, p, asz < sizeof(e->attr) ? asz : sizeof(e->attr));
-	/* ids stay in the buffer: 8-aligned, checked above */
-	e->ids = (uint64_t *)(uintptr_t)(p + asz);
-	e->nr_ids = (len - asz) / 8;
-	pfr_perf_attr_name(&e->attr, e->name, sizeof(e->name));
-	return 0;
-}
-
-/* EVENT_UPDATE of type NAME: { u64 type, u64 id, char name[] }. */
-static void pfr_pipe_update(struct pfr_perf_file *f, const unsigned char *p,
-			    uint32_t len)
-{
-	uint64_t type, id;
-	size_t nl;
-
-	if (len < 17)
-		return;
-	memcpy(&type, p, 8);
-	memcpy(&id, p + 8, 8);
-	nl = strnlen((const char *)p + 16, len - 16);
-	if (type != 2 /* PERF_EVENT_UPDATE__NAME */ || !nl || nl == len - 16)
-		return;
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		for (uint32_t k = 0; k < f->ev[i].nr_ids; k++) {
-			uint64_t v;
-
-			memcpy(&v, &f->ev[i].ids[k], 8);
-			if (v == id) {
-				snprintf(f->ev[i].name, sizeof(f->ev[i].name),
-					 "%s", (const char *)p + 16);
-				return;
-			}
-		}
-}
-
-/* HEADER_EVENT_TYPE: { u64 config, char name[64] } of a tracepoint. */
-static void pfr_pipe_event_type(struct pfr_perf_file *f, const unsigned char *p,
-				uint32_t len)
-{
-	uint64_t cfg;
-
-	if (len < 72 || !memchr(p + 8, 0, 64))
-		return;
-	memcpy(&cfg, p, 8);
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		if (f->ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
-		    f->ev[i].attr.config == cfg)
-			snprintf(f->ev[i].name, sizeof(f->ev[i].name), "%s",
-				 (const char *)p + 8);
-}
-
-/*
- * The record at f->pos of a pipe-format stream, whole and in bounds:
- * 1 (its header in *h, *skip: its size plus the raw bytes that follow a
- * HEADER_TRACING_DATA), 0 at the end, or a negative error.
- */
-static int pfr_pipe_peek(const struct pfr_perf_file *f,
-			 struct pfr_record_header *h, uint64_t *skip)
-{
-	uint32_t extra = 0;
-
-	if (f->pos >= f->end)
-		return 0;
-	if (f->end - f->pos < sizeof(*h))
-		return -PFR_E_RECSIZE_PAST_HEAD;
-	memcpy(h, f->map + f->pos, sizeof(*h));
-	if (h->size < sizeof(*h))
-		return -PFR_E_RECSIZE_ZERO;
-	if (h->size > f->end - f->pos)
-		return -PFR_E_RECSIZE_PAST_HEAD;
-	if (h->type == PFR_RECORD_HEADER_TRACING_DATA) {
-		if (h->size < sizeof(*h) + 4)
-			return -PFR_E_RECSIZE_PAST_HEAD;
-		memcpy(&extra, f->map + f->pos + sizeof(*h), 4);
-		if (extra > f->end - f->pos - h->size)
-			return -PFR_E_RECSIZE_PAST_HEAD;
-	}
-	*skip = h->size + (uint64_t)extra;
-	return 1;
-}
-
-/*
- * perf's pipe format: the 16-byte header, then records, perf's own
- * (type >= 64) among the data.  One pass takes the attrs and names;
- * pfr_perf_file_next() passes over perf's own records.  A malformed
- * record ends the pass: pfr_perf_file_next() reports it when it gets
- * there.
- */
-static int pfr_open_pipe(struct pfr_perf_file *f)
-{
-	struct pfr_record_header h;
-	struct pfr_file_section desc = {0, 0};
-	uint64_t skip;
-	int err;
-
-	f->pipe = 1;
-	f->pos = 16;
-	f->end = f->map_len;
-	while (pfr_pipe_peek(f, &h, &skip) == 1) {
-		const unsigned char *p = f->map + f->pos + sizeof(h);
-		uint32_t len = h.size - (uint32_t)sizeof(h);
-		uint64_t feat = 0;
-
-		if (h.type == PFR_RECORD_HEADER_ATTR) {
-			err = pfr_pipe_attr(f, p, len);
-			if (err)
-				return err;
-		} else if (h.type == PFR_RECORD_EVENT_UPDATE) {
-			pfr_pipe_update(f, p, len);
-		} else if (h.type == PFR_RECORD_HEADER_EVENT_TYPE) {
-			pfr_pipe_event_type(f, p, len);
-		} else if (h.type == PFR_RECORD_HEADER_FEATURE && len >= 8) {
-			memcpy(&feat, p, 8);
-			if (feat == PFR_FEAT_EVENT_DESC) {
-				desc.offset = f->pos + sizeof(h) + 8;
-				desc.size = len - 8;
-			}
-		}
-		f->pos += skip;
-	}
-	if (desc.size) /* names by position: once every attr is known */
-		pfr_read_event_desc(f, &desc);
-	f->pos = 16;
-	return 0;
-}
-
-int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
-{
-	struct pfr_perf_file *f;
-	uint64_t h[2];
-	unsigned char *m;
-	size_t len;
-	int err;
-
-	if (!fp || !path)
-		return -PFR_E_INVAL;
-	err = !strcmp(path, "-") ? pfr_read_stdin(&m, &len)
-				 : pfr_read_file(path, &m, &len);
-	if (err)
-		return err;
-	if (len < sizeof(h)) {
-		free(m);
-		return -PFR_PERF_E_FILE_MAGIC;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		free(m);
-		return -PFR_E_SYSTEM;
-	}
-	f->map = m;
-	f->map_len = len;
-	f->fd = -1;
-	memcpy(h, m, sizeof(h));
-	if (h[0] != PFR_PERF_MAGIC2)
-		err = -PFR_PERF_E_FILE_MAGIC;
-	else if (h[1] == 16)
-		err = pfr_open_pipe(f);
-	else
-		err = pfr_open_header(f);
-	if (!err && pfr_index_ids(f))
-		err = -PFR_E_SYSTEM;
-	if (err) {
-		pfr_perf_file_close(f);
-		return err;
-	}
-	*fp = f;
-	return 0;
-}
-
-uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f)
-{
-	return f ? f->nr_ev : 0;
-}
-
-const struct perf_event_attr *pfr_perf_file_attr(const struct pfr_perf_file *f,
-						 uint32_t i)
-{
-	return f && i < f->nr_ev ? &f->ev[i].attr : NULL;
-}
-
-const char *pfr_perf_file_event_name(const struct pfr_perf_file *f, uint32_t i)
-{
-	return f && i < f->nr_ev ? f->ev[i].name : "?";
-}
-
-void pfr_perf_file_layout(const struct pfr_perf_file *f, uint32_t i,
-			  struct pfr_perf_layout *lay)
-{
-	if (!lay)
-		return;
-	memset(lay, 0, sizeof(*lay));
-	if (!f || i >= f->nr_ev)
-		return;
-	lay->sample_type = f->ev[i].attr.sample_type;
-	lay->read_format = f->ev[i].attr.read_format;
-	lay->sample_id_all = f->ev[i].attr.sample_id_all;
-}
-
-uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
-				const struct pfr_record_header *hdr,
-				const void *payload, uint32_t len)
-{
-	uint64_t id;
-
-	if (!f || f->nr_ev < 2 ||
-	    pfr_perf_record_id(f->ev[0].attr.sample_type,
-			       f->ev[0].attr.sample_id_all, hdr, payload, len,
-			       &id))
-		return 0;
-	return pfr_event_of_id(f, id);
-}
-
-int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
-{
-	struct pfr_record_header h;
-
-	if (!f || !rec || !f->map)
-		return -PFR_E_INVAL;
-	if (f->pipe) { /* perf's own records are not data */
-		uint64_t skip;
-		int r;
-
-		while ((r = pfr_pipe_peek(f, &h, &skip)) == 1 &&
-		       h.type >= PFR_RECORD_HEADER_ATTR)
-			f->pos += skip;
-		if (r <= 0)
-			return r;
-	}
-	if (f->pos >= f->end)
-		return 0;
-	if (f->end - f->pos < sizeof(h))
-		return -PFR_E_RECSIZE_PAST_HEAD;
-	memcpy(&h, f->map + f->pos, sizeof(h));
-	if (h.size < sizeof(h))
-		return -PFR_E_RECSIZE_ZERO;
-	if (h.size > f->end - f->pos)
-		return -PFR_E_RECSIZE_PAST_HEAD;
-	rec->hdr = h;
-	rec->payload = f->map + f->pos + sizeof(h);
-	rec->len = h.size - (uint32_t)sizeof(h);
-	rec->pos = f->pos;
-	f->pos += h.size;
-	return 1;
 }

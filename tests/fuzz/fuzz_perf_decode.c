@@ -29,7 +29,7 @@
 #include "perf_out.h"
 
 /* What cmd_script.c needs from cli/main.c (whose main() libFuzzer
- * replaces); cli/cli_util.c is linked as it is. */
+ * replaces); util/util.c is linked as it is. */
 int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	(void)cmd;

@@ -22,9 +22,10 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
 	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
 	"$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
-	"$top/cli/cmd_script.c" "$top/cli/cli_util.c" \
+	"$top/cli/cmd_script.c" "$top/util/util.c" \
 	"$top/src/perf/perf_decode.c" \
-	"$top/src/perf/perf_data.c" "$top/src/perf/perf.c" "$top/src/ring/ring.c" \
+	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
+	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \
 	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
 	"$top/src/abi/version.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -lpthread -lrt 2>"$out/build.log"; then

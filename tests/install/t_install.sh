@@ -6,7 +6,9 @@
 # against the installed copy (and only it) compiles, links and runs; the
 # installed perfring runs and it and the library link no peer library of
 # the benchmark (ldd); `make uninstall` removes every file it installed.  Builds in $PFR_BUILD-install (build-install by default), with
-# the default flags whatever the outer check's (SANITIZE, CFLAGS).
+# the default flags whatever the outer check's (SANITIZE, CFLAGS).  Also:
+# a manual page link per public function (man pfr_ring_create), and the
+# Python package, which loads the installed library.
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
@@ -135,6 +137,41 @@ if [ ! -e /usr/libexec/perfring/perfring-bench ]; then
 	rc=$?
 	[ $rc -eq 127 ] && grep -q "make install-bench" "$log"
 	ok $? "installed perfring bench without perfring-bench: exit 127 and how to get it (got $rc)" "$log"
+fi
+
+# Manual pages: one link per public function (tools/man-links.py), so
+# that `man pfr_ring_create` opens perfring_ring(3).
+man=$dest/usr/share/man
+"$top/tools/man-links.py" "$top" >"$tmp/links" 2>"$log"
+ok $? "tools/man-links.py: every public function has a page" "$log"
+missing=
+while read -r fn page; do
+	[ "$(cat "$man/man3/$fn.3" 2>/dev/null)" = ".so man3/$page" ] &&
+		[ -f "$man/man3/$page" ] || missing="$missing $fn"
+done <"$tmp/links"
+[ -s "$tmp/links" ] && [ -z "$missing" ]
+ok $? "$(wc -l <"$tmp/links") function links installed in man3 (missing:${missing:- none})"
+if command -v man >/dev/null 2>&1; then
+	MANPAGER=cat MANWIDTH=80 man -M "$man" pfr_ring_create >"$log" 2>&1 &&
+		grep -q PERFRING_RING "$log" && grep -q 'pfr_ring_create' "$log"
+	ok $? "man pfr_ring_create shows perfring_ring(3)" "$log"
+	MANPAGER=cat man -M "$man" 1 perfring-litmus >"$log" 2>&1 &&
+		grep -q 'perfring litmus' "$log"
+	ok $? "man perfring-litmus is installed" "$log"
+else
+	skip "man not installed" "man pfr_ring_create shows perfring_ring(3)"
+fi
+
+# The Python package, run against the installed library.
+pydir=$(find "$dest" -type d -path '*-packages/perfring' | head -n 1)
+[ -n "$pydir" ] && [ -f "$pydir/__init__.py" ]
+ok $? "the Python package is installed (${pydir#"$dest"})"
+if [ -n "$pydir" ]; then
+	want=$("$dest/usr/bin/perfring" --version | awk '{ print $NF }')
+	PYTHONPATH=${pydir%/perfring} PERFRING_LIB=$lib/libperfring.so.0 \
+		python3 -c 'import perfring; print(perfring.version())' \
+		>"$log" 2>&1 && grep -qx "$want" "$log"
+	ok $? "installed Python package loads the installed library: $(head -n 1 "$log")" "$log"
 fi
 
 mk uninstall >"$log" 2>&1

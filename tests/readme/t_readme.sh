@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's C examples compile as they are (-std=c11 -Wall -Werror), and
-# the complete one runs and prints what the reader should see.
+# the complete ones run and print what the reader should see; its Python
+# example runs against this build and prints the same.
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
@@ -48,4 +49,19 @@ for f in "$tmp"/ex*.c; do
 	fi
 done
 [ "$TAP_N" -ge 2 ] || tap_error "fewer than 2 C examples in README.md"
+
+awk -v out="$tmp/ex.py" '
+/^```python$/ { inblock = 1; n++; next }
+/^```$/ { inblock = 0; next }
+inblock && n == 1 { print > out }
+' "$top/README.md"
+if [ ! -s "$tmp/ex.py" ]; then
+	fail "README.md has a Python example"
+elif PYTHONPATH=$top/python PERFRING_LIB=$build/libperfring.so \
+	python3 "$tmp/ex.py" >"$tmp/out" 2>&1 &&
+	grep -q '^1 hello$' "$tmp/out" && grep -q '^1 world$' "$tmp/out"; then
+	pass "README Python example runs and reads what it wrote"
+else
+	fail "README Python example" "$tmp/out"
+fi
 tap_done

@@ -10,6 +10,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/usage.sh
+. "$(dirname "$0")/../lib/usage.sh"
 secs=${STRESS_SECONDS:-0.5}
 check() { # name, arguments...
 	local name=$1 out rc
@@ -49,15 +51,7 @@ check "reader handed over, block, sleeping" --writers 2 --processes \
 
 # the killed reader: the writers' exit statuses are checked by the stress
 # itself; a wrong drill combination is a usage error
-for bad in "--writers 0" "--policy overwrite" "--kill-writer" \
-	"--processes --kill-writer --kill-reader" "--slots 2 --writers 3"; do
-	$PERFRING stress --mode group $bad >/dev/null 2>/tmp/pfr-gs-err.$$
-	rc=$?
-	if [ $rc -eq 2 ] && grep -q "perfring stress" /tmp/pfr-gs-err.$$; then
-		pass "usage error: $bad"
-	else
-		fail "usage error: $bad (exit $rc)"
-	fi
-done
-rm -f /tmp/pfr-gs-err.$$
+usage_errors "stress --mode group" "--writers 0" "--policy overwrite" \
+	"--kill-writer" "--processes --kill-writer --kill-reader" \
+	"--slots 2 --writers 3"
 tap_done

@@ -11,6 +11,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/usage.sh
+. "$(dirname "$0")/../lib/usage.sh"
 secs=${STRESS_SECONDS:-0.3}
 check() { # name, expected "ok":true lines, command...
 	local name=$1 want=$2 out rc
@@ -56,17 +58,9 @@ else
 fi
 
 # usage errors exit 2 with the cause
-for bad in "--writers 0" "--writers 9999" "--policy overwrite" \
-	"--sizes 8:4" "--sizes 16:40" "--ring-size 1000" "--seconds x" \
-	"--kill-reader" "--writers 1 --kill-writer" "--bogus"; do
-	err=$($PERFRING stress --mode mpsc $bad 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -eq 2 ] && grep -q "perfring stress" <<<"$err"; then
-		pass "usage error: $bad"
-	else
-		fail "usage error: $bad (exit $rc)"
-	fi
-done
+usage_errors "stress --mode mpsc" "--writers 0" "--writers 9999" \
+	"--policy overwrite" "--sizes 8:4" "--sizes 16:40" "--ring-size 1000" \
+	"--seconds x" "--kill-reader" "--writers 1 --kill-writer" "--bogus"
 if $PERFRING stress --mode mpsc --help | grep -q -- '--kill-writer'; then
 	pass "--help"
 else

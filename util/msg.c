@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Messages every subcommand prints the same way: usage errors and the
- * progress line.  Apart from main.c so that perfring-bench (bench/) links
- * them too; apart from cli_util.c because the test programs that link
- * cli_util.c bring their own pfr_cli_usage_error().
+ * progress line; and the clock and pseudo-random sequence the stress runs
+ * share.  Apart from util.c because the test programs that link util.c
+ * bring their own pfr_cli_usage_error().
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "util.h"
 
 int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -41,4 +41,22 @@ void pfr_cli_progress(const char *what, double fraction, int done)
 	fprintf(stderr, "%s%s: %3.0f%%%s", tty ? "\r" : "", what,
 		fraction * 100.0, (done || !tty) ? "\n" : "");
 	fflush(stderr);
+}
+
+uint64_t pfr_cli_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pfr_cli_xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "util.h"
 
 size_t pfr_cli_utf8_len(const unsigned char *s, size_t n)
 {

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the perf.data format and the file object shared by the
+ * writer (src/perf/perf_data.c) and the reader (src/perf/perf_data_read.c).
+ * The format is the one in the kernel's
+ * tools/perf/Documentation/perf.data-file-format.txt:
+ *
+ *   [file header][ids of event 0][ids of event 1]...[attrs][data ...]
+ *   [feature sections' index][feature contents]
+ *
+ * The header names the attrs and data sections; the feature bitmap in the
+ * header says which feature sections follow the data, their index starting
+ * right at data.offset + data.size.  Everything is native-endian.
+ */
+#ifndef PFR_SRC_PERF_DATA_INT_H
+#define PFR_SRC_PERF_DATA_INT_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <perfring/perf.h>
+
+#include "perf/perf_maps.h"
+
+#define PFR_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+/* perf's own record types of the pipe format (tools/lib/perf/include/perf/
+ * event.h). */
+#define PFR_RECORD_HEADER_ATTR 64
+#define PFR_RECORD_HEADER_EVENT_TYPE 65
+#define PFR_RECORD_HEADER_TRACING_DATA 66
+#define PFR_RECORD_EVENT_UPDATE 78
+#define PFR_RECORD_HEADER_FEATURE 80
+/* perf's own misc flag in a BUILD_ID entry: the id's length is in its
+ * size byte (tools/lib/perf/include/perf/event.h). */
+#define PFR_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* Feature bits (tools/perf/util/header.h, HEADER_*). */
+enum {
+	PFR_FEAT_TRACING_DATA = 1,
+	PFR_FEAT_BUILD_ID = 2,
+	PFR_FEAT_HOSTNAME = 3,
+	PFR_FEAT_OSRELEASE = 4,
+	PFR_FEAT_VERSION = 5,
+	PFR_FEAT_ARCH = 6,
+	PFR_FEAT_NRCPUS = 7,
+	PFR_FEAT_CPUDESC = 8,
+	PFR_FEAT_CPUID = 9,
+	PFR_FEAT_TOTAL_MEM = 10,
+	PFR_FEAT_CMDLINE = 11,
+	PFR_FEAT_EVENT_DESC = 12,
+	PFR_FEAT_CPU_TOPOLOGY = 13,
+	PFR_FEAT_NUMA_TOPOLOGY = 14,
+	PFR_FEAT_PMU_MAPPINGS = 16,
+	PFR_FEAT_GROUP_DESC = 17,
+	PFR_FEAT_CACHE = 20,
+	PFR_FEAT_SAMPLE_TIME = 21,
+	PFR_FEAT_MEM_TOPOLOGY = 22,
+	PFR_FEAT_CPU_PMU_CAPS = 28,
+	PFR_FEAT_PMU_CAPS = 31,
+	PFR_FEAT_LAST = 32, /* the pipe format's end-of-features mark */
+	PFR_FEAT_BITS = 256,
+};
+
+struct pfr_file_section {
+	uint64_t offset, size;
+};
+
+struct pfr_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct pfr_file_section attrs, data, event_types;
+	uint64_t features[PFR_FEAT_BITS / 64];
+};
+_Static_assert(sizeof(struct pfr_file_header) == 104, "perf_file_header");
+
+struct pfr_file_event {
+	struct perf_event_attr attr;
+	char name[256];
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pfr_dso {
+	char *name;
+	int hit; /* a sample's ip or call chain falls in it */
+};
+
+struct pfr_id_ev { /* one id of an event, for the sorted index */
+	uint64_t id;
+	uint32_t ev, pad;
+};
+
+struct pfr_file_group {
+	char *name;
+	uint32_t leader, nr_members;
+};
+
+struct pfr_perf_file {
+	/* writing */
+	FILE *out;
+	int fd;
+	int started;
+	int pipe; /* perf's pipe format: no header to seek back to */
+	uint64_t data_offset, data_size;
+	char *cmdline;
+	struct pfr_dso *dsos; /* mapped files and [vdso], for BUILD_ID */
+	uint32_t nr_dsos, cap_dsos;
+	uint32_t *dso_hash; /* open addressing: index + 1, or 0 */
+	uint32_t dso_hash_cap;
+	struct pfr__procs procs; /* each process's mappings */
+	int kernel_hit;
+	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
+	struct pfr_file_group *groups; /* GROUP_DESC */
+	uint32_t nr_groups;
+	/* reading */
+	const unsigned char *map;
+	size_t map_len;
+	uint64_t pos, end;
+	/* both */
+	struct pfr_file_event *ev;
+	uint32_t nr_ev;
+	struct pfr_id_ev *ids; /* every event's ids, sorted; NULL: none */
+	size_t nr_ids;
+};
+
+/* Sorts every event's ids into f->ids (src/perf/perf_data.c). */
+int pfr__file_index_ids(struct pfr_perf_file *f);
+
+/* The first event (by index) that has id, or 0 when none has it. */
+uint32_t pfr__file_event_of_id(const struct pfr_perf_file *f, uint64_t id);
+
+/* Frees f and what it owns, but neither f->map nor f->out. */
+void pfr__file_free(struct pfr_perf_file *f);
+
+#endif
