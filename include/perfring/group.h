@@ -123,6 +123,8 @@ PFR_API int pfr_group_create_memfd(struct pfr_group **g,
  * eventfd if it has one (dup'ed; -1: none).  Validates the header before
  * trusting it: -PFR_E_MAGIC, -PFR_E_VERSION (another layout version),
  * -PFR_E_LAYOUT (inconsistent sizes), -PFR_E_MAPPING (object too small).
+ * An eventfd that is not one (the wake-up would write 8 bytes into it) is
+ * refused with -PFR_E_INVAL.
  * Concurrency: any thread.  Progress: blocking. */
 PFR_API int pfr_group_attach_shm(struct pfr_group **g, const char *name);
 PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);

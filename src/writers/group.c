@@ -194,9 +194,10 @@ static uint64_t pfr__self_start(void)
 	static __thread pid_t cached_pid;
 	pid_t me = getpid();
 
-	/* per process: a forked child has its own */
-	if (cached_pid != me) {
-		if (pfr__task_state((uint32_t)me, PFR__TASK_PROCESS, &cached))
+	/* per process: a forked child has its own; a failed look (out of
+	 * file descriptors: 0) is not kept, the next call tries again */
+	if (cached_pid != me || !cached) {
+		if (pfr__task_check((uint32_t)me, PFR__TASK_PROCESS, &cached))
 			cached = 0;
 		cached_pid = me;
 	}
@@ -529,11 +530,35 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	return 0;
 }
 
+/*
+ * 1 when fd is an eventfd.  A writer's wake-up writes 8 bytes to it: into
+ * anything else (the group's own memfd, a file, a pipe) that write would
+ * corrupt data.  Every eventfd is an anonymous inode (no file type in its
+ * mode), which no regular file, pipe or socket is; and when /proc is there
+ * the link names it.  Other anonymous inodes (timerfd, signalfd, epoll)
+ * refuse an 8-byte write of 1 with EINVAL: nothing to corrupt.
+ */
+static int pfr__is_eventfd(int fd)
+{
+	char path[64], link[64];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || (st.st_mode & S_IFMT) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return errno != EACCES && errno != ENOENT ? 0 : 1;
+	link[n] = 0;
+	return !strcmp(link, "anon_inode:[eventfd]");
+}
+
 int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 {
 	int dfd, defd = -1, err;
 
-	if (!g)
+	if (!g || (eventfd >= 0 && !pfr__is_eventfd(eventfd)))
 		return -PFR_E_INVAL;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
@@ -1049,7 +1074,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 		return n; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
-		uint64_t pend = PFR_READ_ONCE(c->lost_pending);
+		uint64_t pend = pfr__ring_lost_pending(c);
 
 		if (pend) {
 			/* the count the writer could not write out */
