@@ -205,7 +205,13 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
  * Returns the records delivered (>= 0), fn's negative return, or a
  * negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
  * PFR_E_HEAD_* / PFR_E_RECSIZE_* code) is reported once and ignored from
- * then on (pfr_group_stats().bad_slots).
+ * then on (pfr_group_stats().bad_slots).  Ordered: -PFR_E_NOSPC when the
+ * merge queue is at its cap (pfr_group_set_queue_max()) and nothing could
+ * be delivered - a writer that has joined but writes nothing holds every
+ * other writer's records back.  Nothing is lost: the records stay in the
+ * rings (their writers drop, and count, once those fill); drain with
+ * PFR_GROUP_DRAIN_ALL to deliver the queue out of the global order (as
+ * perf does when its queue reaches its limit), or wait for the writer.
  * Concurrency: the reader only.  Progress: wait-free but for the
  * periodic /proc reads of the owner check. */
 PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
@@ -234,6 +240,12 @@ PFR_API void pfr_group_poll_done(struct pfr_group *g);
 /* How often pfr_group_drain() checks active owners for death (0: every
  * drain; default 100 ms). */
 PFR_API void pfr_group_set_reclaim_interval(struct pfr_group *g, uint64_t ns);
+/* The ordered reader's merge queue cap, in bytes (pfr_merge_set_max_bytes():
+ * the records and their index; 0: no cap).  Default
+ * PFR_GROUP_QUEUE_MAX_DEFAULT.  May be called before or after
+ * pfr_group_reader_open().  Returns 0 or -PFR_E_INVAL (g NULL). */
+#define PFR_GROUP_QUEUE_MAX_DEFAULT (64ull << 20)
+PFR_API int pfr_group_set_queue_max(struct pfr_group *g, uint64_t bytes);
 
 struct pfr_group_stats {
 	uint32_t slots, active; /* slots, and slots the reader holds open */

@@ -156,6 +156,8 @@ struct pfr_group {
 	uint64_t reclaim_ns, last_check;
 	unsigned char *scratch;
 	struct pfr_merge *merge;
+	uint64_t queue_max; /* the merge's cap; ~0: the default */
+	int queue_full; /* a push refused in this drain: readers stopped */
 	struct pfr_group_stats st;
 	int pending_err; /* a hostile slot's error, reported once */
 };
@@ -755,6 +757,12 @@ int pfr_group_reader_alive(const struct pfr_group *g)
 
 /* ---- the reader ---- */
 
+/* The merge's cap (pfr_group_set_queue_max(); it stores bytes + 1). */
+static uint64_t pfr__queue_max(const struct pfr_group *g)
+{
+	return g->queue_max ? g->queue_max - 1 : PFR_GROUP_QUEUE_MAX_DEFAULT;
+}
+
 /* Frees the reader's slot views, its list of held slots and its scratch
  * record. */
 static void pfr__reader_free(struct pfr_group *g)
@@ -785,7 +793,8 @@ int pfr_group_reader_open(struct pfr_group *g, int ordered,
 	g->scratch = malloc(PFR_RECORD_MAX + 8);
 	if (!g->rs || !g->act || !g->scratch)
 		goto fail;
-	if (ordered && pfr_merge_create(&g->merge, g->nslots))
+	if (ordered && (pfr_merge_create(&g->merge, g->nslots) ||
+			pfr_merge_set_max_bytes(g->merge, pfr__queue_max(g))))
 		goto fail;
 	for (uint32_t i = 0; ordered && i < g->nslots; i++)
 		pfr_merge_close_source(g->merge, i); /* opened when held */
@@ -828,7 +837,18 @@ void pfr_group_reader_close(struct pfr_group *g)
 
 void pfr_group_set_reclaim_interval(struct pfr_group *g, uint64_t ns)
 {
-	g->reclaim_ns = ns;
+	if (g)
+		g->reclaim_ns = ns;
+}
+
+int pfr_group_set_queue_max(struct pfr_group *g, uint64_t bytes)
+{
+	if (!g)
+		return -PFR_E_INVAL;
+	g->queue_max = bytes + 1; /* 0 stays "the default" */
+	if (g->merge)
+		pfr_merge_set_max_bytes(g->merge, bytes);
+	return 0;
 }
 
 /* Slot i turns hostile: ignored from now on (a held slot leaves the
@@ -1058,6 +1078,14 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 		while ((rc = pfr_reader_next(&s->r, &rec)) == 1) {
 			int err = pfr__take(g, i, &rec, fn, arg);
 
+			if (err == -PFR_E_NOSPC && g->merge) {
+				/* the merge is full: the record stays in
+				 * the ring, for a later drain */
+				s->r.tail = rec.pos;
+				pfr_reader_end(&s->r);
+				g->queue_full = 1;
+				return n;
+			}
 			n++;
 			if (err < 0) {
 				pfr_reader_end(&s->r);
@@ -1090,6 +1118,10 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			r2.payload = &lr.id;
 			r2.len = 16;
 			err = pfr__take(g, i, &r2, fn, arg);
+			if (err == -PFR_E_NOSPC && g->merge) {
+				g->queue_full = 1; /* again next time */
+				return n;
+			}
 			if (err < 0)
 				return err;
 			n++;
@@ -1144,6 +1176,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 	if (!g || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
 		return -PFR_E_INVAL;
+	g->queue_full = 0;
 	pfr__scan(g);
 	if (g->reclaim_ns != UINT64_MAX) {
 		uint64_t now = pfr__now_ns();
@@ -1161,7 +1194,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		struct pfr__rslot *s = &g->rs[i];
 		int64_t got;
 
-		if (s->bad || s->drained)
+		if (s->bad || s->drained || g->queue_full)
 			continue;
 		got = pfr__drain_slot(g, i, fn, arg);
 		if (got < 0)
@@ -1216,6 +1249,8 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 	}
 	rc = g->pending_err;
 	g->pending_err = 0;
+	if (!rc && g->queue_full && !total)
+		rc = -PFR_E_NOSPC; /* stuck at the cap */
 	return rc ? rc : total;
 }
 

@@ -32,8 +32,16 @@ struct pfr_merge {
 	uint64_t *reached; /* per source: newest time reached */
 	unsigned char *open; /* per source: may still produce */
 	uint32_t nsources;
+	uint64_t max_bytes; /* cap on pfr__held() (0: none) */
 	struct pfr_merge_stats st;
 };
+
+/* What the queue holds against its cap: the records' bytes and their two
+ * index entries (the queue and the sort's buffer). */
+static uint64_t pfr__held(size_t n, size_t bytes)
+{
+	return (uint64_t)bytes + (uint64_t)n * 2 * sizeof(struct pfr__mq);
+}
 
 int pfr_merge_create(struct pfr_merge **mp, uint32_t nsources)
 {
@@ -121,6 +129,9 @@ int pfr_merge_push(struct pfr_merge *m, const struct pfr_record_header *hdr,
 	    len > size - sizeof(*hdr) || size - sizeof(*hdr) - len >= 8 ||
 	    (source >= m->nsources && m->nsources))
 		return -PFR_E_INVAL;
+	if (m->max_bytes &&
+	    pfr__held(m->n + 1, m->arena_len + size) > m->max_bytes)
+		return -PFR_E_NOSPC;
 	if (pfr__grow(&m->arena, &m->arena_cap, m->arena_len + size))
 		return -PFR_E_SYSTEM;
 	if (m->n == m->cap) {
@@ -305,6 +316,14 @@ int64_t pfr_merge_flush(struct pfr_merge *m, uint64_t limit, pfr_merge_fn fn,
 int64_t pfr_merge_flush_all(struct pfr_merge *m, pfr_merge_fn fn, void *arg)
 {
 	return pfr_merge_flush(m, UINT64_MAX, fn, arg);
+}
+
+int pfr_merge_set_max_bytes(struct pfr_merge *m, uint64_t max_bytes)
+{
+	if (!m)
+		return -PFR_E_INVAL;
+	m->max_bytes = max_bytes;
+	return 0;
 }
 
 void pfr_merge_reached(struct pfr_merge *m, uint32_t source, uint64_t time)

@@ -15,6 +15,9 @@
  *   merge     the merge queue's cap: pushes past it fail with
  *             -PFR_E_NOSPC, nothing queued is lost; an ordered group
  *             reader with an idle writer stops queueing at the cap
+ *   queue-rss N
+ *             not a test: the peak resident size of an ordered reader
+ *             with one idle writer while another writes N records
  *
  * With no argument, all of them.
  */
@@ -438,12 +441,170 @@ static void eventfd_check(void)
 	pfr_group_close(g);
 }
 
+/* ---- merge: the queue's cap ---- */
+
+static int count_merge(void *arg, const struct pfr_merge_rec *r)
+{
+	(void)r;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+static void merge_cap(void)
+{
+	struct pfr_record_header h = {.type = 1, .size = 64};
+	struct pfr_merge_stats ms;
+	struct pfr_merge *m;
+	unsigned char buf[56] = {0};
+	uint64_t pushed = 0, got = 0;
+	int rc = 0;
+
+	if (!ok(pfr_merge_create(&m, 1) == 0 &&
+			pfr_merge_set_max_bytes(m, 1 << 20) == 0,
+		"merge: create, cap 1 MiB"))
+		return;
+	while (pushed < 100000 &&
+	       (rc = pfr_merge_push(m, &h, buf, 56, pushed, 0)) == 0)
+		pushed++;
+	is_int(rc, -PFR_E_NOSPC, "merge: a push past the cap: -PFR_E_NOSPC");
+	pfr_merge_stats(m, &ms);
+	ok(ms.queued == pushed && ms.max_queued_bytes + pushed * 64 <= 1 << 20,
+	   "merge: %llu records queued, %llu bytes + their index within the "
+	   "cap",
+	   (unsigned long long)ms.queued,
+	   (unsigned long long)ms.max_queued_bytes);
+	is_int(pfr_merge_flush_all(m, count_merge, &got), (long long)pushed,
+	       "merge: every queued record delivered");
+	is_int(pfr_merge_push(m, &h, buf, 56, pushed, 0), 0,
+	       "merge: pushes again after a flush");
+	pfr_merge_destroy(m);
+}
+
+struct gq_writer {
+	struct pfr_group *g;
+	uint64_t n, written, lost;
+};
+
+/* An ordered group reader with one idle joined writer: the busy writer's
+ * records can never be delivered in order.  The queue must stop at its
+ * default cap with -PFR_E_NOSPC, and once the idle writer leaves every
+ * record is delivered or counted lost. */
+static void group_queue_cap(void)
+{
+	struct pfr_group_opts o = {.sz = sizeof(o),
+				   .slots = 2,
+				   .data_size = 1 << 20,
+				   .policy = PFR_POLICY_DROP};
+	struct pfr_group_stats gs;
+	struct pfr_group *g;
+	struct pfr_writer idle, busy;
+	struct tally t = {0};
+	unsigned char buf[248];
+	uint64_t written = 0, attempted = 0;
+	int64_t rc = 0;
+	int nospc = 0;
+
+	if (!ok(pfr_group_create(&g, &o) == 0 &&
+			pfr_group_reader_open(g, 1, NULL, NULL) == 0 &&
+			pfr_group_join(g, &idle, 1) >= 0 &&
+			pfr_group_join(g, &busy, 2) >= 0,
+		"group queue: create, ordered reader, two writers"))
+		return;
+	memset(buf, 0, sizeof(buf));
+	/* 400,000 records of 256 bytes (98 MiB): past the 64 MiB cap */
+	while (attempted < 400000) {
+		for (int k = 0; k < 1000; k++, attempted++) {
+			uint64_t time = attempted + 1;
+
+			memcpy(buf, &time, 8);
+			if (pfr_writer_write(&busy, 1, buf, sizeof(buf)) == 0)
+				written++;
+		}
+		rc = pfr_group_drain(g, group_cb, &t, 0);
+		if (rc == -PFR_E_NOSPC)
+			nospc++;
+		else if (rc < 0)
+			break;
+	}
+	pfr_group_stats(g, &gs);
+	ok(nospc > 0,
+	   "group queue: the drain reports -PFR_E_NOSPC at the cap "
+	   "(%d times)",
+	   nospc);
+	ok(gs.merge_max_queued_bytes + gs.merge_max_queued * 64 <=
+		   PFR_GROUP_QUEUE_MAX_DEFAULT,
+	   "group queue: at most %llu MiB queued (%llu bytes, %llu records)",
+	   PFR_GROUP_QUEUE_MAX_DEFAULT >> 20,
+	   (unsigned long long)gs.merge_max_queued_bytes,
+	   (unsigned long long)gs.merge_max_queued);
+	is_int(t.records, 0, "group queue: nothing delivered out of order");
+	pfr_writer_flush(&busy);
+	pfr_group_leave(g, &idle);
+	for (int i = 0; i < 10000; i++) {
+		rc = pfr_group_drain(g, group_cb, &t, 0);
+		if (rc <= 0 && rc != -PFR_E_NOSPC && i > 2)
+			break;
+	}
+	pfr_group_leave(g, &busy);
+	for (int i = 0; i < 100; i++)
+		pfr_group_drain(g, group_cb, &t, PFR_GROUP_DRAIN_ALL);
+	ok(t.records == written && t.records + t.lost == attempted,
+	   "group queue: once the idle writer left, every record delivered "
+	   "or counted lost (read %llu + lost %llu of %llu, %llu written)",
+	   (unsigned long long)t.records, (unsigned long long)t.lost,
+	   (unsigned long long)attempted, (unsigned long long)written);
+	pfr_group_close(g);
+}
+
+/* queue-rss N: the figure behind the cap - an ordered reader with one
+ * idle writer while another writes N records of 256 bytes (one drain per
+ * 1,000): its peak resident size and the queue's peak. */
+static int queue_rss(uint64_t n)
+{
+	struct pfr_group_opts o = {.sz = sizeof(o),
+				   .slots = 2,
+				   .data_size = 1 << 20,
+				   .policy = PFR_POLICY_DROP};
+	struct pfr_group_stats gs;
+	struct pfr_group *g;
+	struct pfr_writer idle, busy;
+	struct tally t = {0};
+	struct rusage ru;
+	unsigned char buf[248] = {0};
+	int nospc = 0;
+
+	if (pfr_group_create(&g, &o) ||
+	    pfr_group_reader_open(g, 1, NULL, NULL) ||
+	    pfr_group_join(g, &idle, 1) < 0 || pfr_group_join(g, &busy, 2) < 0)
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t time = i + 1;
+
+		memcpy(buf, &time, 8);
+		pfr_writer_write(&busy, 1, buf, sizeof(buf));
+		if (i % 1000 == 999 &&
+		    pfr_group_drain(g, group_cb, &t, 0) == -PFR_E_NOSPC)
+			nospc++;
+	}
+	pfr_group_stats(g, &gs);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("records %llu queued_max %llu (%llu bytes) nospc %d "
+	       "maxrss_kib %ld\n",
+	       (unsigned long long)n, (unsigned long long)gs.merge_max_queued,
+	       (unsigned long long)gs.merge_max_queued_bytes, nospc,
+	       ru.ru_maxrss);
+	pfr_group_close(g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
 	int all = !strcmp(what, "all");
 
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 2 && !strcmp(what, "queue-rss"))
+		return queue_rss(strtoull(argv[2], NULL, 10));
 	if (all || !strcmp(what, "lost")) {
 		lost_ring();
 		lost_group();
@@ -454,5 +615,9 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(what, "eventfd"))
 		eventfd_check();
+	if (all || !strcmp(what, "merge")) {
+		merge_cap();
+		group_queue_cap();
+	}
 	return tap_done();
 }
