@@ -132,7 +132,8 @@ PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
  * were not drained with PFR_GROUP_DRAIN_ALL are dropped). */
 PFR_API void pfr_group_close(struct pfr_group *g);
 PFR_API int pfr_group_unlink(const char *name);
-/* The object's fd (-1 for private memory) and the eventfd (-1: none). */
+/* The object's fd (-1 for private memory) and the eventfd (-1: none);
+ * -PFR_E_INVAL for NULL.  The number of slots (0 for NULL). */
 PFR_API int pfr_group_fd(const struct pfr_group *g);
 PFR_API int pfr_group_eventfd(const struct pfr_group *g);
 PFR_API uint32_t pfr_group_slots(const struct pfr_group *g);
@@ -156,7 +157,7 @@ PFR_API int pfr_group_join(struct pfr_group *g, struct pfr_writer *w,
  * Concurrency: w's thread.  Progress: wait-free but for the wake-up. */
 PFR_API int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w);
 /* 1 while a reader holds the group and its process is alive, else 0
- * (writers use it to notice a dead reader). */
+ * (writers use it to notice a dead reader); -PFR_E_INVAL for NULL. */
 PFR_API int pfr_group_reader_alive(const struct pfr_group *g);
 
 /* --- the reader --- */

@@ -26,7 +26,10 @@
  * a few linear passes.  Stable: equal times come out in arrival order.
  *
  * No thread safety: one merge belongs to one reader.  No printing; errors
- * are negative PFR_E_* codes (<perfring/ring.h>).
+ * are negative PFR_E_* codes (<perfring/ring.h>).  A NULL merge (or header,
+ * or stats) is -PFR_E_INVAL where there is an error return, and nothing
+ * done where there is none (pfr_merge_safe_limit(NULL): UINT64_MAX,
+ * pfr_merge_stats(NULL, st): zeroes).
  */
 #ifndef PERFRING_MERGE_H
 #define PERFRING_MERGE_H

@@ -984,8 +984,8 @@ void pfr_writer_flush(struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c;
 
-	if (!w)
-		return;
+	if (!w || !w->ctl || !w->data)
+		return; /* NULL, or a writer never opened (zeroed) */
 	c = w->ctl;
 
 	/* A pending LOST count goes out now if it fits, in front of an

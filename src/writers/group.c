@@ -615,17 +615,17 @@ int pfr_group_unlink(const char *name)
 
 int pfr_group_fd(const struct pfr_group *g)
 {
-	return g->fd;
+	return g ? g->fd : -PFR_E_INVAL;
 }
 
 int pfr_group_eventfd(const struct pfr_group *g)
 {
-	return g->efd;
+	return g ? g->efd : -PFR_E_INVAL;
 }
 
 uint32_t pfr_group_slots(const struct pfr_group *g)
 {
-	return g->nslots;
+	return g ? g->nslots : 0;
 }
 
 /* ---- writers ---- */
@@ -749,9 +749,13 @@ int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w)
 
 int pfr_group_reader_alive(const struct pfr_group *g)
 {
-	uint32_t pid = PFR_READ_ONCE(g->h->reader_pid);
-	uint64_t start = PFR_READ_ONCE(g->h->reader_start);
+	uint32_t pid;
+	uint64_t start;
 
+	if (!g)
+		return -PFR_E_INVAL;
+	pid = PFR_READ_ONCE(g->h->reader_pid);
+	start = PFR_READ_ONCE(g->h->reader_start);
 	return pid && pfr__alive(pid, start);
 }
 
@@ -1349,6 +1353,12 @@ void pfr_group_poll_done(struct pfr_group *g)
 
 void pfr_group_stats(const struct pfr_group *g, struct pfr_group_stats *st)
 {
+	if (!st)
+		return;
+	if (!g) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	*st = g->st;
 	st->slots = g->nslots;
 	st->active = g->nact;
