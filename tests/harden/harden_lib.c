@@ -177,6 +177,24 @@ static void lost_ring(void)
 	ok(t.lost == NDROPS,
 	   "ring: the %d drops of the killed writer are reported (got %llu)",
 	   NDROPS, (unsigned long long)t.lost);
+	/* A writer killed after publishing its LOST record but before
+	 * clearing lost_pending leaves the count behind, with lost_end (the
+	 * record's end) at or below head: the next writer must see that it
+	 * was delivered. */
+	PFR_WRITE_ONCE(pfr_ring_ctl(ring)->lost_end,
+		       PFR_READ_ONCE(pfr_ring_ctl(ring)->head));
+	PFR_WRITE_ONCE(pfr_ring_ctl(ring)->lost_pending, NDROPS);
+	if (ok(pfr_ring_writer(ring, &w) == 0, "ring: a third writer")) {
+		uint64_t v = 1;
+
+		pfr_writer_write(&w, 1, &v, 8);
+		pfr_writer_flush(&w);
+	}
+	drain_ring(&r, &t);
+	ok(t.lost == NDROPS && t.records == wrote + 2,
+	   "ring: a count left behind its published LOST record is not "
+	   "reported twice (lost %llu, records %llu)",
+	   (unsigned long long)t.lost, (unsigned long long)t.records);
 	pfr_ring_close(ring);
 }
 
