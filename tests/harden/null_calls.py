@@ -132,6 +132,7 @@ def main():
 static _Alignas(64) unsigned char zbuf[1 << 20];
 static void *lib;
 static int failed, n;
+static char crashed[1 << 14]; /* the failed calls, for the summary */
 
 static void *sym(const char *name)
 {
@@ -163,6 +164,10 @@ static void run(const char *name, const char *mode, void (*call)(void))
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 		printf("ok %d - %s (%s arguments)\\n", n, name, mode);
 	} else {
+		size_t k = strlen(crashed);
+
+		snprintf(crashed + k, sizeof(crashed) - k, " %s(%s)", name,
+			 mode);
 		failed++;
 		if (WIFSIGNALED(st))
 			printf("not ok %d - %s (%s arguments): killed by "
@@ -206,6 +211,9 @@ static void run(const char *name, const char *mode, void (*call)(void))
         print("\trun(\"%s\", \"%s\", %s);" % (name, mode, fn))
     print("\tprintf(\"# not called (inline fast paths and their slow "
           "paths: unchecked by contract): %s\\n\");" % " ".join(unchecked))
+    print("\tif (failed)")
+    print("\t\tprintf(\"# FAILED (a crash or hang with NULL or zeroed "
+          "arguments):%s\\n\", crashed);")
     print("\tprintf(\"1..%d\\n\", n);")
     print("\tprintf(\"# %%d exported functions, %%d calls failed\\n\", "
           "%d, failed);" % len(names))
