@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,6 +83,22 @@ struct stress_peer {
 	uint64_t checked; /* last check, ns */
 	const char *role; /* "writer" or "reader" */
 };
+
+pid_t pfr_stress_fork(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	/* The many-writer runs have several children each, some of which
+	 * never look at their parent (a writer that blocks, a stopper that
+	 * sleeps): the kernel ends them when the parent dies.  A parent
+	 * killed before prctl() is seen by getppid() after it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(3);
+	return 0;
+}
 
 static int stress_pidfd(pid_t pid)
 {

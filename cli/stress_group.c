@@ -327,7 +327,7 @@ static void gs_usage(FILE *f)
 static pid_t gs_spawn_writer(struct pfr_group *g, struct gs_shared *S,
 			     uint32_t tag)
 {
-	pid_t pid = fork();
+	pid_t pid = pfr_stress_fork();
 
 	if (pid == 0) {
 		struct pfr_group *cg;
@@ -473,7 +473,7 @@ static pid_t gs_pids[GS_MAXW + 1];
 static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
 			    uint32_t nw, uint64_t half, uint64_t end_ns)
 {
-	pid_t helper = fork();
+	pid_t helper = pfr_stress_fork();
 	pid_t r;
 	int st;
 
@@ -497,7 +497,7 @@ static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
 static int gs_kill_reader(struct pfr_group *g, struct gs_shared *S,
 			  const struct gs_cfg *cfg, uint32_t nw, uint64_t half)
 {
-	pid_t rpid = fork();
+	pid_t rpid = pfr_stress_fork();
 	int fail = 0;
 
 	if (rpid == 0)
@@ -562,7 +562,7 @@ static int gs_run(struct pfr_group *g, struct gs_shared *S,
 	dur = (uint64_t)(cfg->seconds * 1e9);
 	half = t0 + dur / 2;
 	end_ns = t0 + dur;
-	if (!cfg->kill_reader && fork() == 0) {
+	if (!cfg->kill_reader && pfr_stress_fork() == 0) {
 		/* the stopper: tells the writers to finish */
 		while (pfr_cli_now_ns() < end_ns)
 			usleep(10000);
@@ -575,7 +575,7 @@ static int gs_run(struct pfr_group *g, struct gs_shared *S,
 		fail |= gs_kill_reader(g, S, cfg, nw, half);
 	} else {
 		if (cfg->reattach) {
-			rpid = fork();
+			rpid = pfr_stress_fork();
 			if (rpid == 0)
 				_exit(gs_read(g, S, cfg, nw, half, NULL,
 					      NULL) != 0);

@@ -486,7 +486,7 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 	pid_t rpid;
 	int st;
 
-	rpid = fork();
+	rpid = pfr_stress_fork();
 	if (rpid == 0) {
 		struct pfr_mpsc *a = ms_attach_child(m);
 
@@ -497,7 +497,7 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 	}
 	sh->reader_pid = rpid;
 	for (unsigned i = 0; i < nw; i++) {
-		pid_t pid = fork();
+		pid_t pid = pfr_stress_fork();
 
 		if (pid == 0) {
 			struct ms_wctx x = {cfg, ms_attach_child(m), sh, i};

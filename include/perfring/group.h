@@ -123,6 +123,8 @@ PFR_API int pfr_group_create_memfd(struct pfr_group **g,
  * eventfd if it has one (dup'ed; -1: none).  Validates the header before
  * trusting it: -PFR_E_MAGIC, -PFR_E_VERSION (another layout version),
  * -PFR_E_LAYOUT (inconsistent sizes), -PFR_E_MAPPING (object too small).
+ * An eventfd that is not one (the wake-up would write 8 bytes into it) is
+ * refused with -PFR_E_INVAL.
  * Concurrency: any thread.  Progress: blocking. */
 PFR_API int pfr_group_attach_shm(struct pfr_group **g, const char *name);
 PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
@@ -130,7 +132,8 @@ PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
  * were not drained with PFR_GROUP_DRAIN_ALL are dropped). */
 PFR_API void pfr_group_close(struct pfr_group *g);
 PFR_API int pfr_group_unlink(const char *name);
-/* The object's fd (-1 for private memory) and the eventfd (-1: none). */
+/* The object's fd (-1 for private memory) and the eventfd (-1: none);
+ * -PFR_E_INVAL for NULL.  The number of slots (0 for NULL). */
 PFR_API int pfr_group_fd(const struct pfr_group *g);
 PFR_API int pfr_group_eventfd(const struct pfr_group *g);
 PFR_API uint32_t pfr_group_slots(const struct pfr_group *g);
@@ -154,7 +157,7 @@ PFR_API int pfr_group_join(struct pfr_group *g, struct pfr_writer *w,
  * Concurrency: w's thread.  Progress: wait-free but for the wake-up. */
 PFR_API int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w);
 /* 1 while a reader holds the group and its process is alive, else 0
- * (writers use it to notice a dead reader). */
+ * (writers use it to notice a dead reader); -PFR_E_INVAL for NULL. */
 PFR_API int pfr_group_reader_alive(const struct pfr_group *g);
 
 /* --- the reader --- */
@@ -203,7 +206,13 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
  * Returns the records delivered (>= 0), fn's negative return, or a
  * negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
  * PFR_E_HEAD_* / PFR_E_RECSIZE_* code) is reported once and ignored from
- * then on (pfr_group_stats().bad_slots).
+ * then on (pfr_group_stats().bad_slots).  Ordered: -PFR_E_NOSPC when the
+ * merge queue is at its cap (pfr_group_set_queue_max()) and nothing could
+ * be delivered - a writer that has joined but writes nothing holds every
+ * other writer's records back.  Nothing is lost: the records stay in the
+ * rings (their writers drop, and count, once those fill); drain with
+ * PFR_GROUP_DRAIN_ALL to deliver the queue out of the global order (as
+ * perf does when its queue reaches its limit), or wait for the writer.
  * Concurrency: the reader only.  Progress: wait-free but for the
  * periodic /proc reads of the owner check. */
 PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
@@ -232,6 +241,12 @@ PFR_API void pfr_group_poll_done(struct pfr_group *g);
 /* How often pfr_group_drain() checks active owners for death (0: every
  * drain; default 100 ms). */
 PFR_API void pfr_group_set_reclaim_interval(struct pfr_group *g, uint64_t ns);
+/* The ordered reader's merge queue cap, in bytes (pfr_merge_set_max_bytes():
+ * the records and their index; 0: no cap).  Default
+ * PFR_GROUP_QUEUE_MAX_DEFAULT.  May be called before or after
+ * pfr_group_reader_open().  Returns 0 or -PFR_E_INVAL (g NULL). */
+#define PFR_GROUP_QUEUE_MAX_DEFAULT (64ull << 20)
+PFR_API int pfr_group_set_queue_max(struct pfr_group *g, uint64_t bytes);
 
 struct pfr_group_stats {
 	uint32_t slots, active; /* slots, and slots the reader holds open */

@@ -26,7 +26,10 @@
  * a few linear passes.  Stable: equal times come out in arrival order.
  *
  * No thread safety: one merge belongs to one reader.  No printing; errors
- * are negative PFR_E_* codes (<perfring/ring.h>).
+ * are negative PFR_E_* codes (<perfring/ring.h>).  A NULL merge (or header,
+ * or stats) is -PFR_E_INVAL where there is an error return, and nothing
+ * done where there is none (pfr_merge_safe_limit(NULL): UINT64_MAX,
+ * pfr_merge_stats(NULL, st): zeroes).
  */
 #ifndef PERFRING_MERGE_H
 #define PERFRING_MERGE_H
@@ -80,11 +83,20 @@ PFR_API void pfr_merge_destroy(struct pfr_merge *m);
  * -PFR_E_SYSTEM. */
 PFR_API int pfr_merge_set_sources(struct pfr_merge *m, uint32_t nsources);
 
+/* Caps the queue: a push that would make the queued records' bytes plus
+ * 2 x 32 bytes of index per record exceed max_bytes is refused (0: no
+ * cap, the default).  The arenas grow by doubling and a flush compacts
+ * into a second one, so the memory held is at most about three times the
+ * cap.  Returns 0 or -PFR_E_INVAL (m NULL). */
+PFR_API int pfr_merge_set_max_bytes(struct pfr_merge *m, uint64_t max_bytes);
+
 /* Queues a copy of one record (hdr->size bytes: the header, then len
  * payload bytes from payload; hdr->size must be 8 + len rounded up to
  * 8, at most PFR_RECORD_MAX) with its time and source.  Also records the
  * source as having reached `time` (see pfr_merge_reached()).  Returns 0,
- * -PFR_E_INVAL (bad size or source) or -PFR_E_SYSTEM (out of memory).
+ * -PFR_E_INVAL (bad size or source), -PFR_E_NOSPC (the queue is at its
+ * cap, pfr_merge_set_max_bytes(): nothing queued, the source's time not
+ * moved; flush, then push again) or -PFR_E_SYSTEM (out of memory).
  * Concurrency: the merge's owner only.  Progress: blocking (may grow the
  * arena). */
 PFR_API int pfr_merge_push(struct pfr_merge *m,

@@ -190,7 +190,11 @@ struct pfr_ring_ctl {
 	uint32_t reader_waiting; /* futex: reader asleep (writer clears) */
 	uint32_t writer_pid;
 	uint64_t flush_head; /* head at the last flush (or BLOCK kick) */
-	uint8_t pad1[PFR_RING_LINE - 56];
+	uint64_t lost_end; /* where the LOST record carrying lost_pending
+			    * ends, 0 while it is not written: a count
+			    * whose record is below head is no longer
+			    * pending (a writer killed in between) */
+	uint8_t pad1[PFR_RING_LINE - 64];
 
 	/* line 2: the reader's */
 	uint64_t tail; /* published tail (D -> A) */

@@ -471,8 +471,12 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 		return -PFR_E_LAYOUT;
 	w->head = w->published = head;
 	w->records = PFR_READ_ONCE(c->records);
-	w->lost = PFR_READ_ONCE(c->lost_pending);
+	/* a count whose LOST record went out is no longer pending, one whose
+	 * record was never published is (a writer killed in between) */
+	w->lost = pfr__ring_lost_pending(c);
 	w->lost_total = PFR_READ_ONCE(c->lost_total);
+	PFR_WRITE_ONCE(c->lost_end, 0);
+	PFR_WRITE_ONCE(c->lost_pending, w->lost);
 	if (ring->policy == PFR_POLICY_OVERWRITE) {
 		/* A flight recorder has no reader tail: the writer's own
 		 * oldest record plays its part in the space check. */
@@ -718,12 +722,57 @@ static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
 	}
 }
 
+/*
+ * A loss count is always in shared memory until a published LOST record
+ * carries it, so that a writer killed at any instruction leaves it to be
+ * found (pfr__ring_lost_pending()): counted here into lost_pending (with
+ * lost_end 0: no record yet); when the record is written, lost_end is set
+ * to its end and the record published at once (pfr__put_lost()), and only
+ * then is lost_pending cleared.  A reader that finds lost_pending set with
+ * a head at or past lost_end knows the writer died between those two
+ * stores, and that the count was delivered.
+ */
 static void pfr__count_lost(struct pfr_writer *w)
 {
 	w->lost++;
 	w->lost_total++;
+	PFR_WRITE_ONCE(w->ctl->lost_end, 0);
 	PFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);
 	PFR_WRITE_ONCE(w->ctl->lost_total, w->lost_total);
+}
+
+/* Writes the pending LOST record at `at` (its end: `end`) and publishes
+ * it, with every record committed before it, before the count leaves
+ * lost_pending. */
+static void pfr__put_lost(struct pfr_writer *w, uint64_t at, uint64_t end)
+{
+	struct pfr_lost_record lr;
+
+	lr.hdr.type = PFR_RECORD_LOST;
+	lr.hdr.misc = 0;
+	lr.hdr.size = (uint16_t)sizeof(lr);
+	lr.id = PFR_READ_ONCE(w->ctl->lost_id);
+	lr.lost = w->lost;
+	memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
+	PFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);
+	PFR_WRITE_ONCE(w->ctl->lost_end, end);
+	w->head = end;
+	w->records++;
+	/* B (in pfr__publish()) orders the record and lost_end before head */
+	pfr_writer_publish(w);
+	w->lost = 0;
+	PFR_WRITE_ONCE(w->ctl->lost_pending, 0);
+}
+
+uint64_t pfr__ring_lost_pending(const struct pfr_ring_ctl *c)
+{
+	uint64_t n = PFR_READ_ONCE(c->lost_pending);
+	uint64_t end = PFR_READ_ONCE(c->lost_end);
+
+	/* free-running positions: head at or past the record's end */
+	if (n && end && (int64_t)(PFR_READ_ONCE(c->head) - end) >= 0)
+		return 0;
+	return n;
 }
 
 /* OVERWRITE: move `oldest` past whole records until the bytes up to `end`
@@ -893,20 +942,9 @@ static int pfr__reserve_slow(struct pfr_writer *w, uint32_t size)
 	}
 	pos = w->head;
 	if (w->lost) {
-		struct pfr_lost_record lr;
-
 		at = pfr__place(&pos, lost_size, w->mask);
 		pfr__pad_to(w, at);
-		lr.hdr.type = PFR_RECORD_LOST;
-		lr.hdr.misc = 0;
-		lr.hdr.size = (uint16_t)lost_size;
-		lr.id = PFR_READ_ONCE(w->ctl->lost_id);
-		lr.lost = w->lost;
-		memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
-		w->head = pos;
-		w->records++;
-		w->lost = 0;
-		PFR_WRITE_ONCE(w->ctl->lost_pending, 0);
+		pfr__put_lost(w, at, pos);
 	}
 	at = pfr__place(&pos, size, w->mask);
 	pfr__pad_to(w, at);
@@ -946,8 +984,8 @@ void pfr_writer_flush(struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c;
 
-	if (!w)
-		return;
+	if (!w || !w->ctl || !w->data)
+		return; /* NULL, or a writer never opened (zeroed) */
 	c = w->ctl;
 
 	/* A pending LOST count goes out now if it fits, in front of an

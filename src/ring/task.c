@@ -2,6 +2,7 @@
 /*
  * The identity of a thread or a process from /proc (src/ring/task_int.h).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,22 @@ static const char *pfr__task_field(const char *p, int from, int to)
 	return p;
 }
 
-int pfr__task_state(uint32_t id, int what, uint64_t *start)
+/* 1 when a failed open() or read() of a task's stat file proves the task
+ * gone: no such entry (ENOENT), or the task reaped while we read (ESRCH).
+ * Anything else (EMFILE, ENFILE, ENOMEM, EACCES, ...) proves nothing.
+ * Without /proc every task looks gone, but then no identity can be
+ * recorded either: pfr_group_join() refuses to run there. */
+static int pfr__task_gone(int err)
+{
+	return err == ENOENT || err == ESRCH;
+}
+
+int pfr__task_check(uint32_t id, int what, uint64_t *start)
 {
 	char path[64], buf[1024];
 	const char *p, *f;
 	ssize_t n;
-	int fd, zombie;
+	int fd, zombie, err;
 
 	*start = 0;
 	if (id == 0 || id >= PFR__TASK_ID_MAX)
@@ -36,15 +47,18 @@ int pfr__task_state(uint32_t id, int what, uint64_t *start)
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", id, id);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 1; /* ENOENT: no such task in our namespace */
+		return pfr__task_gone(errno) ? 1 : -1;
 	n = read(fd, buf, sizeof(buf) - 1);
+	err = errno;
 	close(fd);
-	if (n <= 0)
+	if (n == 0 || (n < 0 && pfr__task_gone(err)))
 		return 1; /* it was reaped while we read */
+	if (n < 0)
+		return -1;
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
-		return 0; /* unreadable: not proven dead */
+		return -1; /* unparsable: not proven dead */
 	p += 2; /* field 3, the state */
 	zombie = *p == 'Z' || *p == 'X' || *p == 'x';
 	if (zombie && what == PFR__TASK_PROCESS) {
@@ -60,6 +74,11 @@ int pfr__task_state(uint32_t id, int what, uint64_t *start)
 	if (f)
 		*start = strtoull(f, NULL, 10);
 	return 0;
+}
+
+int pfr__task_state(uint32_t id, int what, uint64_t *start)
+{
+	return pfr__task_check(id, what, start) == 1;
 }
 
 int pfr__task_dead(uint32_t id, int what, uint64_t start)

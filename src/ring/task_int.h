@@ -27,16 +27,24 @@
 
 /*
  * The state of task `id`: 0 while it may run (its start time, in clock
- * ticks since boot, in *start; 0 there when the file cannot be parsed), 1
- * when it is gone or a zombie and can never write to shared memory again.
- * For PFR__TASK_PROCESS a zombie main thread whose process still has other
- * threads is alive.  Reads /proc: a system call, never on a fast path.
+ * ticks since boot, in *start), 1 when it is proven gone or a zombie and
+ * can never write to shared memory again, -1 when /proc could not be read
+ * (out of file descriptors or memory, no permission, an unparsable line):
+ * it may run, and *start is 0.  Only an absent entry (ENOENT, ESRCH) or a
+ * zombie state proves death: a reader out of file descriptors (EMFILE)
+ * must not take a live writer for a dead one.  For PFR__TASK_PROCESS a
+ * zombie main thread whose process still has other threads is alive.
+ * Reads /proc: a system call, never on a fast path.
  */
+int pfr__task_check(uint32_t id, int what, uint64_t *start);
+
+/* pfr__task_check() for the callers that ask "proven dead?": 1 when it
+ * is, else 0 (an unreadable state is 0, with *start 0: unknown, alive). */
 int pfr__task_state(uint32_t id, int what, uint64_t *start);
 
 /* 1 when the task recorded as (id, start) is proven dead: gone, a zombie,
  * or the id now names a task with another start time.  Unreadable
- * details prove nothing: 0. */
+ * details (PFR__TASK_UNKNOWN, a start time of 0) prove nothing: 0. */
 int pfr__task_dead(uint32_t id, int what, uint64_t start);
 
 #endif

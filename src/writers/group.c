@@ -156,6 +156,8 @@ struct pfr_group {
 	uint64_t reclaim_ns, last_check;
 	unsigned char *scratch;
 	struct pfr_merge *merge;
+	uint64_t queue_max; /* the merge's cap; ~0: the default */
+	int queue_full; /* a push refused in this drain: readers stopped */
 	struct pfr_group_stats st;
 	int pending_err; /* a hostile slot's error, reported once */
 };
@@ -194,9 +196,10 @@ static uint64_t pfr__self_start(void)
 	static __thread pid_t cached_pid;
 	pid_t me = getpid();
 
-	/* per process: a forked child has its own */
-	if (cached_pid != me) {
-		if (pfr__task_state((uint32_t)me, PFR__TASK_PROCESS, &cached))
+	/* per process: a forked child has its own; a failed look (out of
+	 * file descriptors: 0) is not kept, the next call tries again */
+	if (cached_pid != me || !cached) {
+		if (pfr__task_check((uint32_t)me, PFR__TASK_PROCESS, &cached))
 			cached = 0;
 		cached_pid = me;
 	}
@@ -529,11 +532,35 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 	return 0;
 }
 
+/*
+ * 1 when fd is an eventfd.  A writer's wake-up writes 8 bytes to it: into
+ * anything else (the group's own memfd, a file, a pipe) that write would
+ * corrupt data.  Every eventfd is an anonymous inode (no file type in its
+ * mode), which no regular file, pipe or socket is; and when /proc is there
+ * the link names it.  Other anonymous inodes (timerfd, signalfd, epoll)
+ * refuse an 8-byte write of 1 with EINVAL: nothing to corrupt.
+ */
+static int pfr__is_eventfd(int fd)
+{
+	char path[64], link[64];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || (st.st_mode & S_IFMT) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return errno != EACCES && errno != ENOENT ? 0 : 1;
+	link[n] = 0;
+	return !strcmp(link, "anon_inode:[eventfd]");
+}
+
 int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 {
 	int dfd, defd = -1, err;
 
-	if (!g)
+	if (!g || (eventfd >= 0 && !pfr__is_eventfd(eventfd)))
 		return -PFR_E_INVAL;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
@@ -588,17 +615,17 @@ int pfr_group_unlink(const char *name)
 
 int pfr_group_fd(const struct pfr_group *g)
 {
-	return g->fd;
+	return g ? g->fd : -PFR_E_INVAL;
 }
 
 int pfr_group_eventfd(const struct pfr_group *g)
 {
-	return g->efd;
+	return g ? g->efd : -PFR_E_INVAL;
 }
 
 uint32_t pfr_group_slots(const struct pfr_group *g)
 {
-	return g->nslots;
+	return g ? g->nslots : 0;
 }
 
 /* ---- writers ---- */
@@ -722,13 +749,23 @@ int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w)
 
 int pfr_group_reader_alive(const struct pfr_group *g)
 {
-	uint32_t pid = PFR_READ_ONCE(g->h->reader_pid);
-	uint64_t start = PFR_READ_ONCE(g->h->reader_start);
+	uint32_t pid;
+	uint64_t start;
 
+	if (!g)
+		return -PFR_E_INVAL;
+	pid = PFR_READ_ONCE(g->h->reader_pid);
+	start = PFR_READ_ONCE(g->h->reader_start);
 	return pid && pfr__alive(pid, start);
 }
 
 /* ---- the reader ---- */
+
+/* The merge's cap (pfr_group_set_queue_max(); it stores bytes + 1). */
+static uint64_t pfr__queue_max(const struct pfr_group *g)
+{
+	return g->queue_max ? g->queue_max - 1 : PFR_GROUP_QUEUE_MAX_DEFAULT;
+}
 
 /* Frees the reader's slot views, its list of held slots and its scratch
  * record. */
@@ -760,7 +797,8 @@ int pfr_group_reader_open(struct pfr_group *g, int ordered,
 	g->scratch = malloc(PFR_RECORD_MAX + 8);
 	if (!g->rs || !g->act || !g->scratch)
 		goto fail;
-	if (ordered && pfr_merge_create(&g->merge, g->nslots))
+	if (ordered && (pfr_merge_create(&g->merge, g->nslots) ||
+			pfr_merge_set_max_bytes(g->merge, pfr__queue_max(g))))
 		goto fail;
 	for (uint32_t i = 0; ordered && i < g->nslots; i++)
 		pfr_merge_close_source(g->merge, i); /* opened when held */
@@ -803,7 +841,18 @@ void pfr_group_reader_close(struct pfr_group *g)
 
 void pfr_group_set_reclaim_interval(struct pfr_group *g, uint64_t ns)
 {
-	g->reclaim_ns = ns;
+	if (g)
+		g->reclaim_ns = ns;
+}
+
+int pfr_group_set_queue_max(struct pfr_group *g, uint64_t bytes)
+{
+	if (!g)
+		return -PFR_E_INVAL;
+	g->queue_max = bytes + 1; /* 0 stays "the default" */
+	if (g->merge)
+		pfr_merge_set_max_bytes(g->merge, bytes);
+	return 0;
 }
 
 /* Slot i turns hostile: ignored from now on (a held slot leaves the
@@ -1033,6 +1082,14 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 		while ((rc = pfr_reader_next(&s->r, &rec)) == 1) {
 			int err = pfr__take(g, i, &rec, fn, arg);
 
+			if (err == -PFR_E_NOSPC && g->merge) {
+				/* the merge is full: the record stays in
+				 * the ring, for a later drain */
+				s->r.tail = rec.pos;
+				pfr_reader_end(&s->r);
+				g->queue_full = 1;
+				return n;
+			}
 			n++;
 			if (err < 0) {
 				pfr_reader_end(&s->r);
@@ -1049,7 +1106,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 		return n; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
-		uint64_t pend = PFR_READ_ONCE(c->lost_pending);
+		uint64_t pend = pfr__ring_lost_pending(c);
 
 		if (pend) {
 			/* the count the writer could not write out */
@@ -1065,6 +1122,10 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			r2.payload = &lr.id;
 			r2.len = 16;
 			err = pfr__take(g, i, &r2, fn, arg);
+			if (err == -PFR_E_NOSPC && g->merge) {
+				g->queue_full = 1; /* again next time */
+				return n;
+			}
 			if (err < 0)
 				return err;
 			n++;
@@ -1119,6 +1180,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 	if (!g || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
 		return -PFR_E_INVAL;
+	g->queue_full = 0;
 	pfr__scan(g);
 	if (g->reclaim_ns != UINT64_MAX) {
 		uint64_t now = pfr__now_ns();
@@ -1136,7 +1198,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		struct pfr__rslot *s = &g->rs[i];
 		int64_t got;
 
-		if (s->bad || s->drained)
+		if (s->bad || s->drained || g->queue_full)
 			continue;
 		got = pfr__drain_slot(g, i, fn, arg);
 		if (got < 0)
@@ -1191,6 +1253,8 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 	}
 	rc = g->pending_err;
 	g->pending_err = 0;
+	if (!rc && g->queue_full && !total)
+		rc = -PFR_E_NOSPC; /* stuck at the cap */
 	return rc ? rc : total;
 }
 
@@ -1289,6 +1353,12 @@ void pfr_group_poll_done(struct pfr_group *g)
 
 void pfr_group_stats(const struct pfr_group *g, struct pfr_group_stats *st)
 {
+	if (!st)
+		return;
+	if (!g) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	*st = g->st;
 	st->slots = g->nslots;
 	st->active = g->nact;

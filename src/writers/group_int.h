@@ -20,6 +20,11 @@
 int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
 			unsigned char *data, uint64_t data_size,
 			uint32_t policy, uint32_t ordering, uint32_t flags);
+/* The loss count of ring c in no published LOST record: lost_pending, or
+ * 0 when the record that carries it is below head (its writer was killed
+ * after publishing it, before clearing the count).  For a reader whose
+ * writer is gone or has left. */
+uint64_t pfr__ring_lost_pending(const struct pfr_ring_ctl *c);
 /* The largest record (header included) a ring of data_size bytes takes. */
 uint64_t pfr__ring_max_record(uint64_t data_size);
 /* Wakes the group reader asleep on the group that holds ring c: set by

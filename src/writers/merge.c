@@ -32,8 +32,16 @@ struct pfr_merge {
 	uint64_t *reached; /* per source: newest time reached */
 	unsigned char *open; /* per source: may still produce */
 	uint32_t nsources;
+	uint64_t max_bytes; /* cap on pfr__held() (0: none) */
 	struct pfr_merge_stats st;
 };
+
+/* What the queue holds against its cap: the records' bytes and their two
+ * index entries (the queue and the sort's buffer). */
+static uint64_t pfr__held(size_t n, size_t bytes)
+{
+	return (uint64_t)bytes + (uint64_t)n * 2 * sizeof(struct pfr__mq);
+}
 
 int pfr_merge_create(struct pfr_merge **mp, uint32_t nsources)
 {
@@ -72,7 +80,7 @@ int pfr_merge_set_sources(struct pfr_merge *m, uint32_t nsources)
 	uint64_t *r;
 	unsigned char *o;
 
-	if (nsources > (1u << 24))
+	if (!m || nsources > (1u << 24))
 		return -PFR_E_INVAL;
 	for (size_t i = 0; i < m->n; i++)
 		if (m->q[i].source >= nsources)
@@ -114,13 +122,19 @@ int pfr_merge_push(struct pfr_merge *m, const struct pfr_record_header *hdr,
 		   const void *payload, uint32_t len, uint64_t time,
 		   uint32_t source)
 {
-	uint32_t size = hdr->size;
+	uint32_t size;
 	struct pfr__mq *e;
 
+	if (!m || !hdr || (len && !payload))
+		return -PFR_E_INVAL;
+	size = hdr->size;
 	if (size < sizeof(*hdr) || (size & 7) || size > PFR_RECORD_MAX ||
 	    len > size - sizeof(*hdr) || size - sizeof(*hdr) - len >= 8 ||
 	    (source >= m->nsources && m->nsources))
 		return -PFR_E_INVAL;
+	if (m->max_bytes &&
+	    pfr__held(m->n + 1, m->arena_len + size) > m->max_bytes)
+		return -PFR_E_NOSPC;
 	if (pfr__grow(&m->arena, &m->arena_cap, m->arena_len + size))
 		return -PFR_E_SYSTEM;
 	if (m->n == m->cap) {
@@ -232,6 +246,8 @@ int64_t pfr_merge_flush(struct pfr_merge *m, uint64_t limit, pfr_merge_fn fn,
 	int64_t done = 0;
 	int rc = 0;
 
+	if (!m)
+		return -PFR_E_INVAL;
 	if (!m->n)
 		return 0;
 	if (pfr__sort(m))
@@ -307,21 +323,29 @@ int64_t pfr_merge_flush_all(struct pfr_merge *m, pfr_merge_fn fn, void *arg)
 	return pfr_merge_flush(m, UINT64_MAX, fn, arg);
 }
 
+int pfr_merge_set_max_bytes(struct pfr_merge *m, uint64_t max_bytes)
+{
+	if (!m)
+		return -PFR_E_INVAL;
+	m->max_bytes = max_bytes;
+	return 0;
+}
+
 void pfr_merge_reached(struct pfr_merge *m, uint32_t source, uint64_t time)
 {
-	if (source < m->nsources && time > m->reached[source])
+	if (m && source < m->nsources && time > m->reached[source])
 		m->reached[source] = time;
 }
 
 void pfr_merge_close_source(struct pfr_merge *m, uint32_t source)
 {
-	if (source < m->nsources)
+	if (m && source < m->nsources)
 		m->open[source] = 0;
 }
 
 void pfr_merge_open_source(struct pfr_merge *m, uint32_t source, uint64_t time)
 {
-	if (source < m->nsources) {
+	if (m && source < m->nsources) {
 		m->open[source] = 1;
 		m->reached[source] = time;
 	}
@@ -331,7 +355,7 @@ uint64_t pfr_merge_safe_limit(const struct pfr_merge *m)
 {
 	uint64_t lim = UINT64_MAX;
 
-	for (uint32_t i = 0; i < m->nsources; i++)
+	for (uint32_t i = 0; m && i < m->nsources; i++)
 		if (m->open[i] && m->reached[i] < lim)
 			lim = m->reached[i];
 	return lim;
@@ -339,10 +363,17 @@ uint64_t pfr_merge_safe_limit(const struct pfr_merge *m)
 
 int64_t pfr_merge_flush_safe(struct pfr_merge *m, pfr_merge_fn fn, void *arg)
 {
+	if (!m)
+		return -PFR_E_INVAL;
 	return pfr_merge_flush(m, pfr_merge_safe_limit(m), fn, arg);
 }
 
 void pfr_merge_stats(const struct pfr_merge *m, struct pfr_merge_stats *st)
 {
-	*st = m->st;
+	if (!st)
+		return;
+	if (!m)
+		memset(st, 0, sizeof(*st));
+	else
+		*st = m->st;
 }
