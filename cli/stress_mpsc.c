@@ -12,8 +12,11 @@
  * count moves the expected seq on); it stops at the first mismatch.  At
  * the end, per writer: written = read + lost, exactly, and the lost
  * records reported plus the count still pending equal the writer's
- * losses; and every writer made progress: it committed records, never
- * going longer than MS_PROGRESS_NS without one (max_gap_ns).
+ * losses; and every writer made progress, never going longer than
+ * MS_PROGRESS_NS without it (max_gap_ns): under BLOCK a commit, under
+ * DROP a return from reserve (a record committed or dropped: DROP
+ * promises no share of the space, and a writer of large records in a
+ * small ring may drop them all while smaller ones take the space).
  *
  * --kill-writer: writer 0 stops between reserve and commit (half its
  * payload written); once the reader has reported the stall
@@ -267,7 +270,10 @@ static int ms_write(struct ms_wctx *x)
 		if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT ||
 		    err == -PFR_E_STALLED) {
 			/* dropped and counted (no space, or the lock held
-			 * past the time-out); a dead reader frees nothing */
+			 * past the time-out); a dead reader frees nothing.
+			 * DROP's progress: reserve returned */
+			if (p.policy == PFR_POLICY_DROP)
+				ms_progress(w, &last, 0);
 			if ((++fails & 15) == 0 && cfg->processes &&
 			    PFR_READ_ONCE(sh->reader_started) &&
 			    !pfr_mpsc_reader_alive(x->m)) {
@@ -627,8 +633,9 @@ struct ms_totals {
 /* Adds up the writers' counts into t and checks them: per writer,
  * written = read + lost (not after --kill-reader), and the killed
  * writer's stall and skipped record.  The first failure goes to why. */
-static void ms_account(const struct ms_cfg *cfg, const struct ms_shared *sh,
-		       struct ms_totals *t, char *why)
+static void ms_account(const struct ms_cfg *cfg, int policy,
+		       const struct ms_shared *sh, struct ms_totals *t,
+		       char *why)
 {
 	unsigned nw = cfg->writers;
 
@@ -659,7 +666,8 @@ static void ms_account(const struct ms_cfg *cfg, const struct ms_shared *sh,
 
 		if ((cfg->kill == MS_KILL_WRITER && i == 0) || why[0])
 			continue; /* stopped on purpose */
-		if (!w->committed || w->max_gap_ns > MS_PROGRESS_NS)
+		if ((policy == PFR_POLICY_BLOCK && !w->committed) ||
+		    w->max_gap_ns > MS_PROGRESS_NS)
 			snprintf(why, MS_WHY,
 				 "writer %u: %llu records, none for %llu ms "
 				 "(progress bound %llu ms)",
@@ -772,7 +780,7 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 		ms_run_processes(cfg, m, sh, why);
 	else
 		ms_run_threads(cfg, m, sh);
-	ms_account(cfg, sh, &t, why);
+	ms_account(cfg, policy, sh, &t, why);
 	bad = sh->corrupt || sh->reader_err || why[0];
 	if (!why[0] && sh->reader_err)
 		snprintf(why, sizeof(why), "reader: %s",

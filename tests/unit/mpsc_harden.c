@@ -180,7 +180,7 @@ struct waiter {
 	struct pfr_mpsc *m;
 	int64_t rc;
 	uint64_t ns;
-	volatile int ready;
+	int ready;
 };
 
 static void *wait_thread(void *arg)
@@ -191,13 +191,16 @@ static void *wait_thread(void *arg)
 
 	if (pfr_mpsc_reader(w->m, &r)) {
 		w->rc = -1000;
-		w->ready = 1;
+		/* purpose: pairs with the load_acquire in test_wake_clamped() */
+		pfr_smp_store_release(&w->ready, 1);
 		return NULL;
 	}
 	/* a hostile peer's thresholds */
-	pfr_mpsc_ctl(w->m)->wake_bytes = UINT32_MAX;
-	pfr_mpsc_ctl(w->m)->wake_records = UINT32_MAX;
-	w->ready = 1;
+	PFR_WRITE_ONCE(pfr_mpsc_ctl(w->m)->wake_bytes, UINT32_MAX);
+	PFR_WRITE_ONCE(pfr_mpsc_ctl(w->m)->wake_records, UINT32_MAX);
+	/* purpose: the thresholds before ready; pairs with the
+	 * load_acquire in test_wake_clamped() */
+	pfr_smp_store_release(&w->ready, 1);
 	t0 = now_ns();
 	w->rc = pfr_mpsc_wait(&r, 3000000000ull);
 	w->ns = now_ns() - t0;
@@ -215,7 +218,8 @@ static void test_wake_clamped(void)
 
 	pfr_mpsc_join(m, &p);
 	pthread_create(&t, NULL, wait_thread, &w);
-	while (!w.ready)
+	/* purpose: pairs with the store_release in wait_thread() */
+	while (!pfr_smp_load_acquire(&w.ready))
 		sleep_us(100);
 	sleep_us(20000); /* asleep by now, most likely */
 	for (int i = 0; i < 48; i++) {
@@ -251,7 +255,7 @@ static void test_reader_fail(void)
 struct toggler {
 	struct pfr_mpsc_ctl *c;
 	uint64_t base;
-	volatile int stop;
+	int stop;
 };
 
 static void *toggle_cons(void *arg)
@@ -259,7 +263,7 @@ static void *toggle_cons(void *arg)
 	struct toggler *t = arg;
 	uint64_t i = 0;
 
-	while (!t->stop)
+	while (!PFR_READ_ONCE(t->stop))
 		PFR_WRITE_ONCE(t->c->cons_pos, t->base + 8 * (i++ & 1));
 	return NULL;
 }
@@ -293,7 +297,7 @@ static void test_block_deadline(void)
 			break;
 	}
 	dt = now_ns() - t0;
-	tg.stop = 1;
+	PFR_WRITE_ONCE(tg.stop, 1);
 	pthread_join(t, NULL);
 	is_int(rc, -PFR_E_TIMEDOUT, "BLOCK: timed out");
 	ok(dt < 1000000000ull,
