@@ -12,7 +12,11 @@
  * count moves the expected seq on); it stops at the first mismatch.  At
  * the end, per writer: written = read + lost, exactly, and the lost
  * records reported plus the count still pending equal the writer's
- * losses.
+ * losses; and every writer made progress, never going longer than
+ * MS_PROGRESS_NS without it (max_gap_ns): under BLOCK a commit, under
+ * DROP a return from reserve (a record committed or dropped: DROP
+ * promises no share of the space, and a writer of large records in a
+ * small ring may drop them all while smaller ones take the space).
  *
  * --kill-writer: writer 0 stops between reserve and commit (half its
  * payload written); once the reader has reported the stall
@@ -49,6 +53,10 @@
 #define MS_HDR 24u
 #define MS_MAX_WRITERS 256
 #define MS_EXIT_READER_DEAD 3
+/* The progress bound: every writer commits a record at least this often
+ * (from its join to the end of the run; scheduling on a loaded machine
+ * included, so generous). */
+#define MS_PROGRESS_NS 2000000000ull
 
 enum ms_kill { MS_KILL_NONE, MS_KILL_WRITER, MS_KILL_READER };
 
@@ -67,6 +75,8 @@ struct ms_writer {
 	uint64_t lost_total; /* the producer's count (final) */
 	uint64_t lost_pending; /* in no LOST record (final) */
 	uint64_t progress; /* records attempted so far */
+	uint64_t committed; /* records committed */
+	uint64_t max_gap_ns; /* longest time without a commit */
 	uint64_t read; /* reader: records verified */
 	uint64_t lost_seen; /* reader: sum of its LOST records */
 	uint64_t next_seq; /* reader: the seq expected next */
@@ -134,6 +144,18 @@ static void ms_fill(unsigned char *p, uint32_t id, uint64_t seq, uint32_t len)
 	memcpy(p + 16, &sum, 8);
 }
 
+/* A commit (or the run's end): the time since the last one, kept if it is
+ * the longest. */
+static void ms_progress(struct ms_writer *w, uint64_t *last, int commit)
+{
+	uint64_t now = ms_now();
+
+	if (now - *last > w->max_gap_ns)
+		w->max_gap_ns = now - *last;
+	*last = now;
+	w->committed += (uint64_t)commit;
+}
+
 static void ms_final(struct ms_writer *w, struct pfr_mpsc_producer *p,
 		     uint64_t seq)
 {
@@ -183,7 +205,7 @@ static int ms_write(struct ms_wctx *x)
 	struct ms_writer *w = &sh->w[x->id];
 	struct pfr_mpsc_producer p;
 	uint64_t seq = 0, rnd = 0x9e3779b97f4a7c15ull * (x->id + 1), end;
-	uint64_t hook_at = 0, fails = 0;
+	uint64_t hook_at = 0, fails = 0, last = ms_now();
 	int err = pfr_mpsc_join(x->m, &p);
 
 	if (err) {
@@ -231,7 +253,10 @@ static int ms_write(struct ms_wctx *x)
 		if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT ||
 		    err == -PFR_E_STALLED) {
 			/* dropped and counted (no space, or the lock held
-			 * past the time-out); a dead reader frees nothing */
+			 * past the time-out); a dead reader frees nothing.
+			 * DROP's progress: reserve returned */
+			if (p.policy == PFR_POLICY_DROP)
+				ms_progress(w, &last, 0);
 			if ((++fails & 15) == 0 && cfg->processes &&
 			    PFR_READ_ONCE(sh->reader_started) &&
 			    !pfr_mpsc_reader_alive(x->m)) {
@@ -253,7 +278,9 @@ static int ms_write(struct ms_wctx *x)
 		fails = 0;
 		ms_fill(dst, x->id, seq - 1, len);
 		pfr_mpsc_commit(&p);
+		ms_progress(w, &last, 1);
 	}
+	ms_progress(w, &last, 0); /* the time since the last commit */
 	/* the last LOST count goes out once it fits (the reader drains) */
 	for (int i = 0; i < 2000 && p.lost && !PFR_READ_ONCE(sh->stop); i++) {
 		if (pfr_mpsc_flush(&p) == 0)
@@ -590,8 +617,9 @@ struct ms_totals {
 /* Adds up the writers' counts into t and checks them: per writer,
  * written = read + lost (not after --kill-reader), and the killed
  * writer's stall and skipped record.  The first failure goes to why. */
-static void ms_account(const struct ms_cfg *cfg, const struct ms_shared *sh,
-		       struct ms_totals *t, char *why)
+static void ms_account(const struct ms_cfg *cfg, int policy,
+		       const struct ms_shared *sh, struct ms_totals *t,
+		       char *why)
 {
 	unsigned nw = cfg->writers;
 
@@ -617,6 +645,20 @@ static void ms_account(const struct ms_cfg *cfg, const struct ms_shared *sh,
 					 (unsigned long long)w->lost_pending);
 		}
 	}
+	for (unsigned i = 0; i < nw && cfg->kill != MS_KILL_READER; i++) {
+		const struct ms_writer *w = &sh->w[i];
+
+		if ((cfg->kill == MS_KILL_WRITER && i == 0) || why[0])
+			continue; /* stopped on purpose */
+		if ((policy == PFR_POLICY_BLOCK && !w->committed) ||
+		    w->max_gap_ns > MS_PROGRESS_NS)
+			snprintf(why, MS_WHY,
+				 "writer %u: %llu records, none for %llu ms "
+				 "(progress bound %llu ms)",
+				 i, (unsigned long long)w->committed,
+				 (unsigned long long)(w->max_gap_ns / 1000000),
+				 MS_PROGRESS_NS / 1000000);
+	}
 	if (cfg->kill == MS_KILL_WRITER && !why[0]) {
 		if (!sh->stall_seen)
 			snprintf(why, MS_WHY,
@@ -634,7 +676,12 @@ static void ms_report(const struct ms_cfg *cfg, int policy,
 		      double secs, const char *why, int bad, FILE *out)
 {
 	unsigned nw = cfg->writers;
+	uint64_t gap = 0;
 
+	for (unsigned i = 0; i < nw; i++)
+		if (sh->w[i].max_gap_ns > gap &&
+		    !(cfg->kill == MS_KILL_WRITER && i == 0))
+			gap = sh->w[i].max_gap_ns;
 	if (cfg->json) {
 		fprintf(out,
 			"{\"mode\":\"mpsc\",\"writers\":%u,\"transport\":"
@@ -643,7 +690,8 @@ static void ms_report(const struct ms_cfg *cfg, int policy,
 			"\"lost\":%llu,\"corrupt\":%llu,\"busy_stops\":%llu,"
 			"\"stalls\":%llu,\"stall_reports\":%llu,"
 			"\"stall_ns\":%llu,\"stall_max_ns\":%llu,"
-			"\"dead_skipped\":%llu,\"error\":",
+			"\"dead_skipped\":%llu,\"max_gap_ns\":%llu,"
+			"\"error\":",
 			nw, cfg->processes ? "processes" : "threads",
 			pfr_policy_name((enum pfr_policy)policy),
 			cfg->wait ? "true" : "false",
@@ -659,14 +707,15 @@ static void ms_report(const struct ms_cfg *cfg, int policy,
 			(unsigned long long)sh->stall_reports,
 			(unsigned long long)sh->stall_ns,
 			(unsigned long long)sh->stall_max_ns,
-			(unsigned long long)sh->dead_skipped);
+			(unsigned long long)sh->dead_skipped,
+			(unsigned long long)gap);
 		pfr_cli_json_str(out, why);
 		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
 	} else {
 		fprintf(out,
 			"mpsc %u writers %-9s %-5s written %11llu  read %11llu"
 			"  lost %9llu  stalls %llu (max %.1f ms)  dead "
-			"skipped %llu  %s\n",
+			"skipped %llu  max gap %.1f ms  %s\n",
 			nw, cfg->processes ? "processes" : "threads",
 			pfr_policy_name((enum pfr_policy)policy),
 			(unsigned long long)t->written,
@@ -674,7 +723,7 @@ static void ms_report(const struct ms_cfg *cfg, int policy,
 			(unsigned long long)t->lost,
 			(unsigned long long)sh->stalls,
 			(double)sh->stall_max_ns / 1e6,
-			(unsigned long long)sh->dead_skipped,
+			(unsigned long long)sh->dead_skipped, (double)gap / 1e6,
 			bad ? "FAIL" : "ok");
 		if (why[0])
 			fprintf(out, "  %s\n", why);
@@ -715,7 +764,7 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 		ms_run_processes(cfg, m, sh, why);
 	else
 		ms_run_threads(cfg, m, sh);
-	ms_account(cfg, sh, &t, why);
+	ms_account(cfg, policy, sh, &t, why);
 	bad = sh->corrupt || sh->reader_err || why[0];
 	if (!why[0] && sh->reader_err)
 		snprintf(why, sizeof(why), "reader: %s",

@@ -14,6 +14,17 @@
  * record of unknown size.  It is here only to be measured.
  *
  *   make mpsc-reserve-bench && build/mpsc-reserve-bench [SECONDS] [SIZE]
+ *
+ * Two more modes:
+ *   build/mpsc-reserve-bench count N     one thread writes N 16-byte
+ *       records through pfr_mpsc_write() (a reader drained every 64); run
+ *       under valgrind --tool=callgrind --toggle-collect=one_write to
+ *       count the instructions of one write;
+ *   build/mpsc-reserve-bench pair SECONDS REPS   two producer threads
+ *       pinned to CPUs 0 and 1, the reader pinned to CPU 1 (it shares a
+ *       CPU with producer 1; READER_CPU=0 moves it), BLOCK (nothing
+ *       lost): M records read per second and fairness (the slower
+ *       producer's records over the faster's), per rep.
  */
 #include <pthread.h>
 #include <sys/resource.h>
@@ -22,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <perfring/mpsc.h>
 
@@ -43,7 +55,7 @@ struct run {
 	int variant; /* 0 lock (library), 1 CAS */
 	unsigned np;
 	volatile int stop;
-	uint64_t read, bad, attempts[MAXP];
+	uint64_t read, bad, attempts[MAXP], written[MAXP];
 	/* lock variant */
 	struct pfr_mpsc *m;
 	/* CAS variant: its own ring */
@@ -198,13 +210,123 @@ static void *producer(void *arg)
 				      : cas_write(r, x->id, buf, payload);
 		r->attempts[x->id]++;
 		if (!err)
-			n++;
+			r->written[x->id] = ++n;
 		else
 			sched_yield(); /* full: let the reader run */
 	}
 	if (r->variant == 0)
 		pfr_mpsc_leave(&p);
 	return NULL;
+}
+
+/* ---- count and pair modes ---- */
+
+static __attribute__((noinline)) int one_write(struct pfr_mpsc_producer *p,
+					       const uint64_t *buf)
+{
+	return pfr_mpsc_write(p, 1, buf, 16);
+}
+
+static int count_mode(uint64_t n)
+{
+	struct pfr_mpsc *m;
+	struct pfr_mpsc_opts o;
+	struct pfr_mpsc_producer p;
+	struct pfr_mpsc_reader rd;
+	struct pfr_record rec;
+	uint64_t buf[2] = {0, 0}, read = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.data_size = RING;
+	if (pfr_mpsc_create(&m, &o) || pfr_mpsc_join(m, &p) ||
+	    pfr_mpsc_reader(m, &rd))
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		buf[0] = i;
+		if (one_write(&p, buf))
+			return 1;
+		if ((i & 63) == 63) {
+			pfr_mpsc_begin(&rd);
+			while (pfr_mpsc_next(&rd, &rec) == 1)
+				read++;
+			pfr_mpsc_end(&rd);
+		}
+	}
+	printf("%llu written, %llu read\n", (unsigned long long)n,
+	       (unsigned long long)read);
+	return 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *pair_producer(void *arg)
+{
+	struct pctx *x = arg;
+
+	pin((int)x->id);
+	return producer(arg);
+}
+
+static void *pair_reader(void *arg)
+{
+	pin(getenv("READER_CPU") ? atoi(getenv("READER_CPU")) : 1);
+	return lock_reader(arg);
+}
+
+static int pair_mode(int reps)
+{
+	for (int rep = 0; rep < reps; rep++) {
+		static struct run r;
+		pthread_t rt, pt[2];
+		struct pctx x[2];
+		struct pfr_mpsc_opts o;
+		uint64_t t0, lo, hi;
+		double dt;
+
+		memset(&r, 0, sizeof(r));
+		memset(&o, 0, sizeof(o));
+		o.data_size = RING;
+		o.max_producers = MAXP;
+		o.policy = PFR_POLICY_BLOCK; /* nothing lost */
+		if (pfr_mpsc_create(&r.m, &o))
+			return 1;
+		pthread_create(&rt, NULL, pair_reader, &r);
+		t0 = now_ns();
+		for (unsigned i = 0; i < 2; i++) {
+			x[i] = (struct pctx){&r, i};
+			pthread_create(&pt[i], NULL, pair_producer, &x[i]);
+		}
+		while (now_ns() - t0 < (uint64_t)(secs * 1e9)) {
+			struct timespec ts = {0, 10000000};
+
+			nanosleep(&ts, NULL);
+		}
+		r.stop = 1;
+		for (unsigned i = 0; i < 2; i++)
+			pthread_join(pt[i], NULL);
+		pthread_join(rt, NULL);
+		dt = (double)(now_ns() - t0) / 1e9;
+		lo = r.written[0] < r.written[1] ? r.written[0] : r.written[1];
+		hi = r.written[0] < r.written[1] ? r.written[1] : r.written[0];
+		printf("rep %d: %.2f M records read/s, fairness %.2f "
+		       "(%.2f / %.2f M/s written), attempts %.2f M/s, "
+		       "%llu bad\n",
+		       rep, (double)r.read / dt / 1e6,
+		       hi ? (double)lo / (double)hi : 0.0,
+		       (double)r.written[0] / dt / 1e6,
+		       (double)r.written[1] / dt / 1e6,
+		       (double)(r.attempts[0] + r.attempts[1]) / dt / 1e6,
+		       (unsigned long long)r.bad);
+		pfr_mpsc_close(r.m);
+	}
+	return 0;
 }
 
 static double cpu_s(void)
@@ -272,6 +394,13 @@ int main(int argc, char **argv)
 	static const unsigned nps[] = {1, 2, 4, 8};
 	double res[2][4][7], cpu[2][4][7];
 
+	if (argc > 2 && strcmp(argv[1], "count") == 0)
+		return count_mode(strtoull(argv[2], NULL, 10));
+	if (argc > 3 && strcmp(argv[1], "pair") == 0) {
+		secs = atof(argv[2]);
+		payload = 16;
+		return pair_mode(atoi(argv[3]));
+	}
 	if (argc > 1)
 		secs = atof(argv[1]);
 	if (argc > 2)

@@ -117,7 +117,7 @@ PFR__EXTERN_C_BEGIN
 #define PFR_MPSC_GEN_MASK 0x3fffffffu
 
 #define PFR_MPSC_MAGIC 0x4353504d52524650ull /* "PFRRMPSC" little-endian */
-#define PFR_MPSC_VERSION 1u
+#define PFR_MPSC_VERSION 2u /* 2: the slot's lost_pos, the flag starving */
 #define PFR_MPSC_PRODUCERS_MAX 4096u
 /* Flags: the reader may sleep in pfr_mpsc_wait() (one smp_mb per commit). */
 #define PFR_MPSC_WAIT 0x1u
@@ -131,7 +131,10 @@ struct pfr_mpsc_slot {
 	uint64_t lost_total; /* records this producer dropped, ever */
 	uint64_t lost_pending; /* dropped, not yet reported in a LOST record */
 	uint64_t records; /* records committed, at the last flush/leave */
-	uint8_t pad[24];
+	/* reservation that carries lost_pending in a LOST record, + 1 (0:
+	 * none): set under the lock before R, cleared after lost_pending */
+	uint64_t lost_pos;
+	uint8_t pad[16];
 };
 
 /*
@@ -163,7 +166,9 @@ struct pfr_mpsc_ctl {
 	uint64_t prod_pos; /* end of the last reservation (R -> C1) */
 	uint64_t cons_cache; /* cons_pos as last loaded by a producer (A) */
 	uint64_t records; /* records reserved, ever */
-	uint8_t pad1[PFR_RING_LINE - 32];
+	uint64_t starving; /* 0, or the lock word of a producer that goes
+			    * next (fairness, pfr__mpsc_lock()) */
+	uint8_t pad1[PFR_RING_LINE - 40];
 
 	/* line 2: the reader's */
 	uint64_t cons_pos; /* consumed up to here (D -> A) */
@@ -422,17 +427,20 @@ PFR_API int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r,
 PFR_API void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r);
 
 /*
- * The lock's atomic read-modify-write: a CAS with acquire ordering on
- * success (the model build, tests/model/, supplies its own).  The header
- * and the lock are 8-byte words: one untorn access on every target
- * perfring supports.
+ * The shared ring's compare-and-swap, with the caller's ordering on
+ * success (relaxed on failure).  The model build (tests/model/) maps the
+ * same call, ordering included, onto its checker, so a weakened order at
+ * a call site is a mutant the model sees.  The header and the lock are
+ * 8-byte words: one untorn access on every target perfring supports.
  */
-#ifndef pfr__mpsc_cas_acquire
+#ifndef pfr__mpsc_cas
+#define pfr__mpsc_cas(p, expp, v, mo)                                          \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, (mo), __ATOMIC_RELAXED)
+#endif
+/* The lock's CAS: pairs with the release in pfr__mpsc_unlock(). */
 #define pfr__mpsc_cas_acquire(p, expp, v)                                      \
 	/* purpose: the lock; pairs with the release in pfr__mpsc_unlock() */  \
-	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQUIRE,     \
-				    __ATOMIC_RELAXED)
-#endif
+	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQUIRE)
 
 /* The header word of {type, misc, size}: the perf header's bytes, loaded
  * and stored as one 8-byte word (the same bytes on either endianness). */
@@ -452,7 +460,10 @@ PFR__INLINE int pfr__mpsc_trylock(struct pfr_mpsc_producer *p)
 {
 	uint64_t free_word = 0;
 
-	if (PFR_READ_ONCE(p->ctl->lock) != 0)
+	/* held, or a producer that waited too long goes first (fairness:
+	 * the flag shares the lock's line) */
+	if (PFR_READ_ONCE(p->ctl->lock) != 0 ||
+	    PFR_READ_ONCE(p->ctl->starving) != 0)
 		return 0;
 	/* purpose: the lock's acquire; pairs with the release store in
 	 * pfr__mpsc_unlock() of the previous holder */
@@ -490,7 +501,7 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 	uint64_t size = pfr__record_size(len), pos, end, mask = p->mask;
 	int locked = 0, err;
 
-	if (__builtin_expect(len > p->max_record - 8 ||
+	if (__builtin_expect(len + 8 > p->max_record || len > p->max_record ||
 				     type > PFR_RECORD_USER_MAX ||
 				     type == PFR_RECORD_LOST || p->res_size,
 			     0))
@@ -584,12 +595,15 @@ PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
 
 PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r)
 {
+	uint64_t h;
+	int err;
+
+	if (__builtin_expect(!r->ctl, 0))
+		return -PFR_E_INVAL; /* zeroed, or closed */
 	/* C1: pairs with R (store_release of prod_pos) in
 	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow() */
-	uint64_t h = pfr_smp_load_acquire(&r->ctl->prod_pos);
-
-	int err = pfr__head_check(h, r->tail, r->mask + 1);
-
+	h = pfr_smp_load_acquire(&r->ctl->prod_pos);
+	err = pfr__head_check(h, r->tail, r->mask + 1);
 	if (err)
 		return err;
 	r->head = h;

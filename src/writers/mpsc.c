@@ -47,14 +47,10 @@ struct pfr_mpsc {
 };
 
 /* The slot claim's CAS (acquire and release: the claim orders the slot's
- * earlier state before our stores to it, and our stores after it); the
- * model build supplies its own. */
-#ifndef pfr__mpsc_cas_acqrel
+ * earlier state before our stores to it, and our stores after it). */
 #define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
 	/* purpose: the slot claim, pairs with itself and with the leave */    \
-	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
-				    __ATOMIC_RELAXED)
-#endif
+	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQ_REL)
 
 /* How many times a producer spins on a held lock before it yields and
  * starts checking the holder's liveness (every PFR__MPSC_CHECK_NS). */
@@ -62,6 +58,11 @@ struct pfr_mpsc {
 #define PFR__MPSC_LOCK_SPINS 1024
 #endif
 #define PFR__MPSC_CHECK_NS 1000000ull
+/* Fairness: times a producer sees the lock taken by others before it
+ * raises the flag that makes the others let it go first. */
+#ifndef PFR__MPSC_FAIR_SPINS
+#define PFR__MPSC_FAIR_SPINS 64
+#endif
 /* BLOCK: checks for space before the producer sleeps. */
 #ifndef PFR__MPSC_BLOCK_SPINS
 #define PFR__MPSC_BLOCK_SPINS 256
@@ -314,8 +315,11 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 
 int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
 {
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int dup_fd;
 
+	if (!m)
+		return -PFR_E_INVAL;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -PFR_E_SYSTEM;
 	return pfr__shm_done(pfr__mpsc_map(m, dup_fd, max_bytes), dup_fd, NULL);
@@ -324,8 +328,11 @@ int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
 int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
 			uint64_t max_bytes)
 {
-	int fd = pfr__shm_open(name, 0, 0);
+	int fd;
 
+	if (!m || !name)
+		return -PFR_E_INVAL;
+	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
 		return fd;
 	return pfr__shm_done(pfr__mpsc_map(m, fd, max_bytes), fd, NULL);
@@ -348,17 +355,17 @@ int pfr_mpsc_unlink(const char *name)
 
 int pfr_mpsc_fd(const struct pfr_mpsc *m)
 {
-	return m->fd;
+	return m ? m->fd : -PFR_E_INVAL;
 }
 
 int pfr_mpsc_sealed(const struct pfr_mpsc *m)
 {
-	return m->sealed;
+	return m ? m->sealed : 0;
 }
 
 struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m)
 {
-	return m->ctl;
+	return m ? m->ctl : NULL;
 }
 
 /* ---- the producer table ---- */
@@ -382,12 +389,59 @@ static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
 	return pfr__mpsc_tid_dead(tid, PFR_READ_ONCE(s->start_time));
 }
 
+/*
+ * The drops a slot's previous owner left unreported (it died, or left
+ * with a LOST record that did not fit): lost_pending, unless its LOST
+ * record was published (lost_pos names a reservation that prod_pos has
+ * passed; a holder that died before R has it cleared by the producer
+ * that takes its lock over, pfr__mpsc_lock()).  Called by a new owner.
+ */
+static uint64_t pfr__mpsc_inherit_lost(struct pfr_mpsc_ctl *c,
+				       struct pfr_mpsc_slot *s)
+{
+	/* purpose: prod_pos before the slot's lost_pos; pairs with R in
+	 * pfr__mpsc_reserve_slow() (lost_pos cleared before it by a
+	 * take-over) */
+	uint64_t prod = pfr_smp_load_acquire(&c->prod_pos);
+	uint64_t pending = PFR_READ_ONCE(s->lost_pending);
+	uint64_t lp = PFR_READ_ONCE(s->lost_pos);
+
+	if (lp && lp - 1 != prod)
+		return 0; /* its LOST record went out */
+	return pending;
+}
+
+/* Fills *p for the slot it claimed (index i, generation gen). */
+static void pfr__mpsc_fill_producer(struct pfr_mpsc *m,
+				    struct pfr_mpsc_producer *p, uint32_t i,
+				    uint32_t gen, uint64_t lost)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctl = m->ctl;
+	p->slot = &m->table[i];
+	p->data = m->data;
+	p->mask = m->data_size - 1;
+	p->index = i;
+	p->gen = gen & PFR_MPSC_GEN_MASK;
+	p->lock_word = ((uint64_t)gen << 32) | (i + 1);
+	p->max_record = m->max_record;
+	p->max_producers = m->max_producers;
+	p->policy = (uint8_t)m->policy;
+	p->wait_flag = !!(m->flags & PFR_MPSC_WAIT);
+	p->timeout_ns = 1000000000ull;
+	p->lost = lost; /* the previous owner's, in our next LOST record */
+}
+
 int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 {
-	uint32_t tid = pfr__mpsc_gettid(), i;
-	uint64_t start, ns = PFR_READ_ONCE(m->ctl->pidns);
-	uint64_t mine = pfr__mpsc_pidns();
+	uint32_t tid, i;
+	uint64_t start, ns, mine;
 
+	if (!m || !p)
+		return -PFR_E_INVAL;
+	tid = pfr__mpsc_gettid();
+	ns = PFR_READ_ONCE(m->ctl->pidns);
+	mine = pfr__mpsc_pidns();
 	if (ns && mine && ns != mine)
 		return -PFR_E_INVAL; /* thread ids mean nothing across */
 	pfr__mpsc_tid_state(tid, &start);
@@ -404,25 +458,19 @@ int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 						   UINT32_MAX)))
 				continue;
 			want = ((uint64_t)gen << 32) | tid;
+			uint64_t lost;
+
 			if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
 				continue;
+			/* the slot's unreported drops stay pending (a kill
+			 * here loses nothing) and go out in our LOST record */
+			lost = pfr__mpsc_inherit_lost(m->ctl, s);
 			PFR_WRITE_ONCE(s->start_time, start);
 			PFR_WRITE_ONCE(s->lost_total, 0);
-			PFR_WRITE_ONCE(s->lost_pending, 0);
+			PFR_WRITE_ONCE(s->lost_pending, lost);
+			PFR_WRITE_ONCE(s->lost_pos, 0);
 			PFR_WRITE_ONCE(s->records, 0);
-			memset(p, 0, sizeof(*p));
-			p->ctl = m->ctl;
-			p->slot = s;
-			p->data = m->data;
-			p->mask = m->data_size - 1;
-			p->index = i;
-			p->gen = gen & PFR_MPSC_GEN_MASK;
-			p->lock_word = ((uint64_t)gen << 32) | (i + 1);
-			p->max_record = m->max_record;
-			p->max_producers = m->max_producers;
-			p->policy = (uint8_t)m->policy;
-			p->wait_flag = !!(m->flags & PFR_MPSC_WAIT);
-			p->timeout_ns = 1000000000ull;
+			pfr__mpsc_fill_producer(m, p, i, gen, lost);
 			return 0;
 		}
 	}
@@ -431,10 +479,24 @@ int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 
 void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns)
 {
-	p->timeout_ns = ns;
+	if (p)
+		p->timeout_ns = ns;
 }
 
 /* ---- the lock ---- */
+
+/* After taking the lock over from the holder named by w: a LOST record
+ * it was placing at prod_pos (lost_pos) never went out, and its slot's
+ * lost_pending stays to be reported (pfr__mpsc_inherit_lost()). */
+static void pfr__mpsc_took_over(struct pfr_mpsc_producer *p, uint64_t w)
+{
+	struct pfr_mpsc_slot *s = p->slot - p->index + ((uint32_t)w - 1);
+
+	if ((uint32_t)w == 0 || (uint32_t)w - 1 >= p->max_producers)
+		return;
+	if (PFR_READ_ONCE(s->lost_pos) - 1 == PFR_READ_ONCE(p->ctl->prod_pos))
+		PFR_WRITE_ONCE(s->lost_pos, 0);
+}
 
 /* Whether the holder named by lock word w can no longer run its critical
  * section: a malformed word, or a holder proven gone. */
@@ -448,6 +510,61 @@ static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
 	return pfr__mpsc_owner_gone(&table[idx], gen, UINT32_MAX);
 }
 
+/* Sets the fairness flag (starving) to this producer's lock word if no
+ * one else holds it: 1 when set. */
+static int pfr__mpsc_flag(struct pfr_mpsc_ctl *c, uint64_t mine)
+{
+	uint64_t none = 0;
+
+	/* relaxed: the flag only steers who may try the lock's CAS; the
+	 * lock's acquire and release order the reservation state */
+	return pfr__mpsc_cas(&c->starving, &none, mine, __ATOMIC_RELAXED);
+}
+
+/* Clears the fairness flag if it names this producer. */
+static void pfr__mpsc_unflag(struct pfr_mpsc_ctl *c, uint64_t mine)
+{
+	uint64_t w = mine;
+
+	/* relaxed, as in pfr__mpsc_flag() */
+	pfr__mpsc_cas(&c->starving, &w, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * The lock's slow checks, once it has spun PFR__MPSC_LOCK_SPINS times: every
+ * PFR__MPSC_CHECK_NS, a fairness flag (s) naming a producer proven gone (or
+ * malformed) is cleared, and a holder (w) proven gone is replaced by a CAS
+ * from its own lock word.  0: the lock is ours (taken over); 1: keep
+ * waiting; -PFR_E_STALLED: the time-out passed.
+ */
+static int pfr__mpsc_lock_check(struct pfr_mpsc_producer *p, uint64_t w,
+				uint64_t s, uint64_t *checked,
+				uint64_t *deadline)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	uint64_t now = pfr__mpsc_now();
+
+	if (!*checked) {
+		*checked = now;
+		*deadline = pfr__deadline(now, p->timeout_ns);
+	}
+	if (now - *checked >= PFR__MPSC_CHECK_NS) {
+		*checked = now;
+		if (s && s != p->lock_word && pfr__mpsc_holder_gone(p, s))
+			/* relaxed, as in pfr__mpsc_flag() */
+			pfr__mpsc_cas(&c->starving, &s, 0, __ATOMIC_RELAXED);
+		/* purpose: the take-over is an acquire like any lock; the
+		 * dead holder released nothing (its stores are ordered by
+		 * its prod_pos release, pairs with this acquire) */
+		if (w && pfr__mpsc_holder_gone(p, w) &&
+		    pfr__mpsc_cas_acquire(&c->lock, &w, p->lock_word)) {
+			pfr__mpsc_took_over(p, w);
+			return 0;
+		}
+	}
+	return now >= *deadline ? -PFR_E_STALLED : 1;
+}
+
 /*
  * Takes the lock: spins, then yields, checking the holder's liveness
  * every millisecond.  A holder proven dead is replaced by a CAS from its
@@ -459,46 +576,46 @@ static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
  * keeps the lock past the producer's time-out (a hostile peer, or one
  * stopped inside its critical section) ends the wait with
  * -PFR_E_STALLED.
+ *
+ * Fairness: a producer that has seen the lock taken by others
+ * PFR__MPSC_FAIR_SPINS times raises the flag `starving` (its lock word,
+ * on the lock's line); while it is up, no other producer tries the lock
+ * (pfr__mpsc_trylock() and this loop both look), so the flagged producer
+ * takes it as soon as the holder releases it, bypassed at most by the
+ * producers already past their look at the flag.  A flag whose producer
+ * is proven gone is cleared like a dead holder's lock.
  */
 static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
 {
 	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t spins = 0, checked = 0, deadline = 0;
+	uint64_t spins = 0, checked = 0, deadline = 0, mine = p->lock_word;
+	int flagged = 0, rc;
 
 	for (;;) {
 		uint64_t w = PFR_READ_ONCE(c->lock);
+		uint64_t s = PFR_READ_ONCE(c->starving);
 
-		if (w == 0 || w == p->lock_word) {
+		if ((w == 0 || w == mine) && (s == 0 || s == mine)) {
 			/* purpose: the lock's acquire; pairs with the
 			 * release in pfr__mpsc_unlock() */
-			if (pfr__mpsc_cas_acquire(&c->lock, &w, p->lock_word))
+			if (pfr__mpsc_cas_acquire(&c->lock, &w, mine)) {
+				if (s == mine)
+					PFR_WRITE_ONCE(c->starving, 0);
 				return 0;
+			}
 			continue;
 		}
-		if (++spins < PFR__MPSC_LOCK_SPINS) {
+		if (++spins >= PFR__MPSC_FAIR_SPINS && !flagged && s == 0)
+			flagged = pfr__mpsc_flag(c, mine);
+		if (spins < PFR__MPSC_LOCK_SPINS) {
 			pfr_cpu_relax();
 			continue;
 		}
-		{
-			uint64_t now = pfr__mpsc_now();
-
-			if (!checked) {
-				checked = now;
-				deadline = pfr__deadline(now, p->timeout_ns);
-			}
-			if (now - checked >= PFR__MPSC_CHECK_NS) {
-				checked = now;
-				/* purpose: the take-over is an acquire like
-				 * any lock; the dead holder released nothing
-				 * (its stores are ordered by its prod_pos
-				 * release, pairs with this acquire) */
-				if (pfr__mpsc_holder_gone(p, w) &&
-				    pfr__mpsc_cas_acquire(&c->lock, &w,
-							  p->lock_word))
-					return 0;
-			}
-			if (now >= deadline)
-				return -PFR_E_STALLED;
+		rc = pfr__mpsc_lock_check(p, w, s, &checked, &deadline);
+		if (rc <= 0) {
+			if (flagged)
+				pfr__mpsc_unflag(c, mine);
+			return rc;
 		}
 #ifndef PFR__MPSC_MODEL
 		sched_yield();
@@ -533,18 +650,19 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 				uint64_t *deadline)
 {
 	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t now;
+	uint64_t now = pfr__mpsc_now();
 
+	/* the deadline holds even while cons_pos keeps moving without
+	 * freeing enough */
+	if (!*deadline)
+		*deadline = pfr__deadline(now, p->timeout_ns);
+	if (now >= *deadline)
+		return -PFR_E_TIMEDOUT;
 	for (int i = 0; i < PFR__MPSC_BLOCK_SPINS; i++) {
 		pfr_cpu_relax();
 		if (PFR_READ_ONCE(c->cons_pos) != seen)
 			return 0;
 	}
-	now = pfr__mpsc_now();
-	if (!*deadline)
-		*deadline = pfr__deadline(now, p->timeout_ns);
-	if (now >= *deadline)
-		return -PFR_E_TIMEDOUT;
 	/* A reader asleep below a threshold the full ring cannot reach
 	 * would never free the space: wake it. */
 	if (PFR_READ_ONCE(c->reader_waiting)) {
@@ -623,6 +741,8 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 		PFR_WRITE_ONCE(
 			*(uint64_t *)(d + (at & p->mask)),
 			pfr__mpsc_hdr(PFR_RECORD_LOST, p->index, lost_size));
+		/* published with R: lost_pending is then reported */
+		PFR_WRITE_ONCE(p->slot->lost_pos, pos + 1);
 		pos = end;
 		PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
 	}
@@ -639,6 +759,7 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 	if (p->lost) {
 		p->lost = 0;
 		PFR_WRITE_ONCE(p->slot->lost_pending, 0);
+		PFR_WRITE_ONCE(p->slot->lost_pos, 0);
 	}
 	p->res_pos = at;
 	p->res_size = size;
@@ -705,7 +826,8 @@ int pfr_mpsc_write_burst(struct pfr_mpsc_producer *p, uint32_t type,
 	const unsigned char *src = (const unsigned char *)buf;
 	uint64_t size = pfr__record_size(len);
 
-	if (len > p->max_record - 8 || type > PFR_RECORD_USER_MAX ||
+	if (!p || !p->slot || (len && !buf) || len + 8 > p->max_record ||
+	    len > p->max_record || type > PFR_RECORD_USER_MAX ||
 	    type == PFR_RECORD_LOST || p->res_size ||
 	    (len && n > SIZE_MAX / len))
 		return -PFR_E_INVAL;
@@ -726,6 +848,8 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 {
 	int err = 0;
 
+	if (!p || !p->slot)
+		return -PFR_E_INVAL; /* NULL, zeroed, or after leave */
 	if (p->lost && !p->res_size) {
 		uint8_t policy = p->policy;
 		uint64_t lost = p->lost, lost_total = p->lost_total;
@@ -753,7 +877,7 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 
 void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
 {
-	struct pfr_mpsc_slot *s = p->slot;
+	struct pfr_mpsc_slot *s = p ? p->slot : NULL;
 
 	if (!s)
 		return;
@@ -764,6 +888,15 @@ void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
 	 * pfr__mpsc_owner_gone() */
 	pfr_smp_store_release(&s->owner, (p->lock_word >> 32) << 32);
 	p->slot = NULL;
+	p->max_record = 0; /* reserve and write: -PFR_E_INVAL from now */
+}
+
+/* A wake-up byte threshold read from shared memory: at most half the data
+ * area (as pfr_mpsc_set_wakeup() stores it), which the reserved bytes can
+ * always reach: a peer's ~0 cannot keep the reader asleep. */
+static uint32_t pfr__mpsc_clamp_wb(uint32_t wb, uint64_t mask)
+{
+	return wb > (mask + 1) / 2 ? (uint32_t)((mask + 1) / 2) : wb;
 }
 
 void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
@@ -772,7 +905,7 @@ void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
 	struct pfr_mpsc_ctl *c = p->ctl;
 	uint64_t cons = PFR_READ_ONCE(c->cons_pos);
 	uint64_t recs = PFR_READ_ONCE(c->records) - PFR_READ_ONCE(c->wake_mark);
-	uint32_t wb = PFR_READ_ONCE(c->wake_bytes);
+	uint32_t wb = pfr__mpsc_clamp_wb(PFR_READ_ONCE(c->wake_bytes), p->mask);
 	uint32_t wr = PFR_READ_ONCE(c->wake_records);
 
 	/* Wake when the reader waits at this very record (it was the one
@@ -786,7 +919,11 @@ void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
 
 int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
 {
-	uint64_t owner = PFR_READ_ONCE(m->ctl->reader_owner);
+	uint64_t owner;
+
+	if (!m)
+		return 0;
+	owner = PFR_READ_ONCE(m->ctl->reader_owner);
 
 	if ((uint32_t)owner == 0)
 		return 0;
@@ -798,10 +935,15 @@ int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
 
 int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 {
-	struct pfr_mpsc_ctl *c = m->ctl;
-	uint32_t tid = pfr__mpsc_gettid();
-	uint64_t owner = PFR_READ_ONCE(c->reader_owner), start, tail;
+	struct pfr_mpsc_ctl *c;
+	uint32_t tid;
+	uint64_t owner, start, tail;
 
+	if (!m || !r)
+		return -PFR_E_INVAL;
+	c = m->ctl;
+	tid = pfr__mpsc_gettid();
+	owner = PFR_READ_ONCE(c->reader_owner);
 	if ((uint32_t)owner != 0 && (uint32_t)owner != tid &&
 	    !pfr__mpsc_tid_dead((uint32_t)owner,
 				PFR_READ_ONCE(c->reader_start)))
@@ -820,15 +962,19 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 	r->flags = m->policy == PFR_POLICY_BLOCK ? 1u : 0u;
 	r->stall_pos = UINT64_MAX;
 	r->stall_timeout = 1000000000ull;
-	if (tail & 7)
+	if (tail & 7) {
+		/* a failed open keeps no role: release it */
+		memset(r, 0, sizeof(*r));
+		PFR_WRITE_ONCE(c->reader_owner, 0);
 		return -PFR_E_RECSIZE_ALIGN;
+	}
 	r->tail = r->head = r->published = tail;
 	return 0;
 }
 
 void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r)
 {
-	if (!r->ctl)
+	if (!r || !r->ctl)
 		return;
 	pfr_mpsc_end(r);
 	PFR_WRITE_ONCE(r->ctl->reader_owner, 0);
@@ -837,7 +983,8 @@ void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r)
 
 void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns)
 {
-	r->stall_timeout = ns;
+	if (r)
+		r->stall_timeout = ns;
 }
 
 void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r)
@@ -953,6 +1100,8 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 void pfr_mpsc_set_wakeup(struct pfr_mpsc_reader *r, uint32_t bytes,
 			 uint32_t records)
 {
+	if (!r || !r->ctl)
+		return;
 	if (bytes > (r->mask + 1) / 2)
 		bytes = (uint32_t)((r->mask + 1) / 2);
 	PFR_WRITE_ONCE(r->ctl->wake_bytes, bytes);
@@ -997,15 +1146,15 @@ static int64_t pfr__mpsc_ready(struct pfr_mpsc_reader *r, uint64_t mark,
 
 int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 {
-	struct pfr_mpsc_ctl *c = r->ctl;
+	struct pfr_mpsc_ctl *c = r ? r->ctl : NULL;
 	uint64_t deadline, now, mark, sleep;
 	uint32_t wb, wr;
 	int64_t rc;
 
-	if (!(r->m->flags & PFR_MPSC_WAIT))
-		return -PFR_E_INVAL;
+	if (!r || !c || !r->m || !(r->m->flags & PFR_MPSC_WAIT))
+		return -PFR_E_INVAL; /* NULL, zeroed, or after reader_close */
 	pfr_mpsc_end(r);
-	wb = PFR_READ_ONCE(c->wake_bytes);
+	wb = pfr__mpsc_clamp_wb(PFR_READ_ONCE(c->wake_bytes), r->mask);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
 	deadline = pfr__deadline(pfr__mpsc_now(), timeout_ns);
@@ -1046,9 +1195,14 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 void pfr_mpsc_stats(const struct pfr_mpsc *m, const struct pfr_mpsc_reader *r,
 		    struct pfr_mpsc_stats *st)
 {
-	const struct pfr_mpsc_ctl *c = m->ctl;
+	const struct pfr_mpsc_ctl *c;
 
+	if (!st)
+		return;
 	memset(st, 0, sizeof(*st));
+	if (!m)
+		return;
+	c = m->ctl;
 	st->prod_pos = PFR_READ_ONCE(c->prod_pos);
 	st->cons_pos = PFR_READ_ONCE(c->cons_pos);
 	st->data_size = m->data_size;

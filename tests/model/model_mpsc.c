@@ -18,6 +18,8 @@
 static uint32_t pfr_model_mpsc_tid;
 unsigned pfr_model_mpsc_block_spins = 256;
 #define PFR__MPSC_BLOCK_SPINS ((int)pfr_model_mpsc_block_spins)
+/* the fairness flag raised after two looks at a held lock: modelled */
+#define PFR__MPSC_FAIR_SPINS 2
 
 static uint64_t pfr__mpsc_now(void)
 {
@@ -73,6 +75,7 @@ size_t pfr_model_mpsc_fields(struct pfr_model_field *f, size_t max)
 	F(prod_pos);
 	F(cons_cache);
 	F(records);
+	F(starving);
 	F(cons_pos);
 	F(reader_owner);
 	F(reader_start);
@@ -92,9 +95,10 @@ size_t pfr_model_mpsc_fields(struct pfr_model_field *f, size_t max)
 			offsetof(struct pfr_mpsc_slot, start_time),
 			offsetof(struct pfr_mpsc_slot, lost_total),
 			offsetof(struct pfr_mpsc_slot, lost_pending),
-			offsetof(struct pfr_mpsc_slot, records)};
+			offsetof(struct pfr_mpsc_slot, records),
+			offsetof(struct pfr_mpsc_slot, lost_pos)};
 
-		for (size_t k = 0; k < 5 && n < max; k++) {
+		for (size_t k = 0; k < 6 && n < max; k++) {
 			f[n].off = base + offs[k];
 			f[n].size = 8;
 			n++;

@@ -3,13 +3,31 @@
  * tests/model/relacy-mpsc-barrier.h - the barrier backend of the MPSC
  * model build: relacy-barrier.h's mapping (every ONCE access, acquire,
  * release, fence, memcpy() and syscall() a call into the harness), plus
- * the shared ring's two CAS macros.  Selected with
+ * the shared ring's CAS macro (its ordering argument kept).  Selected with
  * -DPFR_BARRIER_OVERRIDE='"relacy-mpsc-barrier.h"'.  Test-only.
  */
 #include "relacy-barrier.h"
 #include "model_mpsc.h"
 
-#define pfr__mpsc_cas_acquire(p, expp, v)                                      \
-	pfr_model_cas((p), (expp), (v), PFR_MODEL_ACQUIRE, PFR_MODEL_SITE)
-#define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
-	pfr_model_cas((p), (expp), (v), PFR_MODEL_ACQ_REL, PFR_MODEL_SITE)
+/* The library's one CAS macro, with the library's own ordering argument
+ * (a GCC __ATOMIC_* constant) turned into the model's: weakening an order
+ * at a call site in mpsc.c or mpsc.h weakens it here too. */
+static inline int pfr_model_mpsc_order(int gcc_mo)
+{
+	switch (gcc_mo) {
+	case __ATOMIC_ACQUIRE: /* purpose: the order mapped, not used */
+	case __ATOMIC_CONSUME:
+		return PFR_MODEL_ACQUIRE;
+	case __ATOMIC_RELEASE: /* purpose: the order mapped, not used */
+		return PFR_MODEL_RELEASE;
+	case __ATOMIC_ACQ_REL: /* purpose: the order mapped, not used */
+	case __ATOMIC_SEQ_CST: /* purpose: the order mapped, not used */
+		return PFR_MODEL_ACQ_REL;
+	default:
+		return PFR_MODEL_RELAXED;
+	}
+}
+
+#define pfr__mpsc_cas(p, expp, v, mo)                                          \
+	pfr_model_cas((p), (expp), (v), pfr_model_mpsc_order(mo),              \
+		      PFR_MODEL_SITE)

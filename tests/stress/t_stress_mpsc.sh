@@ -3,7 +3,8 @@
 # perfring stress --mode mpsc: N producers into one shared ring, threads
 # and processes (a memfd inherited across fork), DROP and BLOCK, polling
 # and sleeping reader; every record checked (producer slot, checksum,
-# per-writer sequence) and written = read + lost per writer.  Then the
+# per-writer sequence), written = read + lost per writer, and every writer
+# committed a record at least every 2 s (max_gap_ns).  Then the
 # failure cases: a producer stopped between reserve and commit and killed
 # (the reader reports the stall, then skips the dead producer's record),
 # the reader killed (every producer exits with status 3; a new reader
