@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The README's C examples compile as they are (-std=c11 -Wall -Werror), and
 # the complete ones run and print what the reader should see; its Python
-# example runs against this build and prints the same.
+# example runs against this build and prints the same; every relative
+# link of README.md leads to a file of the tree.
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
@@ -64,4 +65,13 @@ elif PYTHONPATH=$top/python PERFRING_LIB=$build/libperfring.so \
 else
 	fail "README Python example" "$tmp/out"
 fi
+missing=
+for l in $(grep -o '](\([^)#]*\)' "$top/README.md" | sed 's/^](//' | sort -u); do
+	case $l in
+	http*) ;;
+	*) [ -e "$top/$l" ] || missing="$missing $l" ;;
+	esac
+done
+[ -z "$missing" ]
+ok $? "README.md's links lead to files of the tree (missing:${missing:- none})"
 tap_done
