@@ -14,16 +14,6 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-# Where `make install` puts the Python package (python/perfring): a
-# directory on Debian's python3 path for PREFIX=/usr and /usr/local.
-PYTHON ?= python3
-ifeq ($(PREFIX),/usr)
-PYTHONDIR ?= /usr/lib/python3/dist-packages
-else
-PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c \
-	'import sys; print("python%d.%d" % sys.version_info[:2])' \
-	2>/dev/null || echo python3)/dist-packages
-endif
 
 CC ?= cc
 CXX ?= c++
@@ -168,8 +158,6 @@ install: all
 	rm -rf $(BUILD)/man-links
 	$(PYTHON) tools/man-links.py --write $(BUILD)/man-links . >/dev/null
 	install -m 644 $(BUILD)/man-links/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -d $(DESTDIR)$(PYTHONDIR)/perfring
-	install -m 644 python/perfring/*.py $(DESTDIR)$(PYTHONDIR)/perfring/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perfring
@@ -181,7 +169,6 @@ uninstall:
 	done
 	$(PYTHON) tools/man-links.py . | while read -r f page; do \
 		rm -f $(DESTDIR)$(MANDIR)/man3/$$f.3; done
-	rm -rf $(DESTDIR)$(PYTHONDIR)/perfring
 
 clean:
 	rm -rf build build-*

@@ -19,7 +19,7 @@ uninstall: uninstall-python
 
 install-python:
 	install -d $(DESTDIR)$(PYTHONDIR)/perfring
-	install -m 644 python/perfring/__init__.py $(DESTDIR)$(PYTHONDIR)/perfring/
+	install -m 644 python/perfring/*.py $(DESTDIR)$(PYTHONDIR)/perfring/
 	printf '# Written by make install.\nLIBDIR = %s\n' "'$(LIBDIR)'" \
 		>$(DESTDIR)$(PYTHONDIR)/perfring/_paths.py
 	chmod 644 $(DESTDIR)$(PYTHONDIR)/perfring/_paths.py
