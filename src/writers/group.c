@@ -1109,6 +1109,49 @@ static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 	s->open = 0;
 }
 
+/* A drain's start: the directory rescanned, owners checked for death at
+ * most every reclaim interval. */
+static void pfr__drain_start(struct pfr_group *g)
+{
+	pfr__scan(g);
+	if (g->reclaim_ns != UINT64_MAX) {
+		uint64_t now = pfr__now_ns();
+
+		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
+			g->last_check = now;
+			pfr__check_owners(g);
+		}
+	}
+}
+
+/* A drain's end: hostile slots dropped, drained ones freed once their
+ * records have all been delivered (ordered: every one up to the slot's
+ * last time, the merge's limit); the error of a slot turned hostile,
+ * reported once, or 0. */
+static int pfr__drain_finish(struct pfr_group *g, uint64_t limit)
+{
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < g->nact;) {
+		uint32_t i = g->act[k];
+		struct pfr__rslot *s = &g->rs[i];
+
+		if (s->bad) {
+			s->open = 0;
+		} else if (s->drained && s->last_time <= limit) {
+			pfr__free_slot(g, i);
+		} else {
+			k++;
+			continue;
+		}
+		g->act[k] = g->act[--g->nact];
+	}
+	rc = g->pending_err;
+	g->pending_err = 0;
+	return rc;
+}
+
 int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 			uint32_t flags)
 {
@@ -1119,15 +1162,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 	if (!g || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
 		return -PFR_E_INVAL;
-	pfr__scan(g);
-	if (g->reclaim_ns != UINT64_MAX) {
-		uint64_t now = pfr__now_ns();
-
-		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
-			g->last_check = now;
-			pfr__check_owners(g);
-		}
-	}
+	pfr__drain_start(g);
 	/* one batch per ring, round robin: start one slot further each
 	 * call */
 	n = g->nact;
@@ -1173,25 +1208,117 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		g->st.merge_max_queued = ms.max_queued;
 		g->st.merge_max_queued_bytes = ms.max_queued_bytes;
 	}
-	/* drop hostile slots; free drained ones whose records have all
-	 * been delivered (ordered: every one up to the slot's last time) */
-	for (k = 0; k < g->nact;) {
-		uint32_t i = g->act[k];
-		struct pfr__rslot *s = &g->rs[i];
+	rc = pfr__drain_finish(g, limit);
+	return rc ? rc : total;
+}
 
-		if (s->bad) {
-			s->open = 0;
-		} else if (s->drained && s->last_time <= limit) {
-			pfr__free_slot(g, i);
-		} else {
-			k++;
+/* ---- the batched reader: pfr_group_consume()'s iterator ---- */
+
+#define PFR__ITER_NONE UINT32_MAX
+
+int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
+			 pfr_group_fn fn, void *arg, uint32_t flags)
+{
+	if (!g || !it || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
+		return -PFR_E_INVAL;
+	memset(it, 0, sizeof(*it));
+	it->fn = fn;
+	it->arg = arg;
+	it->cur = PFR__ITER_NONE;
+	if (g->ordered) {
+		/* the time order needs the merge: the whole drain, here */
+		int64_t got = pfr_group_drain(g, fn, arg, flags);
+
+		it->done = 1;
+		if (got < 0)
+			return (int)got;
+		it->total = got;
+		return 0;
+	}
+	pfr__drain_start(g);
+	it->n = g->nact;
+	return 0;
+}
+
+/* Ends the batch the caller took from the current ring: its count, its
+ * error (the slot turns hostile), its tail published (D). */
+static void pfr__iter_end_ring(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	uint32_t i = it->cur;
+	struct pfr__rslot *s;
+
+	if (i == PFR__ITER_NONE || i >= g->nslots)
+		return;
+	s = &g->rs[i];
+	it->cur = PFR__ITER_NONE;
+	if (it->got > 0) {
+		it->total += it->got;
+		g->st.records += (uint64_t)it->got;
+	}
+	g->st.lost += it->lost;
+	pfr_reader_end(&s->r);
+	if (it->err < 0)
+		pfr__quarantine(g, i, it->err);
+}
+
+int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	int rc;
+
+	if (!g || !it || !g->reader)
+		return -PFR_E_INVAL;
+	if (it->done)
+		return 0;
+	pfr__iter_end_ring(g, it);
+	if (it->n > g->nact)
+		it->n = g->nact; /* the caller's memory: keep within act */
+	while (it->k < it->n) {
+		uint32_t i = g->act[(g->rr + it->k) % it->n];
+		struct pfr__rslot *s = &g->rs[i];
+		int64_t avail;
+
+		it->k++;
+		if (s->bad || s->drained)
+			continue;
+		if (s->closing || s->dead) {
+			/* to its end, LOST count and all, out of line */
+			int64_t got = pfr__drain_slot(g, i, it->fn, it->arg);
+
+			if (got < 0)
+				return (int)got; /* fn's own stop */
+			it->total += got;
 			continue;
 		}
-		g->act[k] = g->act[--g->nact];
+		avail = pfr_reader_begin(&s->r);
+		if (avail < 0) {
+			pfr__quarantine(g, i, (int)avail);
+			continue;
+		}
+		if (!avail)
+			continue;
+		it->cur = i;
+		it->r = &s->r;
+		it->slot = i;
+		it->tag = s->tag;
+		it->got = 0;
+		it->err = 0;
+		it->lost = 0;
+		return 1;
 	}
-	rc = g->pending_err;
-	g->pending_err = 0;
-	return rc ? rc : total;
+	g->rr = it->n ? (g->rr + 1) % it->n : 0;
+	it->done = 1;
+	it->r = NULL;
+	rc = pfr__drain_finish(g, UINT64_MAX);
+	return rc;
+}
+
+void pfr_group_iter_stop(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	if (!g || !it || !g->reader)
+		return;
+	pfr__iter_end_ring(g, it);
+	it->done = 1;
+	it->r = NULL;
 }
 
 /* ---- waiting ---- */
