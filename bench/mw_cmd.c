@@ -59,6 +59,12 @@ static void usage(FILE *f)
 		"  --time MS          target duration of one run (default "
 		"200, quick 12)\n"
 		"  --quick            short runs\n"
+		"  --reader           the group's reader alone (one thread, "
+		"rings filled\n"
+		"                     from it): pfr_group_drain() and "
+		"pfr_group_consume()\n"
+		"                     against one ring's pfr_reader_consume() "
+		"(same records)\n"
 		"  --plot FILE        throughput against writers, a line per "
 		"contestant and\n"
 		"                     a panel per payload, PNG or SVG "
@@ -163,6 +169,7 @@ static const struct option lopts[] = {
 	PFR_BENCH_COMMON_LOPTS,
 	{"writers", required_argument, NULL, 'w'},
 	{"plot", required_argument, NULL, 'p'},
+	{"reader", no_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -199,6 +206,9 @@ static int parse_one(void *ctx, int opt, char **argv)
 		break;
 	case 'p':
 		op->plot = optarg;
+		break;
+	case 'R':
+		op->reader_only = 1;
 		break;
 	case 'h':
 		usage(stdout);
@@ -293,6 +303,8 @@ int pfr_bench_mw_main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &op);
 	if (rc >= 0)
 		return rc;
+	if (op.reader_only)
+		return mw_reader_only(&op);
 	bshare = host(&op);
 	mw_pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	mw_body_sum = (uint64_t *)calloc(PFR_BENCH_MAX_PAYLOAD / 8 + 1, 8);

@@ -75,6 +75,7 @@ struct mw_opts {
 	int cpus[PFR_MW_MAX_WRITERS + 1];
 	int ncpus, cpus_given;
 	const char *plot; /* --plot FILE, or NULL */
+	int reader_only; /* --reader: the group's reader alone */
 	unsigned wcount[MW_MAX_WCOUNTS];
 	int nw;
 	size_t payloads[4];
@@ -123,6 +124,12 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op);
 /* --reps interleaved rounds over every cell. */
 void mw_rounds(struct mw_cell *cells, int ncells, const struct mw_opts *op);
+
+/* ---- mw_method_reader.c ---- */
+
+/* --reader: the group's readers (drain, consume) against the single
+ * ring's consume, one thread; returns the exit status. */
+int mw_reader_only(const struct mw_opts *op);
 
 /* ---- mw_report.c ---- */
 
