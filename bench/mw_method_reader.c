@@ -16,7 +16,8 @@
  * a group whose writers outrun its reader.  The drain functions are not
  * inlined into their callers, so that an instruction count
  * (valgrind --tool=callgrind --toggle-collect='mw_rd_*') covers the
- * reader only.
+ * reader only; mw_wr_fill_group() is the writers' side (one
+ * pfr_writer_write() per record, from one thread).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,13 @@ struct rd_check {
 	uint64_t next[PFR_MW_MAX_WRITERS];
 	uint64_t n, bad;
 };
+
+/* External, not inlined: the names callgrind counts by. */
+struct rd_setup;
+uint64_t mw_wr_fill_group(struct rd_setup *s);
+int64_t mw_rd_drain(struct pfr_group *g, struct rd_check *c);
+int64_t mw_rd_consume(struct pfr_group *g, struct rd_check *c);
+int64_t mw_rd_ring(struct pfr_reader *r, struct rd_check *c);
 
 /* The check every reader runs per record: tag, order, sum. */
 static inline void rd_check_rec(struct rd_check *c, uint32_t type,
@@ -106,8 +114,10 @@ struct rd_setup {
 	uint64_t per_ring; /* records a group ring holds */
 };
 
-/* Fills every group ring to the brim; returns the records written. */
-static uint64_t rd_fill_group(struct rd_setup *s)
+/* Fills every group ring to the brim (the writer's path, one
+ * pfr_writer_write() per record; not inlined: callgrind counts it too);
+ * returns the records written. */
+__attribute__((noinline)) uint64_t mw_wr_fill_group(struct rd_setup *s)
 {
 	uint64_t n = 0;
 
@@ -204,7 +214,7 @@ static double rd_round(struct rd_setup *s, struct rd_check *c, int which,
 	int64_t got;
 
 	n = which == 2 ? rd_fill_ring(s, s->per_ring * s->writers)
-		       : rd_fill_group(s);
+		       : mw_wr_fill_group(s);
 	t0 = pfr_bench_now_ns();
 	got = which == 0   ? mw_rd_drain(s->g, c)
 	      : which == 1 ? mw_rd_consume(s->g, c)
