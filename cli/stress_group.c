@@ -169,10 +169,11 @@ static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
 		 * published no more than it counted */
 		__atomic_store_n(&me->attempted, seq, __ATOMIC_RELAXED);
 		err = pfr_writer_write(&w, 1, &r, 32 + fill);
-		/* purpose: the count after the record's publication; pairs
-		 * with the acquire load in gs_progress(): a reader that sees
-		 * the count sees the head that published the record */
 		if (!err)
+			/* purpose: the count after the record's publication;
+			 * pairs with the acquire load in gs_progress(): a
+			 * reader that sees the count sees the head that
+			 * published the record */
 			__atomic_store_n(&me->accepted, me->accepted + 1,
 					 __ATOMIC_RELEASE);
 		/* a dead reader: noticed within ~50 ms, tolerated for 2 s
