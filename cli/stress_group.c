@@ -169,13 +169,15 @@ static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
 		 * published no more than it counted */
 		__atomic_store_n(&me->attempted, seq, __ATOMIC_RELAXED);
 		err = pfr_writer_write(&w, 1, &r, 32 + fill);
-		if (!err)
+		if (!err) {
+			uint64_t acc = me->accepted + 1;
+
 			/* purpose: the count after the record's publication;
 			 * pairs with the acquire load in gs_progress(): a
 			 * reader that sees the count sees the head that
 			 * published the record */
-			__atomic_store_n(&me->accepted, me->accepted + 1,
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(&me->accepted, acc, __ATOMIC_RELEASE);
+		}
 		/* a dead reader: noticed within ~50 ms, tolerated for 2 s
 		 * (a new reader may take over) */
 		if (r.time >= next_check) {
