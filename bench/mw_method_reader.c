@@ -27,6 +27,7 @@
 #include <perfring/ring.h>
 
 #include "../cli/cli.h"
+#include "cmd_opts.h"
 #include "mw_cmd.h"
 
 #define RD_ROUNDS_MAX 64
@@ -271,13 +272,28 @@ int mw_reader_only(const struct mw_opts *op)
 					    "ring consume"};
 	int rc = 0;
 
-	if (!op->json)
+	if (op->json) {
+		char cpu[256];
+
+		pfr_bench_cpu_model(cpu, sizeof(cpu));
+		printf("{\"kind\":\"meta\",\"bench\":\"writers-reader\","
+		       "\"cpu\":");
+		pfr_cli_json_str(stdout, cpu);
+		printf(",\"placement\":\"reader alone: one thread on one "
+		       "CPU, the rings filled from it (in its cache)\","
+		       "\"payload\":8,\"capacity\":%zu,\"quick\":%s,"
+		       "\"compiler\":",
+		       op->capacity, op->quick ? "true" : "false");
+		pfr_cli_json_str(stdout, pfr_cli_compiler());
+		printf("}\n");
+	} else {
 		printf("perfring bench --writers --reader: the reader alone, "
 		       "one thread on one CPU, rings filled from it (in its "
 		       "cache); 8-byte messages (16-byte records); capacity "
 		       "%zu KiB in all\n\n%7s %14s %14s %14s %9s %9s\n",
 		       op->capacity / 1024, "writers", "drain M/s",
 		       "consume M/s", "ring M/s", "cons/ring", "drain/ring");
+	}
 	for (int i = 0; i < op->nw; i++) {
 		struct rd_result r;
 

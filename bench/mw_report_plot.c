@@ -140,7 +140,8 @@ int mw_plot(const char *file, const struct mw_cell *cells, int ncells,
 		op->capacity / 1024, rlo, rhi);
 	fprintf(gp, "set logscale xy\nset grid\nset key outside bottom center "
 		    "horizontal maxrows 5 font ',8'\n"
-		    "set xlabel 'writers (and their placement)'\n");
+		    "set bmargin 9\n"
+		    "set xlabel 'writers (and their placement)' offset 0,-1\n");
 	mw_plot_xtics(gp, cells, ncells, op);
 	series = mw_plot_data(dir, cells, ncells, op);
 	mw_plot_panels(gp, dir, cells, ncells, op);
