@@ -28,7 +28,8 @@
  * that it has read at least that many of the writer's records; a writer
  * short of it is a progress failure.  With N writers and R records to a
  * ring at most, no writer waits while the others have more than
- * 2 (N - 1) R records delivered (docs/group.md).  --consume reads with
+ * 2 (N - 1) R records delivered (docs/group.md; more while rings of
+ * writers that left are drained: up to 8 batches each per call).  --consume reads with
  * pfr_group_consume(), the batched reader, instead of pfr_group_drain().
  */
 #include <errno.h>
