@@ -1012,41 +1012,60 @@ static int pfr__take(struct pfr_group *g, uint32_t i,
  * memory is untrusted) must not keep the reader in one call forever. */
 #define PFR__LAST_BATCHES 8
 
-/* One batch from slot i; a closing or dead slot is drained to the end
- * (its head loaded after the state that said so: S) and marked drained,
- * in later calls if it is still being written.
+/* pfr_reader_consume()'s callback in a drain: one record taken (to fn or
+ * into the merge), fn's stop kept. */
+struct pfr__take_ctx {
+	struct pfr_group *g;
+	pfr_group_fn fn;
+	void *arg;
+	int64_t count; /* records taken */
+	uint32_t i;
+	int err; /* fn's (or the merge's) negative return */
+};
+
+static int pfr__take_cb(void *ctx, const struct pfr_record *rec)
+{
+	struct pfr__take_ctx *t = ctx;
+	int err = pfr__take(t->g, t->i, rec, t->fn, t->arg);
+
+	t->count++;
+	if (err < 0) {
+		t->err = err;
+		return 1;
+	}
+	return 0;
+}
+
+/* One batch from slot i, through pfr_reader_consume() (one pass over the
+ * batch's headers); a closing or dead slot is drained to the end (its
+ * head loaded after the state that said so: S) and marked drained, in
+ * later calls if it is still being written.
  * Returns the records taken, or fn's (or the merge's) negative return. */
 static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			       void *arg)
 {
 	struct pfr__rslot *s = &g->rs[i];
-	struct pfr_record rec;
-	int64_t n = 0, avail;
-	int last = s->closing || s->dead, rc, batches = 0;
+	struct pfr__take_ctx t = {g, fn, arg, 0, i, 0};
+	int64_t avail, got;
+	int last = s->closing || s->dead, batches = 0;
 
 	do {
 		avail = pfr_reader_begin(&s->r);
 		if (avail < 0) {
 			pfr__quarantine(g, i, (int)avail);
-			return 0;
+			return t.count;
 		}
-		while ((rc = pfr_reader_next(&s->r, &rec)) == 1) {
-			int err = pfr__take(g, i, &rec, fn, arg);
-
-			n++;
-			if (err < 0) {
-				pfr_reader_end(&s->r);
-				return err;
-			}
-		}
+		got = pfr_reader_consume(&s->r, pfr__take_cb, &t, 0);
 		pfr_reader_end(&s->r);
-		if (rc < 0) {
-			pfr__quarantine(g, i, rc);
-			return n;
+		if (t.err < 0)
+			return t.err;
+		if (got < 0) {
+			pfr__quarantine(g, i, (int)got);
+			return t.count;
 		}
 	} while (last && avail > 0 && ++batches < PFR__LAST_BATCHES);
 	if (last && avail > 0)
-		return n; /* not at its end yet: the next call goes on */
+		return t.count; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
 		uint64_t pend = PFR_READ_ONCE(c->lost_pending);
@@ -1067,13 +1086,13 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			err = pfr__take(g, i, &r2, fn, arg);
 			if (err < 0)
 				return err;
-			n++;
+			t.count++;
 		}
 		s->drained = 1;
 		if (g->merge)
 			pfr_merge_close_source(g->merge, i);
 	}
-	return n;
+	return t.count;
 }
 
 /* Frees slot i (drained: the writer left or died) and forgets it. */
