@@ -197,7 +197,7 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
 	0x1u /* ordered: also flush every queued record
 				  * (at the end, or to bound the latency) */
 
-/* Drains every active ring once (one batch each: begin, next..., end),
+/* Drains every active ring once (one batch each: begin, consume, end),
  * frees the slots of writers that left or died once drained, checks
  * owners for death at most every reclaim interval, and delivers records
  * to fn: unordered straight from the rings, ordered through the merge.
