@@ -59,6 +59,7 @@ struct pfr_mw_writer {
 	uint64_t n; /* messages it sends */
 	uint64_t sent; /* messages it sent */
 	uint64_t t_start, t_end; /* ns, around its loop */
+	uint64_t progress; /* messages it is past (pfr_mw_wmore()) */
 	int cpu; /* pinned to (-1: not pinned) */
 	int error;
 } __attribute__((aligned(128)));
@@ -74,6 +75,7 @@ struct pfr_mw_run {
 	size_t capacity; /* bytes of queue, the same for every contestant */
 	unsigned batch; /* burst / drain batch */
 	int processes; /* writers are processes: queue in shared memory */
+	int reader_cpu; /* pinned to (-1: not pinned) */
 	int reader_yields; /* the reader shares its CPU with writers */
 	int unordered; /* the queue is PFR_MW_UNORDERED */
 	const uint64_t *msg; /* the pattern (PFR_BENCH_MAX_PAYLOAD bytes) */
@@ -85,6 +87,11 @@ struct pfr_mw_run {
 	 * and stop early (the reader then takes n from what they sent) */
 	struct pfr_bench_flag ready, go, wdone, abort, stop;
 	/* the reader's outputs and state (the writers never read them) */
+	/* fairness: the writers' counts of messages sent (progress) when
+	 * the first writer finished, smallest and largest (that writer
+	 * snapshots them) */
+	uint64_t fair_min __attribute__((aligned(128))), fair_max;
+	int fair_taken; /* a writer took the snapshot */
 	uint64_t t0 __attribute__((aligned(128))), t1, timed;
 	uint64_t delivered, bad, bad_tag;
 	uint64_t empty_since; /* ticks: first empty poll, or 0 */
@@ -143,11 +150,11 @@ void *pfr_mw_alloc(const struct pfr_mw_run *run, size_t size);
 void pfr_mw_free(const struct pfr_mw_run *run, void *p, size_t size);
 
 /* One run: setup, the writers (threads or processes) and the reader,
- * released together, teardown.  placement: 0 all writers share the CPU
- * that is not the reader's, 1 writers spread over both CPUs.  Returns 0,
- * -1 (the run failed: see run->error) or -2 (setup refused). */
+ * released together, teardown.  cpus[0]: the reader's CPU, cpus[1 + w]
+ * writer w's (-1: not pinned).  Returns 0, -1 (the run failed: see
+ * run->error) or -2 (setup refused). */
 int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
-		    int placement);
+		    const int *cpus);
 
 /* Stall histogram: bucket of a length, and a bucket's lower bound. */
 static inline unsigned pfr_mw_bucket(uint64_t v)
@@ -282,12 +289,16 @@ static inline uint64_t *pfr_mw_msgs(const struct pfr_mw_run *run,
  * the run still has a rate (the run's check wants every writer to have
  * sent), whatever the machine's speed. */
 static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
-			       const struct pfr_mw_writer *me, uint64_t seq)
+			       struct pfr_mw_writer *me, uint64_t seq)
 {
 	/* purpose: stop is a plain flag; the count it changes is published
 	 * by the writer's release in the harness */
 	int stop = __atomic_load_n(&run->stop.v, __ATOMIC_RELAXED);
 
+	/* purpose: a count for the fairness snapshot, read by the first
+	 * writer to finish (fair_snapshot() in the harness); to this
+	 * writer's own line, no data published with it */
+	__atomic_store_n(&me->progress, seq, __ATOMIC_RELAXED);
 	return seq < me->n && (!seq || !stop);
 }
 

@@ -45,15 +45,30 @@ static void usage(FILE *f)
 		"  --processes        writers are processes (queues in shared "
 		"memory; only\n"
 		"                     the contestants that can)\n"
-		"  --spread           writers on both CPUs (default: all "
-		"writers share the\n"
-		"                     CPU that is not the reader's)\n"
+		"  --cpus LIST        the reader's CPU, then the writers' "
+		"(cycled when\n"
+		"                     there are more writers), e.g. 0,1,2,3; "
+		"default: every\n"
+		"                     CPU we may run on, the reader on the "
+		"first, each\n"
+		"                     writer on a CPU of its own while they "
+		"last, then on\n"
+		"                     all of them in turn (the reader's "
+		"included)\n"
 		"  --reps N           repetitions (default 5)\n"
 		"  --time MS          target duration of one run (default "
 		"200, quick 12)\n"
 		"  --quick            short runs\n"
-		"  --cpus A,B         writers' CPU and reader's CPU (default "
-		"0,1)\n"
+		"  --reader           the group's reader alone (one thread, "
+		"rings filled\n"
+		"                     from it): pfr_group_drain() and "
+		"pfr_group_consume()\n"
+		"                     against one ring's pfr_reader_consume() "
+		"(same records)\n"
+		"  --plot FILE        throughput against writers, a line per "
+		"contestant and\n"
+		"                     a panel per payload, PNG or SVG "
+		"(gnuplot)\n"
 		"  --capacity BYTES   queue capacity in all, a power of two "
 		"(default\n"
 		"                     256Ki; a group splits it between its "
@@ -64,6 +79,13 @@ static void usage(FILE *f)
 		"per result,\n"
 		"                     then the targets\n"
 		"  -h, --help         this text\n"
+		"\n"
+		"Placement (each row says which its writers had): own CPU "
+		"(no other\nwriter, not the reader's), shared with reader, "
+		"time-shared (with another\nwriter: they interleave by "
+		"preemption).  Fairness: the slowest writer's\nmessages "
+		"over the fastest's, as the reader had received them when "
+		"the\nfirst writer finished (median over the runs).\n"
 		"\n"
 		"Reader stall: an interval from a poll of the reader that "
 		"finds nothing to\nread to the next message it receives, "
@@ -97,6 +119,26 @@ static int parse_list(const char *s, struct mw_opts *op)
 	return op->nw ? 0 : -1;
 }
 
+static int parse_cpus(const char *s, struct mw_opts *op)
+{
+	op->ncpus = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v >= CPU_SETSIZE ||
+		    op->ncpus == PFR_MW_MAX_WRITERS + 1)
+			return -1;
+		op->cpus[op->ncpus++] = (int)v;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return op->ncpus ? 0 : -1;
+}
+
 static int parse_payloads(const char *s, struct mw_opts *op)
 {
 	op->np = 0;
@@ -120,10 +162,14 @@ static int parse_payloads(const char *s, struct mw_opts *op)
 	return op->np ? 0 : -1;
 }
 
+/* --cpus comes first: it takes a list here (getopt_long takes the first
+ * entry of an exact name), not the common option's two CPUs */
 static const struct option lopts[] = {
+	{"cpus", required_argument, NULL, 'L'},
 	PFR_BENCH_COMMON_LOPTS,
 	{"writers", required_argument, NULL, 'w'},
-	{"spread", no_argument, NULL, 's'},
+	{"plot", required_argument, NULL, 'p'},
+	{"reader", no_argument, NULL, 'R'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -152,8 +198,17 @@ static int parse_one(void *ctx, int opt, char **argv)
 	case 'T':
 		op->processes = 0;
 		break;
-	case 's':
-		op->placement = 1;
+	case 'L':
+		if (parse_cpus(optarg, op))
+			return pfr_cli_usage_error(
+				"bench", "with --writers, --cpus wants a list "
+					 "of CPU numbers (the reader's first)");
+		break;
+	case 'p':
+		op->plot = optarg;
+		break;
+	case 'R':
+		op->reader_only = 1;
 		break;
 	case 'h':
 		usage(stdout);
@@ -188,13 +243,25 @@ static int parse_opts(int argc, char **argv, struct mw_opts *op)
 	return -1;
 }
 
-/* Pinning needs both CPUs in our affinity mask; returns the share of
- * the two CPUs busy before the run. */
+/* Pinning needs every CPU of the list in our affinity mask; returns the
+ * share of the CPUs busy before the run. */
 static double host(const struct mw_opts *op)
 {
 	double bshare;
+	cpu_set_t set;
 
-	pfr_bench_check_cpus("");
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		pfr_bench_pinned = 0;
+	for (int i = 0; i < op->ncpus && pfr_bench_pinned; i++)
+		if (!CPU_ISSET(op->cpus[i], &set)) {
+			pfr_bench_pinned = 0;
+			fprintf(stderr,
+				"perfring bench: CPU %d is not available: "
+				"running unpinned (every writer time-shared)"
+				"\n",
+				op->cpus[i]);
+		}
 	bshare = busy_share(op->quick ? 100 : 300);
 	pfr_bench_warn_busy(bshare);
 	return bshare;
@@ -220,6 +287,7 @@ static int add_cells(struct mw_cell *cells, const struct mw_opts *op)
 				c->q = mw_queues[i];
 				c->writers = op->wcount[w];
 				c->payload = op->payloads[p];
+				mw_place(op, c->writers, c->cpus, &c->place);
 			}
 	}
 	return ncells;
@@ -235,6 +303,8 @@ int pfr_bench_mw_main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &op);
 	if (rc >= 0)
 		return rc;
+	if (op.reader_only)
+		return mw_reader_only(&op);
 	bshare = host(&op);
 	mw_pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	mw_body_sum = (uint64_t *)calloc(PFR_BENCH_MAX_PAYLOAD / 8 + 1, 8);
@@ -258,6 +328,11 @@ int pfr_bench_mw_main(int argc, char **argv)
 	mw_rounds(cells, ncells, &op);
 	mw_choose_runs(cells, ncells, &rlo, &rhi);
 	rc = mw_report(stdout, cells, ncells, &op, rlo, rhi, bshare);
+	if (op.plot && mw_plot(op.plot, cells, ncells, &op, rlo, rhi)) {
+		fprintf(stderr, "perfring bench: --plot %s: gnuplot failed\n",
+			op.plot);
+		rc = rc ? rc : 1;
+	}
 	free(mw_pattern);
 	free(mw_body_sum);
 	free(cells);

@@ -32,6 +32,18 @@
 #define RTT_MOVED 1.3
 #define RTT_GAP 1.35
 
+/* Where a cell's writers run: how many have a CPU of their own, share
+ * the reader's (and no other writer's), or share a CPU with another
+ * writer (time-shared: they interleave by preemption). */
+struct mw_place {
+	unsigned own, reader, timeshared;
+	int reader_shared; /* a writer (any) runs on the reader's CPU */
+	int pinned; /* 0: the CPUs were not available, nothing pinned */
+};
+#define MW_PLACE_OWN "own CPU"
+#define MW_PLACE_READER "shared with reader"
+#define MW_PLACE_TS "time-shared"
+
 struct mw_cell {
 	const struct pfr_mw_queue *q;
 	size_t payload; /* bytes or PFR_MW_MIX */
@@ -44,15 +56,26 @@ struct mw_cell {
 	double p99[MW_MAX_REPS], smax[MW_MAX_REPS]; /* stall, ns */
 	double stall_share[MW_MAX_REPS]; /* stalled / window */
 	double wmin[MW_MAX_REPS], wmax[MW_MAX_REPS]; /* per-writer M/s */
+	double fair[MW_MAX_REPS]; /* slowest writer's messages / fastest's */
 	int busy[MW_MAX_REPS];
 	int capped; /* runs stopped at the deadline */
 	int mixed; /* results from more than one placement */
 	int used[MW_MAX_REPS]; /* runs the results use */
 	uint64_t messages; /* verified, all runs */
+	int cpus[PFR_MW_MAX_WRITERS + 1]; /* reader's CPU, then writers' */
+	struct mw_place place;
 };
 
 struct mw_opts {
-	int quick, json, reps, processes, placement, peers;
+	int quick, json, reps, processes, peers;
+	/* the CPU list: the reader's, then the writers' (cycled when
+	 * there are more writers); ncpus 0: the default (every CPU of the
+	 * affinity mask, the reader on the first, writers on the others
+	 * while they last, then on all of them in turn) */
+	int cpus[PFR_MW_MAX_WRITERS + 1];
+	int ncpus, cpus_given;
+	const char *plot; /* --plot FILE, or NULL */
+	int reader_only; /* --reader: the group's reader alone */
 	unsigned wcount[MW_MAX_WCOUNTS];
 	int nw;
 	size_t payloads[4];
@@ -63,13 +86,20 @@ struct mw_opts {
 };
 
 struct mw_out {
-	double mps, window_ms, p99, smax, share, wmin, wmax;
+	double mps, window_ms, p99, smax, share, wmin, wmax, fair;
 	int busy, capped;
 	uint64_t delivered;
 	char why[128];
 };
 
 /* ---- mw_method.c ---- */
+
+/* The CPUs of a cell of `writers` writers (cpus[0] the reader's, then a
+ * writer's each) and their placement. */
+void mw_place(const struct mw_opts *op, unsigned writers, int *cpus,
+	      struct mw_place *pl);
+/* The placement's name: the most shared kind any writer has. */
+const char *mw_place_name(const struct mw_place *pl);
 
 extern const struct pfr_mw_queue *mw_queues[64];
 extern int mw_nqueues;
@@ -95,11 +125,21 @@ void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op);
 /* --reps interleaved rounds over every cell. */
 void mw_rounds(struct mw_cell *cells, int ncells, const struct mw_opts *op);
 
+/* ---- mw_method_reader.c ---- */
+
+/* --reader: the group's readers (drain, consume) against the single
+ * ring's consume, one thread; returns the exit status. */
+int mw_reader_only(const struct mw_opts *op);
+
 /* ---- mw_report.c ---- */
 
 /* Every result, the targets and the readers' stalls; returns the exit
  * status (1 when a cell failed). */
 int mw_report(FILE *out, const struct mw_cell *cells, int ncells,
 	      const struct mw_opts *op, double rlo, double rhi, double bshare);
+/* --plot: throughput against writers, a line per contestant, a panel
+ * per payload (gnuplot); 0 or -1. */
+int mw_plot(const char *file, const struct mw_cell *cells, int ncells,
+	    const struct mw_opts *op, double rlo, double rhi);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/mw_harness.c - one run of the multi-writer bench: the reader on
- * pfr_bench_cpu[1], the writers (threads, or processes forked before any
- * thread starts) on pfr_bench_cpu[0] or spread over both, all released
- * together by one start flag.  A watchdog ends a run whose reader still
+ * bench/mw_harness.c - one run of the multi-writer bench: the reader and
+ * the writers (threads, or processes forked before any thread starts),
+ * each pinned to the CPU its cell's list gives it, all released together
+ * by one start flag.  The first writer to finish takes the fairness
+ * snapshot: the smallest and largest of the reader's per-writer counts.  A watchdog ends a run whose reader still
  * waits ten seconds after every writer finished (a lost message): the run
  * fails instead of hanging.
  */
@@ -101,6 +102,26 @@ static void wait_go(struct pfr_mw_run *run)
 		pfr_cpu_relax();
 }
 
+/* The first writer to finish: how many messages each writer had sent by
+ * then (smallest and largest). */
+static void fair_snapshot(struct pfr_mw_run *run)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (unsigned i = 0; i < run->writers; i++) {
+		/* purpose: a count (pfr_mw_wmore()'s relaxed store) */
+		uint64_t v =
+			__atomic_load_n(&run->w[i].progress, __ATOMIC_RELAXED);
+
+		if (v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	run->fair_min = lo;
+	run->fair_max = hi;
+}
+
 static void writer_body(struct side *s)
 {
 	struct pfr_mw_writer *me = &s->run->w[s->w];
@@ -111,6 +132,11 @@ static void writer_body(struct side *s)
 	me->t_start = pfr_bench_now_ns();
 	s->q->produce(s->qp, s->run, s->w);
 	me->t_end = pfr_bench_now_ns();
+	/* only the first to finish gets 0 (the snapshot's fields are its
+	 * own; the harness reads them after joining every writer) */
+	if (!__atomic_load_n(&s->run->wdone.v, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(&s->run->fair_taken, 1, __ATOMIC_RELAXED))
+		fair_snapshot(s->run);
 	/* purpose: the writer's counts before its end; pairs with the
 	 * acquire loads in pfr_mw_run_once() */
 	__atomic_fetch_add(&s->run->wdone.v, 1, __ATOMIC_RELEASE);
@@ -128,7 +154,7 @@ static void *thread_main(void *p)
 		w0 = pfr_bench_now_ns();
 		writer_body(s);
 	} else {
-		if (pin_cpu(pfr_bench_cpu[1]))
+		if (pin_cpu(s->run->reader_cpu))
 			s->run->error = -1;
 		wait_go(s->run);
 		v0 = pfr_bench_thread_nivcsw();
@@ -202,7 +228,7 @@ static void *reader_main(void *p)
 }
 
 int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
-		    int placement)
+		    const int *cpus)
 {
 	struct side sides[PFR_MW_MAX_WRITERS + 1];
 	struct reader_wrap rw;
@@ -221,9 +247,14 @@ int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
 		memset(&run->w[i], 0, sizeof(run->w[i]));
 		run->w[i].n = run->n / nw;
 		run->w[i].sent = 0;
-		run->w[i].cpu = pfr_bench_cpu[placement ? i % 2 : 0];
+		run->w[i].cpu = cpus[1 + i];
+		/* the reader waits as the writers do when one shares its
+		 * CPU (or when nothing is pinned) */
+		if (cpus[1 + i] == cpus[0] || cpus[0] < 0)
+			run->reader_yields = 1;
 	}
-	run->reader_yields = placement && nw > 1;
+	run->reader_cpu = cpus[0];
+	run->fair_taken = 0;
 	run->unordered = !!(q->kind & PFR_MW_UNORDERED);
 	if (q->setup(run, &qp))
 		return -2;

@@ -6,6 +6,7 @@
  * results come from.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,69 @@ const char *mw_payload_name(size_t p, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- placement ---- */
+
+/* The CPUs of the affinity mask, in order (at most max); 0 when it
+ * cannot be read. */
+static int mask_cpus(int *cpu, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpu[n++] = c;
+	return n;
+}
+
+void mw_place(const struct mw_opts *op, unsigned writers, int *cpus,
+	      struct mw_place *pl)
+{
+	int mask[PFR_MW_MAX_WRITERS + 1];
+	int nm = mask_cpus(mask, PFR_MW_MAX_WRITERS + 1);
+
+	memset(pl, 0, sizeof(*pl));
+	pl->pinned = pfr_bench_pinned && (op->ncpus || nm);
+	for (unsigned w = 0; w <= writers; w++) {
+		if (!pl->pinned)
+			cpus[w] = -1;
+		else if (op->ncpus == 1)
+			cpus[w] = op->cpus[0];
+		else if (op->ncpus)
+			/* the reader's, then the writers' part in turn */
+			cpus[w] = w ? op->cpus[1 +
+					       (w - 1) % (unsigned)(op->ncpus -
+								    1)]
+				    : op->cpus[0];
+		else
+			/* the others while they last, then all in turn */
+			cpus[w] = mask[w % (unsigned)nm];
+	}
+	for (unsigned w = 1; w <= writers; w++) {
+		int others = 0;
+
+		for (unsigned v = 1; v <= writers; v++)
+			others += v != w && cpus[v] == cpus[w];
+		pl->reader_shared |= !pl->pinned || cpus[w] == cpus[0];
+		if (!pl->pinned || others)
+			pl->timeshared++;
+		else if (cpus[w] == cpus[0])
+			pl->reader++;
+		else
+			pl->own++;
+	}
+}
+
+const char *mw_place_name(const struct mw_place *pl)
+{
+	if (pl->timeshared)
+		return MW_PLACE_TS;
+	return pl->reader ? MW_PLACE_READER : MW_PLACE_OWN;
+}
+
 static double mw_probe_rtt(int quick)
 {
 	double p50 = 0, mean;
@@ -168,7 +232,7 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 	 * preempted one sharing its CPU can make a run last minutes) */
 	run->deadline_ns = (uint64_t)(op->run_ms * 20 * 1e6) + 2000000000ull;
 	w0 = pfr_bench_now_ns();
-	err = pfr_mw_run_once(c->q, run, op->placement);
+	err = pfr_mw_run_once(c->q, run, c->cpus);
 	wall = (double)(pfr_bench_now_ns() - w0);
 	o->delivered = run->delivered;
 	if (err == -2) {
@@ -219,6 +283,8 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 			o->wmax = r;
 	}
 	o->capped = run->stop.v != 0;
+	o->fair = run->fair_max ? (double)run->fair_min / (double)run->fair_max
+				: 1.0;
 	n = run->n;
 	if (run->delivered != n) {
 		snprintf(o->why, sizeof(o->why), "delivered %llu of %llu",
@@ -247,7 +313,8 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 			    : 0;
 	/* the reader lost its CPU: others' jobs (with one or more
 	 * writers on the reader's CPU that is the method, not noise) */
-	o->busy = !op->placement && run->nivcsw[0] >= 2 && run->share[0] < 0.9;
+	o->busy = !c->place.reader_shared && run->nivcsw[0] >= 2 &&
+		  run->share[0] < 0.9;
 out:
 	munmap(run, sizeof(*run));
 	return rc;
@@ -370,6 +437,7 @@ static void mw_rep(struct mw_cell *c, const struct mw_opts *op)
 	c->stall_share[c->nreps] = o.share;
 	c->wmin[c->nreps] = o.wmin;
 	c->wmax[c->nreps] = o.wmax;
+	c->fair[c->nreps] = o.fair;
 	c->busy[c->nreps] = o.busy;
 	c->capped += o.capped;
 	c->nreps++;

@@ -10,7 +10,9 @@
  * (copy in, publish) and leaves; "batch" commits up to run->batch records
  * with pfr_writer_write_deferred() and publishes them at once.  The reader
  * drains every ring once per pfr_group_drain() call, unordered, and checks
- * each record in place in the callback.
+ * each record in place in the callback; "consume" writes as the plain
+ * group does and reads with the batched reader, pfr_group_consume() (each
+ * ring's batch through pfr_reader_consume(), the callback inlined).
  * mpsc: one shared ring (<perfring/mpsc.h>) of the run's capacity, BLOCK:
  * each writer joins, writes each message with pfr_mpsc_write() (reserve
  * under the lock, copy, commit) and leaves; the reader takes batches with
@@ -153,7 +155,7 @@ static int gr_got(void *arg, const struct pfr_group_rec *rec)
 	return 0;
 }
 
-static void gr_consume(void *q, struct pfr_mw_run *run)
+static void gr_consume_any(void *q, struct pfr_mw_run *run, int batched)
 {
 	struct pfr_group *g = (struct pfr_group *)q;
 	unsigned spins = 0;
@@ -163,7 +165,8 @@ static void gr_consume(void *q, struct pfr_mw_run *run)
 		return;
 	}
 	while (pfr_mw_more(run)) {
-		int64_t k = pfr_group_drain(g, gr_got, run, 0);
+		int64_t k = batched ? pfr_group_consume(g, gr_got, run, 0)
+				    : pfr_group_drain(g, gr_got, run, 0);
 
 		if (k < 0) {
 			run->error = (int)k;
@@ -177,6 +180,16 @@ static void gr_consume(void *q, struct pfr_mw_run *run)
 	}
 	pfr_mw_done(run);
 	pfr_group_reader_close(g);
+}
+
+static void gr_consume(void *q, struct pfr_mw_run *run)
+{
+	gr_consume_any(q, run, 0);
+}
+
+static void gr_consume_batched(void *q, struct pfr_mw_run *run)
+{
+	gr_consume_any(q, run, 1);
 }
 #endif
 
@@ -326,6 +339,8 @@ const struct pfr_mw_queue pfr_mw_perfring[] = {
 	 gr_consume, gr_teardown},
 	{"perfring group", "batch", PFR_MW_KIND_OTHER, 1, gr_setup,
 	 gr_produce_batch, gr_consume, gr_teardown},
+	{"perfring group", "consume", PFR_MW_KIND_GROUP, 1, gr_setup,
+	 gr_produce, gr_consume_batched, gr_teardown},
 #endif
 #ifdef PFR_MW_HAVE_MPSC
 	{"perfring mpsc", "", PFR_MW_KIND_MPSC, 1, mp_setup, mp_produce,

@@ -121,11 +121,54 @@ static void targets(FILE *out, const struct mw_cell *cells, int ncells,
 #define PFR_BENCH_CFLAGS "unknown"
 #endif
 
+/* The CPU list as given, or how the default places them. */
+static const char *cpus_text(const struct mw_opts *op, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (!pfr_bench_pinned) {
+		snprintf(buf, len, "none pinned");
+		return buf;
+	}
+	if (!op->ncpus) {
+		snprintf(buf, len,
+			 "default (reader on the first, writers on the "
+			 "others while they last, then on all in turn)");
+		return buf;
+	}
+	buf[0] = 0;
+	for (int i = 0; i < op->ncpus && k + 16 < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%d",
+				      i == 0   ? "reader "
+				      : i == 1 ? ", writers "
+					       : ",",
+				      op->cpus[i]);
+	return buf;
+}
+
+/* A cell's CPUs: "R:w0,w1,...". */
+static void cell_cpus(const struct mw_cell *c, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = 0;
+	if (!c->place.pinned) {
+		snprintf(buf, len, "unpinned");
+		return;
+	}
+	for (unsigned i = 0; i <= c->writers && k + 8 < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%d",
+				      i == 0   ? ""
+				      : i == 1 ? ":"
+					       : ",",
+				      c->cpus[i]);
+}
+
 static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		       double rhi, double mw_busy_share,
 		       const struct mw_cell *cells, int ncells)
 {
-	char cpu[256], kern[256] = "unknown", pn[24];
+	char cpu[256], kern[256] = "unknown", pn[24], cl[256];
 	struct utsname u;
 	cpu_set_t set;
 	int ncpu = 0;
@@ -138,11 +181,9 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		ncpu = CPU_COUNT(&set);
 	if (!op->json) {
-		printf("perfring bench --writers: %s, %d CPUs, reader on "
-		       "CPU%d, writers %s; %s; capacity %zu KiB in all\n",
-		       cpu, ncpu, pfr_bench_cpu[1],
-		       op->placement ? "spread over both CPUs"
-				     : "sharing the other CPU",
+		printf("perfring bench --writers: %s, %d CPUs; CPUs %s; %s; "
+		       "capacity %zu KiB in all\n",
+		       cpu, ncpu, cpus_text(op, cl, sizeof(cl)),
 		       op->processes ? "writers are processes"
 				     : "writers are threads",
 		       op->capacity / 1024);
@@ -156,10 +197,10 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 	fprintf(out, ",\"kernel\":");
 	pfr_cli_json_str(out, kern);
 	fprintf(out,
-		",\"ncpu\":%d,\"reader_cpu\":%d,\"writer_cpus\":\"%s\","
+		",\"ncpu\":%d,\"cpus\":\"%s\","
 		"\"processes\":%s,\"capacity\":%zu,\"reps\":%d,"
 		"\"time_ms\":%.0f,\"quick\":%s,\"writers\":[",
-		ncpu, pfr_bench_cpu[1], op->placement ? "spread" : "shared",
+		ncpu, cpus_text(op, cl, sizeof(cl)),
 		op->processes ? "true" : "false", op->capacity, op->reps,
 		op->run_ms, op->quick ? "true" : "false");
 	for (int i = 0; i < op->nw; i++)
@@ -198,7 +239,8 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 {
 	char lab[96], fl[64], pn[24];
 	double m = 0, lo = 0, hi = 0, p99 = 0, smax = 0, wmin = 0, wmax = 0,
-	       share = 0, rtt = 0;
+	       share = 0, rtt = 0, fair = 0;
+	char cc[PFR_MW_MAX_WRITERS * 5 + 16];
 
 	mw_label(lab, sizeof(lab), c->q);
 	flags(fl, sizeof(fl), c);
@@ -211,7 +253,9 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 		wmax = mw_cell_med(c, c->wmax, NULL, NULL);
 		share = mw_cell_med(c, c->stall_share, NULL, NULL);
 		rtt = mw_cell_med(c, c->rtt, NULL, NULL);
+		fair = mw_cell_med(c, c->fair, NULL, NULL);
 	}
+	cell_cpus(c, cc, sizeof(cc));
 	if (op->json) {
 		fprintf(out, "{\"kind\":\"writers\",\"queue\":");
 		pfr_cli_json_str(out, c->q->name);
@@ -221,8 +265,13 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 		pfr_cli_json_str(out, lab);
 		fprintf(out,
 			",\"writers\":%u,\"payload\":\"%s\","
-			"\"processes\":%s,\"supported\":%s",
+			"\"processes\":%s,\"placement\":\"%s\","
+			"\"writers_own_cpu\":%u,\"writers_with_reader\":%u,"
+			"\"writers_time_shared\":%u,\"cpus\":\"%s\","
+			"\"supported\":%s",
 			c->writers, pn, op->processes ? "true" : "false",
+			mw_place_name(&c->place), c->place.own, c->place.reader,
+			c->place.timeshared, cc,
 			c->unsupported ? "false" : "true");
 		if (c->unsupported) {
 			fprintf(out, "}\n");
@@ -242,9 +291,10 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 				"\"mps_max\":%.0f,\"writer_mps_min\":%.3f,"
 				"\"writer_mps_max\":%.3f,"
 				"\"stall_p99_ns\":%.0f,\"stall_max_ns\":%.0f,"
-				"\"stall_share\":%.4f,\"rtt_ns\":%.1f",
+				"\"stall_share\":%.4f,\"rtt_ns\":%.1f,"
+				"\"fairness\":%.3f",
 				m, lo, hi, wmin * 1e6, wmax * 1e6, p99, smax,
-				share, rtt);
+				share, rtt, fair);
 		fprintf(out, ",\"flags\":\"%s\"", fl);
 		if (c->failed) {
 			fprintf(out, ",\"error\":");
@@ -261,13 +311,14 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 		return;
 	}
 	fprintf(out,
-		"%-26s %2u %4s %8.2f  %7.2f-%-7.2f %7.2f %7.2f %9.1f %9.1f "
-		"%5.1f%% %s\n",
-		lab, c->writers, pn, m / 1e6, lo / 1e6, hi / 1e6, wmin, wmax,
-		p99 / 1e3, smax / 1e3, 100 * share, fl);
+		"%-26s %2u %4s %8.2f  %7.2f-%-7.2f %5.2f %7.2f %7.2f %9.1f "
+		"%9.1f %5.1f%% %-18s %-9s %s\n",
+		lab, c->writers, pn, m / 1e6, lo / 1e6, hi / 1e6, fair, wmin,
+		wmax, p99 / 1e3, smax / 1e3, 100 * share,
+		mw_place_name(&c->place), cc, fl);
 }
 
-/* With 3 or more writers on the 2 CPUs: the reader's stall. */
+/* With 3 or more writers: the reader's stall. */
 static void stalls(FILE *out, const struct mw_cell *cells, int ncells)
 {
 	for (int i = 0; i < ncells; i++) {
@@ -280,14 +331,15 @@ static void stalls(FILE *out, const struct mw_cell *cells, int ncells)
 			continue;
 		mw_label(lab, sizeof(lab), c->q);
 		fprintf(out,
-			"  %s, %u writers on 2 CPUs, %s B: reader stall p99 "
-			"%.1f us, max %.1f us; slowest writer %.2f M/s (none "
-			"starved)\n",
-			lab, c->writers,
+			"  %s, %u writers (%s), %s B: reader stall p99 "
+			"%.1f us, max %.1f us; slowest writer %.2f M/s, "
+			"fairness %.2f\n",
+			lab, c->writers, mw_place_name(&c->place),
 			mw_payload_name(c->payload, pn, sizeof(pn)),
 			mw_cell_med(c, c->p99, NULL, NULL) / 1e3,
 			mw_cell_maxv(c, c->smax) / 1e3,
-			mw_cell_med(c, c->wmin, NULL, NULL));
+			mw_cell_med(c, c->wmin, NULL, NULL),
+			mw_cell_med(c, c->fair, NULL, NULL));
 	}
 }
 
@@ -299,13 +351,16 @@ int mw_report(FILE *out, const struct mw_cell *cells, int ncells,
 	print_meta(out, op, rlo, rhi, bshare, cells, ncells);
 	if (!op->json) {
 		fprintf(out,
-			"\n%-26s %2s %4s %8s  %-15s %7s %7s %9s %9s %6s "
-			"%s\n",
-			"contestant", "w", "B", "M msg/s", "  range", "wr min",
-			"wr max", "stall p99", "stall max", "stall", "flags");
-		fprintf(out, "%-26s %2s %4s %8s  %-15s %7s %7s %9s %9s %6s\n",
-			"", "", "", "(median)", "", "M/s", "M/s", "us", "us",
-			"share");
+			"\n%-26s %2s %4s %8s  %-15s %5s %7s %7s %9s %9s %6s "
+			"%-18s %-9s %s\n",
+			"contestant", "w", "B", "M msg/s", "  range", "fair",
+			"wr min", "wr max", "stall p99", "stall max", "stall",
+			"placement", "CPUs", "flags");
+		fprintf(out,
+			"%-26s %2s %4s %8s  %-15s %5s %7s %7s %9s %9s %6s "
+			"%-18s %-9s\n",
+			"", "", "", "(median)", "", "", "M/s", "M/s", "us",
+			"us", "share", "", "R:writers");
 	}
 	for (int i = 0; i < ncells; i++) {
 		print_cell(out, &cells[i], op);

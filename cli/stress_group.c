@@ -18,6 +18,19 @@
  * writer must notice and exit with status 3); --reattach hands the
  * reader role to a second reader process half-way (it resumes at the
  * published tails and the totals must still be exact).
+ *
+ * Progress (unordered readers): every record a writer had published
+ * before a drain call began is delivered by the end of that call - the
+ * call takes one batch from every held ring, each batch up to the head
+ * the call loaded.  So after each call the reader loads every writer's
+ * count of accepted records (a release store by the writer after its
+ * write returned; an acquire load here), and after the next call checks
+ * that it has read at least that many of the writer's records; a writer
+ * short of it is a progress failure.  With N writers and R records to a
+ * ring at most, no writer waits while the others have more than
+ * 2 (N - 1) R records delivered (docs/group.md; more while rings of
+ * writers that left are drained: up to 8 batches each per call).  --consume reads with
+ * pfr_group_consume(), the batched reader, instead of pfr_group_drain().
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -44,7 +57,7 @@
 struct gs_cfg {
 	uint32_t writers, slots;
 	double seconds;
-	int policy, ordered, processes, json, wait;
+	int policy, ordered, processes, json, wait, consume;
 	int kill_writer, kill_reader, reattach;
 	uint64_t ring_size;
 };
@@ -65,6 +78,9 @@ struct gs_shared {
 	uint32_t reader_done;
 	uint64_t last_time, corrupt, bad_seq, bad_order, records;
 	uint64_t reclaimed, freed, merge_max, readers;
+	/* progress: checks made, writers found short, the most records
+	 * one drain call delivered */
+	uint64_t progress_checks, progress_short, max_call;
 	char first_error[200];
 	struct gs_writer w[GS_MAXW + 1];
 	struct gs_check c[GS_MAXW + 1];
@@ -146,9 +162,15 @@ static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
 		 * published no more than it counted */
 		__atomic_store_n(&me->attempted, seq, __ATOMIC_RELAXED);
 		err = pfr_writer_write(&w, 1, &r, 32 + fill);
-		if (!err)
-			__atomic_store_n(&me->accepted, me->accepted + 1,
-					 __ATOMIC_RELAXED);
+		if (!err) {
+			uint64_t acc = me->accepted + 1;
+
+			/* purpose: the count after the record's publication;
+			 * pairs with the acquire load in gs_progress(): a
+			 * reader that sees the count sees the head that
+			 * published the record */
+			__atomic_store_n(&me->accepted, acc, __ATOMIC_RELEASE);
+		}
 		/* a dead reader: noticed within ~50 ms, tolerated for 2 s
 		 * (a new reader may take over) */
 		if (r.time >= next_check) {
@@ -246,6 +268,39 @@ static int gs_check(void *arg, const struct pfr_group_rec *rec)
 	return 0;
 }
 
+/* After a drain call: each writer must have had delivered every record
+ * it had published before this call began (its accepted count loaded
+ * after the previous call, seen[]); then loads the counts for the next
+ * check.  Unordered readers only (an ordered reader holds records back
+ * until every writer has reached their time). */
+static void gs_progress(struct gs_shared *S, uint64_t *seen, uint32_t nw,
+			int64_t got)
+{
+	if ((uint64_t)got > S->max_call)
+		S->max_call = (uint64_t)got;
+	for (uint32_t i = 0; i < nw; i++) {
+		if (S->c[i].read < seen[i]) {
+			S->progress_short++;
+			gs_error(S,
+				 "writer %u: %llu records published before "
+				 "the drain call, %llu delivered after it",
+				 i, (unsigned long long)seen[i],
+				 (unsigned long long)S->c[i].read);
+		}
+		/* purpose: pairs with the release store of accepted in
+		 * gs_write(): the records counted are published */
+		seen[i] = __atomic_load_n(&S->w[i].accepted, __ATOMIC_ACQUIRE);
+	}
+	S->progress_checks++;
+}
+
+static int64_t gs_drain(struct pfr_group *g, struct gs_rctx *x, uint32_t flags)
+{
+	if (x->cfg->consume)
+		return pfr_group_consume(g, gs_check, x, flags);
+	return pfr_group_drain(g, gs_check, x, flags);
+}
+
 /* Reads until `until_ns` (0: until every writer is done and every slot
  * freed), then, when handing over, drains everything and gives the role
  * up.  Returns 0 or a PFR_E_* code. */
@@ -255,10 +310,13 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 {
 	struct gs_rctx x = {S, cfg};
 	struct pfr_group_stats st;
+	static uint64_t seen[GS_MAXW + 1];
 	int err = pfr_group_reader_open(g, cfg->ordered, NULL, NULL);
 
 	if (err)
 		return err;
+	/* a new reader starts from nothing owed */
+	memset(seen, 0, sizeof(seen));
 	S->readers++;
 	/* time order holds within one reader's run: a reader that hands
 	 * over flushes everything it queued (PFR_GROUP_DRAIN_ALL), and
@@ -266,7 +324,7 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 	S->last_time = 0;
 	pfr_group_set_reclaim_interval(g, 20000000ull);
 	for (;;) {
-		int64_t n = pfr_group_drain(g, gs_check, &x, 0);
+		int64_t n = gs_drain(g, &x, 0);
 		int all_done = 1;
 
 		if (n < 0) {
@@ -274,6 +332,8 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 			err = (int)-n;
 			break;
 		}
+		if (!cfg->ordered)
+			gs_progress(S, seen, nwriters, n);
 		if (until_ns && pfr_cli_now_ns() >= until_ns)
 			break;
 		if (stop_early && stop_early(arg))
@@ -283,7 +343,7 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 							 __ATOMIC_RELAXED);
 		pfr_group_stats(g, &st);
 		if (!until_ns && all_done && st.active == 0) {
-			n = pfr_group_drain(g, gs_check, &x, 0);
+			n = gs_drain(g, &x, 0);
 			pfr_group_stats(g, &st);
 			if (st.active == 0)
 				break;
@@ -291,7 +351,7 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 		if (n == 0 && cfg->wait)
 			pfr_group_wait(g, 10000000ull);
 	}
-	pfr_group_drain(g, gs_check, &x, PFR_GROUP_DRAIN_ALL);
+	gs_drain(g, &x, PFR_GROUP_DRAIN_ALL);
 	pfr_group_stats(g, &st);
 	S->reclaimed += st.reclaimed;
 	S->freed += st.freed;
@@ -315,6 +375,7 @@ static void gs_usage(FILE *f)
 		"      --ring-size N   each writer's data area (default 16Ki)\n"
 		"      --processes     writers are processes attaching by memfd\n"
 		"      --wait          the reader sleeps in pfr_group_wait()\n"
+		"      --consume       the batched reader, pfr_group_consume()\n"
 		"      --kill-writer   SIGKILL writer 0 half-way (--processes)\n"
 		"      --kill-reader   SIGKILL the reader half-way (--processes)\n"
 		"      --reattach      hand the reader role to a new process\n"
@@ -364,6 +425,7 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"processes", no_argument, NULL, 'P'},
 		{"wait", no_argument, NULL, 'W'},
+		{"consume", no_argument, NULL, 'C'},
 		{"kill-writer", no_argument, NULL, 'K'},
 		{"kill-reader", no_argument, NULL, 'R'},
 		{"reattach", no_argument, NULL, 'A'},
@@ -429,6 +491,9 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 			break;
 		case 'W':
 			cfg->wait = 1;
+			break;
+		case 'C':
+			cfg->consume = 1;
 			break;
 		case 'K':
 			cfg->kill_writer = 1;
@@ -645,6 +710,14 @@ static int gs_verdict(struct gs_shared *S, const struct gs_cfg *cfg, uint32_t n)
 		fail = 1;
 		gs_error(S, "no second reader");
 	}
+	/* progress: every writer's published records came out by the next
+	 * drain call (the error names the first writer found short) */
+	if (S->progress_short)
+		fail = 1;
+	if (!cfg->ordered && !cfg->kill_reader && !S->progress_checks) {
+		fail = 1;
+		gs_error(S, "no progress check was made");
+	}
 	return fail;
 }
 
@@ -679,6 +752,8 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 		       "\"corrupt\":%llu,\"bad_seq\":%llu,"
 		       "\"bad_order\":%llu,\"reclaimed\":%llu,"
 		       "\"freed\":%llu,\"merge_max_queued\":%llu,"
+		       "\"reader\":\"%s\",\"progress_checks\":%llu,"
+		       "\"progress_short\":%llu,\"max_per_drain\":%llu,"
 		       "\"result\":\"%s\"",
 		       nw, cfg->processes, cfg->ordered,
 		       pfr_policy_name((enum pfr_policy)cfg->policy), cfg->wait,
@@ -694,7 +769,10 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 		       (unsigned long long)S->reclaimed,
 		       (unsigned long long)S->freed,
 		       (unsigned long long)S->merge_max,
-		       fail ? "fail" : "pass");
+		       cfg->consume ? "consume" : "drain",
+		       (unsigned long long)S->progress_checks,
+		       (unsigned long long)S->progress_short,
+		       (unsigned long long)S->max_call, fail ? "fail" : "pass");
 		if (S->first_error[0]) {
 			printf(",\"error\":");
 			pfr_cli_json_str(stdout, S->first_error);
@@ -702,12 +780,13 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 		printf("}\n");
 		return;
 	}
-	printf("group %s %s %u writers%s%s%s: written %llu, read %llu, lost "
-	       "%llu, corrupt %llu, seq errors %llu, order errors %llu, "
-	       "reclaimed %llu: %s\n",
+	printf("group %s %s %u writers%s%s%s%s: written %llu, read %llu, "
+	       "lost %llu, corrupt %llu, seq errors %llu, order errors %llu, "
+	       "reclaimed %llu, progress short %llu of %llu checks: %s\n",
 	       cfg->ordered ? "ordered" : "unordered",
 	       pfr_policy_name((enum pfr_policy)cfg->policy), nw,
 	       cfg->processes ? " (processes)" : "", cfg->wait ? " wait" : "",
+	       cfg->consume ? " consume" : "",
 	       cfg->kill_writer	  ? " kill-writer"
 	       : cfg->kill_reader ? " kill-reader"
 	       : cfg->reattach	  ? " reattach"
@@ -715,7 +794,9 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 	       (unsigned long long)wr, (unsigned long long)rd,
 	       (unsigned long long)lo, (unsigned long long)S->corrupt,
 	       (unsigned long long)S->bad_seq, (unsigned long long)S->bad_order,
-	       (unsigned long long)S->reclaimed, fail ? "FAIL" : "ok");
+	       (unsigned long long)S->reclaimed,
+	       (unsigned long long)S->progress_short,
+	       (unsigned long long)S->progress_checks, fail ? "FAIL" : "ok");
 	if (S->first_error[0])
 		printf("  first error: %s\n", S->first_error);
 }

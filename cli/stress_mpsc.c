@@ -148,7 +148,7 @@ static void ms_fill(unsigned char *p, uint32_t id, uint64_t seq, uint32_t len)
  * the longest. */
 static void ms_progress(struct ms_writer *w, uint64_t *last, int commit)
 {
-	uint64_t now = ms_now();
+	uint64_t now = pfr_cli_now_ns();
 
 	if (now - *last > w->max_gap_ns)
 		w->max_gap_ns = now - *last;
@@ -205,7 +205,7 @@ static int ms_write(struct ms_wctx *x)
 	struct ms_writer *w = &sh->w[x->id];
 	struct pfr_mpsc_producer p;
 	uint64_t seq = 0, rnd = 0x9e3779b97f4a7c15ull * (x->id + 1), end;
-	uint64_t hook_at = 0, fails = 0, last = ms_now();
+	uint64_t hook_at = 0, fails = 0, last = pfr_cli_now_ns();
 	int err = pfr_mpsc_join(x->m, &p);
 
 	if (err) {

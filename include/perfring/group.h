@@ -77,6 +77,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <perfring/common.h>
 #include <perfring/ring.h>
@@ -199,7 +200,7 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
 	0x1u /* ordered: also flush every queued record
 				  * (at the end, or to bound the latency) */
 
-/* Drains every active ring once (one batch each: begin, next..., end),
+/* Drains every active ring once (one batch each: begin, consume, end),
  * frees the slots of writers that left or died once drained, checks
  * owners for death at most every reclaim interval, and delivers records
  * to fn: unordered straight from the rings, ordered through the merge.
@@ -217,6 +218,143 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
  * periodic /proc reads of the owner check. */
 PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 				uint32_t flags);
+/*
+ * The batched reader: pfr_group_consume() drains as pfr_group_drain()
+ * does (the same records, LOST records, slot life, errors and return
+ * value), but takes each ring's batch with the single ring's
+ * pfr_reader_consume(): one pass over the batch's headers, fn inlined
+ * when it is known at the call site (a static function), one tail
+ * publication per ring batch.  Unordered groups only go through the
+ * inline path; a time-ordered group is drained by pfr_group_drain()
+ * (the merge keeps the time order), so the promise above holds either
+ * way.  Rings of writers that left or died are drained out of line, as
+ * pfr_group_drain() drains them.
+ *
+ * The iterator beneath it, for a reader that walks the rings itself:
+ *
+ *	struct pfr_group_iter it;
+ *	int rc = pfr_group_iter_begin(g, &it, fn, arg, flags);
+ *
+ *	while (rc >= 0 && (rc = pfr_group_iter_next(g, &it)) > 0) {
+ *		int64_t n = pfr_reader_consume(it.r, my_fn, my_ctx, 0);
+ *
+ *		it.got = n < 0 ? records_my_fn_saw : n;
+ *		it.err = n < 0 ? (int)n : 0;
+ *	}
+ *	// rc < 0: an error; else it.total records were delivered
+ *
+ * pfr_group_iter_begin() rescans the directory and checks owners as a
+ * drain does (an ordered group: drains it whole, through fn); each
+ * pfr_group_iter_next() ends the previous ring's batch (publishing its
+ * tail; it.got is the number of records the caller took from it, it.err
+ * 0 or the negative error pfr_reader_consume() or pfr_reader_next()
+ * returned, which quarantines the slot, it.lost the records the LOST
+ * records taken from it counted) and begins the next ring that has records: 1 with it.r,
+ * it.slot and it.tag set; 0 at the end of the round (slots of writers
+ * that left or died freed, as a drain frees them); or a negative value:
+ * fn's stop (from a closing ring, drained through fn) or a hostile
+ * slot's error, reported once (pfr_group_drain()'s rule).  Records are
+ * taken from it.r only between the two calls, and only by the reader.
+ * A caller that stops in the middle of a ring calls
+ * pfr_group_iter_stop(): it ends that ring's batch (the records counted
+ * in it.got are consumed) and leaves the round unfinished.
+ * Concurrency: the reader only.  Progress: as pfr_group_drain().
+ */
+struct pfr_group_iter {
+	struct pfr_reader *r; /* the ring whose batch is begun */
+	uint32_t slot; /* its slot */
+	uint64_t tag; /* its writer's tag */
+	int64_t got; /* set by the caller: records taken from r */
+	int err; /* set by the caller: the ring's error (negative), or 0 */
+	uint64_t lost; /* set by the caller: LOST records' counts */
+	int64_t total; /* records delivered this round */
+	/* private */
+	pfr_group_fn fn;
+	void *arg;
+	uint32_t k, n, cur, done;
+};
+PFR_API int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
+				 pfr_group_fn fn, void *arg, uint32_t flags);
+PFR_API int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it);
+PFR_API void pfr_group_iter_stop(struct pfr_group *g,
+				 struct pfr_group_iter *it);
+
+/* pfr_group_consume()'s per-record step: a ring's record as a group
+ * record, LOST counts noted, fn's stop kept (private). */
+struct pfr__group_cb {
+	pfr_group_fn fn;
+	void *arg;
+	uint32_t slot;
+	uint64_t tag;
+	uint64_t lost;
+	int64_t count; /* records passed to fn */
+	int stop;
+};
+
+PFR__INLINE int pfr__group_cb_fn(void *ctx, const struct pfr_record *rec)
+{
+	struct pfr__group_cb *x = (struct pfr__group_cb *)ctx;
+	struct pfr_group_rec gr;
+	int rc;
+
+	x->count++;
+	if (__builtin_expect(rec->hdr.type == PFR_RECORD_LOST, 0) &&
+	    rec->len >= 16) {
+		uint64_t n;
+
+		memcpy(&n, (const unsigned char *)rec->payload + 8, 8);
+		x->lost += n;
+	}
+	if (!x->fn)
+		return 0;
+	gr.hdr = rec->hdr;
+	gr.payload = rec->payload;
+	gr.len = rec->len;
+	gr.slot = x->slot;
+	gr.tag = x->tag;
+	gr.time = 0;
+	rc = x->fn(x->arg, &gr);
+	if (__builtin_expect(rc < 0, 0)) {
+		x->stop = rc;
+		return 1;
+	}
+	return 0;
+}
+
+/* Drains every active ring once, as pfr_group_drain() (see above).
+ * Returns the records delivered (>= 0), fn's negative return, or a
+ * negative error.  Concurrency: the reader only.  Progress: as
+ * pfr_group_drain(). */
+PFR__INLINE int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
+				      void *arg, uint32_t flags)
+{
+	struct pfr_group_iter it;
+	struct pfr__group_cb x;
+	int64_t n;
+	int rc = pfr_group_iter_begin(g, &it, fn, arg, flags);
+
+	if (rc < 0)
+		return rc;
+	x.fn = fn;
+	x.arg = arg;
+	while ((rc = pfr_group_iter_next(g, &it)) > 0) {
+		x.slot = it.slot;
+		x.tag = it.tag;
+		x.lost = 0;
+		x.count = 0;
+		x.stop = 0;
+		n = pfr_reader_consume(it.r, pfr__group_cb_fn, &x, 0);
+		it.got = x.count;
+		it.err = n < 0 ? (int)n : 0;
+		it.lost = x.lost;
+		if (__builtin_expect(x.stop != 0, 0)) {
+			pfr_group_iter_stop(g, &it);
+			return x.stop;
+		}
+	}
+	return rc < 0 ? rc : it.total;
+}
+
 /* Blocks until a writer publishes, joins or leaves, or timeout_ns passes
  * (UINT64_MAX: forever).  Returns 1 (something to drain), 0 (time-out) or
  * -PFR_E_INVAL (no PFR_GROUP_WAIT).  A writer that dies cannot wake the

@@ -5,7 +5,7 @@
  * other FFI that binds to symbols.  Each twin has the public name, the
  * arguments, the return value, the concurrency rule and the progress
  * guarantee of its inline function (see <perfring/ring.h>,
- * <perfring/mpsc.h> and <perfring/perf.h>), and is exported at
+ * <perfring/mpsc.h>, <perfring/group.h> and <perfring/perf.h>), and is exported at
  * PERFRING_0.2.  C and C++ callers keep the inline functions: a static
  * inline function in their own translation unit is a different object
  * from the library's global symbol of the same name, so the two never
@@ -52,6 +52,7 @@
 #define pfr_mpsc_next pfr__ffi_mpsc_next
 #define pfr_mpsc_end pfr__ffi_mpsc_end
 #define pfr_perf_u64 pfr__ffi_perf_u64
+#define pfr_group_consume pfr__ffi_group_consume
 
 #include <string.h>
 
@@ -86,6 +87,7 @@
 #undef pfr_mpsc_next
 #undef pfr_mpsc_end
 #undef pfr_perf_u64
+#undef pfr_group_consume
 
 /* The twins' prototypes: the header's, under the public names. */
 PFR_API int pfr_writer_reserve(struct pfr_writer *w, uint32_t type, size_t len,
@@ -121,6 +123,8 @@ PFR_API int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r);
 PFR_API int pfr_mpsc_next(struct pfr_mpsc_reader *r, struct pfr_record *rec);
 PFR_API void pfr_mpsc_end(struct pfr_mpsc_reader *r);
 PFR_API uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i);
+PFR_API int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
+				  void *arg, uint32_t flags);
 PFR_API size_t pfr_ffi_sizeof(const char *type);
 
 /* --- <perfring/ring.h>: the writer --- */
@@ -268,6 +272,14 @@ uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 	return pfr__ffi_perf_u64(p, i);
 }
 
+/* --- <perfring/group.h> --- */
+
+int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			  uint32_t flags)
+{
+	return pfr__ffi_group_consume(g, fn, arg, flags);
+}
+
 /*
  * The size of a public struct an FFI caller allocates or lays out itself,
  * by its name without "struct " ("pfr_writer", "pfr_reader",
@@ -297,6 +309,7 @@ size_t pfr_ffi_sizeof(const char *type)
 		PFR__FFI_SIZE(pfr_mpsc_stats),
 		PFR__FFI_SIZE(pfr_group_opts),
 		PFR__FFI_SIZE(pfr_group_stats),
+		PFR__FFI_SIZE(pfr_group_iter),
 #undef PFR__FFI_SIZE
 	};
 

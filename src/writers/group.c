@@ -1061,49 +1061,75 @@ static int pfr__take(struct pfr_group *g, uint32_t i,
  * memory is untrusted) must not keep the reader in one call forever. */
 #define PFR__LAST_BATCHES 8
 
-/* One batch from slot i; a closing or dead slot is drained to the end
- * (its head loaded after the state that said so: S) and marked drained,
- * in later calls if it is still being written.
+/* pfr_reader_consume()'s callback in a drain: one record taken (to fn or
+ * into the merge), fn's stop kept. */
+struct pfr__take_ctx {
+	struct pfr_group *g;
+	pfr_group_fn fn;
+	void *arg;
+	int64_t count; /* records taken */
+	uint32_t i;
+	int err; /* fn's (or the merge's) negative return */
+	int full; /* the merge refused a record: it stays in the ring */
+	uint64_t full_pos; /* that record's position */
+};
+
+static int pfr__take_cb(void *ctx, const struct pfr_record *rec)
+{
+	struct pfr__take_ctx *t = ctx;
+	int err = pfr__take(t->g, t->i, rec, t->fn, t->arg);
+
+	if (err == -PFR_E_NOSPC && t->g->merge) {
+		/* the merge is full: the record stays in the ring, for a
+		 * later drain */
+		t->full = 1;
+		t->full_pos = rec->pos;
+		return 1;
+	}
+	t->count++;
+	if (err < 0) {
+		t->err = err;
+		return 1;
+	}
+	return 0;
+}
+
+/* One batch from slot i, through pfr_reader_consume() (one pass over the
+ * batch's headers); a closing or dead slot is drained to the end (its
+ * head loaded after the state that said so: S) and marked drained, in
+ * later calls if it is still being written.
  * Returns the records taken, or fn's (or the merge's) negative return. */
 static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			       void *arg)
 {
 	struct pfr__rslot *s = &g->rs[i];
-	struct pfr_record rec;
-	int64_t n = 0, avail;
-	int last = s->closing || s->dead, rc, batches = 0;
+	struct pfr__take_ctx t = {g, fn, arg, 0, i, 0, 0, 0};
+	int64_t avail, got;
+	int last = s->closing || s->dead, batches = 0;
 
 	do {
 		avail = pfr_reader_begin(&s->r);
 		if (avail < 0) {
 			pfr__quarantine(g, i, (int)avail);
-			return 0;
+			return t.count;
 		}
-		while ((rc = pfr_reader_next(&s->r, &rec)) == 1) {
-			int err = pfr__take(g, i, &rec, fn, arg);
-
-			if (err == -PFR_E_NOSPC && g->merge) {
-				/* the merge is full: the record stays in
-				 * the ring, for a later drain */
-				s->r.tail = rec.pos;
-				pfr_reader_end(&s->r);
-				g->queue_full = 1;
-				return n;
-			}
-			n++;
-			if (err < 0) {
-				pfr_reader_end(&s->r);
-				return err;
-			}
+		got = pfr_reader_consume(&s->r, pfr__take_cb, &t, 0);
+		if (t.full) {
+			s->r.tail = t.full_pos;
+			pfr_reader_end(&s->r);
+			g->queue_full = 1;
+			return t.count;
 		}
 		pfr_reader_end(&s->r);
-		if (rc < 0) {
-			pfr__quarantine(g, i, rc);
-			return n;
+		if (t.err < 0)
+			return t.err;
+		if (got < 0) {
+			pfr__quarantine(g, i, (int)got);
+			return t.count;
 		}
 	} while (last && avail > 0 && ++batches < PFR__LAST_BATCHES);
 	if (last && avail > 0)
-		return n; /* not at its end yet: the next call goes on */
+		return t.count; /* not at its end yet: the next call goes on */
 	if (last) {
 		struct pfr_ring_ctl *c = pfr__ctl(g, i);
 		uint64_t pend = pfr__ring_lost_pending(c);
@@ -1124,17 +1150,17 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			err = pfr__take(g, i, &r2, fn, arg);
 			if (err == -PFR_E_NOSPC && g->merge) {
 				g->queue_full = 1; /* again next time */
-				return n;
+				return t.count;
 			}
 			if (err < 0)
 				return err;
-			n++;
+			t.count++;
 		}
 		s->drained = 1;
 		if (g->merge)
 			pfr_merge_close_source(g->merge, i);
 	}
-	return n;
+	return t.count;
 }
 
 /* Frees slot i (drained: the writer left or died) and forgets it. */
@@ -1170,6 +1196,49 @@ static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 	s->open = 0;
 }
 
+/* A drain's start: the directory rescanned, owners checked for death at
+ * most every reclaim interval. */
+static void pfr__drain_start(struct pfr_group *g)
+{
+	pfr__scan(g);
+	if (g->reclaim_ns != UINT64_MAX) {
+		uint64_t now = pfr__now_ns();
+
+		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
+			g->last_check = now;
+			pfr__check_owners(g);
+		}
+	}
+}
+
+/* A drain's end: hostile slots dropped, drained ones freed once their
+ * records have all been delivered (ordered: every one up to the slot's
+ * last time, the merge's limit); the error of a slot turned hostile,
+ * reported once, or 0. */
+static int pfr__drain_finish(struct pfr_group *g, uint64_t limit)
+{
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < g->nact;) {
+		uint32_t i = g->act[k];
+		struct pfr__rslot *s = &g->rs[i];
+
+		if (s->bad) {
+			s->open = 0;
+		} else if (s->drained && s->last_time <= limit) {
+			pfr__free_slot(g, i);
+		} else {
+			k++;
+			continue;
+		}
+		g->act[k] = g->act[--g->nact];
+	}
+	rc = g->pending_err;
+	g->pending_err = 0;
+	return rc;
+}
+
 int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 			uint32_t flags)
 {
@@ -1181,15 +1250,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 	if (!g || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
 		return -PFR_E_INVAL;
 	g->queue_full = 0;
-	pfr__scan(g);
-	if (g->reclaim_ns != UINT64_MAX) {
-		uint64_t now = pfr__now_ns();
-
-		if (!g->reclaim_ns || now - g->last_check >= g->reclaim_ns) {
-			g->last_check = now;
-			pfr__check_owners(g);
-		}
-	}
+	pfr__drain_start(g);
 	/* one batch per ring, round robin: start one slot further each
 	 * call */
 	n = g->nact;
@@ -1235,27 +1296,119 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		g->st.merge_max_queued = ms.max_queued;
 		g->st.merge_max_queued_bytes = ms.max_queued_bytes;
 	}
-	/* drop hostile slots; free drained ones whose records have all
-	 * been delivered (ordered: every one up to the slot's last time) */
-	for (k = 0; k < g->nact;) {
-		uint32_t i = g->act[k];
-		struct pfr__rslot *s = &g->rs[i];
-
-		if (s->bad) {
-			s->open = 0;
-		} else if (s->drained && s->last_time <= limit) {
-			pfr__free_slot(g, i);
-		} else {
-			k++;
-			continue;
-		}
-		g->act[k] = g->act[--g->nact];
-	}
-	rc = g->pending_err;
-	g->pending_err = 0;
+	rc = pfr__drain_finish(g, limit);
 	if (!rc && g->queue_full && !total)
 		rc = -PFR_E_NOSPC; /* stuck at the cap */
 	return rc ? rc : total;
+}
+
+/* ---- the batched reader: pfr_group_consume()'s iterator ---- */
+
+#define PFR__ITER_NONE UINT32_MAX
+
+int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
+			 pfr_group_fn fn, void *arg, uint32_t flags)
+{
+	if (!g || !it || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
+		return -PFR_E_INVAL;
+	memset(it, 0, sizeof(*it));
+	it->fn = fn;
+	it->arg = arg;
+	it->cur = PFR__ITER_NONE;
+	if (g->ordered) {
+		/* the time order needs the merge: the whole drain, here */
+		int64_t got = pfr_group_drain(g, fn, arg, flags);
+
+		it->done = 1;
+		if (got < 0)
+			return (int)got;
+		it->total = got;
+		return 0;
+	}
+	pfr__drain_start(g);
+	it->n = g->nact;
+	return 0;
+}
+
+/* Ends the batch the caller took from the current ring: its count, its
+ * error (the slot turns hostile), its tail published (D). */
+static void pfr__iter_end_ring(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	uint32_t i = it->cur;
+	struct pfr__rslot *s;
+
+	if (i == PFR__ITER_NONE || i >= g->nslots)
+		return;
+	s = &g->rs[i];
+	it->cur = PFR__ITER_NONE;
+	if (it->got > 0) {
+		it->total += it->got;
+		g->st.records += (uint64_t)it->got;
+	}
+	g->st.lost += it->lost;
+	pfr_reader_end(&s->r);
+	if (it->err < 0)
+		pfr__quarantine(g, i, it->err);
+}
+
+int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	int rc;
+
+	if (!g || !it || !g->reader)
+		return -PFR_E_INVAL;
+	if (it->done)
+		return 0;
+	pfr__iter_end_ring(g, it);
+	if (it->n > g->nact)
+		it->n = g->nact; /* the caller's memory: keep within act */
+	while (it->k < it->n) {
+		uint32_t i = g->act[(g->rr + it->k) % it->n];
+		struct pfr__rslot *s = &g->rs[i];
+		int64_t avail;
+
+		it->k++;
+		if (s->bad || s->drained)
+			continue;
+		if (s->closing || s->dead) {
+			/* to its end, LOST count and all, out of line */
+			int64_t got = pfr__drain_slot(g, i, it->fn, it->arg);
+
+			if (got < 0)
+				return (int)got; /* fn's own stop */
+			it->total += got;
+			continue;
+		}
+		avail = pfr_reader_begin(&s->r);
+		if (avail < 0) {
+			pfr__quarantine(g, i, (int)avail);
+			continue;
+		}
+		if (!avail)
+			continue;
+		it->cur = i;
+		it->r = &s->r;
+		it->slot = i;
+		it->tag = s->tag;
+		it->got = 0;
+		it->err = 0;
+		it->lost = 0;
+		return 1;
+	}
+	g->rr = it->n ? (g->rr + 1) % it->n : 0;
+	it->done = 1;
+	it->r = NULL;
+	rc = pfr__drain_finish(g, UINT64_MAX);
+	return rc;
+}
+
+void pfr_group_iter_stop(struct pfr_group *g, struct pfr_group_iter *it)
+{
+	if (!g || !it || !g->reader)
+		return;
+	pfr__iter_end_ring(g, it);
+	it->done = 1;
+	it->r = NULL;
 }
 
 /* ---- waiting ---- */

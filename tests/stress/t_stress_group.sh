@@ -6,7 +6,11 @@
 # threads and processes, DROP and BLOCK, polling and sleeping readers; the
 # failure drills: a writer killed with SIGKILL (its slot reclaimed and
 # rejoined), the reader killed (every writer notices and exits 3), the
-# reader role handed to a new process.  Short here (STRESS_SECONDS).
+# reader role handed to a new process; the same with the batched reader
+# (--consume); and progress: with 8 writers, every record a writer had
+# published before a drain call began came out by the end of that call
+# (so no writer waits while the others have more than 2 (N - 1) R records
+# delivered).  Short here (STRESS_SECONDS).
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
@@ -38,6 +42,25 @@ for pol in drop block; do
 done
 check "8 writers on a small ring, ordered" --writers 8 --ordered \
 	--ring-size 4096
+for rd in "" --consume; do
+	out=$($PERFRING stress --mode group --seconds "$secs" --json \
+		--writers 8 --policy block --ring-size 4096 $rd 2>&1)
+	if grep -q '"result":"pass"' <<<"$out" &&
+		grep -q '"progress_short":0,' <<<"$out" &&
+		! grep -q '"progress_checks":0,' <<<"$out"; then
+		pass "progress, 8 writers, block ${rd:-(drain)}: every writer's records out by the next call"
+	else
+		fail "progress, 8 writers, block ${rd:-(drain)}"
+	fi
+	echo "$out" | diag
+done
+check "consume: threads, unordered, drop" --writers 4 --consume
+check "consume: threads, ordered, block, sleeping reader" --writers 4 \
+	--policy block --ordered --wait --consume
+check "consume: processes, kill -9 of a writer" --writers 3 --processes \
+	--kill-writer --consume
+check "consume: reader handed over, block" --writers 3 --processes \
+	--reattach --policy block --consume
 check "kill -9 of a writer: reclaimed, rejoined" --writers 3 --processes \
 	--kill-writer
 check "kill -9 of a writer, ordered, block" --writers 3 --processes \

@@ -6,8 +6,9 @@
  * there at PERFRING_0.2, and each does what its inline function does: a
  * ring written and read through the twins alone (every writer and reader
  * twin, verified payloads), DROP's loss count, an MPSC ring with a
- * discarded record, pfr_perf_u64 on an unaligned array, and
- * pfr_ffi_sizeof against the header's sizeof.
+ * discarded record, a group drained by the pfr_group_consume twin,
+ * pfr_perf_u64 on an unaligned array, and pfr_ffi_sizeof against the
+ * header's sizeof.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <perfring/group.h>
 #include <perfring/mpsc.h>
 #include <perfring/perf.h>
 #include <perfring/ring.h>
@@ -49,6 +51,7 @@ static const char *const twins[] = {
 	"pfr_mpsc_begin",
 	"pfr_mpsc_next",
 	"pfr_mpsc_end",
+	"pfr_group_consume",
 	"pfr_perf_u64",
 	"pfr_ffi_sizeof",
 };
@@ -95,6 +98,8 @@ static struct {
 	int64_t (*mpsc_begin)(struct pfr_mpsc_reader *);
 	int (*mpsc_next)(struct pfr_mpsc_reader *, struct pfr_record *);
 	void (*mpsc_end)(struct pfr_mpsc_reader *);
+	int64_t (*group_consume)(struct pfr_group *, pfr_group_fn, void *,
+				 uint32_t);
 	uint64_t (*perf_u64)(const uint64_t *, uint64_t);
 	size_t (*ffi_sizeof)(const char *);
 } F;
@@ -144,6 +149,7 @@ static int resolve(void *h)
 	SYM(mpsc_begin, "pfr_mpsc_begin");
 	SYM(mpsc_next, "pfr_mpsc_next");
 	SYM(mpsc_end, "pfr_mpsc_end");
+	SYM(group_consume, "pfr_group_consume");
 	SYM(perf_u64, "pfr_perf_u64");
 	SYM(ffi_sizeof, "pfr_ffi_sizeof");
 	for (size_t i = 0; i < sizeof(F) / sizeof(void *); i++)
@@ -317,6 +323,43 @@ static void test_mpsc(void)
 	F.mpsc_close(m);
 }
 
+/* The group's records, counted and checked (type and tag). */
+static int group_fn(void *arg, const struct pfr_group_rec *r)
+{
+	uint64_t *n = arg;
+
+	if (r->hdr.type == 7 && r->tag == 5 && r->len == 8)
+		n[0]++;
+	else
+		n[1]++;
+	return 0;
+}
+
+/* The group API itself comes from the static library; the batched
+ * reader's twin from the shared one (an FFI's view of it). */
+static void test_group(void)
+{
+	struct pfr_group_opts o = {.sz = sizeof(o), .slots = 2};
+	struct pfr_group *g = NULL;
+	struct pfr_writer w;
+	uint64_t n[2] = {0, 0};
+
+	if (!ok(pfr_group_create(&g, &o) == 0, "group created"))
+		return;
+	pfr_group_reader_open(g, 0, NULL, NULL);
+	pfr_group_join(g, &w, 5);
+	for (uint64_t i = 0; i < 10; i++)
+		pfr_writer_write(&w, 7, &i, 8);
+	is_int((int)F.group_consume(g, group_fn, n, 0), 10,
+	       "group_consume twin: ten records");
+	ok(n[0] == 10 && n[1] == 0, "with their type, tag and length");
+	is_int((int)F.group_consume(NULL, group_fn, n, 0), -PFR_E_INVAL,
+	       "group_consume twin: NULL group is -PFR_E_INVAL");
+	is_uint(F.ffi_sizeof("pfr_group_iter"), sizeof(struct pfr_group_iter),
+		"ffi_sizeof pfr_group_iter");
+	pfr_group_close(g);
+}
+
 static void test_misc(void)
 {
 	unsigned char raw[3 * 8 + 1];
@@ -348,6 +391,7 @@ int main(void)
 		return tap_done();
 	test_ring();
 	test_mpsc();
+	test_group();
 	test_misc();
 	dlclose(h);
 	return tap_done();
