@@ -289,24 +289,15 @@ static int pfr_trace_sandbox(const struct pfr_cur *c0)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-struct pfr_trace *pfr_trace_open(const char *path, const char **why)
+/* The formats of the tracing data (b, n), which stays the caller's. */
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n,
+				     const char **why)
 {
 	struct pfr_trace *t;
-	struct pfr_cur c = {0};
-	int fd = pfr_cli_open_regular(path);
-	unsigned char *b;
+	struct pfr_cur c = {b, n, 0, 0};
 
-	*why = "cannot open the file";
-	if (fd < 0)
-		return NULL;
-	b = pfr_trace_section(fd, &c.n, why);
-	close(fd);
-	if (!b)
-		return NULL;
-	c.p = b;
 	if (pfr_trace_sandbox(&c)) {
 		*why = "the stored formats do not parse";
-		free(b);
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -317,6 +308,24 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 		pfr_trace_free(t);
 		t = NULL;
 	}
+	return t;
+}
+
+struct pfr_trace *pfr_trace_open(const char *path, const char **why)
+{
+	struct pfr_trace *t;
+	size_t n = 0;
+	int fd = pfr_cli_open_regular(path);
+	unsigned char *b;
+
+	*why = "cannot open the file";
+	if (fd < 0)
+		return NULL;
+	b = pfr_trace_section(fd, &n, why);
+	close(fd);
+	if (!b)
+		return NULL;
+	t = pfr_trace_open_mem(b, n, why);
 	free(b);
 	return t;
 }
@@ -509,6 +518,15 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 {
 	(void)path;
+	*why = "perfring built without libtraceevent";
+	return NULL;
+}
+
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n,
+				     const char **why)
+{
+	(void)b;
+	(void)n;
 	*why = "perfring built without libtraceevent";
 	return NULL;
 }

@@ -15,6 +15,11 @@ struct pfr_trace;
  * *why then says which ("" for none).
  */
 struct pfr_trace *pfr_trace_open(const char *path, const char **why);
+/* The same from tracing data in memory (b, n bytes: HEADER_TRACING_DATA's
+ * contents, as a file stores them or a pipe stream carries them after its
+ * record), which stays the caller's. */
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n,
+				     const char **why);
 void pfr_trace_free(struct pfr_trace *t);
 
 /*
