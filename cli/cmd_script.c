@@ -69,7 +69,7 @@ static void usage(FILE *f)
 		"      --json             one JSON object per record\n"
 		"      --no-symbols       addresses without symbols\n"
 		"      --file-order       as stored, not sorted by time\n"
-		"      --queue-size MIB   memory for sorting (default 256)\n"
+		"      --queue-size MIB   memory for sorting (default 64)\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
@@ -235,7 +235,7 @@ int pfr_cmd_script(int argc, char **argv)
 
 	memset(&S, 0, sizeof(S));
 	S.in = "perf.data";
-	S.queue_mib = 256;
+	S.queue_mib = 64;
 	r = pfr_script_opts(&S, argc, argv);
 	if (r == 1) {
 		usage(stdout);

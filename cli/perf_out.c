@@ -827,20 +827,21 @@ static void pfr_style_ip(struct pfr_out *o, const struct pfr_out_ev *e,
 		fputs(" (inlined)", f);
 }
 
-/* A user frame at ip of pid.  As perf does, when the file's DWARF has
- * the address, its chain of functions stands in for the symbol: each
- * "(inlined)" but one named as the symbol is. */
+/* A user frame at ip of pid.  For an unwound one (inl), as perf 6.1
+ * does, when the file's DWARF has the address its chain of functions
+ * stands in for the symbol: each "(inlined)" but one named as the symbol
+ * is. */
 static void pfr_style_user_frame(struct pfr_out *o, const struct pfr_out_ev *e,
-				 uint32_t pid, uint64_t ip)
+				 uint32_t pid, uint64_t ip, int inl)
 {
 	char *names[16];
 	struct pfr_loc l;
 	int n = 0;
 
 	pfr_locate(o, pid, ip, 0, &l);
-	if (l.found)
-		n = pfr_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym, names,
-				       16);
+	if (l.found && inl)
+		n = pfr_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
+				       l.vaddr - l.off, names, 16);
 	for (int i = 0; i < n; i++) {
 		int same = !strcmp(names[i], l.sym);
 
@@ -865,7 +866,7 @@ static void pfr_style_chain(struct pfr_out *o, const struct pfr_out_ev *e,
 	struct pfr_ustack us;
 	int kernel = -1, nu;
 	struct pfr_loc l;
-	uint64_t ip, ips[256];
+	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
 
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
 		if (pfr_frame(o, r, i, &kernel, &ip, &l))
@@ -875,14 +876,14 @@ static void pfr_style_chain(struct pfr_out *o, const struct pfr_out_ev *e,
 				     l.dso);
 			fputc('\n', o->f);
 		} else {
-			pfr_style_user_frame(o, e, r->pid, ip);
+			pfr_style_user_frame(o, e, r->pid, ip, 0);
 		}
 	}
 	if (pfr_ustack_get(e->attr, r, payload, hdr->size - 8, &us))
 		return;
-	nu = pfr_unwind_user(o->unwind, r->pid, &us, ips, 256);
+	nu = pfr_unwind_user(o->unwind, r->pid, &us, ips, 127);
 	for (int i = 0; i < nu; i++)
-		pfr_style_user_frame(o, e, r->pid, ips[i]);
+		pfr_style_user_frame(o, e, r->pid, ips[i], 1);
 }
 
 static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <perfring/perf.h>
+
 #include "cli.h"
 #include "perf_trace.h"
 
@@ -330,6 +332,49 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 	return t;
 }
 
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
+					 unsigned n, const char **why)
+{
+	struct pfr_trace *t = calloc(1, sizeof(*t));
+	int got = 0;
+
+	*why = "out of memory";
+	if (!t || !(t->tep = tep_alloc())) {
+		free(t);
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const char *colon = events[i] ? strchr(events[i], ':') : NULL;
+		char path[512], sys[128], buf[65536];
+		size_t sl, len = 0;
+		ssize_t r;
+		int fd;
+
+		if (!colon || (sl = (size_t)(colon - events[i])) >= sizeof(sys))
+			continue; /* not a tracepoint */
+		memcpy(sys, events[i], sl);
+		sys[sl] = 0;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+			 pfr_perf_tracefs_path(), sys, colon + 1);
+		fd = pfr_cli_open_regular(path);
+		if (fd < 0)
+			continue;
+		while (len < sizeof(buf) - 1 &&
+		       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)r;
+		close(fd);
+		buf[len] = 0;
+		if (tep_parse_event(t->tep, buf, len, sys) == TEP_ERRNO__SUCCESS)
+			got++;
+	}
+	if (!got) {
+		*why = n ? "no tracepoint format could be read" : "";
+		pfr_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
 void pfr_trace_free(struct pfr_trace *t)
 {
 	if (!t)
@@ -518,6 +563,15 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 {
 	(void)path;
+	*why = "perfring built without libtraceevent";
+	return NULL;
+}
+
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
+					 unsigned n, const char **why)
+{
+	(void)events;
+	(void)n;
 	*why = "perfring built without libtraceevent";
 	return NULL;
 }

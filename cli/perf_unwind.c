@@ -133,10 +133,30 @@ int pfr_ustack_get(const struct perf_event_attr *a,
 #ifndef PFR_NO_SCRIPT_LIBS
 #define PFR_INL_CACHE 64
 
+/* An address's chain of names, as first given (perf caches them). */
+struct pfr_inl_addr {
+	uint64_t addr;
+	int n;
+	char **names;
+	struct pfr_inl_addr *next;
+};
+
+/* A function DIE binutils looked up in the symbol table (see
+ * pfr_scope_name()); named: the symbol's name became its own. */
+struct pfr_inl_die {
+	Dwarf_Off off;
+	char *named;
+	struct pfr_inl_die *next;
+};
+
+#define PFR_INL_HASH 256
+
 struct pfr_inl_file {
 	char *path;
 	Dwfl *dwfl; /* NULL: no debug information */
 	Dwfl_Module *mod;
+	struct pfr_inl_addr *addrs[PFR_INL_HASH];
+	struct pfr_inl_die *dies[PFR_INL_HASH];
 };
 
 struct pfr_unwind {
@@ -171,15 +191,37 @@ struct pfr_unwind *pfr_unwind_new(pfr_unwind_map_fn fn, void *arg)
 	return u;
 }
 
+static void pfr_inl_file_free(struct pfr_inl_file *f)
+{
+	free(f->path);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	for (int h = 0; h < PFR_INL_HASH; h++) {
+		while (f->addrs[h]) {
+			struct pfr_inl_addr *a = f->addrs[h];
+
+			f->addrs[h] = a->next;
+			for (int i = 0; i < a->n; i++)
+				free(a->names[i]);
+			free(a->names);
+			free(a);
+		}
+		while (f->dies[h]) {
+			struct pfr_inl_die *d = f->dies[h];
+
+			f->dies[h] = d->next;
+			free(d->named);
+			free(d);
+		}
+	}
+}
+
 void pfr_unwind_free(struct pfr_unwind *u)
 {
 	if (!u)
 		return;
-	for (int i = 0; i < u->nfiles; i++) {
-		free(u->files[i].path);
-		if (u->files[i].dwfl)
-			dwfl_end(u->files[i].dwfl);
-	}
+	for (int i = 0; i < u->nfiles; i++)
+		pfr_inl_file_free(&u->files[i]);
 	free(u);
 }
 
@@ -317,11 +359,10 @@ int pfr_unwind_user(struct pfr_unwind *u, uint32_t pid,
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
+	/* as perf: no frame at all when the ip is in no mapped file */
 	if (pfr_report(u, ip) &&
 	    dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &pfr_thread_cb, u))
 		dwfl_getthread_frames(u->dwfl, (pid_t)pid, pfr_frame_cb, u);
-	if (!u->n) /* no CFI: the interrupted ip alone, as perf shows it */
-		ips[u->n++] = ip;
 	dwfl_end(u->dwfl);
 	u->dwfl = NULL;
 	return u->n;
@@ -338,9 +379,7 @@ static struct pfr_inl_file *pfr_inl_file(struct pfr_unwind *u,
 		if (!strcmp(u->files[i].path, path))
 			return &u->files[i];
 	if (u->nfiles == PFR_INL_CACHE) { /* evict the oldest */
-		free(u->files[0].path);
-		if (u->files[0].dwfl)
-			dwfl_end(u->files[0].dwfl);
+		pfr_inl_file_free(&u->files[0]);
 		memmove(u->files, u->files + 1,
 			sizeof(u->files[0]) * (PFR_INL_CACHE - 1));
 		u->nfiles--;
@@ -391,15 +430,22 @@ static int pfr_non_mangled(int lang)
 /*
  * The name of a function scope as binutils' addr2line -i -f gives it
  * (the names perf 6.1 shows for inlined frames): the linkage name, else
- * DW_AT_name; for the innermost scope a DW_AT_name counts only in a
- * language without mangling, else the symbol's name (sym) stands in.
+ * DW_AT_name.  For the innermost scope a DW_AT_name counts only in a
+ * language without mangling; else binutils looks the address up in the
+ * symbol table (sym, the symbol's name, stands in) and remembers that it
+ * did: the next look-up through the same DIE gives its DW_AT_name, unless
+ * the symbol starts where the DIE does (then the symbol's name for good).
  * Demangled as perf demangles; malloc'ed.
  */
-static char *pfr_scope_name(Dwarf_Die *d, int innermost, int lang,
-			    const char *sym)
+static char *pfr_scope_name(struct pfr_inl_file *f, Dwarf_Die *d,
+			    int innermost, int lang, const char *sym,
+			    uint64_t sym_start)
 {
 	Dwarf_Attribute at;
 	const char *ln = NULL, *n = dwarf_diename(d);
+	Dwarf_Off off = dwarf_dieoffset(d);
+	struct pfr_inl_die **b = &f->dies[off % PFR_INL_HASH], *e;
+	Dwarf_Addr low;
 	char *dm;
 
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at) ||
@@ -407,8 +453,21 @@ static char *pfr_scope_name(Dwarf_Die *d, int innermost, int lang,
 		ln = dwarf_formstring(&at);
 	if (!ln && (!innermost || pfr_non_mangled(lang)))
 		ln = n;
-	if (!ln)
+	if (!ln) {
+		for (e = *b; e; e = e->next)
+			if (e->off == off)
+				return strdup(e->named ? e->named
+						       : n ? n : sym);
+		e = calloc(1, sizeof(*e));
+		if (e) {
+			e->off = off;
+			if (dwarf_lowpc(d, &low) == 0 && low == sym_start)
+				e->named = strdup(sym);
+			e->next = *b;
+			*b = e;
+		}
 		return strdup(sym);
+	}
 	dm = pfr_demangle(ln);
 	return dm ? dm : strdup(ln);
 }
@@ -420,16 +479,15 @@ static int pfr_is_func(Dwarf_Die *d)
 	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram;
 }
 
-int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
-		       const char *sym, char **names, int max)
+/* The chain at addr from the file's DWARF (see pfr_unwind_inlines()). */
+static int pfr_inl_lookup(struct pfr_inl_file *f, uint64_t addr,
+			  const char *sym, uint64_t sym_start, char **names,
+			  int max)
 {
-	struct pfr_inl_file *f = u ? pfr_inl_file(u, path) : NULL;
 	Dwarf_Die *cu, *scopes = NULL, cur;
 	Dwarf_Addr bias;
 	int n = 0, ns, lang, found = 0;
 
-	if (!f || !f->mod)
-		return 0;
 	cu = dwfl_module_addrdie(f->mod, addr, &bias);
 	if (!cu || !dwfl_module_getsrc(f->mod, addr))
 		return 0;
@@ -437,32 +495,69 @@ int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
 	ns = dwarf_getscopes(cu, addr - bias, &scopes);
 	/* the innermost function; an inlined one's caller is found from
 	 * its own DIE (getscopes continues into the abstract origin) */
-	for (int i = 0; i < ns; i++)
+	for (int i = 0; i < ns && !found; i++)
 		if (pfr_is_func(&scopes[i])) {
 			cur = scopes[i];
 			found = 1;
-			break;
 		}
 	free(scopes);
 	while (found && n < max) {
 		Dwarf_Die *chain = NULL;
 		int m;
 
-		names[n] = pfr_scope_name(&cur, n == 0, lang, sym);
+		names[n] = pfr_scope_name(f, &cur, n == 0, lang, sym,
+					  sym_start + bias);
 		if (names[n])
 			n++;
 		if (dwarf_tag(&cur) != DW_TAG_inlined_subroutine)
 			break;
 		m = dwarf_getscopes_die(&cur, &chain);
 		found = 0;
-		for (int i = 1; i < m; i++)
+		for (int i = 1; i < m && !found; i++)
 			if (pfr_is_func(&chain[i])) {
 				cur = chain[i];
 				found = 1;
-				break;
 			}
 		free(chain);
 	}
+	return n;
+}
+
+int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
+		       const char *sym, uint64_t sym_start, char **names,
+		       int max)
+{
+	struct pfr_inl_file *f = u ? pfr_inl_file(u, path) : NULL;
+	struct pfr_inl_addr **b, *a;
+	char *got[16];
+	int n;
+
+	if (!f || !f->mod)
+		return 0;
+	b = &f->addrs[addr % PFR_INL_HASH];
+	for (a = *b; a; a = a->next)
+		if (a->addr == addr)
+			break;
+	if (!a) { /* first look-up: as perf, keep the answer */
+		n = pfr_inl_lookup(f, addr, sym, sym_start, got, 16);
+		a = calloc(1, sizeof(*a));
+		if (!a || !(a->names = calloc(n ? (size_t)n : 1,
+					      sizeof(char *)))) {
+			for (int i = 0; i < n; i++)
+				free(got[i]);
+			free(a);
+			return 0;
+		}
+		a->addr = addr;
+		a->n = n;
+		memcpy(a->names, got, (size_t)n * sizeof(char *));
+		a->next = *b;
+		*b = a;
+	}
+	n = 0;
+	for (int i = 0; i < a->n && n < max; i++)
+		if ((names[n] = strdup(a->names[i])))
+			n++;
 	return n;
 }
 
@@ -491,10 +586,12 @@ int pfr_unwind_user(struct pfr_unwind *u, uint32_t pid,
 }
 
 int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
-		       const char *sym, char **names, int max)
+		       const char *sym, uint64_t sym_start, char **names,
+		       int max)
 {
 	(void)u;
 	(void)sym;
+	(void)sym_start;
 	(void)path;
 	(void)addr;
 	(void)names;

@@ -46,10 +46,12 @@ int pfr_unwind_user(struct pfr_unwind *u, uint32_t pid,
 /* The chain of functions at link-time address addr of the ELF file at
  * path from its DWARF, innermost (inlined) first, the function holding
  * them last, named as perf 6.1 names them (its addr2line's names,
- * demangled; sym, the ELF symbol's name, where a name is missing): writes
+ * demangled; sym, the ELF symbol's name, starting at sym_start, where
+ * a name is missing): the first answer for an address stays: writes
  * at most max malloc'ed names, returns how many (0: no line information
  * there). */
 int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
-		       const char *sym, char **names, int max);
+		       const char *sym, uint64_t sym_start, char **names,
+		       int max);
 
 #endif
