@@ -18,7 +18,7 @@ struct pfr_trange {
 struct pfr_script {
 	const char *in;
 	unsigned flags; /* PFR_OUT_* */
-	int file_order, dump, header, header_only;
+	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;
 	struct pfr_out_style style;
 	/* -F's text per output type, applied once the events are known */

@@ -494,7 +494,7 @@ static int pfr_flag(struct pfr_script *S, const char *a)
 	if (!strcmp(a, "--json"))
 		S->flags |= PFR_OUT_JSON;
 	else if (!strcmp(a, "--samples"))
-		; /* the default now, as in perf script */
+		S->samples_only = 1; /* text: the default, as in perf */
 	else if (!strcmp(a, "--no-symbols"))
 		S->flags |= PFR_OUT_NO_SYMS;
 	else if (!strcmp(a, "--file-order"))
@@ -573,6 +573,9 @@ int pfr_script_opts(struct pfr_script *S, int argc, char **argv)
 	}
 	if (S->dump && (S->flags & PFR_OUT_JSON))
 		return pfr_err("-D and --json: choose one%s", "");
+	/* JSON Lines (perfring's own) carry every record unless told */
+	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)
+		S->style.show = ~0u;
 	return 0;
 }
 
