@@ -454,9 +454,13 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 			snprintf(t->comm, sizeof(t->comm), ":%u", t->tid);
 			t->named = 0;
 		}
-		/* a parent no COMM named passes on no name (perf's rule) */
+		/* a parent no COMM named passes on no name (perf's rule);
+		 * tid 0 is perf's "swapper", named */
 		if (t && pt && t != pt && pt->named) {
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
+			t->named = 1;
+		} else if (t && !pt && r->u.task.ptid == 0 && t->tid != 0) {
+			snprintf(t->comm, sizeof(t->comm), "swapper");
 			t->named = 1;
 		}
 		pfr__procs_fork(&o->procs, r->u.task.pid, r->u.task.ppid);
@@ -761,14 +765,14 @@ void pfr_out_set_style(struct pfr_out *o, const struct pfr_out_style *s)
 
 /* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
 static void pfr_style_start(struct pfr_out *o, const struct pfr_out_ev *e,
-			    const struct pfr_perf_rec *r)
+			    const struct pfr_perf_rec *r, uint32_t ctid)
 {
 	char comm[4 * sizeof(((struct pfr_thr *)0)->comm) + 1], t[48];
 	unsigned fl = e->fields;
 	FILE *f = o->f;
 
 	if (fl & PFR_FLD_COMM) {
-		pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, r->tid));
+		pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, ctid));
 		fprintf(f, (fl & PFR_FLD_IP) && e->chain ? "%s " : "%16s ",
 			comm);
 	}
@@ -895,7 +899,7 @@ static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,
 	FILE *f = o->f;
 	struct pfr_loc l;
 
-	pfr_style_start(o, e, r);
+	pfr_style_start(o, e, r, r->tid);
 	if (fl & PFR_FLD_PERIOD)
 		fprintf(f, "%10llu ", (unsigned long long)r->period);
 	if (fl & PFR_FLD_EVENT) {
@@ -921,6 +925,63 @@ static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,
 		}
 	}
 	fputc('\n', f);
+}
+
+/* The thread a side-band record is about, whose command perf shows. */
+static uint32_t pfr_side_tid(const struct pfr_perf_rec *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+		return r->u.comm.tid;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return r->u.mmap.tid;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return r->u.task.tid;
+	default:
+		return r->tid;
+	}
+}
+
+/* An MMAP or MMAP2 record's fields as perf_event__fprintf_mmap{,2}(). */
+static void pfr_style_mmap(struct pfr_out *o, const struct pfr_perf_rec *r,
+			   const unsigned char *p)
+{
+	FILE *f = o->f;
+	unsigned pr = r->u.mmap.prot;
+
+	fprintf(f, " %d/%d: [%#llx(%#llx) @ %#llx", (int)r->u.mmap.pid,
+		(int)r->u.mmap.tid, (unsigned long long)r->u.mmap.start,
+		(unsigned long long)r->u.mmap.len,
+		(unsigned long long)r->u.mmap.pgoff);
+	if (r->type == PERF_RECORD_MMAP) {
+		fprintf(f, "]: %c ",
+			(r->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x');
+		pfr_cli_text_str(f, r->u.mmap.filename);
+		return;
+	}
+	if (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		unsigned n = p[32] > 20 ? 20 : p[32];
+
+		fputs(" <", f);
+		for (unsigned i = 0; i < n; i++)
+			fprintf(f, "%02x", p[36 + i]);
+		fputc('>', f);
+	} else {
+		uint32_t maj, min;
+		uint64_t ino, gen;
+
+		memcpy(&maj, p + 32, 4);
+		memcpy(&min, p + 36, 4);
+		memcpy(&ino, p + 40, 8);
+		memcpy(&gen, p + 48, 8);
+		fprintf(f, " %02x:%02x %llu %llu", maj, min,
+			(unsigned long long)ino, (unsigned long long)gen);
+	}
+	fprintf(f, "]: %c%c%c%c ", (pr & 1) ? 'r' : '-', (pr & 2) ? 'w' : '-',
+		(pr & 4) ? 'x' : '-', (r->u.mmap.flags & 1) ? 's' : 'p');
+	pfr_cli_text_str(f, r->u.mmap.filename);
 }
 
 void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
@@ -980,12 +1041,22 @@ void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
 	if (o->flags & PFR_OUT_JSON) {
 		pfr_json_start(o, r, tname ? tname : "UNKNOWN");
 		fprintf(o->f, ",\"size\":%u", r->size);
-	} else {
-		pfr_style_start(o, e, r);
-		fprintf(o->f, "PERF_RECORD_%s", tname ? tname : "UNKNOWN");
+		pfr_print_side(o, r);
+		fputs("}\n", o->f);
+		return;
 	}
-	pfr_print_side(o, r);
-	fputs(o->flags & PFR_OUT_JSON ? "}\n" : "\n", o->f);
+	if (r->type == 68) { /* perf prints the name alone */
+		fputs("PERF_RECORD_FINISHED_ROUND\n", o->f);
+		return;
+	}
+	/* perf: the command of the thread the record is about */
+	pfr_style_start(o, e, r, pfr_side_tid(r));
+	fprintf(o->f, "PERF_RECORD_%s", tname ? tname : "UNKNOWN");
+	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
+		pfr_style_mmap(o, r, payload);
+	else
+		pfr_print_side(o, r);
+	fputc('\n', o->f);
 }
 
 /* Tracks one record's side-band (call before pfr_out_event, for every

@@ -170,14 +170,14 @@ static void pfr_header_feats(int fd, const uint64_t *h, uint64_t fsize)
 	char missing[1024] = "";
 
 	for (int b = 1; b < 256; b++)
-		nset += !!(h[13 + b / 64] & (1ULL << (b % 64)));
+		nset += !!(h[9 + b / 64] & (1ULL << (b % 64)));
 	for (int b = 1, k = 0; b < 256; b++) {
 		uint64_t sec[2];
 		struct pfr_sec s;
 		unsigned char *buf;
 
-		if (!(h[13 + b / 64] & (1ULL << (b % 64)))) {
-			if (b < PFR_NFEAT && b != 25 && b != 26 &&
+		if (!(h[9 + b / 64] & (1ULL << (b % 64)))) {
+			if (b < PFR_NFEAT &&
 			    strlen(missing) + 20 < sizeof(missing)) {
 				strcat(missing, pfr_feat_names[b]);
 				strcat(missing, " ");
@@ -202,7 +202,7 @@ static void pfr_header_feats(int fd, const uint64_t *h, uint64_t fsize)
 
 int pfr_script_header(struct pfr_script *S)
 {
-	uint64_t h[13 + 4];
+	uint64_t h[13];
 	struct stat st;
 	char when[64];
 	int fd;

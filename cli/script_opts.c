@@ -232,7 +232,7 @@ static void pfr_missing(const char *name, unsigned fld)
 int pfr_script_events(struct pfr_script *S)
 {
 	uint32_t n = pfr_perf_file_nr_events(S->f);
-	unsigned user_fields[PFR_OUT_NTYPES] = {0};
+	unsigned user_fields[PFR_OUT_NTYPES] = {0}, checked = 0;
 	int any_chain = 0;
 
 	for (int j = 0; j < PFR_OUT_NTYPES; j++)
@@ -263,7 +263,14 @@ int pfr_script_events(struct pfr_script *S)
 		pfr_out_ev_init(&S->ev[i], &S->style,
 				pfr_perf_file_event_name(S->f, i), a, &lay,
 				any_chain);
-		/* perf: a field -F named for every type must be there */
+		/* perf: a field -F named for every type must be there, in
+		 * the first event of the type (the tracking dummy aside) */
+		if (checked & (1u << t))
+			continue;
+		checked |= 1u << t;
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY)
+			continue;
 		for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
 			if ((user_fields[t] & b) &&
 			    !(S->ev[i].fields & b)) {
