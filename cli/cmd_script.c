@@ -80,6 +80,13 @@ static void pfr_script_deliver(void *arg, const struct pfr_q_item *it)
 	struct pfr_perf_rec r;
 	const struct pfr_out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
 
+	if (S->dump) {
+		struct pfr_record rec = {it->hdr, it->payload,
+					 it->hdr.size - 8u, it->pos};
+
+		pfr_script_dump(S, &rec, it->ev < S->nev ? it->ev : 0);
+		return;
+	}
 	S->records++;
 	if (pfr_perf_decode(&e->lay, &it->hdr, it->payload, it->hdr.size - 8,
 			    &r)) {
@@ -107,17 +114,18 @@ static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
 
 		if (ev >= S->nev)
 			ev = 0;
-		if (S->dump) {
+		/* -D, as perf: perf's own records (64 and up) dumped as
+		 * read, the kernel's as delivered in time order */
+		if (S->dump && rec.hdr.type >= 64)
 			pfr_script_dump(S, &rec, ev);
-			continue;
-		}
 		has_time = !pfr_perf_decode(&S->ev[ev].lay, &rec.hdr,
 					    rec.payload, rec.len, &d) &&
 			   (d.fields & PFR_PERF_F_TIME);
 		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
 			pfr_q_round(q);
-		if (pfr_q_add(q, has_time ? d.time : 0, has_time, ev,
-			      &rec.hdr, rec.payload)) {
+		if (S->dump && rec.hdr.type >= 64)
+			continue;
+		if (pfr_q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
 			fprintf(stderr, "perfring script: out of memory\n");
 			return -PFR_E_SYSTEM;
 		}

@@ -58,20 +58,23 @@ static void pfr_q_upto(struct pfr_queue *q, uint64_t limit)
 }
 
 int pfr_q_add(struct pfr_queue *q, uint64_t t, int has_time, uint32_t ev,
-	      const struct pfr_record_header *hdr, const void *payload)
+	      const struct pfr_record *rec)
 {
+	const struct pfr_record_header *hdr = &rec->hdr;
+	const void *payload = rec->payload;
 	struct pfr_q_item it;
-	size_t len = hdr->size - sizeof(*hdr);
+	size_t len = rec->len;
 
-	if (!has_time)
-		t = q->max_time > q->flushed ? q->max_time : q->flushed;
 	it.time = t;
 	it.seq = q->seq++;
 	it.ev = ev;
+	it.pos = rec->pos;
 	it.hdr = *hdr;
-	if (has_time && t < q->flushed) { /* too late to sort: deliver */
+	/* perf's rule: a record without a time (or of time 0) goes out as
+	 * read; one older than what went out is too late to sort */
+	if (!has_time || !t || t < q->flushed) {
 		it.payload = (unsigned char *)payload;
-		q->late++;
+		q->late += has_time && t && t < q->flushed;
 		q->fn(q->arg, &it);
 		return 0;
 	}

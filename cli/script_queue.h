@@ -12,6 +12,7 @@
 
 struct pfr_q_item {
 	uint64_t time, seq;
+	uint64_t pos; /* in the file */
 	uint32_t ev;
 	struct pfr_record_header hdr;
 	unsigned char *payload; /* hdr.size - 8 bytes */
@@ -35,11 +36,11 @@ struct pfr_queue {
 
 void pfr_q_init(struct pfr_queue *q, size_t max_bytes, pfr_q_deliver fn,
 		void *arg);
-/* Queues a copy of a record of time t (a record without one takes the
- * newest time queued, so it keeps its place).  Over the cap, delivers the
- * oldest half first.  Returns 0 or -1 (out of memory). */
+/* Queues a copy of a record of time t; one without a time, or of time 0,
+ * is delivered at once, as perf does.  Over the cap, delivers the oldest
+ * half first.  Returns 0 or -1 (out of memory). */
 int pfr_q_add(struct pfr_queue *q, uint64_t t, int has_time, uint32_t ev,
-	      const struct pfr_record_header *hdr, const void *payload);
+	      const struct pfr_record *rec);
 /* A FINISHED_ROUND: delivers what is older than every record still to
  * come (perf's rule: up to the newest time of the round before). */
 void pfr_q_round(struct pfr_queue *q);
