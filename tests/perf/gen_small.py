@@ -4,7 +4,8 @@
 # bytes each) from two "rings" written in turn, 1,000 records a turn, so
 # that the file is in time order per ring only, as perf writes it;
 # --rounds puts a FINISHED_ROUND record after each pass over the rings.
-# usage: gen_small.py FILE N [--rounds]
+# --turn K writes K records a turn (default 1,000).
+# usage: gen_small.py FILE N [--rounds] [--turn K]
 import struct
 import sys
 
@@ -22,7 +23,8 @@ attrs_off = ids_off  # no ids: the ids section is empty
 data_off = attrs_off + ATTR_SIZE + 16
 recs = []
 t0 = 1_000_000_000_000
-per_turn = 1000
+args = sys.argv[3:]
+per_turn = int(args[args.index('--turn') + 1]) if '--turn' in args else 1000
 out = bytearray()
 written = 0
 turn = 0
