@@ -261,8 +261,7 @@ static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
 		if (GELF_R_SYM(r.r_info) &&
 		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
 			nm = elf_strptr(e, dyn.sh_link, y.st_name);
-		pfr_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt",
-				  STB_GLOBAL);
+		pfr_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
 	}
 }
 

@@ -797,10 +797,10 @@ static void pfr_style_start(struct pfr_out *o, const struct pfr_out_ev *e,
 				(unsigned long long)(v / 1000000000ULL),
 				(unsigned long long)(v % 1000000000ULL));
 		} else {
-			snprintf(t, sizeof(t), "%llu.%06llu",
-				 (unsigned long long)(v / 1000000000ULL),
-				 (unsigned long long)(v % 1000000000ULL /
-						      1000));
+			snprintf(
+				t, sizeof(t), "%llu.%06llu",
+				(unsigned long long)(v / 1000000000ULL),
+				(unsigned long long)(v % 1000000000ULL / 1000));
 			fprintf(f, "%12s: ", t);
 		}
 	}

@@ -292,8 +292,7 @@ static int pfr_trace_sandbox(const struct pfr_cur *c0)
 }
 
 /* The formats of the tracing data (b, n), which stays the caller's. */
-struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n,
-				     const char **why)
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why)
 {
 	struct pfr_trace *t;
 	struct pfr_cur c = {b, n, 0, 0};
@@ -332,8 +331,8 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 	return t;
 }
 
-struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
-					 unsigned n, const char **why)
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+					 const char **why)
 {
 	struct pfr_trace *t = calloc(1, sizeof(*t));
 	int got = 0;
@@ -364,7 +363,8 @@ struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
 			len += (size_t)r;
 		close(fd);
 		buf[len] = 0;
-		if (tep_parse_event(t->tep, buf, len, sys) == TEP_ERRNO__SUCCESS)
+		if (tep_parse_event(t->tep, buf, len, sys) ==
+		    TEP_ERRNO__SUCCESS)
 			got++;
 	}
 	if (!got) {
@@ -567,8 +567,8 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 	return NULL;
 }
 
-struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
-					 unsigned n, const char **why)
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+					 const char **why)
 {
 	(void)events;
 	(void)n;
@@ -576,8 +576,7 @@ struct pfr_trace *pfr_trace_open_tracefs(const char *const *events,
 	return NULL;
 }
 
-struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n,
-				     const char **why)
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why)
 {
 	(void)b;
 	(void)n;

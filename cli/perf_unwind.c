@@ -64,8 +64,8 @@ static int64_t pfr_after_raw(const struct perf_event_attr *a,
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		off += (st & fixed[i]) ? 8 : 0;
 	if (st & PERF_SAMPLE_READ) {
-		int64_t w = off <= len ? pfr_read_words(a->read_format,
-							p + off, len - off)
+		int64_t w = off <= len ? pfr_read_words(a->read_format, p + off,
+							len - off)
 				       : -1;
 
 		if (w < 0)
@@ -228,9 +228,8 @@ void pfr_unwind_free(struct pfr_unwind *u)
 /* x86-64: the DWARF register numbers 0-16 in perf's register order
  * (arch/x86/include/uapi/asm/perf_regs.h): ax dx cx bx si di bp sp
  * r8-r15 ip. */
-static const int pfr_x86_dwarf_to_perf[17] = {0,  3,  2,  1,  4,  5,
-					      6,  7,  16, 17, 18, 19,
-					      20, 21, 22, 23, 8};
+static const int pfr_x86_dwarf_to_perf[17] = {0,  3,  2,  1,  4,  5,  6,  7, 16,
+					      17, 18, 19, 20, 21, 22, 23, 8};
 
 /* The value of perf register reg in the sample, or -1 if absent. */
 static int pfr_ureg(const struct pfr_ustack *us, int reg, uint64_t *v)
@@ -369,8 +368,7 @@ int pfr_unwind_user(struct pfr_unwind *u, uint32_t pid,
 }
 
 /* The file's Dwfl for inline look-ups (cached), or NULL. */
-static struct pfr_inl_file *pfr_inl_file(struct pfr_unwind *u,
-					 const char *path)
+static struct pfr_inl_file *pfr_inl_file(struct pfr_unwind *u, const char *path)
 {
 	struct pfr_inl_file *f;
 	int fd;
@@ -437,9 +435,8 @@ static int pfr_non_mangled(int lang)
  * the symbol starts where the DIE does (then the symbol's name for good).
  * Demangled as perf demangles; malloc'ed.
  */
-static char *pfr_scope_name(struct pfr_inl_file *f, Dwarf_Die *d,
-			    int innermost, int lang, const char *sym,
-			    uint64_t sym_start)
+static char *pfr_scope_name(struct pfr_inl_file *f, Dwarf_Die *d, int innermost,
+			    int lang, const char *sym, uint64_t sym_start)
 {
 	Dwarf_Attribute at;
 	const char *ln = NULL, *n = dwarf_diename(d);
@@ -457,7 +454,8 @@ static char *pfr_scope_name(struct pfr_inl_file *f, Dwarf_Die *d,
 		for (e = *b; e; e = e->next)
 			if (e->off == off)
 				return strdup(e->named ? e->named
-						       : n ? n : sym);
+					      : n      ? n
+						       : sym);
 		e = calloc(1, sizeof(*e));
 		if (e) {
 			e->off = off;
@@ -541,8 +539,8 @@ int pfr_unwind_inlines(struct pfr_unwind *u, const char *path, uint64_t addr,
 	if (!a) { /* first look-up: as perf, keep the answer */
 		n = pfr_inl_lookup(f, addr, sym, sym_start, got, 16);
 		a = calloc(1, sizeof(*a));
-		if (!a || !(a->names = calloc(n ? (size_t)n : 1,
-					      sizeof(char *)))) {
+		if (!a ||
+		    !(a->names = calloc(n ? (size_t)n : 1, sizeof(char *)))) {
 			for (int i = 0; i < n; i++)
 				free(got[i]);
 			free(a);

@@ -19,14 +19,37 @@
 
 /* perf's feature names, by bit (tools/perf/util/header.h, 6.1). */
 static const char *const pfr_feat_names[] = {
-	"RESERVED",	 "TRACING_DATA",  "BUILD_ID",	     "HOSTNAME",
-	"OSRELEASE",	 "VERSION",	  "ARCH",	     "NRCPUS",
-	"CPUDESC",	 "CPUID",	  "TOTAL_MEM",	     "CMDLINE",
-	"EVENT_DESC",	 "CPU_TOPOLOGY",  "NUMA_TOPOLOGY",   "BRANCH_STACK",
-	"PMU_MAPPINGS",	 "GROUP_DESC",	  "AUXTRACE",	     "STAT",
-	"CACHE",	 "SAMPLE_TIME",	  "MEM_TOPOLOGY",    "CLOCKID",
-	"DIR_FORMAT",	 "BPF_PROG_INFO", "BPF_BTF",	     "COMPRESSED",
-	"CPU_PMU_CAPS",	 "CLOCK_DATA",	  "HYBRID_TOPOLOGY",
+	"RESERVED",
+	"TRACING_DATA",
+	"BUILD_ID",
+	"HOSTNAME",
+	"OSRELEASE",
+	"VERSION",
+	"ARCH",
+	"NRCPUS",
+	"CPUDESC",
+	"CPUID",
+	"TOTAL_MEM",
+	"CMDLINE",
+	"EVENT_DESC",
+	"CPU_TOPOLOGY",
+	"NUMA_TOPOLOGY",
+	"BRANCH_STACK",
+	"PMU_MAPPINGS",
+	"GROUP_DESC",
+	"AUXTRACE",
+	"STAT",
+	"CACHE",
+	"SAMPLE_TIME",
+	"MEM_TOPOLOGY",
+	"CLOCKID",
+	"DIR_FORMAT",
+	"BPF_PROG_INFO",
+	"BPF_BTF",
+	"COMPRESSED",
+	"CPU_PMU_CAPS",
+	"CLOCK_DATA",
+	"HYBRID_TOPOLOGY",
 };
 #define PFR_NFEAT ((int)(sizeof(pfr_feat_names) / sizeof(*pfr_feat_names)))
 
@@ -83,16 +106,28 @@ static void pfr_print_feat(int b, struct pfr_sec *s)
 	uint64_t v, w;
 
 	switch (b) {
-	case 3: pfr_put("hostname", pfr_sec_str(s)); break;
-	case 4: pfr_put("os release", pfr_sec_str(s)); break;
-	case 5: pfr_put("perf version", pfr_sec_str(s)); break;
-	case 6: pfr_put("arch", pfr_sec_str(s)); break;
-	case 8: pfr_put("cpudesc", pfr_sec_str(s)); break;
-	case 9: pfr_put("cpuid", pfr_sec_str(s)); break;
+	case 3:
+		pfr_put("hostname", pfr_sec_str(s));
+		break;
+	case 4:
+		pfr_put("os release", pfr_sec_str(s));
+		break;
+	case 5:
+		pfr_put("perf version", pfr_sec_str(s));
+		break;
+	case 6:
+		pfr_put("arch", pfr_sec_str(s));
+		break;
+	case 8:
+		pfr_put("cpudesc", pfr_sec_str(s));
+		break;
+	case 9:
+		pfr_put("cpuid", pfr_sec_str(s));
+		break;
 	case 7:
 		if (!pfr_sec_u32(s, &a) && !pfr_sec_u32(s, &o))
-			printf("# nrcpus online : %u\n# nrcpus avail : %u\n",
-			       o, a);
+			printf("# nrcpus online : %u\n# nrcpus avail : %u\n", o,
+			       a);
 		break;
 	case 10:
 		if (!pfr_sec_u64(s, &v))
@@ -113,7 +148,11 @@ static void pfr_print_feat(int b, struct pfr_sec *s)
 		}
 		putchar('\n');
 		break;
-	case 13: case 14: case 20: case 22: case 30:
+	case 13:
+	case 14:
+	case 20:
+	case 22:
+	case 30:
 		printf("# %s info available, use -I to display\n",
 		       pfr_feat_names[b]);
 		break;
@@ -265,8 +304,8 @@ void pfr_script_dump(struct pfr_script *S, const struct pfr_record *rec,
 	       S->in, rec->hdr.size, rec->hdr.type);
 	pfr_hex(b, rec->hdr.size);
 	free(b);
-	if (!pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload,
-			     rec->len, &r) &&
+	if (!pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload, rec->len,
+			     &r) &&
 	    (r.fields & PFR_PERF_F_TIME))
 		printf("%llu ", (unsigned long long)r.time);
 	else
@@ -274,8 +313,8 @@ void pfr_script_dump(struct pfr_script *S, const struct pfr_record *rec,
 	printf("%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)rec->pos,
 	       rec->hdr.size, name ? name : "UNKNOWN");
 	if (rec->hdr.type == PERF_RECORD_SAMPLE &&
-	    !pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload,
-			     rec->len, &r))
+	    !pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload, rec->len,
+			     &r))
 		printf("(IP, 0x%x): %u/%u: %#llx period: %llu addr: %#llx",
 		       rec->hdr.misc, r.pid, r.tid, (unsigned long long)r.ip,
 		       (unsigned long long)r.period,

@@ -67,7 +67,7 @@ static const struct {
 };
 
 static const char *const pfr_type_names[PFR_OUT_NTYPES] = {
-	"hardware", "software", "tracepoint", "hardware-cache",
+	"hardware", "software",	  "tracepoint", "hardware-cache",
 	"raw",	    "breakpoint", "other",
 };
 
@@ -272,8 +272,7 @@ int pfr_script_events(struct pfr_script *S)
 		    a->config == PERF_COUNT_SW_DUMMY)
 			continue;
 		for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
-			if ((user_fields[t] & b) &&
-			    !(S->ev[i].fields & b)) {
+			if ((user_fields[t] & b) && !(S->ev[i].fields & b)) {
 				pfr_missing(S->ev[i].name, b);
 				return -1;
 			}
@@ -320,8 +319,9 @@ static int pfr_parse_time(struct pfr_script *S, const char *arg)
 		struct pfr_trange r = {0, 0}, *nt;
 
 		comma = memchr(p, ',', (size_t)(end - p));
-		if (!comma || (comma > p && pfr_parse_ts(p, (size_t)(comma - p),
-							 &r.start)) ||
+		if (!comma ||
+		    (comma > p &&
+		     pfr_parse_ts(p, (size_t)(comma - p), &r.start)) ||
 		    (end > comma + 1 &&
 		     pfr_parse_ts(comma + 1, (size_t)(end - comma - 1),
 				  &r.stop)) ||
@@ -355,7 +355,8 @@ static int pfr_parse_ids(const char *opt, const char *arg, uint32_t **ids,
 				       opt);
 		memcpy(tok, p, l);
 		tok[l] = 0;
-		if (strspn(tok, "0123456789") != l || pfr_cli_parse_u32(tok, &v))
+		if (strspn(tok, "0123456789") != l ||
+		    pfr_cli_parse_u32(tok, &v))
 			return pfr_err("%s: expected numbers separated by ','",
 				       opt);
 		ni = realloc(*ids, (size_t)(*n + 1) * sizeof(*ni));
@@ -375,8 +376,8 @@ static int pfr_parse_comms(struct pfr_script *S, const char *arg)
 
 	for (;;) {
 		size_t l = strcspn(p, ",");
-		char **nc = realloc(S->comms, (size_t)(S->ncomms + 1) *
-						      sizeof(*nc));
+		char **nc = realloc(S->comms,
+				    (size_t)(S->ncomms + 1) * sizeof(*nc));
 
 		if (!nc)
 			return -1;
@@ -538,8 +539,7 @@ static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
 		if (S->nfields_arg == 8)
 			return pfr_err("too many -F%s", "");
 		S->fields_arg[S->nfields_arg++] = v;
-	} else if (!bad &&
-		   (v = pfr_optval(argc, argv, i, 0, "--time", &bad))) {
+	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--time", &bad))) {
 		return pfr_parse_time(S, v) ? -1 : 1;
 	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--tid", &bad))) {
 		return pfr_parse_ids("--tid", v, &S->tids, &S->ntids) ? -1 : 1;
@@ -548,7 +548,8 @@ static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
 	} else if (!bad &&
 		   (v = pfr_optval(argc, argv, i, 0, "--comms", &bad))) {
 		return pfr_parse_comms(S, v) ? -1 : 1;
-	} else if (!bad && (v = pfr_optval(argc, argv, i, 'C', "--cpu", &bad))) {
+	} else if (!bad &&
+		   (v = pfr_optval(argc, argv, i, 'C', "--cpu", &bad))) {
 		return pfr_parse_cpus(S, v) ? -1 : 1;
 	} else if (!bad &&
 		   (v = pfr_optval(argc, argv, i, 0, "--queue-size", &bad))) {

@@ -1313,8 +1313,7 @@ static int pfr_open_header(struct pfr_perf_file *f)
 	    h.attr_size > (1u << 16) || !pfr_in_file(f, &h.attrs) ||
 	    h.data.offset > f->map_len ||
 	    h.data.size > f->map_len - h.data.offset ||
-	    h.attrs.size % h.attr_size ||
-	    h.attrs.size / h.attr_size > 4096)
+	    h.attrs.size % h.attr_size || h.attrs.size / h.attr_size > 4096)
 		return -PFR_PERF_E_FILE_LAYOUT;
 	f->nr_ev = (uint32_t)(h.attrs.size / h.attr_size);
 	f->ev = calloc(f->nr_ev ? f->nr_ev : 1, sizeof(*f->ev));
@@ -1686,7 +1685,8 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 		err = -PFR_E_SYSTEM;
 	if (err) {
 		if (!f->map)
-			f->map = malloc(1); /* so that close frees as a reader */
+			f->map =
+				malloc(1); /* so that close frees as a reader */
 		pfr_perf_file_close(f);
 		return err;
 	}
@@ -1694,8 +1694,7 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 	return 0;
 }
 
-const void *pfr__perf_file_tracing(const struct pfr_perf_file *f,
-				   uint64_t *len)
+const void *pfr__perf_file_tracing(const struct pfr_perf_file *f, uint64_t *len)
 {
 	*len = f && f->tracing ? f->tracing_len : 0;
 	return f ? f->tracing : NULL;
