@@ -1040,6 +1040,8 @@ void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
 		return;
 	if (o->flags & PFR_OUT_JSON) {
 		pfr_json_start(o, r, tname ? tname : "UNKNOWN");
+		if (r->type >= 64 || !tname)
+			fprintf(o->f, ",\"record_type\":%u", r->type);
 		fprintf(o->f, ",\"size\":%u", r->size);
 		pfr_print_side(o, r);
 		fputs("}\n", o->f);

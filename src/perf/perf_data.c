@@ -1631,15 +1631,17 @@ static int pfr_stream_header(struct pfr_perf_file *f, int fd)
 	if (fstat(fd, &st))
 		return -PFR_E_SYSTEM;
 	f->map_len = (size_t)st.st_size;
+	if (f->map_len < 16 || pfr_pread_all(fd, &h, 16, 0) ||
+	    h.magic != PFR_PERF_MAGIC2 || h.size == 16)
+		return 1; /* the pipe format, or not perf.data: read whole */
 	if (f->map_len < sizeof(h) || pfr_pread_all(fd, &h, sizeof(h), 0))
 		return -PFR_PERF_E_FILE_MAGIC;
-	if (h.magic != PFR_PERF_MAGIC2 || h.size == 16)
-		return 1; /* not a header: the caller reads it whole */
 	if (h.data.offset > f->map_len ||
-	    h.data.size > f->map_len - h.data.offset ||
-	    h.data.offset > (64u << 20) ||
-	    f->map_len - h.data.offset - h.data.size > (256u << 20))
+	    h.data.size > f->map_len - h.data.offset)
 		return -PFR_PERF_E_FILE_LAYOUT;
+	if (h.data.offset > (64u << 20) ||
+	    f->map_len - h.data.offset - h.data.size > (256u << 20))
+		return 1; /* headers this large: the caller reads it whole */
 	f->head_len = h.data.offset > sizeof(h) ? h.data.offset : sizeof(h);
 	f->tail_off = h.data.offset + h.data.size;
 	f->tail_len = f->map_len - f->tail_off;
@@ -1675,6 +1677,8 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 	f->in_fd = fd;
 	err = pfr_stream_header(f, fd);
 	if (err == 1) { /* the pipe format: read whole */
+		free((void *)f->map);
+		free(f->tail);
 		free(f);
 		close(fd);
 		return pfr_perf_file_open(fp, path);
