@@ -1613,11 +1613,17 @@ static const unsigned char *pfr_win(struct pfr_perf_file *f, uint64_t off,
 	}
 	f->win_off = off;
 	f->win_len = keep;
-	if (want > keep &&
-	    pfr_pread_all(f->in_fd, f->win + keep, want - keep, off + keep))
-		return NULL;
-	f->win_len = want;
-	return f->win;
+	while (f->win_len < want) { /* a file cut short: what is there */
+		ssize_t r = pread(f->in_fd, f->win + f->win_len,
+				  want - f->win_len, (off_t)(off + f->win_len));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		f->win_len += (size_t)r;
+	}
+	return f->win_len >= n ? f->win : NULL;
 }
 
 /* A stream's header: reads the file's head (up to its data section) and
