@@ -6,6 +6,7 @@
  * is untrusted, so every feature is checked against its section.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -188,6 +189,196 @@ static void pfr_print_feat(int b, struct pfr_sec *s)
 	}
 }
 
+struct pfr_bit {
+	int bit;
+	const char *name;
+};
+
+/* Names of set bits, in the table's order, joined by '|' as perf's
+ * __p_bits() prints them (bits it does not name are left out). */
+static void pfr_bits(uint64_t v, const struct pfr_bit *t, size_t n)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (v & (1ULL << t[i].bit)) {
+			printf("%s%s", first ? "" : "|", t[i].name);
+			first = 0;
+		}
+}
+
+static const struct pfr_bit pfr_st_names[] = {
+	{0, "IP"},
+	{1, "TID"},
+	{2, "TIME"},
+	{3, "ADDR"},
+	{4, "READ"},
+	{5, "CALLCHAIN"},
+	{6, "ID"},
+	{7, "CPU"},
+	{8, "PERIOD"},
+	{9, "STREAM_ID"},
+	{10, "RAW"},
+	{11, "BRANCH_STACK"},
+	{12, "REGS_USER"},
+	{13, "STACK_USER"},
+	{16, "IDENTIFIER"},
+	{18, "REGS_INTR"},
+	{15, "DATA_SRC"},
+	{14, "WEIGHT"},
+	{19, "PHYS_ADDR"},
+	{20, "AUX"},
+	{21, "CGROUP"},
+	{22, "DATA_PAGE_SIZE"},
+	{23, "CODE_PAGE_SIZE"},
+	{24, "WEIGHT_STRUCT"},
+};
+static const struct pfr_bit pfr_rf_names[] = {
+	{0, "TOTAL_TIME_ENABLED"},
+	{1, "TOTAL_TIME_RUNNING"},
+	{2, "ID"},
+	{3, "GROUP"},
+	{4, "LOST"},
+};
+/* The attr's flag bits from disabled (bit 0) on, perf's names. */
+static const char *const pfr_flag_names[] = {
+	"disabled",
+	"inherit",
+	"pinned",
+	"exclusive",
+	"exclude_user",
+	"exclude_kernel",
+	"exclude_hv",
+	"exclude_idle",
+	"mmap",
+	"comm",
+	"freq",
+	"inherit_stat",
+	"enable_on_exec",
+	"task",
+	"watermark",
+	NULL, /* precise_ip: two bits */
+	NULL,
+	"mmap_data",
+	"sample_id_all",
+	"exclude_host",
+	"exclude_guest",
+	"exclude_callchain_kernel",
+	"exclude_callchain_user",
+	"mmap2",
+	"comm_exec",
+	"use_clockid",
+	"context_switch",
+	"write_backward",
+	"namespaces",
+	"ksymbol",
+	"bpf_event",
+	"aux_output",
+	"cgroup",
+	"text_poke",
+	"build_id",
+	"inherit_thread",
+	"remove_on_exec",
+	"sigtrap",
+};
+
+/* perf_event_attr__fprintf(): every non-zero field, perf's words. */
+static void pfr_print_attr(const struct perf_event_attr *a)
+{
+	uint64_t fl;
+
+	printf(", type = %u, size = %u", a->type, a->size);
+	if (a->config)
+		printf(", config = %#llx", (unsigned long long)a->config);
+	if (a->sample_period)
+		printf(", { sample_period, sample_freq } = %llu",
+		       (unsigned long long)a->sample_period);
+	if (a->sample_type) {
+		printf(", sample_type = ");
+		pfr_bits(a->sample_type, pfr_st_names,
+			 sizeof(pfr_st_names) / sizeof(*pfr_st_names));
+	}
+	if (a->read_format) {
+		printf(", read_format = ");
+		pfr_bits(a->read_format, pfr_rf_names,
+			 sizeof(pfr_rf_names) / sizeof(*pfr_rf_names));
+	}
+	memcpy(&fl,
+	       (const char *)a + offsetof(struct perf_event_attr, read_format) +
+		       8,
+	       8);
+	for (int b = 0;
+	     b < (int)(sizeof(pfr_flag_names) / sizeof(*pfr_flag_names)); b++) {
+		if (b == 15 && a->precise_ip)
+			printf(", precise_ip = %u", (unsigned)a->precise_ip);
+		if (pfr_flag_names[b] && (fl & (1ULL << b)))
+			printf(", %s = 1", pfr_flag_names[b]);
+	}
+	if (a->wakeup_events)
+		printf(", { wakeup_events, wakeup_watermark } = %u",
+		       a->wakeup_events);
+	if (a->bp_type)
+		printf(", bp_type = %u", a->bp_type);
+	if (a->bp_addr)
+		printf(", { bp_addr, config1 } = %#llx",
+		       (unsigned long long)a->bp_addr);
+	if (a->bp_len)
+		printf(", { bp_len, config2 } = %#llx",
+		       (unsigned long long)a->bp_len);
+	if (a->sample_regs_user)
+		printf(", sample_regs_user = %#llx",
+		       (unsigned long long)a->sample_regs_user);
+	if (a->sample_stack_user)
+		printf(", sample_stack_user = %u", a->sample_stack_user);
+	if (a->clockid)
+		printf(", clockid = %d", a->clockid);
+	if (a->sample_regs_intr)
+		printf(", sample_regs_intr = %#llx",
+		       (unsigned long long)a->sample_regs_intr);
+	if (a->sample_max_stack)
+		printf(", sample_max_stack = %u", a->sample_max_stack);
+}
+
+/* "# event : name = ..." for each attr of the file (its attrs section,
+ * h[2..4]), named as the file names it. */
+static void pfr_print_events(struct pfr_script *S, int fd, const uint64_t *h,
+			     uint64_t fsize)
+{
+	uint64_t asz = h[2], n;
+
+	if (asz < 64 + 16 || asz > 4096 || h[3] > fsize || h[4] > fsize - h[3])
+		return;
+	n = h[4] / asz;
+	for (uint64_t i = 0; i < n && i < 4096; i++) {
+		struct perf_event_attr a;
+		uint64_t sec[2], id;
+		unsigned char buf[4096];
+
+		if (pread(fd, buf, asz, (off_t)(h[3] + i * asz)) !=
+		    (ssize_t)asz)
+			return;
+		memset(&a, 0, sizeof(a));
+		memcpy(&a, buf, asz - 16 < sizeof(a) ? asz - 16 : sizeof(a));
+		memcpy(sec, buf + asz - 16, 16);
+		printf("# event : name = ");
+		pfr_cli_text_str(stdout,
+				 pfr_perf_file_event_name(S->f, (uint32_t)i));
+		printf(", ");
+		if (sec[1] >= 8 && sec[0] <= fsize &&
+		    sec[1] <= fsize - sec[0]) {
+			printf(", id = {");
+			for (uint64_t k = 0; k < sec[1] / 8 && k < 4096; k++)
+				if (pread(fd, &id, 8,
+					  (off_t)(sec[0] + 8 * k)) == 8)
+					printf("%s %llu", k ? "," : "",
+					       (unsigned long long)id);
+			printf(" }");
+		}
+		pfr_print_attr(&a);
+		putchar('\n');
+	}
+}
+
 /* Reads (off, len) of fd into a malloc'ed buffer, at most 64 MiB. */
 static unsigned char *pfr_read_at(int fd, uint64_t off, uint64_t len)
 {
@@ -203,7 +394,8 @@ static unsigned char *pfr_read_at(int fd, uint64_t off, uint64_t len)
 	return b;
 }
 
-static void pfr_header_feats(int fd, const uint64_t *h, uint64_t fsize)
+static void pfr_header_feats(struct pfr_script *S, int fd, const uint64_t *h,
+			     uint64_t fsize)
 {
 	uint64_t idx = h[5] + h[6], nset = 0;
 	char missing[1024] = "";
@@ -227,6 +419,8 @@ static void pfr_header_feats(int fd, const uint64_t *h, uint64_t fsize)
 			    (ssize_t)sizeof(sec) ||
 		    sec[0] > fsize || sec[1] > fsize - sec[0])
 			continue;
+		if (b == 12) /* EVENT_DESC: the events, from the attrs */
+			pfr_print_events(S, fd, h, fsize);
 		buf = pfr_read_at(fd, sec[0], sec[1]);
 		if (!buf)
 			continue;
@@ -262,7 +456,7 @@ int pfr_script_header(struct pfr_script *S)
 	       "# data size      : %llu\n# feat offset    : %llu\n",
 	       (unsigned long long)h[5], (unsigned long long)h[6],
 	       (unsigned long long)(h[5] + h[6]));
-	pfr_header_feats(fd, h, (uint64_t)st.st_size);
+	pfr_header_feats(S, fd, h, (uint64_t)st.st_size);
 	printf("# ========\n#\n");
 	close(fd);
 	return 0;

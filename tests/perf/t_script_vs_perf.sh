@@ -9,8 +9,8 @@
 # --show-task-events, --show-mmap-events, --header-only, -D), the same
 # output.  The differences docs/script.md lists are normalised away
 # first, and only those: the name perf's addr2line gives an assembly
-# function's frame (glibc's syscall wrappers), perf's "# event :" header
-# lines, and -D's per-record detail after the hex dump.
+# function's frame (glibc's syscall wrappers), and -D's per-record
+# detail after the hex dump.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf_tool
@@ -77,8 +77,7 @@ ok $? "recorded perf_pipe (perf record -o - -e sched:sched_switch -a)"
 
 # The documented differences, made equal on both sides (docs/script.md).
 norm() {
-	sed -E '/\(inlined\)$/s/ (__GI_)?_*([A-Za-z])/ \2/' "$1" |
-		grep -v '^# event : '
+	sed -E '/\(inlined\)$/s/ (__GI_)?_*([A-Za-z])/ \2/' "$1"
 }
 
 # same FILE OPTIONS...: the two outputs, normalised, are identical.
@@ -137,7 +136,8 @@ same perf_tp.data --pid "$tid"
 same perf_tp.data --time "$t1,"
 same perf_tp.data --time ",$t2"
 same perf_dwarf.data --header-only
-same perf_cpu.data --header-only
+same perf_tp.data --header-only
+same pfr_dwarf.data --header-only
 
 # perf's pipe stream from standard input: tracepoint fields decoded.
 "$P" script -i - <perf_pipe.data >a.out 2>a.err &&
