@@ -132,7 +132,8 @@ tid=$(perf script -i perf_tp.data -F tid 2>/dev/null | sed -n 5p | tr -d ' ')
 same perf_tp.data -F comm,cpu,event
 same perf_tp.data -C 0
 same perf_tp.data --show-task-events
-same perf_tp.data --pid "$tid"
+pid=$(perf script -i perf_tp.data -F pid 2>/dev/null | sed -n 5p | tr -d ' ')
+same perf_tp.data --pid "$pid"
 same perf_tp.data --time "$t1,"
 same perf_tp.data --time ",$t2"
 same perf_dwarf.data --header-only
