@@ -45,6 +45,7 @@ struct pfr_out {
 	struct pfr_dso *kernel;
 	struct pfr_trace *trace; /* tracepoint formats, or NULL */
 	char anon[16]; /* pfr_comm() of an unnamed thread */
+	int own_trace; /* trace is freed with o */
 	int styled; /* style is set: perf script's options */
 	struct pfr_out_style style;
 	uint64_t t0; /* --reltime: the first record's time */
@@ -233,6 +234,14 @@ int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t)
 {
 	o->trace = t;
+}
+
+void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t)
+{
+	if (o->own_trace)
+		pfr_trace_free(o->trace);
+	o->trace = t;
+	o->own_trace = 1;
 }
 
 /* A process's mapping of file; a child process shares its parent's
@@ -651,6 +660,8 @@ void pfr_out_free(struct pfr_out *o)
 	}
 	pfr__procs_free(&o->procs);
 	pfr_unwind_free(o->unwind);
+	if (o->own_trace)
+		pfr_trace_free(o->trace);
 	if (o->kernel) {
 		pfr_symtab_free(&o->kernel->tab);
 		free(o->kernel->name);

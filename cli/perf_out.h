@@ -105,6 +105,9 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
 void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t);
+/* The same, t then freed with o (perfring record's output: formats from
+ * tracefs, pfr_trace_open_tracefs()). */
+void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t);
 /* Records the decoder rejected so far. */
 uint64_t pfr_out_bad(const struct pfr_out *o);
 void pfr_out_free(struct pfr_out *o);
