@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "perf_out.h"
+#include "perf_trace.h"
 
 /* Exit statuses (man/perfring-record.1). */
 #define EX_FAIL 1
@@ -1378,11 +1379,19 @@ static int start_output(struct rec *R, int argc, char **argv)
 		R->writing = 1;
 	}
 	if (!R->output || R->json) {
+		const char *names[MAX_EV], *why;
+
 		R->out = pfr_out_new(
 			stdout, (R->json ? PFR_OUT_JSON : 0) |
 					(R->no_syms ? PFR_OUT_NO_SYMS : 0));
 		if (!R->out)
 			return fail(EX_FAIL, "out of memory");
+		/* tracepoint fields, from this machine's formats */
+		for (int i = 0; i < R->nev; i++)
+			names[i] = R->ev[i].name;
+		pfr_out_take_trace(
+			R->out,
+			pfr_trace_open_tracefs(names, (unsigned)R->nev, &why));
 	}
 	return 0;
 }

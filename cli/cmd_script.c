@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perfring script: print the records of a perf.data file (perfring's or
- * perf's own), one line each in perf script's default shape, or JSON
- * Lines.  See man/perfring-script.1.
+ * perfring script: print the samples of a perf.data file (perfring's or
+ * perf's own) as perf script does, with perf script's options (-F, --time,
+ * --tid, --pid, --comms, -C, --ns, --reltime, -G, -D, --header,
+ * --show-*-events), or as JSON Lines.  The file is streamed: records are
+ * read through a window and put in time order a round at a time within a
+ * memory cap (script_queue.c).  See man/perfring-script.1.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,187 +16,242 @@
 #include <perfring/perf.h>
 
 #include "cli.h"
+#include "perf/perf_read.h"
 #include "perf_out.h"
 #include "perf_trace.h"
+#include "script.h"
+#include "script_queue.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perfring script [-i FILE] [--json] [--samples] "
-		"[--no-symbols]\n"
-		"                       [--file-order]\n"
+		"usage: perfring script [-i FILE] [-F FIELDS] [--time RANGE] "
+		"[--tid TIDS]\n"
+		"         [--pid PIDS] [--comms COMMS] [-C CPUS] [--ns] "
+		"[--reltime] [-G]\n"
+		"         [-D] [--header | --header-only] [--show-*-events] "
+		"[--json]\n"
+		"         [--no-symbols] [--file-order] [--queue-size MIB]\n"
 		"\n"
-		"Prints the records of a perf.data file (default ./perf.data) "
-		"in perf\n"
-		"script's shape, or JSON Lines with --json.\n"
-		"  -i, --input FILE  the file to read\n"
-		"      --json        one JSON object per record\n"
-		"      --samples     samples only (side-band records are used "
-		"but not printed)\n"
-		"      --no-symbols  print addresses without looking up "
-		"symbols\n"
-		"      --file-order  as stored, not sorted by time\n"
+		"Prints the samples of a perf.data file (default ./perf.data) "
+		"as perf script\n"
+		"does, or JSON Lines with --json.\n"
+		"  -i, --input FILE       the file to read (- : standard "
+		"input)\n"
+		"  -F, --fields [TYPE:]LIST  perf script's fields: comm tid "
+		"pid time cpu\n"
+		"                         event trace ip sym symoff dso "
+		"period addr;\n"
+		"                         TYPE hw sw trace raw break "
+		"hw-cache; +f/-f edit\n"
+		"      --time START,STOP  samples in [START, STOP] (seconds, "
+		"either empty)\n"
+		"      --tid, --pid LIST  samples of these threads / "
+		"processes\n"
+		"      --comms LIST       samples of threads of these "
+		"names\n"
+		"  -C, --cpu LIST         samples on these cpus\n"
+		"      --ns               times in nanoseconds\n"
+		"      --reltime          times from the first record's\n"
+		"  -G, --hide-call-graph  no call chains\n"
+		"  -D, --dump-raw-trace   every record in file order, in "
+		"hex\n"
+		"      --header, --header-only  the file's header first "
+		"(only)\n"
+		"      --show-task-events, --show-mmap-events, "
+		"--show-switch-events,\n"
+		"      --show-namespace-events, --show-lost-events, "
+		"--show-round-events,\n"
+		"      --show-bpf-events, --show-cgroup-events, "
+		"--show-text-poke-events,\n"
+		"      --show-all-events  side-band records too (perfring: "
+		"all of them)\n"
+		"      --json             one JSON object per record\n"
+		"      --no-symbols       addresses without symbols\n"
+		"      --file-order       as stored, not sorted by time\n"
+		"      --queue-size MIB   memory for sorting (default 64)\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
-struct idx {
-	uint64_t time, seq;
-	struct pfr_record rec;
-	uint32_t ev;
-};
-
-static int idx_cmp(const void *a, const void *b)
+/* One delivered record: tracked, filtered, printed. */
+static void pfr_script_deliver(void *arg, const struct pfr_q_item *it)
 {
-	const struct idx *x = a, *y = b;
+	struct pfr_script *S = arg;
+	struct pfr_perf_rec r;
+	const struct pfr_out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (S->dump) {
+		struct pfr_record rec = {it->hdr, it->payload,
+					 it->hdr.size - 8u, it->pos};
+
+		pfr_script_dump(S, &rec, it->ev < S->nev ? it->ev : 0);
+		return;
+	}
+	S->records++;
+	if (pfr_perf_decode(&e->lay, &it->hdr, it->payload, it->hdr.size - 8,
+			    &r)) {
+		S->bad++;
+		return;
+	}
+	pfr_out_track(S->out, &r);
+	if (!pfr_script_keep(S, &r))
+		return;
+	pfr_out_event(S->out, e, &r, &it->hdr, it->payload);
 }
 
-int pfr_cmd_script(int argc, char **argv)
+/* Reads every record into the queue (or straight out with --file-order,
+ * or as hex with -D).  Returns 0, or the reader's error. */
+static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
 {
-	struct idx *idx = NULL;
-	size_t nidx = 0, capidx = 0;
-	int file_order = 0;
-	const char *in = "perf.data";
-	unsigned flags = 0;
-	struct pfr_perf_file *f;
-	struct pfr_out *o;
-	struct pfr_trace *tp;
-	const char *why = "";
 	struct pfr_record rec;
-	int err, n;
-	uint64_t records = 0;
+	int n;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-i") ||
-			   !strcmp(argv[i], "--input")) {
-			if (i + 1 >= argc)
-				return pfr_cli_usage_error(
-					"script", "option '%s' needs a file",
-					argv[i]);
-			in = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
-			flags |= PFR_OUT_JSON;
-		} else if (!strcmp(argv[i], "--samples")) {
-			flags |= PFR_OUT_SAMPLES_ONLY;
-		} else if (!strcmp(argv[i], "--no-symbols")) {
-			flags |= PFR_OUT_NO_SYMS;
-		} else if (!strcmp(argv[i], "--file-order")) {
-			file_order = 1;
-		} else {
-			return pfr_cli_usage_error(
-				"script", "unknown argument '%s'", argv[i]);
+	while ((n = pfr_perf_file_next(S->f, &rec)) == 1) {
+		uint32_t ev = pfr_perf_file_event_of(S->f, &rec.hdr,
+						     rec.payload, rec.len);
+		struct pfr_perf_rec d;
+		int has_time;
+
+		if (ev >= S->nev)
+			ev = 0;
+		/* -D, as perf: perf's own records (64 and up) dumped as
+		 * read, the kernel's as delivered in time order */
+		if (S->dump && rec.hdr.type >= 64)
+			pfr_script_dump(S, &rec, ev);
+		has_time = !pfr_perf_decode(&S->ev[ev].lay, &rec.hdr,
+					    rec.payload, rec.len, &d) &&
+			   (d.fields & PFR_PERF_F_TIME);
+		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
+			pfr_q_round(q);
+		if (S->dump && rec.hdr.type >= 64)
+			continue;
+		if (pfr_q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
+			fprintf(stderr, "perfring script: out of memory\n");
+			return -PFR_E_SYSTEM;
 		}
+		if (S->file_order)
+			pfr_q_flush(q);
 	}
+	if (n == 0)
+		pfr_q_flush(q);
+	return n;
+}
+
+static int pfr_script_open(struct pfr_script *S)
+{
+	int n, err;
+
 	/* Only a regular file: a FIFO would block the open for a writer
 	 * (the library refuses one too, and reads the file without mapping
 	 * it, so that a truncation meanwhile cannot raise SIGBUS). */
-	n = strcmp(in, "-") ? pfr_cli_open_regular(in) : -1;
+	n = strcmp(S->in, "-") ? pfr_cli_open_regular(S->in) : -1;
 	if (n < 0 && errno == EINVAL) {
 		fprintf(stderr,
 			"perfring script: %s: not a regular file (a FIFO, "
 			"device or socket cannot be read as perf.data)\n",
-			in);
+			S->in);
 		return 1;
 	}
 	if (n >= 0)
 		close(n);
-	err = pfr_perf_file_open(&f, in);
+	err = pfr__perf_file_open_stream(&S->f, S->in);
 	if (err) {
-		fprintf(stderr, "perfring script: %s: %s\n", in,
+		fprintf(stderr, "perfring script: %s: %s\n", S->in,
 			err == -PFR_E_SYSTEM ? strerror(errno)
 					     : pfr_perf_strerror(err));
 		if (err == -PFR_E_SYSTEM && errno == ENOENT)
 			fprintf(stderr,
 				"Fix: record one first (perfring "
 				"record -o %s -- CMD), or give -i FILE.\n",
-				in);
+				S->in);
 		return 1;
 	}
-	o = pfr_out_new(stdout, flags);
-	if (!o) {
-		pfr_perf_file_close(f);
-		return 1;
-	}
-	/* Tracepoint fields from the formats the file stores. */
-	/* Not from standard input: its stream is read once, by the library */
-	tp = strcmp(in, "-") ? pfr_trace_open(in, &why) : NULL;
-	if (!tp && *why)
+	return 0;
+}
+
+/* Tracepoint fields from the formats the file or stream carries. */
+static void pfr_script_trace(struct pfr_script *S)
+{
+	const char *why = "";
+	uint64_t len;
+	const void *td = pfr__perf_file_tracing(S->f, &len);
+
+	S->tp = td ? pfr_trace_open_mem(td, (size_t)len, &why) : NULL;
+	if (!S->tp && *why)
 		fprintf(stderr,
 			"perfring script: %s: tracepoint fields not decoded: "
 			"%s\n",
-			in, why);
-	pfr_out_set_trace(o, tp);
-	/* perf writes each ring's records in turn (FINISHED_ROUND marks the
-	 * rounds), so a file is in time order only per CPU: index every
-	 * record, then sort the index by time (stable: side-band records
-	 * without a time keep their place at the front). */
-	while ((n = pfr_perf_file_next(f, &rec)) == 1) {
-		uint32_t ev = pfr_perf_file_event_of(f, &rec.hdr, rec.payload,
-						     rec.len);
-		struct pfr_perf_layout lay;
-		struct pfr_perf_rec d;
+			S->in, why);
+	pfr_out_set_trace(S->out, S->tp);
+}
 
-		if (nidx == capidx) {
-			size_t nc = capidx ? capidx * 2 : 4096;
-			struct idx *ni = realloc(idx, nc * sizeof(*ni));
+static int pfr_script_run(struct pfr_script *S)
+{
+	struct pfr_queue q;
+	int n, err = 0;
 
-			if (!ni) {
-				fprintf(stderr,
-					"perfring script: out of memory\n");
-				free(idx);
-				pfr_out_free(o);
-				pfr_trace_free(tp);
-				pfr_perf_file_close(f);
-				return 1;
-			}
-			idx = ni;
-			capidx = nc;
-		}
-		pfr_perf_file_layout(f, ev, &lay);
-		idx[nidx].rec = rec;
-		idx[nidx].ev = ev;
-		idx[nidx].seq = nidx;
-		idx[nidx].time = 0;
-		if (!pfr_perf_decode(&lay, &rec.hdr, rec.payload, rec.len,
-				     &d) &&
-		    (d.fields & PFR_PERF_F_TIME))
-			idx[nidx].time = d.time;
-		nidx++;
+	if (pfr_script_open(S))
+		return 1;
+	if (S->header && pfr_script_header(S))
+		err = 1;
+	if (err || S->header_only)
+		goto out;
+	S->out = pfr_out_new(stdout, S->flags);
+	if (!S->out || pfr_script_events(S)) {
+		err = S->out ? PFR_EXIT_USAGE : 1;
+		goto out;
 	}
-	if (!file_order && nidx) /* idx is NULL when nidx is 0 */
-		qsort(idx, nidx, sizeof(*idx), idx_cmp);
-	for (size_t i = 0; i < nidx; i++) {
-		struct pfr_perf_layout lay;
-
-		pfr_perf_file_layout(f, idx[i].ev, &lay);
-		pfr_out_record(o, pfr_perf_file_event_name(f, idx[i].ev), &lay,
-			       &idx[i].rec.hdr, idx[i].rec.payload,
-			       idx[i].rec.len);
-		records++;
-	}
-	free(idx);
-	err = 0;
+	pfr_script_trace(S);
+	pfr_out_set_style(S->out, &S->style);
+	pfr_q_init(&q, S->queue_mib << 20, pfr_script_deliver, S);
+	n = pfr_script_read(S, &q);
+	pfr_q_free(&q);
 	if (n < 0) {
 		fprintf(stderr,
 			"perfring script: %s: malformed record after %llu "
 			"records: %s\n",
-			in, (unsigned long long)records, pfr_perf_strerror(n));
+			S->in, (unsigned long long)S->records,
+			pfr_perf_strerror(n));
 		err = 1;
 	}
-	if (pfr_out_bad(o))
+	if (q.late)
+		fprintf(stderr,
+			"perfring script: %llu records out of time order by "
+			"more than --queue-size %llu MiB holds: printed "
+			"where they came\n",
+			(unsigned long long)q.late,
+			(unsigned long long)S->queue_mib);
+	if (S->bad)
 		fprintf(stderr,
 			"perfring script: %llu of %llu records malformed, "
 			"skipped\n",
-			(unsigned long long)pfr_out_bad(o),
-			(unsigned long long)records);
-	pfr_out_free(o);
-	pfr_trace_free(tp);
-	pfr_perf_file_close(f);
+			(unsigned long long)S->bad,
+			(unsigned long long)S->records);
+out:
+	pfr_out_free(S->out);
+	pfr_trace_free(S->tp);
+	free(S->ev);
+	pfr_perf_file_close(S->f);
+	pfr_script_opts_free(S);
 	return err;
+}
+
+int pfr_cmd_script(int argc, char **argv)
+{
+	struct pfr_script S;
+	int r;
+
+	memset(&S, 0, sizeof(S));
+	S.in = "perf.data";
+	S.queue_mib = 64;
+	r = pfr_script_opts(&S, argc, argv);
+	if (r == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (r) {
+		pfr_script_opts_free(&S);
+		return PFR_EXIT_USAGE;
+	}
+	return pfr_script_run(&S);
 }

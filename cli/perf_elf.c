@@ -8,6 +8,7 @@
 #ifndef PFR_NO_SCRIPT_LIBS
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 #else
 #include <elf.h>
 #endif
@@ -139,6 +140,26 @@ void pfr_symtab_free(struct pfr_symtab *t)
 }
 
 #ifndef PFR_NO_SCRIPT_LIBS
+char *pfr_demangle(const char *name)
+{
+	/* perf's flags without -v: no parameters, no return type.  The style
+	 * is libiberty's automatic one: C++ (Itanium ABI) and Rust (legacy
+	 * and v0, the legacy hash dropped). */
+	return cplus_demangle(name, DMGL_NO_OPTS);
+}
+
+/* Adds a symbol under its demangled name when it has one. */
+static void pfr_symtab_add_dm(struct pfr_symtab *t, uint64_t start,
+			      uint64_t size, const char *name,
+			      const char *suffix, unsigned bind)
+{
+	char *dm = pfr_demangle(name), buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%s", dm ? dm : name, suffix);
+	free(dm);
+	pfr_symtab_add(t, start, size, buf, bind);
+}
+
 /* A symbol perf lists as a function: a typed function, or a named label
  * (assembly entry points such as _start) in an executable section. */
 static int pfr_elf_is_func(Elf *e, const GElf_Sym *y)
@@ -182,8 +203,8 @@ static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
 				continue;
 			nm = elf_strptr(e, sh.sh_link, y.st_name);
 			if (nm && *nm)
-				pfr_symtab_add(t, y.st_value, y.st_size, nm,
-					       GELF_ST_BIND(y.st_info));
+				pfr_symtab_add_dm(t, y.st_value, y.st_size, nm,
+						  "", GELF_ST_BIND(y.st_info));
 		}
 	}
 	return t->nsyms - before;
@@ -231,7 +252,6 @@ static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
 	for (size_t i = 0; rd && dd && i < rel.sh_size / rel.sh_entsize; i++) {
 		uint64_t at = plt.sh_addr + 16 * (i + 1);
 		const char *nm = "";
-		char name[256];
 		GElf_Rela r;
 		GElf_Sym y;
 
@@ -241,8 +261,7 @@ static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
 		if (GELF_R_SYM(r.r_info) &&
 		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
 			nm = elf_strptr(e, dyn.sh_link, y.st_name);
-		snprintf(name, sizeof(name), "%s@plt", nm ? nm : "");
-		pfr_symtab_add(t, at, 16, name, STB_GLOBAL);
+		pfr_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
 	}
 }
 
@@ -334,7 +353,13 @@ size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
 	return n;
 }
 #else
-/* Built without libelf (a cross build): no symbols. */
+/* Built without libelf (a cross build): no symbols, no demangling. */
+char *pfr_demangle(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
 size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
 {
 	(void)t;

@@ -53,4 +53,9 @@ void pfr_symtab_free(struct pfr_symtab *t);
  */
 size_t pfr_elf_load(struct pfr_symtab *t, const char *path);
 
+/* The demangled name of a C++ or Rust symbol as perf script shows it
+ * (libiberty's cplus_demangle without parameters), malloc'ed; NULL when
+ * name is not mangled. */
+char *pfr_demangle(const char *name);
+
 #endif

@@ -17,6 +17,7 @@
 #include "perf/perf_maps.h"
 #include "perf_out.h"
 #include "perf_trace.h"
+#include "perf_unwind.h"
 
 #define PFR_HASH 1024
 
@@ -44,6 +45,11 @@ struct pfr_out {
 	struct pfr_dso *kernel;
 	struct pfr_trace *trace; /* tracepoint formats, or NULL */
 	char anon[16]; /* pfr_comm() of an unnamed thread */
+	int own_trace; /* trace is freed with o */
+	int styled; /* style is set: perf script's options */
+	struct pfr_out_style style;
+	uint64_t t0; /* --reltime: the first record's time */
+	struct pfr_unwind *unwind; /* DWARF call chains, or NULL */
 };
 
 static unsigned pfr_hash_str(const char *s)
@@ -147,6 +153,7 @@ struct pfr_loc {
 	const char *sym, *dso;
 	uint64_t off; /* into sym */
 	uint64_t addr; /* as perf script shows a frame: in its dso */
+	uint64_t vaddr; /* its link-time address */
 	int found;
 };
 
@@ -175,7 +182,7 @@ static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 	struct pfr_dso *d;
 	uint64_t a = ip;
 
-	*l = (struct pfr_loc){"[unknown]", "[unknown]", 0, ip, 0};
+	*l = (struct pfr_loc){"[unknown]", "[unknown]", 0, ip, ip, 0};
 	if (kernel) {
 		d = pfr_kernel(o);
 		if (!d)
@@ -203,6 +210,7 @@ static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 		}
 	}
 	l->dso = d->name;
+	l->vaddr = a;
 	s = pfr_symtab_find(&d->tab, a);
 	if (s) {
 		l->sym = s->name;
@@ -226,6 +234,14 @@ int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t)
 {
 	o->trace = t;
+}
+
+void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t)
+{
+	if (o->own_trace)
+		pfr_trace_free(o->trace);
+	o->trace = t;
+	o->own_trace = 1;
 }
 
 /* A process's mapping of file; a child process shares its parent's
@@ -447,9 +463,13 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 			snprintf(t->comm, sizeof(t->comm), ":%u", t->tid);
 			t->named = 0;
 		}
-		/* a parent no COMM named passes on no name (perf's rule) */
+		/* a parent no COMM named passes on no name (perf's rule);
+		 * tid 0 is perf's "swapper", named */
 		if (t && pt && t != pt && pt->named) {
 			memcpy(t->comm, pt->comm, sizeof(t->comm));
+			t->named = 1;
+		} else if (t && !pt && r->u.task.ptid == 0 && t->tid != 0) {
+			snprintf(t->comm, sizeof(t->comm), "swapper");
 			t->named = 1;
 		}
 		pfr__procs_fork(&o->procs, r->u.task.pid, r->u.task.ppid);
@@ -639,10 +659,427 @@ void pfr_out_free(struct pfr_out *o)
 		}
 	}
 	pfr__procs_free(&o->procs);
+	pfr_unwind_free(o->unwind);
+	if (o->own_trace)
+		pfr_trace_free(o->trace);
 	if (o->kernel) {
 		pfr_symtab_free(&o->kernel->tab);
 		free(o->kernel->name);
 		free(o->kernel);
 	}
 	free(o);
+}
+
+/* --- perf script's options (pfr_out_style) --- */
+
+int pfr_out_type(uint32_t attr_type)
+{
+	return attr_type < PERF_TYPE_MAX ? (int)attr_type : PFR_OUT_NTYPES - 1;
+}
+
+unsigned pfr_out_default_fields(int t)
+{
+	unsigned base = PFR_FLD_COMM | PFR_FLD_TID | PFR_FLD_CPU |
+			PFR_FLD_TIME | PFR_FLD_EVENT;
+	unsigned ip = PFR_FLD_IP | PFR_FLD_SYM | PFR_FLD_SYMOFF | PFR_FLD_DSO |
+		      PFR_FLD_PERIOD;
+
+	if (t == PERF_TYPE_TRACEPOINT)
+		return base | PFR_FLD_TRACE;
+	if (t == PERF_TYPE_RAW)
+		return base | ip | PFR_FLD_ADDR;
+	return base | ip;
+}
+
+/* Whether the samples of attr carry what field needs. */
+static int pfr_fld_present(const struct perf_event_attr *a, unsigned fld)
+{
+	uint64_t st = a->sample_type;
+
+	switch (fld) {
+	case PFR_FLD_TID:
+	case PFR_FLD_PID:
+		return !!(st & PERF_SAMPLE_TID);
+	case PFR_FLD_TIME:
+		return !!(st & PERF_SAMPLE_TIME);
+	case PFR_FLD_CPU:
+		return !!(st & PERF_SAMPLE_CPU);
+	case PFR_FLD_PERIOD:
+		return !!(st & PERF_SAMPLE_PERIOD);
+	case PFR_FLD_ADDR:
+		return !!(st & PERF_SAMPLE_ADDR);
+	case PFR_FLD_IP:
+	case PFR_FLD_SYM:
+	case PFR_FLD_SYMOFF:
+	case PFR_FLD_DSO:
+		return !!(st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR));
+	case PFR_FLD_TRACE:
+		return !!(st & PERF_SAMPLE_RAW);
+	default:
+		return 1;
+	}
+}
+
+void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
+		     const char *name, const struct perf_event_attr *attr,
+		     const struct pfr_perf_layout *lay, int any_chain)
+{
+	int t = pfr_out_type(attr->type);
+	unsigned fl;
+
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->attr = attr;
+	e->lay = *lay;
+	e->chain = (attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		   !s->hide_callgraph;
+	if (s->user_set & (1u << t)) {
+		fl = s->fields[t];
+	} else {
+		fl = pfr_out_default_fields(t);
+		/* perf: a tracepoint shows its call chain when it has one */
+		if (t == PERF_TYPE_TRACEPOINT && any_chain && e->chain)
+			fl |= PFR_FLD_IP | PFR_FLD_SYM | PFR_FLD_SYMOFF |
+			      PFR_FLD_DSO;
+	}
+	/* what the samples lack is dropped (perf's rule for defaults and
+	 * for -F TYPE:LIST; the caller refuses a missing -F LIST field) */
+	for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
+		if ((fl & b) && !pfr_fld_present(attr, b))
+			fl &= ~b;
+	e->fields = fl;
+}
+
+static int pfr_unwind_map(void *arg, uint32_t pid, uint64_t addr,
+			  uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			  const char **path)
+{
+	struct pfr_out *o = arg;
+	const struct pfr__map *m = pfr__procs_find(&o->procs, pid, addr);
+
+	if (!m)
+		return -1;
+	*start = m->start;
+	*end = m->end;
+	*pgoff = m->pgoff;
+	*path = ((struct pfr_dso *)m->dso)->name;
+	return 0;
+}
+
+void pfr_out_set_style(struct pfr_out *o, const struct pfr_out_style *s)
+{
+	o->style = *s;
+	o->styled = 1;
+	if (!o->unwind && !(o->flags & PFR_OUT_NO_SYMS))
+		o->unwind = pfr_unwind_new(pfr_unwind_map, o);
+}
+
+/* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
+static void pfr_style_start(struct pfr_out *o, const struct pfr_out_ev *e,
+			    const struct pfr_perf_rec *r, uint32_t ctid)
+{
+	char comm[4 * sizeof(((struct pfr_thr *)0)->comm) + 1], t[48];
+	unsigned fl = e->fields;
+	FILE *f = o->f;
+
+	if (fl & PFR_FLD_COMM) {
+		pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, ctid));
+		fprintf(f, (fl & PFR_FLD_IP) && e->chain ? "%s " : "%16s ",
+			comm);
+	}
+	if ((fl & PFR_FLD_PID) && (fl & PFR_FLD_TID))
+		fprintf(f, "%5d/%-5d ", (int)r->pid, (int)r->tid);
+	else if (fl & PFR_FLD_PID)
+		fprintf(f, "%5d ", (int)r->pid);
+	else if (fl & PFR_FLD_TID)
+		fprintf(f, "%5d ", (int)r->tid);
+	if (fl & PFR_FLD_CPU)
+		fprintf(f, "[%03u] ", r->cpu);
+	if (fl & PFR_FLD_TIME) {
+		uint64_t v = r->time;
+
+		if (o->style.reltime) {
+			if (!o->t0)
+				o->t0 = v;
+			v -= o->t0;
+		}
+		if (o->style.ns) {
+			fprintf(f, "%5llu.%09llu: ",
+				(unsigned long long)(v / 1000000000ULL),
+				(unsigned long long)(v % 1000000000ULL));
+		} else {
+			snprintf(
+				t, sizeof(t), "%llu.%06llu",
+				(unsigned long long)(v / 1000000000ULL),
+				(unsigned long long)(v % 1000000000ULL / 1000));
+			fprintf(f, "%12s: ", t);
+		}
+	}
+}
+
+/* One frame or ip: [tab]ip, " sym+off", " (dso)" or " (inlined)". */
+static void pfr_style_ip(struct pfr_out *o, const struct pfr_out_ev *e,
+			 const char *lead, uint64_t ip, const char *sym,
+			 uint64_t off, int found, const char *dso)
+{
+	unsigned fl = e->fields;
+	FILE *f = o->f;
+
+	if (fl & PFR_FLD_IP)
+		fprintf(f, "%s%16llx", lead, (unsigned long long)ip);
+	if (fl & PFR_FLD_SYM) {
+		fputc(' ', f);
+		pfr_cli_text_str(f, sym);
+		if (found && (fl & PFR_FLD_SYMOFF))
+			fprintf(f, "+0x%llx", (unsigned long long)off);
+	}
+	if ((fl & PFR_FLD_DSO) && dso) {
+		fputs(" (", f);
+		pfr_cli_text_str(f, dso);
+		fputc(')', f);
+	}
+	if (!dso)
+		fputs(" (inlined)", f);
+}
+
+/* A user frame at ip of pid.  For an unwound one (inl), as perf 6.1
+ * does, when the file's DWARF has the address its chain of functions
+ * stands in for the symbol: each "(inlined)" but one named as the symbol
+ * is. */
+static void pfr_style_user_frame(struct pfr_out *o, const struct pfr_out_ev *e,
+				 uint32_t pid, uint64_t ip, int inl)
+{
+	char *names[16];
+	struct pfr_loc l;
+	int n = 0;
+
+	pfr_locate(o, pid, ip, 0, &l);
+	if (l.found && inl)
+		n = pfr_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
+				       l.vaddr - l.off, names, 16);
+	for (int i = 0; i < n; i++) {
+		int same = !strcmp(names[i], l.sym);
+
+		pfr_style_ip(o, e, "\t", l.addr, names[i], l.off, 1,
+			     same ? l.dso : NULL);
+		fputc('\n', o->f);
+		free(names[i]);
+	}
+	if (n)
+		return;
+	pfr_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found, l.dso);
+	fputc('\n', o->f);
+}
+
+/* The call chain: the kernel's (and fp's user) frames as recorded, then
+ * for a DWARF sample the user frames unwound from its stack copy. */
+static void pfr_style_chain(struct pfr_out *o, const struct pfr_out_ev *e,
+			    const struct pfr_perf_rec *r,
+			    const struct pfr_record_header *hdr,
+			    const void *payload)
+{
+	struct pfr_ustack us;
+	int kernel = -1, nu;
+	struct pfr_loc l;
+	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
+
+	for (uint64_t i = 0; i < r->nr_callchain; i++) {
+		if (pfr_frame(o, r, i, &kernel, &ip, &l))
+			continue;
+		if (kernel) {
+			pfr_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found,
+				     l.dso);
+			fputc('\n', o->f);
+		} else {
+			pfr_style_user_frame(o, e, r->pid, ip, 0);
+		}
+	}
+	if (pfr_ustack_get(e->attr, r, payload, hdr->size - 8, &us))
+		return;
+	nu = pfr_unwind_user(o->unwind, r->pid, &us, ips, 127);
+	for (int i = 0; i < nu; i++)
+		pfr_style_user_frame(o, e, r->pid, ips[i], 1);
+}
+
+static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,
+			     const struct pfr_perf_rec *r,
+			     const struct pfr_record_header *hdr,
+			     const void *payload)
+{
+	unsigned fl = e->fields;
+	FILE *f = o->f;
+	struct pfr_loc l;
+
+	pfr_style_start(o, e, r, r->tid);
+	if (fl & PFR_FLD_PERIOD)
+		fprintf(f, "%10llu ", (unsigned long long)r->period);
+	if (fl & PFR_FLD_EVENT) {
+		char name[1024];
+
+		pfr_cli_text_esc(name, sizeof(name), e->name);
+		fprintf(f, "%*s: ", o->style.name_width, name);
+	}
+	if ((fl & PFR_FLD_TRACE) && (r->fields & PFR_PERF_F_RAW))
+		pfr_trace_print(o->trace, f, 0, r->raw, r->raw_size);
+	if (fl & PFR_FLD_ADDR)
+		fprintf(f, "%16llx", (unsigned long long)r->addr);
+	if (fl & PFR_FLD_IP) {
+		if (e->chain && (r->fields & PFR_PERF_F_CALLCHAIN)) {
+			fputc('\n', f);
+			pfr_style_chain(o, e, r, hdr, payload);
+		} else {
+			fputc(' ', f);
+			pfr_locate(o, r->pid, r->ip, pfr_is_kernel(r->misc),
+				   &l);
+			pfr_style_ip(o, e, "", r->ip, l.sym, l.off, l.found,
+				     l.dso);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* The thread a side-band record is about, whose command perf shows. */
+static uint32_t pfr_side_tid(const struct pfr_perf_rec *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+		return r->u.comm.tid;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return r->u.mmap.tid;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return r->u.task.tid;
+	default:
+		return r->tid;
+	}
+}
+
+/* An MMAP or MMAP2 record's fields as perf_event__fprintf_mmap{,2}(). */
+static void pfr_style_mmap(struct pfr_out *o, const struct pfr_perf_rec *r,
+			   const unsigned char *p)
+{
+	FILE *f = o->f;
+	unsigned pr = r->u.mmap.prot;
+
+	fprintf(f, " %d/%d: [%#llx(%#llx) @ %#llx", (int)r->u.mmap.pid,
+		(int)r->u.mmap.tid, (unsigned long long)r->u.mmap.start,
+		(unsigned long long)r->u.mmap.len,
+		(unsigned long long)r->u.mmap.pgoff);
+	if (r->type == PERF_RECORD_MMAP) {
+		fprintf(f, "]: %c ",
+			(r->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x');
+		pfr_cli_text_str(f, r->u.mmap.filename);
+		return;
+	}
+	if (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		unsigned n = p[32] > 20 ? 20 : p[32];
+
+		fputs(" <", f);
+		for (unsigned i = 0; i < n; i++)
+			fprintf(f, "%02x", p[36 + i]);
+		fputc('>', f);
+	} else {
+		uint32_t maj, min;
+		uint64_t ino, gen;
+
+		memcpy(&maj, p + 32, 4);
+		memcpy(&min, p + 36, 4);
+		memcpy(&ino, p + 40, 8);
+		memcpy(&gen, p + 48, 8);
+		fprintf(f, " %02x:%02x %llu %llu", maj, min,
+			(unsigned long long)ino, (unsigned long long)gen);
+	}
+	fprintf(f, "]: %c%c%c%c ", (pr & 1) ? 'r' : '-', (pr & 2) ? 'w' : '-',
+		(pr & 4) ? 'x' : '-', (r->u.mmap.flags & 1) ? 's' : 'p');
+	pfr_cli_text_str(f, r->u.mmap.filename);
+}
+
+void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
+		   const struct pfr_perf_rec *r,
+		   const struct pfr_record_header *hdr, const void *payload)
+{
+	const char *tname = pfr_perf_record_name(hdr->type);
+	unsigned cls;
+
+	if (r->type == PERF_RECORD_SAMPLE) {
+		if (o->flags & PFR_OUT_JSON)
+			pfr_json_sample(o, e->name, r);
+		else
+			pfr_style_sample(o, e, r, hdr, payload);
+		return;
+	}
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		cls = PFR_SHOW_TASK;
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		cls = PFR_SHOW_MMAP;
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		cls = PFR_SHOW_SWITCH;
+		break;
+	case PERF_RECORD_NAMESPACES:
+		cls = PFR_SHOW_NAMESPACE;
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		cls = PFR_SHOW_LOST;
+		break;
+	case 68: /* FINISHED_ROUND */
+		cls = PFR_SHOW_ROUND;
+		break;
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+		cls = PFR_SHOW_BPF;
+		break;
+	case PERF_RECORD_CGROUP:
+		cls = PFR_SHOW_CGROUP;
+		break;
+	case PERF_RECORD_TEXT_POKE:
+		cls = PFR_SHOW_TEXT_POKE;
+		break;
+	default:
+		cls = PFR_SHOW_OTHER;
+		break;
+	}
+	if (!(o->style.show & cls))
+		return;
+	if (o->flags & PFR_OUT_JSON) {
+		pfr_json_start(o, r, tname ? tname : "UNKNOWN");
+		if (r->type >= 64 || !tname)
+			fprintf(o->f, ",\"record_type\":%u", r->type);
+		fprintf(o->f, ",\"size\":%u", r->size);
+		pfr_print_side(o, r);
+		fputs("}\n", o->f);
+		return;
+	}
+	if (r->type == 68) { /* perf prints the name alone */
+		fputs("PERF_RECORD_FINISHED_ROUND\n", o->f);
+		return;
+	}
+	/* perf: the command of the thread the record is about */
+	pfr_style_start(o, e, r, pfr_side_tid(r));
+	fprintf(o->f, "PERF_RECORD_%s", tname ? tname : "UNKNOWN");
+	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
+		pfr_style_mmap(o, r, payload);
+	else
+		pfr_print_side(o, r);
+	fputc('\n', o->f);
+}
+
+/* Tracks one record's side-band (call before pfr_out_event, for every
+ * record, printed or not). */
+void pfr_out_track(struct pfr_out *o, const struct pfr_perf_rec *r)
+{
+	pfr_track(o, r);
+}
+
+const char *pfr_out_comm(struct pfr_out *o, uint32_t tid)
+{
+	return pfr_comm(o, tid);
 }

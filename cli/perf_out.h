@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <linux/perf_event.h>
+
 #include <perfring/perf.h>
 
 struct pfr_out;
@@ -18,7 +20,83 @@ struct pfr_trace;
 #define PFR_OUT_SAMPLES_ONLY 0x2u /* side-band records are tracked only */
 #define PFR_OUT_NO_SYMS 0x4u
 
+/* perf script's output fields (-F). */
+enum {
+	PFR_FLD_COMM = 1u << 0,
+	PFR_FLD_TID = 1u << 1,
+	PFR_FLD_PID = 1u << 2,
+	PFR_FLD_TIME = 1u << 3,
+	PFR_FLD_CPU = 1u << 4,
+	PFR_FLD_EVENT = 1u << 5,
+	PFR_FLD_TRACE = 1u << 6,
+	PFR_FLD_IP = 1u << 7,
+	PFR_FLD_SYM = 1u << 8,
+	PFR_FLD_SYMOFF = 1u << 9,
+	PFR_FLD_DSO = 1u << 10,
+	PFR_FLD_PERIOD = 1u << 11,
+	PFR_FLD_ADDR = 1u << 12,
+};
+
+/* perf script's output types, each with its own fields: the attr types
+ * below PERF_TYPE_MAX, then any other (a dynamic PMU's). */
+#define PFR_OUT_NTYPES 7
+int pfr_out_type(uint32_t attr_type);
+
+/* Side-band records perf script shows on request (--show-*-events). */
+enum {
+	PFR_SHOW_TASK = 1u << 0, /* COMM, FORK, EXIT */
+	PFR_SHOW_MMAP = 1u << 1, /* MMAP, MMAP2 */
+	PFR_SHOW_SWITCH = 1u << 2, /* SWITCH, SWITCH_CPU_WIDE */
+	PFR_SHOW_NAMESPACE = 1u << 3,
+	PFR_SHOW_LOST = 1u << 4, /* LOST, LOST_SAMPLES */
+	PFR_SHOW_ROUND = 1u << 5, /* FINISHED_ROUND */
+	PFR_SHOW_BPF = 1u << 6, /* KSYMBOL, BPF_EVENT */
+	PFR_SHOW_CGROUP = 1u << 7,
+	PFR_SHOW_TEXT_POKE = 1u << 8,
+	PFR_SHOW_OTHER = 1u << 9, /* any other (perfring: --show-all) */
+};
+
+/* How `perfring script` prints (perf script's options). */
+struct pfr_out_style {
+	unsigned fields[PFR_OUT_NTYPES]; /* -F, per output type */
+	unsigned user_set; /* bit t: fields[t] came from -F */
+	unsigned show; /* PFR_SHOW_* */
+	int ns, reltime, hide_callgraph;
+	int name_width; /* event names' column: the longest name */
+};
+
+/* perf script's default fields of output type t. */
+unsigned pfr_out_default_fields(int t);
+
+/* One event of the file, as pfr_out_event() prints its records. */
+struct pfr_out_ev {
+	const char *name;
+	const struct perf_event_attr *attr;
+	struct pfr_perf_layout lay;
+	unsigned fields; /* from pfr_out_fields() */
+	int chain; /* call chains are printed */
+};
+
+/* The fields a sample of attr prints under style s: -F's for its type,
+ * or the defaults less what the samples lack (perf's rules). */
+void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
+		     const char *name, const struct perf_event_attr *attr,
+		     const struct pfr_perf_layout *lay, int any_chain);
+
 struct pfr_out *pfr_out_new(FILE *f, unsigned flags);
+/* Print as perf script does under style s (copied); without it, the
+ * records print as pfr_out_record() documents. */
+void pfr_out_set_style(struct pfr_out *o, const struct pfr_out_style *s);
+/* Updates what later records are printed against (threads' names, maps)
+ * from record r; call it for every record, printed or not. */
+void pfr_out_track(struct pfr_out *o, const struct pfr_perf_rec *r);
+/* Prints one record of event e, decoded as r from (hdr, payload), as perf
+ * script does under the style set (side-band only when shown). */
+void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
+		   const struct pfr_perf_rec *r,
+		   const struct pfr_record_header *hdr, const void *payload);
+/* The name of thread tid (":TID" when no record named it). */
+const char *pfr_out_comm(struct pfr_out *o, uint32_t tid);
 /* Track (and print, unless out is NULL) one record of event `ev`. */
 void pfr_out_record(struct pfr_out *o, const char *ev,
 		    const struct pfr_perf_layout *lay,
@@ -27,6 +105,9 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
 void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t);
+/* The same, t then freed with o (perfring record's output: formats from
+ * tracefs, pfr_trace_open_tracefs()). */
+void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t);
 /* Records the decoder rejected so far. */
 uint64_t pfr_out_bad(const struct pfr_out *o);
 void pfr_out_free(struct pfr_out *o);

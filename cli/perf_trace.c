@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <perfring/perf.h>
+
 #include "cli.h"
 #include "perf_trace.h"
 
@@ -289,24 +291,14 @@ static int pfr_trace_sandbox(const struct pfr_cur *c0)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-struct pfr_trace *pfr_trace_open(const char *path, const char **why)
+/* The formats of the tracing data (b, n), which stays the caller's. */
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why)
 {
 	struct pfr_trace *t;
-	struct pfr_cur c = {0};
-	int fd = pfr_cli_open_regular(path);
-	unsigned char *b;
+	struct pfr_cur c = {b, n, 0, 0};
 
-	*why = "cannot open the file";
-	if (fd < 0)
-		return NULL;
-	b = pfr_trace_section(fd, &c.n, why);
-	close(fd);
-	if (!b)
-		return NULL;
-	c.p = b;
 	if (pfr_trace_sandbox(&c)) {
 		*why = "the stored formats do not parse";
-		free(b);
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -317,7 +309,69 @@ struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 		pfr_trace_free(t);
 		t = NULL;
 	}
+	return t;
+}
+
+struct pfr_trace *pfr_trace_open(const char *path, const char **why)
+{
+	struct pfr_trace *t;
+	size_t n = 0;
+	int fd = pfr_cli_open_regular(path);
+	unsigned char *b;
+
+	*why = "cannot open the file";
+	if (fd < 0)
+		return NULL;
+	b = pfr_trace_section(fd, &n, why);
+	close(fd);
+	if (!b)
+		return NULL;
+	t = pfr_trace_open_mem(b, n, why);
 	free(b);
+	return t;
+}
+
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+					 const char **why)
+{
+	struct pfr_trace *t = calloc(1, sizeof(*t));
+	int got = 0;
+
+	*why = "out of memory";
+	if (!t || !(t->tep = tep_alloc())) {
+		free(t);
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const char *colon = events[i] ? strchr(events[i], ':') : NULL;
+		char path[512], sys[128], buf[65536];
+		size_t sl, len = 0;
+		ssize_t r;
+		int fd;
+
+		if (!colon || (sl = (size_t)(colon - events[i])) >= sizeof(sys))
+			continue; /* not a tracepoint */
+		memcpy(sys, events[i], sl);
+		sys[sl] = 0;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+			 pfr_perf_tracefs_path(), sys, colon + 1);
+		fd = pfr_cli_open_regular(path);
+		if (fd < 0)
+			continue;
+		while (len < sizeof(buf) - 1 &&
+		       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += (size_t)r;
+		close(fd);
+		buf[len] = 0;
+		if (tep_parse_event(t->tep, buf, len, sys) ==
+		    TEP_ERRNO__SUCCESS)
+			got++;
+	}
+	if (!got) {
+		*why = n ? "no tracepoint format could be read" : "";
+		pfr_trace_free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -509,6 +563,23 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 struct pfr_trace *pfr_trace_open(const char *path, const char **why)
 {
 	(void)path;
+	*why = "perfring built without libtraceevent";
+	return NULL;
+}
+
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+					 const char **why)
+{
+	(void)events;
+	(void)n;
+	*why = "perfring built without libtraceevent";
+	return NULL;
+}
+
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why)
+{
+	(void)b;
+	(void)n;
 	*why = "perfring built without libtraceevent";
 	return NULL;
 }

@@ -15,6 +15,16 @@ struct pfr_trace;
  * *why then says which ("" for none).
  */
 struct pfr_trace *pfr_trace_open(const char *path, const char **why);
+/* The same from tracing data in memory (b, n bytes: HEADER_TRACING_DATA's
+ * contents, as a file stores them or a pipe stream carries them after its
+ * record), which stays the caller's. */
+struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why);
+/* The formats of this machine's tracepoints events[n] ("sys:name"; other
+ * names are skipped), read from tracefs: for `perfring record`'s own
+ * output, which has no file to take them from.  NULL when none parses
+ * (*why: "" when there was no tracepoint). */
+struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+					 const char **why);
 void pfr_trace_free(struct pfr_trace *t);
 
 /*

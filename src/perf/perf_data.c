@@ -1014,3 +1014,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	pfr__file_free(f);
 	return err;
 }
+		free(f->tail);
+		free(f->win);
+		if (f->in_fd >= 0)
+			close(f->in_fd);

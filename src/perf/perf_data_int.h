@@ -116,8 +116,17 @@ struct pfr_perf_file {
 	struct pfr_file_group *groups; /* GROUP_DESC */
 	uint32_t nr_groups;
 	/* reading */
-	const unsigned char *map;
-	size_t map_len;
+	const unsigned char *map; /* the file, or in a stream its head */
+	size_t map_len; /* the file's length (in a stream too) */
+	size_t head_len; /* bytes at map: map_len, or in a stream data's offset */
+	unsigned char *tail; /* a stream: the file after its data section */
+	uint64_t tail_off, tail_len;
+	int in_fd; /* a stream: the file, read through win */
+	unsigned char *win; /* a stream: bytes [win_off, win_off + win_len) */
+	uint64_t win_off;
+	size_t win_len, win_cap;
+	const unsigned char *tracing; /* HEADER_TRACING_DATA's bytes, or NULL */
+	uint64_t tracing_len;
 	uint64_t pos, end;
 	/* both */
 	struct pfr_file_event *ev;

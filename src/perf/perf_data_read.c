@@ -19,25 +19,40 @@
 #include "perf/perf_data_int.h"
 #include "perf/perf_header.h"
 
+/* Whether section s is in the bytes held: the whole file, or a stream's
+ * head (before the data) or tail (after it). */
 static int pfr_in_file(const struct pfr_perf_file *f,
 		       const struct pfr_file_section *s)
 {
-	return s->offset <= f->map_len && s->size <= f->map_len - s->offset;
+	if (s->offset <= f->head_len && s->size <= f->head_len - s->offset)
+		return 1;
+	return f->tail && s->offset >= f->tail_off &&
+	       s->offset - f->tail_off <= f->tail_len &&
+	       s->size <= f->tail_len - (s->offset - f->tail_off);
+}
+
+/* The byte at file offset off, inside a section pfr_in_file() accepted. */
+static const unsigned char *pfr_at(const struct pfr_perf_file *f, uint64_t off)
+{
+	if (off < f->head_len || !f->tail || off < f->tail_off)
+		return f->map + off;
+	return f->tail + (off - f->tail_off);
 }
 
 /* Reads a perf_header_string at *off inside [*, end); 0 or -1. */
 static int pfr_get_string(const struct pfr_perf_file *f, uint64_t *off,
 			  uint64_t end, const char **s)
+#include "perf/perf_read.h"
 {
 	uint32_t l;
 
 	if (end - *off < 4)
 		return -1;
-	memcpy(&l, f->map + *off, 4);
+	memcpy(&l, pfr_at(f, *off), 4);
 	*off += 4;
-	if (l == 0 || l > end - *off || !memchr(f->map + *off, 0, l))
+	if (l == 0 || l > end - *off || !memchr(pfr_at(f, *off), 0, l))
 		return -1;
-	*s = (const char *)f->map + *off;
+	*s = (const char *)pfr_at(f, *off);
 	*off += l;
 	return 0;
 }
@@ -51,8 +66,8 @@ static void pfr_read_event_desc(struct pfr_perf_file *f,
 
 	if (end - off < 8)
 		return;
-	memcpy(&nr, f->map + off, 4);
-	memcpy(&asz, f->map + off + 4, 4);
+	memcpy(&nr, pfr_at(f, off), 4);
+	memcpy(&asz, pfr_at(f, off + 4), 4);
 	off += 8;
 	for (uint32_t i = 0; i < nr && i < f->nr_ev; i++) {
 		uint32_t nids;
@@ -61,7 +76,7 @@ static void pfr_read_event_desc(struct pfr_perf_file *f,
 		if (end - off < (uint64_t)asz + 4)
 			return;
 		off += asz;
-		memcpy(&nids, f->map + off, 4);
+		memcpy(&nids, pfr_at(f, off), 4);
 		off += 4;
 		if (pfr_get_string(f, &off, end, &name))
 			return;
@@ -175,8 +190,9 @@ static int pfr_open_header(struct pfr_perf_file *f)
 	memcpy(&h, f->map, sizeof(h));
 	if (h.size < sizeof(h) || h.attr_size < PERF_ATTR_SIZE_VER0 + 16 ||
 	    h.attr_size > (1u << 16) || !pfr_in_file(f, &h.attrs) ||
-	    !pfr_in_file(f, &h.data) || h.attrs.size % h.attr_size ||
-	    h.attrs.size / h.attr_size > 4096)
+	    h.data.offset > f->map_len ||
+	    h.data.size > f->map_len - h.data.offset ||
+	    h.attrs.size % h.attr_size || h.attrs.size / h.attr_size > 4096)
 		return -PFR_PERF_E_FILE_LAYOUT;
 	f->nr_ev = (uint32_t)(h.attrs.size / h.attr_size);
 	f->ev = calloc(f->nr_ev ? f->nr_ev : 1, sizeof(*f->ev));
@@ -184,7 +200,7 @@ static int pfr_open_header(struct pfr_perf_file *f)
 		return -PFR_E_SYSTEM;
 	for (uint32_t i = 0; i < f->nr_ev; i++) {
 		const unsigned char *a =
-			f->map + h.attrs.offset + (uint64_t)i * h.attr_size;
+			pfr_at(f, h.attrs.offset + (uint64_t)i * h.attr_size);
 		uint64_t asz = h.attr_size - 16;
 		struct pfr_file_section ids;
 
@@ -196,7 +212,7 @@ static int pfr_open_header(struct pfr_perf_file *f)
 		if (!pfr_in_file(f, &ids) || ids.size % 8)
 			return -PFR_PERF_E_FILE_LAYOUT;
 		/* ids stay in the mapping (8-aligned in every writer). */
-		f->ev[i].ids = (uint64_t *)(uintptr_t)(f->map + ids.offset);
+		f->ev[i].ids = (uint64_t *)(uintptr_t)pfr_at(f, ids.offset);
 		f->ev[i].nr_ids = (uint32_t)(ids.size / 8);
 		pfr_perf_attr_name(&f->ev[i].attr, f->ev[i].name,
 				   sizeof(f->ev[i].name));
@@ -214,10 +230,14 @@ static int pfr_open_header(struct pfr_perf_file *f)
 			idx.size = 16ULL * (k + 1);
 			if (!pfr_in_file(f, &idx))
 				break;
-			memcpy(&s, f->map + idx.offset + 16ULL * k, 16);
+			memcpy(&s, pfr_at(f, idx.offset + 16ULL * k), 16);
 			k++;
 			if (b == PFR_FEAT_EVENT_DESC && pfr_in_file(f, &s))
 				pfr_read_event_desc(f, &s);
+			if (b == PFR_FEAT_TRACING_DATA && pfr_in_file(f, &s)) {
+				f->tracing = pfr_at(f, s.offset);
+				f->tracing_len = s.size;
+			}
 		}
 	}
 	f->pos = h.data.offset;
@@ -358,6 +378,9 @@ static int pfr_open_pipe(struct pfr_perf_file *f)
 			pfr_pipe_update(f, p, len);
 		} else if (h.type == PFR_RECORD_HEADER_EVENT_TYPE) {
 			pfr_pipe_event_type(f, p, len);
+		} else if (h.type == PFR_RECORD_HEADER_TRACING_DATA) {
+			f->tracing = p + len; /* the bytes after the record */
+			f->tracing_len = skip - h.size;
 		} else if (h.type == PFR_RECORD_HEADER_FEATURE && len >= 8) {
 			memcpy(&feat, p, 8);
 			if (feat == PFR_FEAT_EVENT_DESC) {
@@ -398,7 +421,9 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	}
 	f->map = m;
 	f->map_len = len;
+	f->head_len = len;
 	f->fd = -1;
+	f->in_fd = -1;
 	memcpy(h, m, sizeof(h));
 	if (h[0] != PFR_PERF_MAGIC2)
 		err = -PFR_PERF_E_FILE_MAGIC;
@@ -414,6 +439,154 @@ int pfr_perf_file_open(struct pfr_perf_file **fp, const char *path)
 	}
 	*fp = f;
 	return 0;
+}
+
+/* The window size a stream reads the data section with. */
+#define PFR_WIN_MIN (1u << 20)
+
+/* Reads n bytes at off of the stream's file into buf; 0 or -1. */
+static int pfr_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got,
+				  (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * A stream's bytes [off, off + n) of the data section, read into the
+ * window (which moves forward with the reader): a pointer valid until the
+ * next call, or NULL (read error, or the file was truncated meanwhile).
+ */
+static const unsigned char *pfr_win(struct pfr_perf_file *f, uint64_t off,
+				    size_t n)
+{
+	size_t keep = 0, want;
+
+	if (off >= f->win_off && off - f->win_off <= f->win_len &&
+	    n <= f->win_len - (off - f->win_off))
+		return f->win + (off - f->win_off);
+	if (off >= f->win_off && off - f->win_off < f->win_len) {
+		keep = f->win_len - (size_t)(off - f->win_off);
+		memmove(f->win, f->win + (off - f->win_off), keep);
+	}
+	want = n > PFR_WIN_MIN ? n : PFR_WIN_MIN;
+	if (want > f->end - off)
+		want = n > f->end - off ? n : (size_t)(f->end - off);
+	if (want > f->win_cap) {
+		unsigned char *w = realloc(f->win, want);
+
+		if (!w)
+			return NULL;
+		f->win = w;
+		f->win_cap = want;
+	}
+	f->win_off = off;
+	f->win_len = keep;
+	while (f->win_len < want) { /* a file cut short: what is there */
+		ssize_t r = pread(f->in_fd, f->win + f->win_len,
+				  want - f->win_len, (off_t)(off + f->win_len));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		f->win_len += (size_t)r;
+	}
+	return f->win_len >= n ? f->win : NULL;
+}
+
+/* A stream's header: reads the file's head (up to its data section) and
+ * tail (after it); the data section itself stays on disk. */
+static int pfr_stream_header(struct pfr_perf_file *f, int fd)
+{
+	struct pfr_file_header h;
+	unsigned char *m;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -PFR_E_SYSTEM;
+	f->map_len = (size_t)st.st_size;
+	if (f->map_len < 16 || pfr_pread_all(fd, &h, 16, 0) ||
+	    h.magic != PFR_PERF_MAGIC2 || h.size == 16)
+		return 1; /* the pipe format, or not perf.data: read whole */
+	if (f->map_len < sizeof(h) || pfr_pread_all(fd, &h, sizeof(h), 0))
+		return -PFR_PERF_E_FILE_MAGIC;
+	if (h.data.offset > f->map_len ||
+	    h.data.size > f->map_len - h.data.offset)
+		return -PFR_PERF_E_FILE_LAYOUT;
+	if (h.data.offset > (64u << 20) ||
+	    f->map_len - h.data.offset - h.data.size > (256u << 20))
+		return 1; /* headers this large: the caller reads it whole */
+	f->head_len = h.data.offset > sizeof(h) ? h.data.offset : sizeof(h);
+	f->tail_off = h.data.offset + h.data.size;
+	f->tail_len = f->map_len - f->tail_off;
+	m = malloc(f->head_len);
+	f->map = m;
+	f->tail = malloc(f->tail_len ? f->tail_len : 1);
+	if (!m || !f->tail)
+		return -PFR_E_SYSTEM;
+	if (pfr_pread_all(fd, m, f->head_len, 0) ||
+	    pfr_pread_all(fd, f->tail, f->tail_len, f->tail_off))
+		return -PFR_PERF_E_FILE_LAYOUT;
+	return 0;
+}
+
+int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
+{
+	struct pfr_perf_file *f;
+	int fd, err;
+
+	if (!fp || !path)
+		return -PFR_E_INVAL;
+	if (!strcmp(path, "-"))
+		return pfr_perf_file_open(fp, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -PFR_E_SYSTEM;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		close(fd);
+		return -PFR_E_SYSTEM;
+	}
+	f->fd = -1;
+	f->in_fd = fd;
+	err = pfr_stream_header(f, fd);
+	if (err == 1) { /* the pipe format: read whole */
+		free((void *)f->map);
+		free(f->tail);
+		free(f);
+		close(fd);
+		return pfr_perf_file_open(fp, path);
+	}
+	if (!err)
+		err = pfr_open_header(f);
+	if (!err && pfr__file_index_ids(f))
+		err = -PFR_E_SYSTEM;
+	if (err) {
+		if (!f->map)
+			f->map =
+				malloc(1); /* so that close frees as a reader */
+		pfr_perf_file_close(f);
+		return err;
+	}
+	*fp = f;
+	return 0;
+}
+
+const void *pfr__perf_file_tracing(const struct pfr_perf_file *f, uint64_t *len)
+{
+	*len = f && f->tracing ? f->tracing_len : 0;
+	return f ? f->tracing : NULL;
 }
 
 uint32_t pfr_perf_file_nr_events(const struct pfr_perf_file *f)
@@ -479,6 +652,26 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 		return 0;
 	if (f->end - f->pos < sizeof(h))
 		return -PFR_E_RECSIZE_PAST_HEAD;
+	if (f->in_fd >= 0) { /* a stream: through the window */
+		const unsigned char *p = pfr_win(f, f->pos, sizeof(h));
+
+		if (!p)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h))
+			return -PFR_E_RECSIZE_ZERO;
+		if (h.size > f->end - f->pos)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		p = pfr_win(f, f->pos, h.size);
+		if (!p)
+			return -PFR_E_RECSIZE_PAST_HEAD;
+		rec->hdr = h;
+		rec->payload = p + sizeof(h);
+		rec->len = h.size - (uint32_t)sizeof(h);
+		rec->pos = f->pos;
+		f->pos += h.size;
+		return 1;
+	}
 	memcpy(&h, f->map + f->pos, sizeof(h));
 	if (h.size < sizeof(h))
 		return -PFR_E_RECSIZE_ZERO;

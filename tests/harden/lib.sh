@@ -24,12 +24,13 @@ trap 'rm -rf "$tmp"' EXIT
 build_tool() {
 	local tool=$1 desc=$2 libs
 	shift 2
-	libs=$(pkg-config --cflags --libs libtraceevent libelf libdw)
+	libs="$(pkg-config --cflags --libs libtraceevent libelf libdw) -liberty"
 	# shellcheck disable=SC2086
 	if ! $cc "$@" -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
 		-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" \
 		"$top/tests/harden/harden_tool.c" "$top/cli/cmd_script.c" \
 		"$top/cli/perf_out.c" "$top/cli/perf_elf.c" \
+		"$top/cli/perf_unwind.c" "$top"/cli/script_*.c \
 		"$top/cli/perf_trace.c" "$top/util/util.c" "$top"/src/*/*.c \
 		$libs -lpthread -lrt >"$tmp/build.log" 2>&1; then
 		diag <"$tmp/build.log"

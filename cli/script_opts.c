@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `perfring script`'s options, spelled as perf script spells them: a
+ * value after the option, joined to a short one (-iFILE) or after '=' for
+ * a long one (--input=FILE); -F's fields per output type with perf's
+ * rules; and the sample filters (--time, --tid, --pid, --comms, -C).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "script.h"
+
+/* perf script's field names (tools/perf/builtin-script.c), with the
+ * perfring field each maps to, 0 for one perfring does not print. */
+static const struct {
+	const char *name;
+	unsigned fld;
+} pfr_fields[] = {
+	{"comm", PFR_FLD_COMM},
+	{"tid", PFR_FLD_TID},
+	{"pid", PFR_FLD_PID},
+	{"time", PFR_FLD_TIME},
+	{"cpu", PFR_FLD_CPU},
+	{"event", PFR_FLD_EVENT},
+	{"trace", PFR_FLD_TRACE},
+	{"ip", PFR_FLD_IP},
+	{"sym", PFR_FLD_SYM},
+	{"symoff", PFR_FLD_SYMOFF},
+	{"dso", PFR_FLD_DSO},
+	{"period", PFR_FLD_PERIOD},
+	{"addr", PFR_FLD_ADDR},
+	{"srcline", 0},
+	{"iregs", 0},
+	{"uregs", 0},
+	{"brstack", 0},
+	{"brstacksym", 0},
+	{"flags", 0},
+	{"bpf-output", 0},
+	{"brstackinsn", 0},
+	{"brstackinsnlen", 0},
+	{"brstackoff", 0},
+	{"callindent", 0},
+	{"insn", 0},
+	{"insnlen", 0},
+	{"synth", 0},
+	{"phys_addr", 0},
+	{"metric", 0},
+	{"misc", 0},
+	{"srccode", 0},
+	{"ipc", 0},
+	{"data_page_size", 0},
+	{"code_page_size", 0},
+	{"ins_lat", 0},
+	{"tod", 0},
+	{"weight", 0},
+	{"data_src", 0},
+	{"cgroup", 0},
+};
+
+/* -F's type names, as perf's event_type() and its parser know them. */
+static const struct {
+	const char *name;
+	int type;
+} pfr_ftypes[] = {
+	{"hw", 0}, {"sw", 1}, {"trace", 2}, {"raw", 4}, {"break", 5},
+};
+
+static const char *const pfr_type_names[PFR_OUT_NTYPES] = {
+	"hardware", "software",	  "tracepoint", "hardware-cache",
+	"raw",	    "breakpoint", "other",
+};
+
+static int pfr_err(const char *fmt, const char *a)
+{
+	fprintf(stderr, "perfring script: ");
+	fprintf(stderr, fmt, a);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* One field name of -F: its PFR_FLD_ bit, or 0 (message printed). */
+static unsigned pfr_field(const char *tok)
+{
+	for (size_t i = 0; i < sizeof(pfr_fields) / sizeof(pfr_fields[0]); i++)
+		if (!strcmp(tok, pfr_fields[i].name)) {
+			if (!pfr_fields[i].fld)
+				pfr_err("-F field '%s' is perf's, but perfring "
+					"does not print it",
+					tok);
+			return pfr_fields[i].fld;
+		}
+	pfr_err("-F: invalid field '%s' requested", tok);
+	return 0;
+}
+
+/* A field invalid for output type t (perf's invalid_fields). */
+static int pfr_field_invalid(int t, unsigned fld)
+{
+	return fld == PFR_FLD_TRACE && t != PERF_TYPE_TRACEPOINT &&
+	       t != PFR_OUT_NTYPES - 1;
+}
+
+/* Applies one field of -F to type t (-1: every type). */
+static int pfr_apply(struct pfr_out_style *s, unsigned *user_fields, int t,
+		     unsigned fld, int remove, const char *tok)
+{
+	for (int j = 0; j < PFR_OUT_NTYPES; j++) {
+		if (t >= 0 && j != t)
+			continue;
+		if (pfr_field_invalid(j, fld)) {
+			if (t >= 0)
+				return pfr_err("-F: '%s' not valid for "
+					       "these events",
+					       tok);
+			fprintf(stderr,
+				"'%s' not valid for %s events. Ignoring.\n",
+				tok, pfr_type_names[j]);
+			continue;
+		}
+		if (remove) {
+			s->fields[j] &= ~fld;
+			if (t < 0)
+				user_fields[j] &= ~fld;
+		} else {
+			s->fields[j] |= fld;
+			if (t < 0)
+				user_fields[j] |= fld;
+		}
+		s->user_set |= 1u << j;
+	}
+	return 0;
+}
+
+/* One -F argument, perf's parse_output_fields(): [TYPE:]LIST where LIST
+ * sets the fields, or edits the defaults with +f and -f. */
+static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
+			    const char *arg)
+{
+	struct pfr_out_style *s = &S->style;
+	char *copy = strdup(arg), *tok, *save = NULL, *list = copy;
+	int t = -1, change = 0; /* 0 none yet, 1 set, 2 add, 3 remove */
+	const char *colon = strchr(arg, ':');
+
+	if (!copy)
+		return -1;
+	if (colon) {
+		size_t n = (size_t)(colon - arg);
+
+		for (size_t i = 0; i < sizeof(pfr_ftypes) / sizeof(*pfr_ftypes);
+		     i++)
+			if (strlen(pfr_ftypes[i].name) == n &&
+			    !strncmp(arg, pfr_ftypes[i].name, n))
+				t = pfr_ftypes[i].type;
+		if (t < 0) {
+			free(copy);
+			return pfr_err("-F: unknown event type in '%s'", arg);
+		}
+		list = copy + n + 1;
+		if (*list != '+' && *list != '-')
+			s->fields[t] = 0;
+		s->user_set |= 1u << t;
+	} else if (!*arg) {
+		free(copy);
+		return pfr_err("-F: no fields%s", "");
+	} else if (!strchr(arg, '+') && !strchr(arg, '-')) {
+		for (int j = 0; j < PFR_OUT_NTYPES; j++) {
+			s->fields[j] = 0;
+			user_fields[j] = 0;
+		}
+	}
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int c = *tok == '+' ? 2 : *tok == '-' ? 3 : 1;
+		unsigned fld;
+
+		if ((c == 1 && change > 1) || (c > 1 && change == 1)) {
+			free(copy);
+			return pfr_err("-F: cannot mix +-field with "
+				       "overridden fields in '%s'",
+				       arg);
+		}
+		change = c;
+		fld = pfr_field(c > 1 ? tok + 1 : tok);
+		if (!fld || pfr_apply(s, user_fields, t, fld, c == 3, tok)) {
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+/* perf's message for a -F field the samples of event name lack. */
+static void pfr_missing(const char *name, unsigned fld)
+{
+	const char *f = "?", *a = "?";
+
+	for (size_t i = 0; i < sizeof(pfr_fields) / sizeof(pfr_fields[0]); i++)
+		if (pfr_fields[i].fld == fld)
+			f = pfr_fields[i].name;
+	switch (fld) {
+	case PFR_FLD_TID:
+	case PFR_FLD_PID:
+		a = "TID";
+		break;
+	case PFR_FLD_TIME:
+		a = "TIME";
+		break;
+	case PFR_FLD_CPU:
+		a = "CPU";
+		break;
+	case PFR_FLD_PERIOD:
+		a = "PERIOD";
+		break;
+	case PFR_FLD_ADDR:
+		a = "ADDR";
+		break;
+	case PFR_FLD_TRACE:
+		a = "RAW";
+		break;
+	default:
+		a = "IP";
+		break;
+	}
+	fprintf(stderr,
+		"Samples for '%s' event do not have %s attribute set. "
+		"Cannot print '%s' field.\n",
+		name, a, f);
+}
+
+int pfr_script_events(struct pfr_script *S)
+{
+	uint32_t n = pfr_perf_file_nr_events(S->f);
+	unsigned user_fields[PFR_OUT_NTYPES] = {0}, checked = 0;
+	int any_chain = 0;
+
+	for (int j = 0; j < PFR_OUT_NTYPES; j++)
+		S->style.fields[j] = pfr_out_default_fields(j);
+	for (int i = 0; i < S->nfields_arg; i++)
+		if (pfr_parse_fields(S, user_fields, S->fields_arg[i]))
+			return -1;
+	S->nev = n ? n : 1;
+	S->ev = calloc(S->nev, sizeof(*S->ev));
+	if (!S->ev)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = pfr_perf_file_event_name(S->f, i);
+		int w = (int)strlen(name);
+
+		if (w > S->style.name_width)
+			S->style.name_width = w;
+		if (pfr_perf_file_attr(S->f, i)->sample_type &
+		    PERF_SAMPLE_CALLCHAIN)
+			any_chain = 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct perf_event_attr *a = pfr_perf_file_attr(S->f, i);
+		struct pfr_perf_layout lay;
+		int t = pfr_out_type(a->type);
+
+		pfr_perf_file_layout(S->f, i, &lay);
+		pfr_out_ev_init(&S->ev[i], &S->style,
+				pfr_perf_file_event_name(S->f, i), a, &lay,
+				any_chain);
+		/* perf: a field -F named for every type must be there, in
+		 * the first event of the type (the tracking dummy aside) */
+		if (checked & (1u << t))
+			continue;
+		checked |= 1u << t;
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY)
+			continue;
+		for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
+			if ((user_fields[t] & b) && !(S->ev[i].fields & b)) {
+				pfr_missing(S->ev[i].name, b);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* "SEC[.FRAC]" (up to nanoseconds) into ns; 0 or -1. */
+static int pfr_parse_ts(const char *s, size_t n, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, d = 0;
+
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -1;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return -1;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, d++)
+			if (d < 9)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+	if (i != n)
+		return -1;
+	for (; d < 9; d++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+/* --time: "START,STOP" ranges separated by blanks, either end empty. */
+static int pfr_parse_time(struct pfr_script *S, const char *arg)
+{
+	const char *p = arg;
+
+	if (strchr(arg, '%'))
+		return pfr_err("--time '%s': percentages are perf's, not "
+			       "perfring's (give START,STOP in seconds)",
+			       arg);
+	while (*p) {
+		const char *end = p + strcspn(p, " "), *comma;
+		struct pfr_trange r = {0, 0}, *nt;
+
+		comma = memchr(p, ',', (size_t)(end - p));
+		if (!comma ||
+		    (comma > p &&
+		     pfr_parse_ts(p, (size_t)(comma - p), &r.start)) ||
+		    (end > comma + 1 &&
+		     pfr_parse_ts(comma + 1, (size_t)(end - comma - 1),
+				  &r.stop)) ||
+		    (r.stop && r.start > r.stop))
+			return pfr_err("--time '%s': expected START,STOP "
+				       "(seconds.fraction, either empty)",
+				       arg);
+		nt = realloc(S->times, (size_t)(S->ntimes + 1) * sizeof(*nt));
+		if (!nt)
+			return -1;
+		S->times = nt;
+		S->times[S->ntimes++] = r;
+		p = end + strspn(end, " ");
+	}
+	return 0;
+}
+
+/* A comma-separated list of ids for --tid or --pid. */
+static int pfr_parse_ids(const char *opt, const char *arg, uint32_t **ids,
+			 int *n)
+{
+	const char *p = arg;
+
+	for (;;) {
+		char tok[24];
+		size_t l = strcspn(p, ",");
+		uint32_t v, *ni;
+
+		if (!l || l >= sizeof(tok))
+			return pfr_err("%s: expected numbers separated by ','",
+				       opt);
+		memcpy(tok, p, l);
+		tok[l] = 0;
+		if (strspn(tok, "0123456789") != l ||
+		    pfr_cli_parse_u32(tok, &v))
+			return pfr_err("%s: expected numbers separated by ','",
+				       opt);
+		ni = realloc(*ids, (size_t)(*n + 1) * sizeof(*ni));
+		if (!ni)
+			return -1;
+		*ids = ni;
+		(*ids)[(*n)++] = v;
+		if (!p[l])
+			return 0;
+		p += l + 1;
+	}
+}
+
+static int pfr_parse_comms(struct pfr_script *S, const char *arg)
+{
+	const char *p = arg;
+
+	for (;;) {
+		size_t l = strcspn(p, ",");
+		char **nc = realloc(S->comms,
+				    (size_t)(S->ncomms + 1) * sizeof(*nc));
+
+		if (!nc)
+			return -1;
+		S->comms = nc;
+		S->comms[S->ncomms] = strndup(p, l);
+		if (!S->comms[S->ncomms])
+			return -1;
+		S->ncomms++;
+		if (!p[l])
+			return 0;
+		p += l + 1;
+	}
+}
+
+static int pfr_parse_cpus(struct pfr_script *S, const char *arg)
+{
+	int n;
+
+	S->cpus = malloc(4096 * sizeof(*S->cpus));
+	if (!S->cpus)
+		return -1;
+	n = pfr_perf_cpu_list(arg, S->cpus, 4096);
+	if (n <= 0)
+		return pfr_err("-C '%s': expected a cpu list such as 0-3,8",
+			       arg);
+	S->ncpus = n;
+	return 0;
+}
+
+static int pfr_has_id(const uint32_t *ids, int n, uint32_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == v)
+			return 1;
+	return 0;
+}
+
+int pfr_script_keep(struct pfr_script *S, const struct pfr_perf_rec *r)
+{
+	int ok = !S->ntimes;
+
+	if (S->ncpus && (r->fields & PFR_PERF_F_CPU)) {
+		ok = 0;
+		for (int i = 0; i < S->ncpus; i++)
+			if ((uint32_t)S->cpus[i] == r->cpu)
+				ok = 1;
+		if (!ok)
+			return 0;
+		ok = !S->ntimes;
+	}
+	if (r->type != PERF_RECORD_SAMPLE)
+		return 1;
+	for (int i = 0; i < S->ntimes && !ok; i++)
+		ok = (r->fields & PFR_PERF_F_TIME) &&
+		     r->time >= S->times[i].start &&
+		     (!S->times[i].stop || r->time <= S->times[i].stop);
+	if (!ok)
+		return 0;
+	if (S->ntids && !pfr_has_id(S->tids, S->ntids, r->tid))
+		return 0;
+	if (S->npids && !pfr_has_id(S->pids, S->npids, r->pid))
+		return 0;
+	if (S->ncomms) {
+		const char *c = pfr_out_comm(S->out, r->tid);
+
+		ok = 0;
+		for (int i = 0; i < S->ncomms && !ok; i++)
+			ok = !strcmp(S->comms[i], c);
+	}
+	return ok;
+}
+
+/* The value of option name at argv[*i]: "-X VAL", "-XVAL" (a short
+ * one), "--long=VAL" or "--long VAL".  NULL when argv[*i] is not it;
+ * *bad when it is but has no value. */
+static const char *pfr_optval(int argc, char **argv, int *i, char s,
+			      const char *l, int *bad)
+{
+	const char *a = argv[*i];
+	size_t n = l ? strlen(l) : 0;
+
+	if (s && a[0] == '-' && a[1] == s) {
+		if (a[2])
+			return a + 2;
+	} else if (l && !strncmp(a, l, n) && a[n] == '=') {
+		return a + n + 1;
+	} else if (!l || strcmp(a, l)) {
+		return NULL;
+	}
+	if (*i + 1 >= argc) {
+		pfr_err("option '%s' needs a value", a);
+		*bad = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static const struct {
+	const char *name;
+	unsigned show;
+} pfr_shows[] = {
+	{"--show-task-events", PFR_SHOW_TASK},
+	{"--show-mmap-events", PFR_SHOW_MMAP},
+	{"--show-switch-events", PFR_SHOW_SWITCH},
+	{"--show-namespace-events", PFR_SHOW_NAMESPACE},
+	{"--show-lost-events", PFR_SHOW_LOST},
+	{"--show-round-events", PFR_SHOW_ROUND},
+	{"--show-bpf-events", PFR_SHOW_BPF},
+	{"--show-cgroup-events", PFR_SHOW_CGROUP},
+	{"--show-text-poke-events", PFR_SHOW_TEXT_POKE},
+	{"--show-all-events", ~0u},
+};
+
+/* A flag without a value; 1 if argv[i] was one. */
+static int pfr_flag(struct pfr_script *S, const char *a)
+{
+	for (size_t k = 0; k < sizeof(pfr_shows) / sizeof(pfr_shows[0]); k++)
+		if (!strcmp(a, pfr_shows[k].name)) {
+			S->style.show |= pfr_shows[k].show;
+			return 1;
+		}
+	if (!strcmp(a, "--json"))
+		S->flags |= PFR_OUT_JSON;
+	else if (!strcmp(a, "--samples"))
+		S->samples_only = 1; /* text: the default, as in perf */
+	else if (!strcmp(a, "--no-symbols"))
+		S->flags |= PFR_OUT_NO_SYMS;
+	else if (!strcmp(a, "--file-order"))
+		S->file_order = 1;
+	else if (!strcmp(a, "--ns"))
+		S->style.ns = 1;
+	else if (!strcmp(a, "--reltime"))
+		S->style.reltime = 1;
+	else if (!strcmp(a, "-G") || !strcmp(a, "--hide-call-graph"))
+		S->style.hide_callgraph = 1;
+	else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace"))
+		S->dump = 1;
+	else if (!strcmp(a, "--header"))
+		S->header = 1;
+	else if (!strcmp(a, "--header-only"))
+		S->header = S->header_only = 1;
+	else if (!strcmp(a, "-f") || !strcmp(a, "--force"))
+		; /* perf: no ownership check; perfring makes none */
+	else
+		return 0;
+	return 1;
+}
+
+/* An option with a value; 1 if argv[*i] was one, -1 when it is bad. */
+static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
+{
+	const char *v;
+	int bad = 0;
+
+	if ((v = pfr_optval(argc, argv, i, 'i', "--input", &bad))) {
+		S->in = v;
+	} else if (!bad &&
+		   (v = pfr_optval(argc, argv, i, 'F', "--fields", &bad))) {
+		if (S->nfields_arg == 8)
+			return pfr_err("too many -F%s", "");
+		S->fields_arg[S->nfields_arg++] = v;
+	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--time", &bad))) {
+		return pfr_parse_time(S, v) ? -1 : 1;
+	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--tid", &bad))) {
+		return pfr_parse_ids("--tid", v, &S->tids, &S->ntids) ? -1 : 1;
+	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--pid", &bad))) {
+		return pfr_parse_ids("--pid", v, &S->pids, &S->npids) ? -1 : 1;
+	} else if (!bad &&
+		   (v = pfr_optval(argc, argv, i, 0, "--comms", &bad))) {
+		return pfr_parse_comms(S, v) ? -1 : 1;
+	} else if (!bad &&
+		   (v = pfr_optval(argc, argv, i, 'C', "--cpu", &bad))) {
+		return pfr_parse_cpus(S, v) ? -1 : 1;
+	} else if (!bad &&
+		   (v = pfr_optval(argc, argv, i, 0, "--queue-size", &bad))) {
+		if (pfr_cli_parse_u64(v, &S->queue_mib) || !S->queue_mib ||
+		    S->queue_mib > (1ULL << 20))
+			return pfr_err("--queue-size '%s': MiB, 1 to 1048576",
+				       v);
+	}
+	return bad ? -1 : v ? 1 : 0;
+}
+
+int pfr_script_opts(struct pfr_script *S, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		int r;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+		if (pfr_flag(S, argv[i]))
+			continue;
+		r = pfr_valopt(S, argc, argv, &i);
+		if (r < 0)
+			return -1;
+		if (!r) {
+			pfr_cli_usage_error("script", "unknown argument '%s'",
+					    argv[i]);
+			return -1;
+		}
+	}
+	if (S->dump && (S->flags & PFR_OUT_JSON))
+		return pfr_err("-D and --json: choose one%s", "");
+	/* JSON Lines (perfring's own) carry every record unless told */
+	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)
+		S->style.show = ~0u;
+	return 0;
+}
+
+void pfr_script_opts_free(struct pfr_script *S)
+{
+	for (int i = 0; i < S->ncomms; i++)
+		free(S->comms[i]);
+	free(S->comms);
+	free(S->times);
+	free(S->tids);
+	free(S->pids);
+	free(S->cpus);
+	S->comms = NULL;
+	S->times = NULL;
+	S->tids = S->pids = NULL;
+	S->cpus = NULL;
+	S->ncomms = 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: reading perf.data for perfring script (src/perf/perf_data.c)
+ * without holding the file in memory.
+ */
+#ifndef PFR_SRC_PERF_READ_H
+#define PFR_SRC_PERF_READ_H
+
+#include <stdint.h>
+
+#include <perfring/perf.h>
+
+/*
+ * Opens path as pfr_perf_file_open() does, but streams a regular file's
+ * data section: only the bytes before it (header, ids, attrs) and after
+ * it (the feature sections) are held, and the records are read through a
+ * window of 1 MiB or one record.  A record's payload from
+ * pfr_perf_file_next() is then valid until the next call only.  The pipe
+ * format, and "-", are read whole as pfr_perf_file_open() reads them.
+ * Same returns as pfr_perf_file_open().
+ */
+int pfr__perf_file_open_stream(struct pfr_perf_file **f, const char *path);
+
+/* The tracing data (HEADER_TRACING_DATA's contents: the event formats) the
+ * file holds, from its header feature or its pipe record: a pointer valid
+ * until close, and its length in *len; NULL (and 0) when there is none. */
+const void *pfr__perf_file_tracing(const struct pfr_perf_file *f,
+				   uint64_t *len);
+
+#endif
