@@ -941,6 +941,10 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		return 0; /* as free(NULL) */
 	if (f->map) { /* opened for reading */
 		free((void *)f->map);
+		free(f->tail);
+		free(f->win);
+		if (f->in_fd >= 0)
+			close(f->in_fd);
 		pfr__file_free(f);
 		return 0;
 	}
@@ -1014,7 +1018,3 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	pfr__file_free(f);
 	return err;
 }
-		free(f->tail);
-		free(f->win);
-		if (f->in_fd >= 0)
-			close(f->in_fd);

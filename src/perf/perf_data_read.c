@@ -17,6 +17,7 @@
 
 #include "ring/compiler.h"
 #include "perf/perf_data_int.h"
+#include "perf/perf_read.h"
 #include "perf/perf_header.h"
 
 /* Whether section s is in the bytes held: the whole file, or a stream's
@@ -42,7 +43,6 @@ static const unsigned char *pfr_at(const struct pfr_perf_file *f, uint64_t off)
 /* Reads a perf_header_string at *off inside [*, end); 0 or -1. */
 static int pfr_get_string(const struct pfr_perf_file *f, uint64_t *off,
 			  uint64_t end, const char **s)
-#include "perf/perf_read.h"
 {
 	uint32_t l;
 
