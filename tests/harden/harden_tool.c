@@ -12,6 +12,10 @@
  *                                headers and symbol table sit at odd
  *                                offsets, and ELF.nosym: the same without
  *                                a symbol table, also sampled
+ *   harden_tool maps N S FILE    perf.data: N MMAP2 records in process 1,
+ *                                each 64 KiB below the one before (as
+ *                                mmap places them), then S samples at
+ *                                addresses spread over them
  *   harden_tool empty FILE       perf.data with one event and no record
  *   harden_tool truncate FILE    opens FILE with pfr_perf_file_open(),
  *                                truncates it to 0 bytes, then reads
@@ -366,6 +370,22 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			fork_rec(f, (uint32_t)(2 + i), 1);
 		sample(f, (uint32_t)(n + 1), 0x10000000ULL);
+		finish(f);
+		return 0;
+	}
+	if (argc >= 5 && !strcmp(argv[1], "maps")) {
+		long n = atol(argv[2]), ns = atol(argv[3]);
+		struct pfr_perf_file *f = start(argv[4]);
+		uint64_t top = 0x7f0000000000ULL, x = 1;
+
+		comm(f, 1, "maps");
+		for (long i = 0; i < n; i++)
+			mmap2(f, 1, top - (uint64_t)i * 0x10000, 0x1000,
+			      "/nonexistent/lib.so");
+		for (long i = 0; i < ns && n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			sample(f, 1, top - (x >> 33) % (uint64_t)n * 0x10000 + 8);
+		}
 		finish(f);
 		return 0;
 	}
