@@ -457,6 +457,15 @@ int main(int argc, char **argv)
 			printf("%llu\n", v);
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "size")) {
+		unsigned long long v;
+
+		if (pfr_cli_parse_size(argv[2], &v))
+			printf("error\n");
+		else
+			printf("%llu\n", v);
+		return 0;
+	}
 	if (argc >= 6 && !strcmp(argv[1], "tracepoint")) {
 		tracepoint(argv[2], (uint16_t)strtoul(argv[3], NULL, 0),
 			   (uint32_t)strtoul(argv[4], NULL, 0),
