@@ -59,6 +59,10 @@ int pfr_cli_parse_u32(const char *s, uint32_t *out);
  * powers of 1024, which may be followed by i and B (4K, 4KB, 4Ki, 4KiB).
  * Returns 0, or -1 when malformed or too large for 64 bits. */
 int pfr_cli_parse_size(const char *s, unsigned long long *out);
+/* A time in seconds: decimal digits with an optional fraction and
+ * exponent (1, 0.5, .25, 2e-3); no sign, blank, hex (strtod reads 0x10 as
+ * 16), inf or nan.  Returns 0, or -1. */
+int pfr_cli_parse_seconds(const char *s, double *out);
 /* "MIN:MAX", two sizes as pfr_cli_parse_size() reads them: 0, or -1. */
 int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
 			    unsigned long long *max);

@@ -218,6 +218,22 @@ int pfr_cli_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
+int pfr_cli_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') ||
+	    strpbrk(s, "xXpP"))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
 			    unsigned long long *max)
 {

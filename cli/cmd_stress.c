@@ -752,7 +752,6 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
-	char *end;
 	unsigned char seen[256] = {0};
 	int c;
 
@@ -762,8 +761,8 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 's':
-			cfg->seconds = strtod(optarg, &end);
-			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			    !(cfg->seconds > 0) || cfg->seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress",
 					"--seconds: '%s' is not a "

@@ -380,7 +380,6 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
-	char *end;
 	unsigned char seen[256] = {0};
 	int c;
 
@@ -412,8 +411,8 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 			cfg->slots = (uint32_t)v;
 			break;
 		case 's':
-			cfg->seconds = strtod(optarg, &end);
-			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			    !(cfg->seconds > 0) || cfg->seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress", "bad --seconds '%s'", optarg);
 			break;

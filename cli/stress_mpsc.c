@@ -795,7 +795,6 @@ int pfr_stress_mpsc(int argc, char **argv)
 	unsigned long long v;
 	unsigned char seen[256] = {0};
 	int c, rc = 0;
-	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
@@ -816,8 +815,8 @@ int pfr_stress_mpsc(int argc, char **argv)
 			cfg.writers = (unsigned)v;
 			break;
 		case 's':
-			cfg.seconds = strtod(optarg, &end);
-			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg.seconds) ||
+			    !(cfg.seconds > 0) || cfg.seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress",
 					"--seconds: a positive number");

@@ -95,6 +95,12 @@ usage "stress --ring-size -4096" --ring-size "$P" stress --ring-size -4096
 usage "stress --batch ' 8'" --batch "$P" stress --batch " 8"
 usage "stress --seed -1" --seed "$P" stress --seed -1
 usage "stress --seconds 1x" --seconds "$P" stress --seconds 1x
+usage "stress --seconds 0x10 (strtod: 16 s)" --seconds \
+	"$P" stress --seconds 0x10
+usage "stress --mode group --seconds 0x1p2" --seconds \
+	"$P" stress --mode group --seconds 0x1p2
+usage "stress --mode mpsc --seconds ' 1'" --seconds \
+	"$P" stress --mode mpsc --seconds " 1"
 usage "bench --only nosuch" --only "$P" bench --only nosuch
 usage "bench --only perfring,nosuch" nosuch "$P" bench --only perfring,nosuch
 usage "record -F 1x" "-F" "$P" record -F 1x -- true
