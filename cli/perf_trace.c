@@ -482,7 +482,7 @@ static int pfr_arg_array(const struct pfr_eval *e,
 			 uint64_t *esz)
 {
 	struct tep_format_field *fl;
-	uint64_t len;
+	uint64_t len, loc;
 
 	if (a && a->type == TEP_PRINT_DYNAMIC_ARRAY) {
 		fl = a->dynarray.field;
@@ -493,6 +493,12 @@ static int pfr_arg_array(const struct pfr_eval *e,
 		if (!fl || fl->offset < 0)
 			return -1;
 		*off = (uint64_t)fl->offset;
+		/* a __data_loc field named as REC->x: libtraceevent may read
+		 * from the field or from where it points; the later start
+		 * bounds both reads */
+		if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    !pfr_trace_loc(fl, e->data, &loc, &len) && loc > *off)
+			*off = loc;
 	}
 	*esz = fl->elementsize ? fl->elementsize : 1;
 	return 0;

@@ -5,22 +5,20 @@
 #  - __print_hex and __print_array over a static array, and __print_hex
 #    over a __data_loc array, with a length from the sample: a length that
 #    stays inside the record prints those bytes, one that runs past it
-#    (64 bytes, 1 MiB) is not decoded - no read past the record (the tool
-#    is built with AddressSanitizer), no crash;
+#    (64 bytes, 1 MiB) is not decoded - no bytes from past the record
+#    printed, no crash;
 #  - %*d and %.*d with the width or precision from the sample: 5 pads to
 #    5, 0x7fffffff is not decoded (it would print for hours), and the run
 #    ends in seconds.
 # shellcheck source=tests/harden/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# The helper only writes the files; perfring script itself reads them.
+# (A sanitizer would not see the reads: they happen in libtraceevent,
+# which is not instrumented; the checks look at what is printed.)
 tool=$out/harden_tool_trace
-san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-# shellcheck disable=SC2086
-build_tool "$tool" "harden_tool builds with $cc $san" -g -O1 $san
-pass "harden_tool builds with $cc $san"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-sanitizer_clean() { ! grep -q -e 'runtime error' -e 'Sanitizer' "$1"; }
+build_tool "$tool" "harden_tool builds" -O0
+pass "harden_tool builds"
 
 cd "$tmp" || exit 1
 export PFR_TRACEFS=$tmp/tfs
@@ -53,14 +51,14 @@ FMT
 # script on it in at most 60 s; rc, NAME.out and NAME.err.
 run() {
 	"$tool" tracepoint "$1.data" 777 "$2" "$3" || return 1
-	timeout -k 5 60 "$tool" script -i "$1.data" >"$1.out" 2>"$1.err"
+	timeout -k 5 60 "$P" script -i "$1.data" >"$1.out" 2>"$1.err"
 	rc=$?
 	head -c 300 "$1.err" | diag
 	return 0
 }
 
-# clean NAME: exit 0, no sanitizer report.
-clean() { [ "$rc" -eq 0 ] && sanitizer_clean "$1.err"; }
+# clean NAME: exit 0 (no crash, no time-out), nothing on stderr.
+clean() { [ "$rc" -eq 0 ] && [ ! -s "$1.err" ]; }
 
 fmt '"hex=%s", __print_hex(REC->arr, REC->len)'
 run hex4 4 0
@@ -95,6 +93,14 @@ ok $? "__print_hex over a __data_loc array, 2 bytes in it: printed (rc $rc: $(ca
 run dyn64 64 $(((4 << 16) | 20))
 clean dyn64 && ! grep -q 'dyn=' dyn64.out
 ok $? "__print_hex over a __data_loc array, 64 bytes: not decoded (rc $rc)"
+
+fmt '"df=%s", __print_hex(REC->buf, REC->len)'
+run df4 4 $(((4 << 16) | 20))
+clean df4 && grep -q 'df=' df4.out
+ok $? "__print_hex over a __data_loc field named as REC->buf, 4 bytes: printed (rc $rc: $(cat df4.out))"
+run df12 12 $(((4 << 16) | 20))
+clean df12 && ! grep -q 'df=' df12.out
+ok $? "__print_hex over REC->buf, 12 bytes: 20 + 12 > 28 where the field points, not decoded (a libtraceevent reading there would pass the record) (rc $rc)"
 
 fmt '"w=%*d|", REC->len, REC->common_pid'
 run w5 5 0
