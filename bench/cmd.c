@@ -96,23 +96,24 @@ static int parse_payloads(const char *s, struct opts *o)
 {
 	memset(o->payload_on, 0, sizeof(o->payload_on));
 	while (*s) {
-		char *end;
-		unsigned long v = strtoul(s, &end, 0);
+		char buf[32];
+		size_t k = strcspn(s, ",");
+		unsigned long long v;
 		int i;
 
-		if (end == s)
+		if (k >= sizeof(buf))
 			return -1;
-		if (*end == 'K' || *end == 'k') {
-			v *= 1024;
-			end++;
-		}
+		memcpy(buf, s, k);
+		buf[k] = 0;
+		if (pfr_cli_parse_size(buf, &v))
+			return -1;
 		if (v == 65536)
 			v = PFR_BENCH_MAX_PAYLOAD;
 		i = pfr_bench_payload_index(v);
 		if (i < 0)
 			return -1;
 		o->payload_on[i] = 1;
-		s = end;
+		s += k;
 		if (*s == ',')
 			s++;
 		else if (*s)

@@ -50,6 +50,7 @@ static int parse_number(struct pfr_bench_common *c, int opt, const char *arg)
 		c->times_set = 1;
 		break;
 	case 'k':
+		bad = pfr_cli_parse_size(arg, &v); /* a size: K is 1024 */
 		if (bad || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
 			return pfr_cli_usage_error(
 				"bench", "--capacity wants a power of two "
@@ -93,6 +94,7 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 		     struct pfr_bench_common *c, int max_reps,
 		     pfr_bench_opt_fn own, void *ctx)
 {
+	unsigned char seen[256] = {0};
 	int opt, rc;
 
 	memset(c, 0, sizeof(*c));
@@ -104,6 +106,9 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		rc = pfr_cli_once("bench", lopts, seen, opt, NULL);
+		if (rc)
+			return rc;
 		rc = parse_common(c, opt, optarg);
 		if (rc == NOT_COMMON)
 			rc = own(ctx, opt, argv);

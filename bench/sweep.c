@@ -23,24 +23,15 @@
 /* "32K", "32Ki", "4M", "262144": bytes (K and M are binary here). */
 static int parse_cap(const char *s, size_t len, unsigned long long *out)
 {
-	char buf[32], *end;
-	unsigned long long v, mul = 1;
+	char buf[32];
+	unsigned long long v;
 
 	if (!len || len >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = 0;
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (errno || end == buf)
+	if (pfr_cli_parse_size(buf, &v)) /* the grammar of --capacity */
 		return -1;
-	if (!strcmp(end, "K") || !strcmp(end, "Ki") || !strcmp(end, "k"))
-		mul = 1ull << 10;
-	else if (!strcmp(end, "M") || !strcmp(end, "Mi"))
-		mul = 1ull << 20;
-	else if (*end)
-		return -1;
-	v *= mul;
 	if (v < 4096 || v > (1ull << 30) || (v & (v - 1)))
 		return -1;
 	*out = v;
@@ -176,10 +167,14 @@ int pfr_bench_sweep(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--capacities") && i + 1 < argc) {
-			list = argv[++i];
-		} else if (!strncmp(a, "--capacities=", 13)) {
-			list = a + 13;
+		if ((!strcmp(a, "--capacities") && i + 1 < argc) ||
+		    !strncmp(a, "--capacities=", 13)) {
+			if (list) {
+				free(av);
+				return pfr_cli_usage_error(
+					"bench", "--capacities given twice");
+			}
+			list = a[12] == '=' ? a + 13 : argv[++i];
 		} else if (!strcmp(a, "--plot") && i + 1 < argc) {
 			plot = argv[++i];
 		} else if (!strncmp(a, "--plot=", 7)) {

@@ -658,10 +658,13 @@ static int lit_parse(int argc, char **argv, struct lit_opts *o,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	unsigned char seen[256] = {0};
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:t:lh", opts, NULL)) != -1) {
+		if (pfr_cli_once("litmus", opts, seen, c, "t"))
+			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'n':
 			if (pfr_cli_parse_u64(optarg, &o->iterations) ||

@@ -753,39 +753,19 @@ static const struct ropt *find_long(const char *name, size_t len, int *amb)
 }
 
 /* -m: pages (rounded up to a power of two), or bytes with a B, K, M or G
- * suffix, as perf takes it. */
+ * suffix (pfr_cli_parse_size()), as perf takes it: decimal only, so 010
+ * is 10 pages (16 after rounding) and 0x10 is refused. */
 static int parse_pages(const char *v, unsigned long long *pages)
 {
 	unsigned long long n, psz = (unsigned long long)getpagesize();
-	char *end;
+	size_t l = strlen(v);
 
-	if (!*v || *v == '-' || strchr(v, ','))
+	if (pfr_cli_parse_size(v, &n))
 		return -1;
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	if (errno || end == v)
-		return -1;
-	if (*end) {
-		unsigned long long mul = 1;
-
-		switch (*end | 0x20) {
-		case 'b':
-			break;
-		case 'k':
-			mul = 1ULL << 10;
-			break;
-		case 'm':
-			mul = 1ULL << 20;
-			break;
-		case 'g':
-			mul = 1ULL << 30;
-			break;
-		default:
+	if (l && (v[l - 1] < '0' || v[l - 1] > '9')) { /* bytes */
+		if (n > (1ULL << 40))
 			return -1;
-		}
-		if (end[1] || n > (1ULL << 40) / mul)
-			return -1;
-		n = n * mul / psz;
+		n = (n + psz - 1) / psz;
 	}
 	if (!n || n > (1ULL << 30))
 		return -1;

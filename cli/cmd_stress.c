@@ -728,23 +728,16 @@ static int stress_parse_sizes(const char *arg, struct stress_cfg *cfg)
 {
 	/* each side parsed in full: no 32-bit wrap, no sign,
 	 * nothing after it */
-	char lo[32], *colon = strchr(arg, ':');
-	uint32_t a = 0, b = 0;
-	size_t l = colon ? (size_t)(colon - arg) : 0;
+	unsigned long long a = 0, b = 0;
 
-	if (l < sizeof(lo)) {
-		memcpy(lo, arg, l);
-		lo[l] = 0;
-	}
-	if (!colon || l >= sizeof(lo) || pfr_cli_parse_u32(lo, &a) ||
-	    pfr_cli_parse_u32(colon + 1, &b) || a < STRESS_HDR || b < a ||
+	if (pfr_cli_parse_size_pair(arg, &a, &b) || a < STRESS_HDR || b < a ||
 	    b > PFR_RECORD_MAX - 8)
 		return pfr_cli_usage_error("stress",
 					   "--sizes: want MIN:MAX with "
 					   "16 <= MIN <= MAX <= %u",
 					   PFR_RECORD_MAX - 8);
-	cfg->min_len = a;
-	cfg->max_len = b;
+	cfg->min_len = (uint32_t)a;
+	cfg->max_len = (uint32_t)b;
 	return 0;
 }
 
@@ -771,15 +764,17 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
-	char *end;
+	unsigned char seen[256] = {0};
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:p:h", opts, NULL)) != -1) {
+		if (pfr_cli_once("stress", opts, seen, c, NULL))
+			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 's':
-			cfg->seconds = strtod(optarg, &end);
-			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			    !(cfg->seconds > 0) || cfg->seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress",
 					"--seconds: '%s' is not a "
@@ -821,7 +816,7 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 				return c;
 			break;
 		case 'r':
-			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
+			if (pfr_cli_parse_size(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)))
 				return pfr_cli_usage_error(
 					"stress",

@@ -31,6 +31,7 @@
 
 #ifndef PFR_NO_SCRIPT_LIBS
 #define PFR_TRACE_MAX (64u << 20) /* largest section read */
+#define PFR_TRACE_SANDBOX_S 30 /* the sandbox's time limit */
 #define PFR_FEAT_TRACING_DATA 1
 
 struct pfr_trace {
@@ -239,29 +240,69 @@ read:
 	return b;
 }
 
-/* Prints every event of t once, from zeroed data of its format's size. */
+static int pfr_trace_print_to(struct pfr_trace *t, FILE *f, int json,
+			      const void *raw, uint32_t size);
+
+/*
+ * Sample data for the sandbox: every byte fill (0x00, 0xff, 0x80), or,
+ * with fill -1, each field 3 and each __data_loc field 8 bytes at the
+ * end of the record; common_type names ev.
+ */
+static void pfr_trace_pattern(struct tep_event *ev, unsigned char *b,
+			      uint32_t size, int fill)
+{
+	struct tep_format_field *lists[2] = {ev->format.common_fields,
+					     ev->format.fields};
+
+	memset(b, fill < 0 ? 0 : fill, size);
+	for (int k = 0; fill < 0 && k < 2; k++)
+		for (struct tep_format_field *fl = lists[k]; fl;
+		     fl = fl->next) {
+			uint32_t v = fl->flags & TEP_FIELD_IS_DYNAMIC
+					     ? 8u << 16 | (size - 8)
+					     : 3;
+
+			if (fl->offset >= 0 && fl->size > 0 &&
+			    (uint64_t)fl->offset + (uint64_t)fl->size <= size)
+				memcpy(b + fl->offset, &v,
+				       fl->size < 4 ? (size_t)fl->size : 4);
+		}
+	for (struct tep_format_field *fl = lists[0]; fl; fl = fl->next)
+		if (!strcmp(fl->name, "common_type") && fl->size == 2 &&
+		    fl->offset >= 0 && (uint32_t)fl->offset + 2 <= size) {
+			uint16_t id = (uint16_t)ev->id;
+
+			memcpy(b + fl->offset, &id, 2);
+		}
+}
+
+/* Prints every event of t, as text and as JSON, from hostile data: every
+ * byte 0x00, 0xff, 0x80, then small numbers. */
 static void pfr_trace_try_all(struct pfr_trace *t)
 {
+	static const int fills[] = {0x00, 0xff, 0x80, -1};
 	struct tep_event **evs = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+	static unsigned char b[512];
+	FILE *null = fopen("/dev/null", "w");
 
-	for (int i = 0; evs && evs[i]; i++) {
-		static unsigned char zero[4096];
-		struct tep_record rec = {0};
-		struct trace_seq s;
-
-		rec.data = zero;
-		rec.size = sizeof(zero) - 1;
-		trace_seq_init(&s);
-		tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-		trace_seq_destroy(&s);
-	}
+	for (int i = 0; evs && evs[i] && null; i++)
+		for (int k = 0; k < (int)(sizeof(fills) / sizeof(fills[0]));
+		     k++) {
+			pfr_trace_pattern(evs[i], b, sizeof(b), fills[k]);
+			pfr_trace_print_to(t, null, 0, b, sizeof(b));
+			pfr_trace_print_to(t, null, 1, b, sizeof(b));
+		}
+	if (null)
+		fclose(null);
 }
 
 /*
  * The stored formats are untrusted text, and libtraceevent's parser is
  * not hardened against every malformed one (a crafted format can make it
- * crash): they are parsed, and each event printed once, in a child
- * process first.  Returns 0 when the child came through.
+ * crash, or run for hours): they are parsed, and each event printed from
+ * hostile data (pfr_trace_try_all()), in a child process first, which
+ * must be done within PFR_TRACE_SANDBOX_S seconds.  Returns 0 when the
+ * child came through.
  */
 static int pfr_trace_sandbox(const struct pfr_cur *c0)
 {
@@ -277,6 +318,7 @@ static int pfr_trace_sandbox(const struct pfr_cur *c0)
 
 		if (fd >= 0)
 			dup2(fd, 2); /* the parent's parse warns once */
+		alarm(PFR_TRACE_SANDBOX_S); /* a print that never ends */
 		t.tep = tep_alloc();
 		if (!t.tep || pfr_trace_parse(&t, &c))
 			_exit(1);
@@ -385,26 +427,37 @@ void pfr_trace_free(struct pfr_trace *t)
 	free(t);
 }
 
+/* Where a __data_loc (or __rel_loc) field fl's contents lie in data:
+ * offset and length.  0, or -1 when fl is not one or cannot be read. */
+static int pfr_trace_loc(struct tep_format_field *fl, const void *data,
+			 uint64_t *off, uint64_t *len)
+{
+	unsigned long long v;
+
+	if (!fl || !(fl->flags & TEP_FIELD_IS_DYNAMIC) || fl->size != 4 ||
+	    fl->offset < 0 || tep_read_number_field(fl, data, &v))
+		return -1;
+	*off = v & 0xffff;
+	*len = (v >> 16) & 0xffff;
+	if (fl->flags & TEP_FIELD_IS_RELATIVE)
+		*off += (uint64_t)fl->offset + 4;
+	return 0;
+}
+
 /* 0 when every field of the list lies inside the size bytes at data,
  * dynamic (__data_loc) fields' contents included. */
 static int pfr_trace_check(struct tep_format_field *fl, const void *data,
 			   uint32_t size)
 {
 	for (; fl; fl = fl->next) {
-		unsigned long long v, off, len;
+		uint64_t off, len;
 
 		if (fl->offset < 0 || fl->size < 0 ||
 		    (uint64_t)fl->offset + (uint64_t)fl->size > size)
 			return -1;
 		if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
 			continue;
-		if (fl->size != 4 || tep_read_number_field(fl, data, &v))
-			return -1;
-		off = v & 0xffff;
-		len = v >> 16;
-		if (fl->flags & TEP_FIELD_IS_RELATIVE)
-			off += (unsigned long long)fl->offset + 4;
-		if (off + len > size)
+		if (pfr_trace_loc(fl, data, &off, &len) || off + len > size)
 			return -1;
 	}
 	return 0;
@@ -443,6 +496,258 @@ static void pfr_trace_json_field(FILE *f, struct tep_format_field *fl,
 	trace_seq_destroy(&s);
 }
 
+/*
+ * What libtraceevent reads of a sample is decided in part by the sample:
+ * the length of __print_hex() and __print_array(), the index of a[i], the
+ * width and precision of %*d and %.*d.  Each is computed here from the
+ * record, the way libtraceevent computes it, and checked before the
+ * record is printed: bytes read lie inside the record, widths are at
+ * most PFR_TRACE_WIDTH_MAX, divisors are non-zero constants (a divisor
+ * from the sample could be 0).  What cannot be computed is refused: the
+ * event is then not decoded.
+ */
+#define PFR_TRACE_WIDTH_MAX 4096
+#define PFR_TRACE_DEPTH_MAX 64
+
+struct pfr_eval {
+	struct tep_event *ev;
+	const unsigned char *data;
+	uint32_t size;
+};
+
+/* The field a TEP_PRINT_FIELD argument names, or NULL. */
+static struct tep_format_field *pfr_arg_field(const struct pfr_eval *e,
+					      const struct tep_print_arg *a)
+{
+	if (!a || a->type != TEP_PRINT_FIELD)
+		return NULL;
+	if (a->field.field)
+		return a->field.field;
+	return a->field.name ? tep_find_any_field(e->ev, a->field.name) : NULL;
+}
+
+/*
+ * Where the array an argument names starts in the record, and its
+ * element size: a field (REC->arr) or a dynamic array
+ * (__get_dynamic_array(x)).  0, or -1 for anything else.
+ */
+static int pfr_arg_array(const struct pfr_eval *e,
+			 const struct tep_print_arg *a, uint64_t *off,
+			 uint64_t *esz)
+{
+	struct tep_format_field *fl;
+	uint64_t len, loc;
+
+	if (a && a->type == TEP_PRINT_DYNAMIC_ARRAY) {
+		fl = a->dynarray.field;
+		if (pfr_trace_loc(fl, e->data, off, &len))
+			return -1;
+	} else {
+		fl = pfr_arg_field(e, a);
+		if (!fl || fl->offset < 0)
+			return -1;
+		*off = (uint64_t)fl->offset;
+		/* a __data_loc field named as REC->x: libtraceevent may read
+		 * from the field or from where it points; the later start
+		 * bounds both reads */
+		if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    !pfr_trace_loc(fl, e->data, &loc, &len) && loc > *off)
+			*off = loc;
+	}
+	*esz = fl->elementsize ? fl->elementsize : 1;
+	return 0;
+}
+
+/* 0 when n elements of esz bytes from off lie inside the record. */
+static int pfr_in_record(const struct pfr_eval *e, uint64_t off, uint64_t n,
+			 uint64_t esz)
+{
+	if (off > e->size || !esz)
+		return -1;
+	return n > (e->size - off) / esz ? -1 : 0;
+}
+
+static int pfr_eval(const struct pfr_eval *e, const struct tep_print_arg *a,
+		    int depth, uint64_t *v);
+
+/* a[i]: the element, after its place is checked against the record. */
+static int pfr_eval_index(const struct pfr_eval *e,
+			  const struct tep_print_arg *a, int depth, uint64_t *v)
+{
+	uint64_t off, esz, i;
+
+	if (pfr_arg_array(e, a->op.left, &off, &esz) ||
+	    pfr_eval(e, a->op.right, depth + 1, &i) || esz > 8 ||
+	    i > UINT32_MAX || pfr_in_record(e, off + i * esz, 1, esz))
+		return -1;
+	*v = tep_read_number(e->ev->tep, e->data + off + i * esz, (int)esz);
+	return 0;
+}
+
+/* A binary operator's value (x op y); -1 for one not known. */
+static int pfr_eval_binop(const char *op, uint64_t x, uint64_t y, uint64_t *v)
+{
+	static const char *const ops[] = {"+",	"-",  "*", "/", "%",  "<<",
+					  ">>", "&",  "|", "^", "&&", "||",
+					  "==", "!=", "<", ">", "<=", ">="};
+	int k = -1;
+
+	for (int i = 0; i < (int)(sizeof(ops) / sizeof(ops[0])); i++)
+		if (!strcmp(op, ops[i]))
+			k = i;
+	switch (k) {
+	case 0:
+		*v = x + y;
+		break;
+	case 1:
+		*v = x - y;
+		break;
+	case 2:
+		*v = x * y;
+		break;
+	case 3:
+	case 4:
+		if (!y)
+			return -1;
+		*v = k == 3 ? x / y : x % y;
+		break;
+	case 5:
+		*v = y < 64 ? x << y : 0;
+		break;
+	case 6:
+		*v = y < 64 ? x >> y : 0;
+		break;
+	case 7:
+		*v = x & y;
+		break;
+	case 8:
+		*v = x | y;
+		break;
+	case 9:
+		*v = x ^ y;
+		break;
+	case 10:
+		*v = x && y;
+		break;
+	case 11:
+		*v = x || y;
+		break;
+	case 12:
+		*v = x == y;
+		break;
+	case 13:
+		*v = x != y;
+		break;
+	case 14:
+		*v = (int64_t)x < (int64_t)y;
+		break;
+	case 15:
+		*v = (int64_t)x > (int64_t)y;
+		break;
+	case 16:
+		*v = (int64_t)x <= (int64_t)y;
+		break;
+	case 17:
+		*v = (int64_t)x >= (int64_t)y;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* An operator: c ? a : b, a[i], unary ! ~ -, or a binary one. */
+static int pfr_eval_op(const struct pfr_eval *e, const struct tep_print_arg *a,
+		       int depth, uint64_t *v)
+{
+	const char *op = a->op.op;
+	const struct tep_print_arg *r = a->op.right;
+	uint64_t x = 0, y;
+
+	if (!op)
+		return -1;
+	if (!strcmp(op, "["))
+		return pfr_eval_index(e, a, depth, v);
+	if (!strcmp(op, "?")) {
+		if (!r || r->type != TEP_PRINT_OP || !r->op.op ||
+		    strcmp(r->op.op, ":") ||
+		    pfr_eval(e, a->op.left, depth + 1, &x))
+			return -1;
+		return pfr_eval(e, x ? r->op.left : r->op.right, depth + 1, v);
+	}
+	if (pfr_eval(e, r, depth + 1, &y))
+		return -1;
+	if (!a->op.left) { /* unary */
+		if (!strcmp(op, "!") || !strcmp(op, "~") || !strcmp(op, "-")) {
+			*v = op[0] == '!' ? !y : op[0] == '~' ? ~y : 0 - y;
+			return 0;
+		}
+		return -1;
+	}
+	if (pfr_eval(e, a->op.left, depth + 1, &x))
+		return -1;
+	return pfr_eval_binop(op, x, y, v);
+}
+
+/* The number an argument has for this record, as libtraceevent computes
+ * it; 0, or -1 when it cannot be computed here. */
+static int pfr_eval(const struct pfr_eval *e, const struct tep_print_arg *a,
+		    int depth, uint64_t *v)
+{
+	struct tep_format_field *fl;
+	unsigned long long n;
+	uint64_t off;
+
+	if (!a || depth > PFR_TRACE_DEPTH_MAX)
+		return -1;
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		if (!a->atom.atom)
+			return -1;
+		*v = strtoull(a->atom.atom, NULL, 0);
+		return 0;
+	case TEP_PRINT_FIELD:
+		fl = pfr_arg_field(e, a);
+		if (!fl || fl->offset < 0 || fl->size < 0 ||
+		    (uint64_t)fl->offset + (uint64_t)fl->size > e->size ||
+		    tep_read_number_field(fl, e->data, &n))
+			return -1;
+		*v = n;
+		return 0;
+	case TEP_PRINT_TYPE:
+		return pfr_eval(e, a->typecast.item, depth + 1, v);
+	case TEP_PRINT_OP:
+		return pfr_eval_op(e, a, depth, v);
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+		return pfr_trace_loc(a->dynarray.field, e->data, &off, v);
+	default:
+		return -1;
+	}
+}
+
+/* __print_hex(array, len) and __print_array(array, count, el_size): every
+ * element inside the record. */
+static int pfr_arrays_ok(const struct pfr_eval *e,
+			 const struct tep_print_arg *a, int depth)
+{
+	const struct tep_print_arg *arr, *cnt;
+	uint64_t off, esz = 1, n;
+
+	if (a->type == TEP_PRINT_INT_ARRAY) {
+		arr = a->int_array.field;
+		cnt = a->int_array.count;
+		if (pfr_eval(e, a->int_array.el_size, depth + 1, &esz) ||
+		    (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+			return -1;
+	} else {
+		arr = a->hex.field;
+		cnt = a->hex.size;
+	}
+	if (pfr_arg_array(e, arr, &off, &n) || pfr_eval(e, cnt, depth + 1, &n))
+		return -1;
+	return pfr_in_record(e, off, n, esz);
+}
+
 /* A divisor in a print format: a non-zero constant. */
 static int pfr_trace_divisor_ok(const struct tep_print_arg *a)
 {
@@ -450,68 +755,118 @@ static int pfr_trace_divisor_ok(const struct tep_print_arg *a)
 	       strtoull(a->atom.atom, NULL, 0) != 0;
 }
 
-/*
- * 0 when the print arguments at a divide only by non-zero constants: a
- * format from the file may divide by a field, and libtraceevent would
- * then divide by zero on data where that field is 0.
- */
-static int pfr_trace_args_ok(const struct tep_print_arg *a, int depth)
-{
-	for (; a; a = a->next) {
-		int bad = 0;
+static int pfr_trace_args_ok(const struct pfr_eval *e,
+			     const struct tep_print_arg *a, int depth);
 
-		if (depth > 64)
+/* One argument, its operands included (see pfr_trace_args_ok()). */
+static int pfr_trace_arg_ok(const struct pfr_eval *e,
+			    const struct tep_print_arg *a, int depth)
+{
+	uint64_t v;
+
+	switch (a->type) {
+	case TEP_PRINT_OP:
+		if (a->op.op && (a->op.op[0] == '/' || a->op.op[0] == '%') &&
+		    !pfr_trace_divisor_ok(a->op.right))
 			return -1;
-		switch (a->type) {
-		case TEP_PRINT_OP:
-			if ((a->op.op[0] == '/' || a->op.op[0] == '%') &&
-			    !pfr_trace_divisor_ok(a->op.right))
-				return -1;
-			bad = pfr_trace_args_ok(a->op.left, depth + 1) ||
-			      pfr_trace_args_ok(a->op.right, depth + 1);
-			break;
-		case TEP_PRINT_INT_ARRAY:
-			if (!pfr_trace_divisor_ok(a->int_array.el_size))
-				return -1;
-			bad = pfr_trace_args_ok(a->int_array.field,
-						depth + 1) ||
-			      pfr_trace_args_ok(a->int_array.count, depth + 1);
-			break;
-		case TEP_PRINT_TYPE:
-			bad = pfr_trace_args_ok(a->typecast.item, depth + 1);
-			break;
-		case TEP_PRINT_FLAGS:
-			bad = pfr_trace_args_ok(a->flags.field, depth + 1);
-			break;
-		case TEP_PRINT_SYMBOL:
-			bad = pfr_trace_args_ok(a->symbol.field, depth + 1);
-			break;
-		case TEP_PRINT_HEX:
-		case TEP_PRINT_HEX_STR:
-			bad = pfr_trace_args_ok(a->hex.field, depth + 1) ||
-			      pfr_trace_args_ok(a->hex.size, depth + 1);
-			break;
-		case TEP_PRINT_FUNC:
-			bad = pfr_trace_args_ok(a->func.args, depth + 1);
-			break;
-		case TEP_PRINT_DYNAMIC_ARRAY:
-		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-			bad = pfr_trace_args_ok(a->dynarray.index, depth + 1);
-			break;
-		default:
-			break;
+		if (a->op.op && !strcmp(a->op.op, "[") &&
+		    pfr_eval_index(e, a, depth, &v))
+			return -1;
+		return pfr_trace_args_ok(e, a->op.left, depth + 1) ||
+		       pfr_trace_args_ok(e, a->op.right, depth + 1);
+	case TEP_PRINT_INT_ARRAY:
+		if (!pfr_trace_divisor_ok(a->int_array.el_size))
+			return -1;
+		return pfr_arrays_ok(e, a, depth) ||
+		       pfr_trace_args_ok(e, a->int_array.count, depth + 1);
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		return pfr_arrays_ok(e, a, depth) ||
+		       pfr_trace_args_ok(e, a->hex.size, depth + 1);
+	case TEP_PRINT_TYPE:
+		return pfr_trace_args_ok(e, a->typecast.item, depth + 1);
+	case TEP_PRINT_FLAGS:
+		return pfr_trace_args_ok(e, a->flags.field, depth + 1);
+	case TEP_PRINT_SYMBOL:
+		return pfr_trace_args_ok(e, a->symbol.field, depth + 1);
+	case TEP_PRINT_FUNC:
+		return pfr_trace_args_ok(e, a->func.args, depth + 1);
+	case TEP_PRINT_DYNAMIC_ARRAY:
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+		return pfr_trace_args_ok(e, a->dynarray.index, depth + 1);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * 0 when the print arguments at a, for this record, divide only by
+ * non-zero constants and read only inside the record: the lengths of
+ * __print_hex() and __print_array() and the indexes of a[i], computed
+ * from the record, stay inside it.
+ */
+static int pfr_trace_args_ok(const struct pfr_eval *e,
+			     const struct tep_print_arg *a, int depth)
+{
+	for (; a; a = a->next)
+		if (depth > PFR_TRACE_DEPTH_MAX ||
+		    pfr_trace_arg_ok(e, a, depth))
+			return -1;
+	return 0;
+}
+
+/* A width or precision argument (the * of %*d, %.*d): at most
+ * PFR_TRACE_WIDTH_MAX either way for this record. */
+static int pfr_width_ok(const struct pfr_eval *e, const struct tep_print_arg *a)
+{
+	uint64_t v;
+
+	if (pfr_eval(e, a, 0, &v))
+		return -1;
+	return v + PFR_TRACE_WIDTH_MAX > 2 * PFR_TRACE_WIDTH_MAX ? -1 : 0;
+}
+
+/*
+ * The conversions of the print format, each paired with its arguments
+ * as libtraceevent pairs them (a * width or precision takes one before
+ * the value): 0 when every * argument is a small number for this record,
+ * -1 when one is not or the arguments run out before a *.
+ */
+static int pfr_trace_widths_ok(const struct pfr_eval *e, const char *p,
+			       const struct tep_print_arg *a)
+{
+	for (; p && *p; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		p += strspn(p, "#0- +'");
+		for (int prec = 0; prec < 2; prec++) {
+			if (*p == '*') {
+				if (!a || pfr_width_ok(e, a))
+					return -1;
+				a = a->next;
+				p++;
+			} else {
+				p += strspn(p, "0123456789");
+			}
+			if (prec || *p != '.')
+				break;
+			p++;
 		}
-		if (bad)
-			return -1;
+		if (!*p)
+			break;
+		a = a ? a->next : NULL; /* the value */
 	}
 	return 0;
 }
 
-int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
-		    uint32_t size)
+static int pfr_trace_print_to(struct pfr_trace *t, FILE *f, int json,
+			      const void *raw, uint32_t size)
 {
 	struct tep_record rec = {0};
 	struct tep_event *ev;
+	struct pfr_eval e;
 	struct trace_seq s;
 
 	if (!t || size < 2 || size > PFR_TRACE_MAX)
@@ -538,8 +893,13 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 	if (!ev || pfr_trace_check(ev->format.common_fields, t->buf, size) ||
 	    pfr_trace_check(ev->format.fields, t->buf, size))
 		return 0;
-	if (!json && pfr_trace_args_ok(ev->print_fmt.args, 0))
-		return 0; /* the text would divide by a field */
+	e.ev = ev;
+	e.data = t->buf;
+	e.size = size;
+	if (!json &&
+	    (pfr_trace_args_ok(&e, ev->print_fmt.args, 0) ||
+	     pfr_trace_widths_ok(&e, ev->print_fmt.format, ev->print_fmt.args)))
+		return 0; /* it would read past the record, or run for long */
 	if (!f)
 		return 1;
 	if (json) {
@@ -557,6 +917,12 @@ int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
 	pfr_cli_text_str(f, s.buffer ? s.buffer : "");
 	trace_seq_destroy(&s);
 	return 1;
+}
+
+int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
+		    uint32_t size)
+{
+	return pfr_trace_print_to(t, f, json, raw, size);
 }
 #else
 /* Built without libtraceevent (a cross build): no fields. */
@@ -589,8 +955,8 @@ void pfr_trace_free(struct pfr_trace *t)
 	(void)t;
 }
 
-int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
-		    uint32_t size)
+static int pfr_trace_print_to(struct pfr_trace *t, FILE *f, int json,
+			      const void *raw, uint32_t size)
 {
 	(void)t;
 	(void)f;

@@ -434,7 +434,7 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long long v;
-	char *end;
+	unsigned char seen[256] = {0};
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -444,6 +444,8 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 	cfg->policy = PFR_POLICY_DROP;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
+		if (pfr_cli_once("stress", opts, seen, c, NULL))
+			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'M':
 			break;
@@ -463,8 +465,8 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 			cfg->slots = (uint32_t)v;
 			break;
 		case 's':
-			cfg->seconds = strtod(optarg, &end);
-			if (*end || !(cfg->seconds > 0) || cfg->seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			    !(cfg->seconds > 0) || cfg->seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress", "bad --seconds '%s'", optarg);
 			break;
@@ -480,7 +482,7 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 			cfg->ordered = 1;
 			break;
 		case 'r':
-			if (pfr_cli_parse_u64(optarg, &v))
+			if (pfr_cli_parse_size(optarg, &v))
 				return pfr_cli_usage_error(
 					"stress", "bad --ring-size '%s'",
 					optarg);

@@ -826,11 +826,13 @@ int pfr_stress_mpsc(int argc, char **argv)
 	struct ms_cfg cfg = {2.0, PFR_POLICY_DROP, 4, 24, 256, 65536, 0, 0,
 			     0,	  MS_KILL_NONE};
 	unsigned long long v;
+	unsigned char seen[256] = {0};
 	int c, rc = 0;
-	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
+		if (pfr_cli_once("stress", opts, seen, c, NULL))
+			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'M':
 			if (strcmp(optarg, "mpsc"))
@@ -846,8 +848,8 @@ int pfr_stress_mpsc(int argc, char **argv)
 			cfg.writers = (unsigned)v;
 			break;
 		case 's':
-			cfg.seconds = strtod(optarg, &end);
-			if (*end || !(cfg.seconds > 0) || cfg.seconds > 86400)
+			if (pfr_cli_parse_seconds(optarg, &cfg.seconds) ||
+			    !(cfg.seconds > 0) || cfg.seconds > 86400)
 				return pfr_cli_usage_error(
 					"stress",
 					"--seconds: a positive number");
@@ -866,10 +868,9 @@ int pfr_stress_mpsc(int argc, char **argv)
 					"--mode mpsc");
 			break;
 		case 'z': {
-			unsigned long a, b;
-			char tail;
+			unsigned long long a, b;
 
-			if (sscanf(optarg, "%lu:%lu%c", &a, &b, &tail) != 2 ||
+			if (pfr_cli_parse_size_pair(optarg, &a, &b) ||
 			    a < MS_HDR || b < a || b > 60000)
 				return pfr_cli_usage_error(
 					"stress",
@@ -881,7 +882,7 @@ int pfr_stress_mpsc(int argc, char **argv)
 			break;
 		}
 		case 'r':
-			if (pfr_cli_parse_u64(optarg, &v) || v < 4096 ||
+			if (pfr_cli_parse_size(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)) || v > (1ull << 30))
 				return pfr_cli_usage_error(
 					"stress", "--ring-size: a power of two "

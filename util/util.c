@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,93 @@ int pfr_cli_parse_u32(const char *s, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+int pfr_cli_parse_size(const char *s, unsigned long long *out)
+{
+	static const char units[] = "BKMG";
+	const char *u;
+	char *end;
+	unsigned long long v;
+	int sh = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		char c = *end == 'k' || *end == 'm' || *end == 'g'
+				 ? (char)(*end - 'a' + 'A')
+				 : *end;
+
+		u = strchr(units, c);
+		if (!c || !u)
+			return -1;
+		sh = 10 * (int)(u - units);
+		end++;
+		if (sh && *end == 'i')
+			end++;
+		if (sh && *end == 'B')
+			end++;
+		if (*end)
+			return -1;
+	}
+	if (sh && v > (~0ULL >> sh))
+		return -1;
+	*out = v << sh;
+	return 0;
+}
+
+int pfr_cli_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') ||
+	    strpbrk(s, "xXpP"))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
+			    unsigned long long *max)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char lo[32];
+	size_t l = colon ? (size_t)(colon - s) : 0;
+
+	if (!colon || l >= sizeof(lo))
+		return -1;
+	memcpy(lo, s, l);
+	lo[l] = 0;
+	return pfr_cli_parse_size(lo, min) || pfr_cli_parse_size(colon + 1, max)
+		       ? -1
+		       : 0;
+}
+
+int pfr_cli_once(const char *cmd, const struct option *lo,
+		 unsigned char seen[256], int c, const char *repeatable)
+{
+	const char *name = NULL;
+
+	if (c < 0 || c > 255 || !optarg ||
+	    (repeatable && c && strchr(repeatable, c)))
+		return 0;
+	if (!seen[c]++)
+		return 0;
+	for (; lo && lo->name; lo++)
+		if (lo->val == c && !lo->flag)
+			name = lo->name;
+	if (name)
+		return pfr_cli_usage_error(cmd, "--%s given twice", name);
+	return pfr_cli_usage_error(cmd, "-%c given twice", c);
 }
 
 int pfr_cli_open_regular(const char *path)

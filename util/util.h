@@ -47,6 +47,31 @@ size_t pfr_cli_utf8_len(const unsigned char *s, size_t n);
 int pfr_cli_parse_u64(const char *s, unsigned long long *out);
 /* The same for a value that must fit 32 bits. */
 int pfr_cli_parse_u32(const char *s, uint32_t *out);
+/* Parses a size in bytes, the one grammar of every option that takes a
+ * size: decimal digits (no sign, no blank, no 0x, a leading 0 is not
+ * octal) and an optional suffix, B for bytes or K, M, G (either case) for
+ * powers of 1024, which may be followed by i and B (4K, 4KB, 4Ki, 4KiB).
+ * Returns 0, or -1 when malformed or too large for 64 bits. */
+int pfr_cli_parse_size(const char *s, unsigned long long *out);
+/* A time in seconds: decimal digits with an optional fraction and
+ * exponent (1, 0.5, .25, 2e-3); no sign, blank, hex (strtod reads 0x10 as
+ * 16), inf or nan.  Returns 0, or -1. */
+int pfr_cli_parse_seconds(const char *s, double *out);
+/* "MIN:MAX", two sizes as pfr_cli_parse_size() reads them: 0, or -1. */
+int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
+			    unsigned long long *max);
+
+struct option;
+/*
+ * The option c that getopt_long() just returned (its value in optarg,
+ * lo the long options) checked against the ones seen before (seen[]:
+ * zeroed before the loop): an option that takes a value may not be given
+ * twice, since one of the values would be silently lost, unless c is in
+ * repeatable.  Returns 0, or the usage error's exit status (the message
+ * names the option).
+ */
+int pfr_cli_once(const char *cmd, const struct option *lo,
+		 unsigned char seen[256], int c, const char *repeatable);
 
 /* Opens path for reading only if it is a regular file: a FIFO is refused
  * without waiting for a writer (opened O_NONBLOCK, checked with fstat),

@@ -52,8 +52,9 @@ PFR__EXTERN_C_BEGIN
 struct perf_event_attr;
 struct perf_event_mmap_page;
 
-/* Errors of this header, returned negated like PFR_E_*; they start at 100
- * so that both sets fit in one int.  pfr_perf_strerror() names either. */
+/* Errors of this header, returned negated like PFR_E_*.  One error space:
+ * PFR_E_* take 1..99 and these 100..199, and pfr_strerror() names every
+ * code of both (pfr_perf_strerror() is the same function). */
 enum pfr_perf_error {
 	PFR_PERF_E_BASE = 100,
 	PFR_PERF_E_UNKNOWN_EVENT = 100, /* no such event name */
@@ -75,7 +76,8 @@ enum pfr_perf_error {
 	PFR_PERF_E__END
 };
 
-/* Names a PFR_E_* or PFR_PERF_E_* code (either sign): a constant string.
+/* Names a PFR_E_* or PFR_PERF_E_* code (either sign), as pfr_strerror()
+ * does: a constant string.
  * Concurrency: any thread.  Progress: wait-free. */
 PFR_API const char *pfr_perf_strerror(int err);
 

@@ -86,7 +86,9 @@ struct pfr_lost_record {
 /* Largest record (header included) the header's u16 size can express. */
 #define PFR_RECORD_MAX 65528u
 
-/* Errors: returned negated (e.g. -PFR_E_NOSPC).  pfr_strerror() names them. */
+/* Errors: returned negated (e.g. -PFR_E_NOSPC), in 1..99; the perf
+ * reader's PFR_PERF_E_* (<perfring/perf.h>) take 100..199.  pfr_strerror()
+ * names every code of both. */
 enum pfr_error {
 	PFR_OK = 0,
 	PFR_E_AGAIN = 1, /* nothing to read / no space right now */
@@ -112,7 +114,8 @@ enum pfr_error {
 	PFR_E__COUNT
 };
 
-/* Returns a constant string describing a PFR_E_* code (either sign). */
+/* Returns a constant string describing a PFR_E_* or PFR_PERF_E_* code
+ * (either sign); "unknown perfring error" for any other number. */
 PFR_API const char *pfr_strerror(int err);
 
 /* The orderings of A-D, all compiled in, selectable per ring:

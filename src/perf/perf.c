@@ -5,6 +5,7 @@
  * itself is perfring's (<perfring/ring-proto.h>); the pairings with the
  * kernel are drawn in <perfring/perf.h>.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -35,43 +36,9 @@ _Static_assert(sizeof(struct perf_event_header) ==
 		       sizeof(struct pfr_record_header),
 	       "perf header is perfring's record header");
 
-static const char *const pfr_perf_errors[] = {
-	[PFR_PERF_E_UNKNOWN_EVENT - PFR_PERF_E_BASE] = "unknown event",
-	[PFR_PERF_E_NO_TRACEFS - PFR_PERF_E_BASE] = "tracefs is not mounted",
-	[PFR_PERF_E_NO_TRACEPOINT - PFR_PERF_E_BASE] = "no such tracepoint",
-	[PFR_PERF_E_SAMPLE_TYPE - PFR_PERF_E_BASE] =
-		"sample_type has fields this decoder does not support",
-	[PFR_PERF_E_TRUNCATED - PFR_PERF_E_BASE] =
-		"a field runs past the end of its record",
-	[PFR_PERF_E_STRING - PFR_PERF_E_BASE] =
-		"a string is not terminated inside its record",
-	[PFR_PERF_E_FILE_MAGIC - PFR_PERF_E_BASE] =
-		"not a perf.data file (bad magic, or another byte order)",
-	[PFR_PERF_E_FILE_LAYOUT - PFR_PERF_E_BASE] =
-		"perf.data header or section out of bounds",
-	[PFR_PERF_E_EVENT_SYNTAX - PFR_PERF_E_BASE] =
-		"malformed event list (groups, /terms/ or modifiers)",
-	[PFR_PERF_E_TOO_MANY - PFR_PERF_E_BASE] =
-		"more events or CPUs than the array holds",
-	[PFR_PERF_E_CPU - PFR_PERF_E_BASE] = "a CPU that is not online",
-	[PFR_PERF_E_NO_PROCESS - PFR_PERF_E_BASE] = "no such process",
-	[PFR_PERF_E_OPEN - PFR_PERF_E_BASE] =
-		"perf_event_open refused an event",
-	[PFR_PERF_E_FILTER - PFR_PERF_E_BASE] =
-		"the kernel refused a tracepoint filter",
-	[PFR_PERF_E_MMAP - PFR_PERF_E_BASE] = "cannot map a perf ring",
-	[PFR_PERF_E_EXEC - PFR_PERF_E_BASE] = "cannot execute the command",
-};
-
 const char *pfr_perf_strerror(int err)
 {
-	/* The magnitude in unsigned arithmetic: -INT_MIN does not fit an
-	 * int. */
-	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
-
-	if (e >= PFR_PERF_E_BASE && e < PFR_PERF_E__END)
-		return pfr_perf_errors[e - PFR_PERF_E_BASE];
-	return pfr_strerror(err);
+	return pfr_strerror(err); /* it names both sets (src/abi/errors.c) */
 }
 
 /* --- event names --- */
@@ -279,15 +246,17 @@ static int pfr_perf_modifiers(const char *m, struct perf_event_attr *a)
 	return 0;
 }
 
-/* A number (decimal, 0x hex or 0 octal) filling all of s. */
+/* A number filling all of s: decimal, or hex after 0x, as perf's event
+ * parser reads a term's value (010 is ten, not eight). */
 static int pfr_perf_num(const char *s, uint64_t *v)
 {
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	char *end;
 
-	if (!*s || *s == '-')
+	if (*s < '0' || *s > '9' || (hex && !isxdigit((unsigned char)s[2])))
 		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
 	return errno || *end ? -1 : 0;
 }
 

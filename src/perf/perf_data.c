@@ -246,14 +246,14 @@ static int pfr_id_ev_cmp(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
-/* Sorts every event's ids into f->ids (with two events or more), so that
- * a record's event is found in O(log ids), not by a scan of them all
- * (a file may declare many ids).  0, or -1 when out of memory. */
+/* Sorts every event's ids into f->ids (once), so that a record's event is
+ * found in O(log ids), not by a scan of them all (a file may declare
+ * many ids).  0, or -1 when out of memory. */
 int pfr__file_index_ids(struct pfr_perf_file *f)
 {
 	size_t n = 0, k = 0;
 
-	if (f->nr_ev < 2)
+	if (f->ids)
 		return 0;
 	for (uint32_t i = 0; i < f->nr_ev; i++)
 		n += f->ev[i].nr_ids;
@@ -274,20 +274,36 @@ int pfr__file_index_ids(struct pfr_perf_file *f)
 	return 0;
 }
 
-/* The first event (by index) that has id, or 0 when none has it. */
-uint32_t pfr__file_event_of_id(const struct pfr_perf_file *f, uint64_t id)
+/* The first event (by index) that has id, or UINT32_MAX when none has
+ * it. */
+uint32_t pfr__file_find_id(const struct pfr_perf_file *f, uint64_t id)
 {
 	size_t lo = 0, hi = f->nr_ids;
 
 	while (lo < hi) { /* the first entry whose id is >= id */
 		size_t mid = lo + (hi - lo) / 2;
 
+		((struct pfr_perf_file *)f)->id_probes++;
 		if (f->ids[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < f->nr_ids && f->ids[lo].id == id ? f->ids[lo].ev : 0;
+	return lo < f->nr_ids && f->ids[lo].id == id ? f->ids[lo].ev
+						     : UINT32_MAX;
+}
+
+/* The first event (by index) that has id, or 0 when none has it. */
+uint32_t pfr__file_event_of_id(const struct pfr_perf_file *f, uint64_t id)
+{
+	uint32_t ev = pfr__file_find_id(f, id);
+
+	return ev == UINT32_MAX ? 0 : ev;
+}
+
+uint64_t pfr__perf_file_id_probes(const struct pfr_perf_file *f)
+{
+	return f ? f->id_probes : 0;
 }
 
 /* The layout of a sample's event (by its id when there are several). */

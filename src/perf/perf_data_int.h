@@ -133,6 +133,7 @@ struct pfr_perf_file {
 	uint32_t nr_ev;
 	struct pfr_id_ev *ids; /* every event's ids, sorted; NULL: none */
 	size_t nr_ids;
+	uint64_t id_probes; /* entries of ids looked at (the tests count) */
 };
 
 /* Sorts every event's ids into f->ids (src/perf/perf_data.c). */
@@ -140,6 +141,11 @@ int pfr__file_index_ids(struct pfr_perf_file *f);
 
 /* The first event (by index) that has id, or 0 when none has it. */
 uint32_t pfr__file_event_of_id(const struct pfr_perf_file *f, uint64_t id);
+/* The same, or UINT32_MAX when none has it. */
+uint32_t pfr__file_find_id(const struct pfr_perf_file *f, uint64_t id);
+/* How many entries of f's sorted id index its lookups have looked at
+ * (each a step of a binary search); 0 for NULL. */
+uint64_t pfr__perf_file_id_probes(const struct pfr_perf_file *f);
 
 /* Frees f and what it owns, but neither f->map nor f->out. */
 void pfr__file_free(struct pfr_perf_file *f);

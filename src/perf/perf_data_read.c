@@ -275,11 +275,14 @@ static int pfr_pipe_attr(struct pfr_perf_file *f, const unsigned char *p,
 	return 0;
 }
 
-/* EVENT_UPDATE of type NAME: { u64 type, u64 id, char name[] }. */
+/* EVENT_UPDATE of type NAME: { u64 type, u64 id, char name[] }, for the
+ * first of the nr_ev events known then that has id (found in the sorted
+ * index, as perf finds it by id). */
 static void pfr_pipe_update(struct pfr_perf_file *f, const unsigned char *p,
-			    uint32_t len)
+			    uint32_t len, uint32_t nr_ev)
 {
 	uint64_t type, id;
+	uint32_t ev;
 	size_t nl;
 
 	if (len < 17)
@@ -289,33 +292,53 @@ static void pfr_pipe_update(struct pfr_perf_file *f, const unsigned char *p,
 	nl = strnlen((const char *)p + 16, len - 16);
 	if (type != 2 /* PERF_EVENT_UPDATE__NAME */ || !nl || nl == len - 16)
 		return;
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		for (uint32_t k = 0; k < f->ev[i].nr_ids; k++) {
-			uint64_t v;
-
-			memcpy(&v, &f->ev[i].ids[k], 8);
-			if (v == id) {
-				snprintf(f->ev[i].name, sizeof(f->ev[i].name),
-					 "%s", (const char *)p + 16);
-				return;
-			}
-		}
+	ev = pfr__file_find_id(f, id);
+	if (ev < nr_ev)
+		snprintf(f->ev[ev].name, sizeof(f->ev[ev].name), "%s",
+			 (const char *)p + 16);
 }
 
-/* HEADER_EVENT_TYPE: { u64 config, char name[64] } of a tracepoint. */
+/* HEADER_EVENT_TYPE: { u64 config, char name[64] } of a tracepoint, for
+ * the first nr_ev events (those known then). */
 static void pfr_pipe_event_type(struct pfr_perf_file *f, const unsigned char *p,
-				uint32_t len)
+				uint32_t len, uint32_t nr_ev)
 {
 	uint64_t cfg;
 
 	if (len < 72 || !memchr(p + 8, 0, 64))
 		return;
 	memcpy(&cfg, p, 8);
-	for (uint32_t i = 0; i < f->nr_ev; i++)
+	for (uint32_t i = 0; i < nr_ev; i++)
 		if (f->ev[i].attr.type == PERF_TYPE_TRACEPOINT &&
 		    f->ev[i].attr.config == cfg)
 			snprintf(f->ev[i].name, sizeof(f->ev[i].name), "%s",
 				 (const char *)p + 8);
+}
+
+/* A naming record of the pipe format (EVENT_UPDATE, HEADER_EVENT_TYPE),
+ * kept to be applied once every id is indexed: where it is, and how many
+ * events were known when it came. */
+struct pfr_pipe_name {
+	uint64_t pos;
+	uint32_t nr_ev, pad;
+};
+
+/* Applies the naming records, in their order in the stream. */
+static void pfr_pipe_names(struct pfr_perf_file *f,
+			   const struct pfr_pipe_name *nm, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pfr_record_header h;
+		const unsigned char *p = f->map + nm[i].pos + sizeof(h);
+
+		memcpy(&h, f->map + nm[i].pos, sizeof(h));
+		if (h.type == PFR_RECORD_EVENT_UPDATE)
+			pfr_pipe_update(f, p, h.size - (uint32_t)sizeof(h),
+					nm[i].nr_ev);
+		else
+			pfr_pipe_event_type(f, p, h.size - (uint32_t)sizeof(h),
+					    nm[i].nr_ev);
+	}
 }
 
 /*
@@ -350,7 +373,9 @@ static int pfr_pipe_peek(const struct pfr_perf_file *f,
 
 /*
  * perf's pipe format: the 16-byte header, then records, perf's own
- * (type >= 64) among the data.  One pass takes the attrs and names;
+ * (type >= 64) among the data.  One pass takes the attrs and notes the
+ * naming records, applied in their order once every id is indexed (an
+ * EVENT_UPDATE then costs O(log ids), not a scan of every id);
  * pfr_perf_file_next() passes over perf's own records.  A malformed
  * record ends the pass: pfr_perf_file_next() reports it when it gets
  * there.
@@ -359,25 +384,37 @@ static int pfr_open_pipe(struct pfr_perf_file *f)
 {
 	struct pfr_record_header h;
 	struct pfr_file_section desc = {0, 0};
+	struct pfr_pipe_name *nm = NULL;
+	size_t nr_nm = 0, cap_nm = 0;
 	uint64_t skip;
-	int err;
+	int err = 0;
 
 	f->pipe = 1;
 	f->pos = 16;
 	f->end = f->map_len;
-	while (pfr_pipe_peek(f, &h, &skip) == 1) {
+	while (!err && pfr_pipe_peek(f, &h, &skip) == 1) {
 		const unsigned char *p = f->map + f->pos + sizeof(h);
 		uint32_t len = h.size - (uint32_t)sizeof(h);
 		uint64_t feat = 0;
 
 		if (h.type == PFR_RECORD_HEADER_ATTR) {
 			err = pfr_pipe_attr(f, p, len);
-			if (err)
-				return err;
-		} else if (h.type == PFR_RECORD_EVENT_UPDATE) {
-			pfr_pipe_update(f, p, len);
-		} else if (h.type == PFR_RECORD_HEADER_EVENT_TYPE) {
-			pfr_pipe_event_type(f, p, len);
+		} else if (h.type == PFR_RECORD_EVENT_UPDATE ||
+			   h.type == PFR_RECORD_HEADER_EVENT_TYPE) {
+			if (nr_nm == cap_nm) {
+				size_t nc = cap_nm ? 2 * cap_nm : 64;
+				void *n = realloc(nm, nc * sizeof(*nm));
+
+				if (!n) {
+					err = -PFR_E_SYSTEM;
+					break;
+				}
+				nm = n;
+				cap_nm = nc;
+			}
+			nm[nr_nm].pos = f->pos;
+			nm[nr_nm].nr_ev = f->nr_ev;
+			nm[nr_nm++].pad = 0;
 		} else if (h.type == PFR_RECORD_HEADER_TRACING_DATA) {
 			f->tracing = p + len; /* the bytes after the record */
 			f->tracing_len = skip - h.size;
@@ -390,6 +427,13 @@ static int pfr_open_pipe(struct pfr_perf_file *f)
 		}
 		f->pos += skip;
 	}
+	if (!err && nr_nm && pfr__file_index_ids(f))
+		err = -PFR_E_SYSTEM;
+	if (!err)
+		pfr_pipe_names(f, nm, nr_nm);
+	free(nm);
+	if (err)
+		return err;
 	if (desc.size) /* names by position: once every attr is known */
 		pfr_read_event_desc(f, &desc);
 	f->pos = 16;

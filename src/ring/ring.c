@@ -46,42 +46,6 @@ struct pfr_ring {
 	unsigned char *scratch; /* reader's copy of a straddling record */
 };
 
-static const char *const pfr_errors[PFR_E__COUNT] = {
-	[PFR_OK] = "success",
-	[PFR_E_AGAIN] = "nothing to do now, try again",
-	[PFR_E_NOSPC] = "ring full: record dropped and counted",
-	[PFR_E_TIMEDOUT] = "timed out",
-	[PFR_E_INVAL] = "invalid argument",
-	[PFR_E_HEAD_AHEAD] = "shared head is more than a ring ahead of tail",
-	[PFR_E_HEAD_BEHIND] = "shared head is behind the reader's tail",
-	[PFR_E_RECSIZE_ZERO] = "record header with size 0",
-	[PFR_E_RECSIZE_ALIGN] = "record size or position not a multiple of 8",
-	[PFR_E_RECSIZE_SHORT] = "record too short for its type",
-	[PFR_E_RECSIZE_PAST_HEAD] = "record extends past head",
-	[PFR_E_MAGIC] = "not a perfring ring (bad magic number)",
-	[PFR_E_VERSION] = "ring made by another perfring layout version",
-	[PFR_E_LAYOUT] = "ring control block has inconsistent sizes",
-	[PFR_E_MAPPING] = "shared object smaller than the ring it describes",
-	[PFR_E_OVERWRITTEN] = "everything was overwritten during the snapshot",
-	[PFR_E_SYSTEM] = "system call failed",
-	[PFR_E_BUSY] = "role already taken",
-	[PFR_E_TOOBIG] = "ring larger than the attach limit",
-	[PFR_E_FULL] = "no free writer slot in the group",
-	[PFR_E_STALLED] = "a live producer has held a reserved record past "
-			  "the stall time-out",
-};
-
-const char *pfr_strerror(int err)
-{
-	/* The magnitude in unsigned arithmetic: -INT_MIN does not fit an
-	 * int. */
-	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
-
-	if (e >= PFR_E__COUNT || !pfr_errors[e])
-		return "unknown perfring error";
-	return pfr_errors[e];
-}
-
 static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
 static const char *const pfr_policies[] = {"drop", "block", "overwrite"};
 

@@ -12,6 +12,10 @@
  *                                headers and symbol table sit at odd
  *                                offsets, and ELF.nosym: the same without
  *                                a symbol table, also sampled
+ *   harden_tool maps N S FILE    perf.data: N MMAP2 records in process 1,
+ *                                each 64 KiB below the one before (as
+ *                                mmap places them), then S samples at
+ *                                addresses spread over them
  *   harden_tool empty FILE       perf.data with one event and no record
  *   harden_tool truncate FILE    opens FILE with pfr_perf_file_open(),
  *                                truncates it to 0 bytes, then reads
@@ -27,6 +31,16 @@
  *   harden_tool json STRING      STRING as pfr_cli_json_str() writes it
  *   harden_tool text STRING      STRING as pfr_cli_text_str() writes it
  *   harden_tool u64 STRING       pfr_cli_parse_u64(): the value, or "error"
+ *   harden_tool size STRING      pfr_cli_parse_size(): the value, or "error"
+ *   harden_tool tracepoint FILE ID LEN LOC
+ *                                perf.data with one tracepoint event,
+ *                                "crafted:ev" (its format read from
+ *                                $PFR_TRACEFS/events/crafted/ev/format),
+ *                                and one sample whose raw data (28 bytes)
+ *                                holds common_type ID, the u32 LEN at
+ *                                offset 8, the u32 LOC at 12 (a
+ *                                __data_loc: length << 16 | offset) and
+ *                                bytes 1..8 at 16
  *   harden_tool orphan MS LIMIT CMD ARGS...
  *                                runs CMD as a child of this process,
  *                                which reaps orphans (a subreaper); when
@@ -154,6 +168,42 @@ static void finish(struct pfr_perf_file *f)
 		exit(1);
 	}
 }
+
+/* A tracepoint sample's raw data, as the tracepoint test's format lays
+ * it out: the common fields, then len (u32), a __data_loc (u32) and an
+ * 8-byte array. */
+static void tracepoint(const char *path, uint16_t id, uint32_t len,
+		       uint32_t loc)
+{
+	struct pfr_perf_file *f;
+	struct perf_event_attr a;
+	uint64_t eid = 1;
+	unsigned char b[48];
+	uint32_t t[2] = {7, 7}, rsz = 28;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	if (pfr_perf_file_create(&f, path) ||
+	    pfr_perf_file_add_event(f, &a, "crafted:ev", &eid, 1)) {
+		perror(path);
+		exit(1);
+	}
+	memset(b, 0, sizeof(b));
+	memcpy(b + 8, t, 8); /* ip 0, pid/tid 7 */
+	memcpy(b + 16, &rsz, 4);
+	memcpy(b + 20, &id, 2); /* common_type */
+	memcpy(b + 20 + 8, &len, 4);
+	memcpy(b + 20 + 12, &loc, 4);
+	for (int i = 0; i < 8; i++)
+		b[20 + 16 + i] = (unsigned char)(i + 1);
+	put(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, b, 20 + rsz);
+	finish(f);
+}
+
 
 /* An ELF64 file with its program headers, section headers, symbol table
  * and string table all at offsets that are not multiples of 8: every
@@ -323,6 +373,22 @@ int main(int argc, char **argv)
 		finish(f);
 		return 0;
 	}
+	if (argc >= 5 && !strcmp(argv[1], "maps")) {
+		long n = atol(argv[2]), ns = atol(argv[3]);
+		struct pfr_perf_file *f = start(argv[4]);
+		uint64_t top = 0x7f0000000000ULL, x = 1;
+
+		comm(f, 1, "maps");
+		for (long i = 0; i < n; i++)
+			mmap2(f, 1, top - (uint64_t)i * 0x10000, 0x1000,
+			      "/nonexistent/lib.so");
+		for (long i = 0; i < ns && n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			sample(f, 1, top - (x >> 33) % (uint64_t)n * 0x10000 + 8);
+		}
+		finish(f);
+		return 0;
+	}
 	if (argc >= 4 && !strcmp(argv[1], "hostile")) {
 		struct pfr_perf_file *f = start(argv[2]);
 
@@ -389,6 +455,21 @@ int main(int argc, char **argv)
 			printf("error\n");
 		else
 			printf("%llu\n", v);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "size")) {
+		unsigned long long v;
+
+		if (pfr_cli_parse_size(argv[2], &v))
+			printf("error\n");
+		else
+			printf("%llu\n", v);
+		return 0;
+	}
+	if (argc >= 6 && !strcmp(argv[1], "tracepoint")) {
+		tracepoint(argv[2], (uint16_t)strtoul(argv[3], NULL, 0),
+			   (uint32_t)strtoul(argv[4], NULL, 0),
+			   (uint32_t)strtoul(argv[5], NULL, 0));
 		return 0;
 	}
 	if (argc >= 5 && !strcmp(argv[1], "orphan"))

@@ -79,6 +79,21 @@ static void lists(void)
 	       "unknown term refused");
 	is_int(parse("cpu-clock/period=/", &n), -PFR_PERF_E_EVENT_SYNTAX,
 	       "empty period refused");
+	/* term values as perf's event parser reads them: decimal, or hex
+	 * after 0x; a leading 0 is not octal */
+	is_int(parse("cpu-clock/period=010/", &n), 0, "period=010");
+	ok(at[0].sample_period == 10, "period=010 is 10, not 8 (got %llu)",
+	   (unsigned long long)at[0].sample_period);
+	is_int(parse("cpu-clock/period=0x10/", &n), 0, "period=0x10");
+	ok(at[0].sample_period == 16, "period=0x10 is 16 (got %llu)",
+	   (unsigned long long)at[0].sample_period);
+	is_int(parse("cpu-clock/period=0x/", &n), -PFR_PERF_E_EVENT_SYNTAX,
+	       "period=0x refused");
+	is_int(parse("cpu-clock/period=+5/", &n), -PFR_PERF_E_EVENT_SYNTAX,
+	       "period=+5 refused");
+	is_int(parse("cpu-clock/period=08/", &n), 0, "period=08 (not octal)");
+	ok(at[0].sample_period == 8, "period=08 is 8 (got %llu)",
+	   (unsigned long long)at[0].sample_period);
 	is_int(parse("r1a8:u", &n), 0, "raw rHEX:u");
 	ok(at[0].type == PERF_TYPE_RAW && at[0].config == 0x1a8 &&
 		   at[0].exclude_kernel,
