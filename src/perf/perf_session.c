@@ -486,7 +486,9 @@ static void prepare_attrs(struct pfr_perf_session *s)
 		a->sample_type = s->lay.sample_type;
 		a->read_format =
 			PERF_FORMAT_ID | (s->read_lost ? PERF_FORMAT_LOST : 0);
-		a->disabled = !member;
+		/* perf's dummy:HG starts at once (but for a command
+		 * recorded alone: at its exec) */
+		a->disabled = !member && !(e->tracking && !ow && !s->cmd_only);
 		a->enable_on_exec = s->cmd_only && !member &&
 				    (!s->delayed || e->tracking);
 		a->sample_id_all = 1;
