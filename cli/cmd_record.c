@@ -1469,6 +1469,10 @@ static int check_args(struct rec *R)
 		return pfr_cli_usage_error(
 			"record", "-z, --switch-output and --max-size need a "
 				  "file (not --stream or --json alone)");
+	if (R->threads && R->overwrite)
+		return no_equivalent("--threads", "with --overwrite",
+				     "the flight recorder is read by one "
+				     "thread");
 	if (R->switch_mode && R->overwrite)
 		return no_equivalent("--switch-output", "with --overwrite",
 				     "--overwrite writes a snapshot on "
@@ -1946,6 +1950,88 @@ static void cycles_fallback(struct rec *R, struct rec_ev *e)
 	snprintf(e->name, sizeof(e->name), "%s", name);
 }
 
+/* A CPU's topology id from sysfs (-1 when it has none). */
+static long topo_id(int cpu, const char *what)
+{
+	char path[128];
+	long v = -1;
+
+	if (!strcmp(what, "node")) {
+		for (int n = 0; n < 1024; n++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/node%d", cpu, n);
+			if (!access(path, F_OK))
+				return n;
+		}
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s",
+		 cpu, what);
+	read_int_file(path, &v);
+	return v;
+}
+
+/* --threads[=cpu|core|package|numa|MASKS]: a reader thread per CPU, per
+ * core, per package, per NUMA node, or per mask of perf's form
+ * CPUS/AFFINITY[:CPUS/AFFINITY...] (the CPUs whose rings it reads). */
+static int set_readers(struct rec *R)
+{
+	static uint32_t map[MAX_CPUS];
+	static long key[MAX_CPUS];
+	static int online[MAX_CPUS];
+	int non = pfr_perf_online_cpus(online, MAX_CPUS), nr = 0, rc;
+	const char *t = R->threads, *what = NULL;
+
+	if (non <= 0)
+		return fail(EX_FAIL, "--threads: cannot read the online CPUs");
+	memset(map, 0, sizeof(map));
+	if (!strcmp(t, "cpu"))
+		what = "cpu";
+	else if (!strcmp(t, "core"))
+		what = "core_id";
+	else if (!strcmp(t, "package") || !strcmp(t, "socket"))
+		what = "physical_package_id";
+	else if (!strcmp(t, "numa"))
+		what = "node";
+	for (int i = 0; what && i < non; i++) {
+		int c = online[i], k;
+		long id = strcmp(what, "cpu") ? topo_id(c, what) : c;
+
+		if (!strcmp(what, "core_id")) /* a core within its package */
+			id = id * 4096 + topo_id(c, "physical_package_id");
+		for (k = 0; k < nr && key[k] != id; k++)
+			;
+		if (k == nr)
+			key[nr++] = id;
+		map[c] = (uint32_t)k;
+	}
+	if (!what) { /* masks: the CPUs before each '/' */
+		char buf[1024], *save = NULL, *m;
+		static int cpus[MAX_CPUS];
+
+		snprintf(buf, sizeof(buf), "%s", t);
+		for (m = strtok_r(buf, ":", &save); m;
+		     m = strtok_r(NULL, ":", &save), nr++) {
+			int n;
+
+			m[strcspn(m, "/")] = 0;
+			n = pfr_perf_cpu_list(m, cpus, MAX_CPUS);
+			if (n <= 0)
+				return pfr_cli_usage_error(
+					"record",
+					"bad --threads '%s': cpu, core, package, "
+					"numa or CPUS/AFFINITY[:...] masks",
+					t);
+			for (int i = 0; i < n; i++)
+				map[cpus[i]] = (uint32_t)nr;
+		}
+	}
+	rc = pfr_perf_session_set_readers(R->sess, (uint32_t)nr, map, MAX_CPUS);
+	if (rc)
+		return fail(EX_FAIL, "--threads: %s", pfr_perf_strerror(rc));
+	return 0;
+}
+
 /* Options to attrs and a session; the session opened and started. */
 static int record_start(struct rec *R, int argc, char **argv)
 {
@@ -1969,6 +2055,8 @@ static int record_start(struct rec *R, int argc, char **argv)
 				    R->rt_prio, strerror(errno));
 	}
 	if ((rc = open_cgroups(R)) || (rc = make_session(R)))
+		return rc;
+	if (R->threads && (rc = set_readers(R)))
 		return rc;
 	if (R->cpus_given &&
 	    (rc = pfr_perf_session_set_cpus(R->sess, R->cpu_list)))

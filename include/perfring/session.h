@@ -279,6 +279,22 @@ PFR_API int pfr_perf_session_switch_file(struct pfr_perf_session *s,
  * Progress: wait-free. */
 PFR_API uint64_t pfr_perf_session_file_bytes(const struct pfr_perf_session *s);
 
+/* Reader threads for pfr_perf_session_run(), as perf record --threads:
+ * nr threads (1 to 4096), the ring of CPU c read by thread
+ * reader_of_cpu[c] (CPUs from len on: thread 0).  Each thread polls and
+ * drains its rings into a buffer of its own; the session's thread merges
+ * them into time order and delivers (callbacks run on the session's
+ * thread).  Events without a clock get CLOCK_MONOTONIC (use_clockid):
+ * the threads read the events' clock to know which records can no longer
+ * be preceded.  Not with PFR_PERF_SESSION_OVERWRITE; the loop of
+ * pfr_perf_session_poll() and _drain() stays single-threaded.  Call
+ * before pfr_perf_session_open().  Returns 0, -PFR_E_INVAL or
+ * -PFR_E_SYSTEM.  Progress: blocking (allocates). */
+PFR_API int pfr_perf_session_set_readers(struct pfr_perf_session *s,
+					 uint32_t nr,
+					 const uint32_t *reader_of_cpu,
+					 uint32_t len);
+
 /* Enables every event (but those that wait for the command's exec), then
  * lets the command exec.  Returns 0, -PFR_PERF_E_EXEC (the command could
  * not run: the error info's errno says why; it has been reaped),

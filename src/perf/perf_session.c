@@ -212,6 +212,7 @@ void pfr_perf_session_destroy(struct pfr_perf_session *s)
 	free(s->rings);
 	free(s->fds);
 	free(s->fd_ev);
+	free(s->reader_of_cpu);
 	free(s->pfd);
 	free(s->snap_last);
 	free(s);
@@ -492,6 +493,11 @@ static void prepare_attrs(struct pfr_perf_session *s)
 		a->enable_on_exec = s->cmd_only && !member &&
 				    (!s->delayed || e->tracking);
 		a->sample_id_all = 1;
+		if (s->nr_readers && !a->use_clockid) {
+			/* the reader threads read this clock to order */
+			a->use_clockid = 1;
+			a->clockid = CLOCK_MONOTONIC;
+		}
 		if (s->has_tracking ? e->tracking : i == 0) {
 			/* Side-band records once, from one event only. */
 			a->mmap = 1;

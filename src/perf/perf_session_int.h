@@ -65,6 +65,8 @@ struct pfr_perf_session {
 	int delayed; /* events wait for delay_ms */
 	int64_t enable_at_ms; /* CLOCK_MONOTONIC ms when they are enabled */
 	int has_ksymbol; /* the kernel takes attr.ksymbol and bpf_event */
+	uint32_t nr_readers; /* reader threads (0: the session's thread) */
+	uint32_t *reader_of_cpu, nr_reader_map; /* CPU -> reader */
 	struct pfr_merge *merge;
 	int emit_err; /* the delivery's error, which stopped a flush */
 	uint64_t prev_max, round_max;
@@ -88,6 +90,17 @@ int pfr__sess_push(struct pfr_perf_session *s,
  * id, at buf (64 bytes at most); its length. */
 uint32_t pfr__sess_trailer(const struct pfr_perf_session *s, unsigned char *buf,
 			   uint32_t pid, uint32_t tid, uint64_t id);
+
+/* perf_session_run.c, for the reader threads: one record from a ring
+ * into the merge; delivery up to limit (and a FINISHED_ROUND); the
+ * requests (child, switch, snapshot) handled; a wait of up to ms for a
+ * request. */
+int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec);
+int pfr__sess_flush_to(struct pfr_perf_session *s, uint64_t limit);
+int pfr__sess_requests(struct pfr_perf_session *s);
+void pfr__sess_wait(struct pfr_perf_session *s, int ms);
+/* perf_session_threads.c: pfr_perf_session_run()'s loop with readers. */
+int pfr__sess_run_threads(struct pfr_perf_session *s);
 
 /* CLOCK_MONOTONIC in ms; the events -D held back, enabled. */
 int64_t pfr__sess_now_ms(void);

@@ -113,7 +113,7 @@ static int flush(struct pfr_perf_session *s, uint64_t limit)
 }
 
 /* Account one record from a ring and queue it. */
-static int take(struct pfr_perf_session *s, const struct pfr_record *rec)
+int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec)
 {
 	struct pfr_perf_rec d;
 	uint64_t time = 0;
@@ -157,7 +157,7 @@ static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 		return pfr__sess_fail(s, (int)avail, PFR_PERF_STEP_RING, 0, -1,
 				      ring->cpu, 0);
 	while ((n = pfr_reader_next(&ring->reader, &rec)) == 1)
-		if ((err = take(s, &rec)))
+		if ((err = pfr__sess_take(s, &rec)))
 			break;
 	/* D: pairs with A, the control dependency in perf_output_begin() */
 	pfr_reader_end(&ring->reader);
@@ -222,7 +222,7 @@ static int snap_one(void *arg, const struct pfr_record *rec)
 		if (d.time > c->newest)
 			c->newest = d.time;
 	}
-	c->err = take(c->s, rec);
+	c->err = pfr__sess_take(c->s, rec);
 	return c->err;
 }
 
@@ -360,28 +360,56 @@ static int poll_timeout(struct pfr_perf_session *s)
 	return t;
 }
 
+int pfr__sess_requests(struct pfr_perf_session *s)
+{
+	int rc = 0;
+
+	if (s->req_switch) {
+		s->req_switch = 0;
+		if (s->o.on_switch)
+			rc = s->o.on_switch(s->o.arg);
+		if (rc)
+			return rc;
+	}
+	if (s->req_child) {
+		s->req_child = 0;
+		if (reap_nohang(s))
+			s->req_stop = 1;
+	}
+	if (s->req_snap) {
+		s->req_snap = 0;
+		if (s->o.flags & PFR_PERF_SESSION_OVERWRITE)
+			rc = pfr_perf_session_snapshot(s);
+	}
+	return rc;
+}
+
+void pfr__sess_wait(struct pfr_perf_session *s, int ms)
+{
+	struct pollfd p = {s->req_fd[0], POLLIN, 0};
+	char buf[64];
+
+	if (poll(&p, 1, ms) > 0)
+		while (read(s->req_fd[0], buf, sizeof(buf)) > 0)
+			;
+}
+
+int pfr__sess_flush_to(struct pfr_perf_session *s, uint64_t limit)
+{
+	int err = flush(s, limit);
+
+	err = err ? err : end_round(s);
+	if (s->o.on_drained)
+		s->o.on_drained(s->o.arg);
+	return err;
+}
+
 static int run_loop(struct pfr_perf_session *s)
 {
 	int rc = 0, n;
 
 	while (!rc) {
-		if (s->req_switch) {
-			s->req_switch = 0;
-			if (s->o.on_switch)
-				rc = s->o.on_switch(s->o.arg);
-			if (rc)
-				break;
-		}
-		if (s->req_child) {
-			s->req_child = 0;
-			if (reap_nohang(s))
-				s->req_stop = 1;
-		}
-		if (s->req_snap) {
-			s->req_snap = 0;
-			if (s->o.flags & PFR_PERF_SESSION_OVERWRITE)
-				rc = pfr_perf_session_snapshot(s);
-		}
+		rc = pfr__sess_requests(s);
 		if (!rc)
 			rc = pfr_perf_session_drain(s, 0);
 		if (s->req_stop || rc || !s->live)
@@ -474,5 +502,7 @@ int pfr_perf_session_run(struct pfr_perf_session *s)
 {
 	if (!s || !s->opened)
 		return -PFR_E_INVAL;
+	if (s->nr_readers)
+		return finish(s, pfr__sess_run_threads(s));
 	return finish(s, run_loop(s));
 }
