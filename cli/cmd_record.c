@@ -1212,8 +1212,8 @@ static int parse_size(const char *v, unsigned long long *out)
 		return -1;
 	if (*end) {
 		u = strchr(units, *end | 0x20);
-		if (!u || (end[1] && ((end[1] | 0x20) != 'b' || end[2] ||
-				      *u == 'b')))
+		if (!u ||
+		    (end[1] && ((end[1] | 0x20) != 'b' || end[2] || *u == 'b')))
 			return -1;
 		mul = 1ULL << (10 * (u - units));
 	}
@@ -1242,7 +1242,8 @@ static int opt_switch_output(struct rec *R, const char *v)
 		num[l - 1] = 0;
 		if (!pfr_cli_parse_u64(num, &n) && n && n <= 1000000) {
 			R->switch_mode = SW_TIME;
-			R->switch_secs = n * mul[strchr(units, v[l - 1]) - units];
+			R->switch_secs =
+				n * mul[strchr(units, v[l - 1]) - units];
 			return 0;
 		}
 	} else if (!parse_size(v, &n) && n) {
@@ -1904,7 +1905,7 @@ static int start_output(struct rec *R, int argc, char **argv)
  * SIGUSR2 takes a snapshot, SIGCHLD looks at the command. */
 static void catch_signals(struct pfr_perf_session *s)
 {
-	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM,
+	static const int sigs[] = {SIGCHLD, SIGINT,  SIGTERM,
 				   SIGHUP,  SIGUSR2, SIGALRM};
 	struct sigaction sa;
 
@@ -1959,14 +1960,15 @@ static long topo_id(int cpu, const char *what)
 	if (!strcmp(what, "node")) {
 		for (int n = 0; n < 1024; n++) {
 			snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu%d/node%d", cpu, n);
+				 "/sys/devices/system/cpu/cpu%d/node%d", cpu,
+				 n);
 			if (!access(path, F_OK))
 				return n;
 		}
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s",
-		 cpu, what);
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
 	read_int_file(path, &v);
 	return v;
 }

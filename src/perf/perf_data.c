@@ -252,8 +252,8 @@ int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
 	f->zctx = pfr_zstd.create();
 	if (!f->zbuf || !f->zctx)
 		return -PFR_E_SYSTEM;
-	if (pfr_zstd.is_error(pfr_zstd.set(f->zctx, ZSTD_c_compressionLevel,
-					   zlevel)))
+	if (pfr_zstd.is_error(
+		    pfr_zstd.set(f->zctx, ZSTD_c_compressionLevel, zlevel)))
 		return -PFR_E_INVAL;
 	f->zlevel = zlevel;
 	return 0;
@@ -1071,7 +1071,8 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 		pfr__put_u32(o, 1); /* type: zstd */
 		pfr__put_u32(o, (uint32_t)f->zlevel);
 		pfr__put_u32(o, (uint32_t)(f->zout ? f->zin / f->zout : 1));
-		pfr__put_u32(o, PFR_ZCHUNK); /* mmap_len: decompressed at most */
+		pfr__put_u32(o,
+			     PFR_ZCHUNK); /* mmap_len: decompressed at most */
 		return 0;
 	case PFR_FEAT_CPU_PMU_CAPS:
 		return pfr__feat_cpu_pmu_caps(o);

@@ -490,8 +490,8 @@ static void prepare_attrs(struct pfr_perf_session *s)
 		/* perf's dummy:HG starts at once (but for a command
 		 * recorded alone: at its exec) */
 		a->disabled = !member && !(e->tracking && !ow && !s->cmd_only);
-		a->enable_on_exec = s->cmd_only && !member &&
-				    (!s->delayed || e->tracking);
+		a->enable_on_exec =
+			s->cmd_only && !member && (!s->delayed || e->tracking);
 		a->sample_id_all = 1;
 		if (s->nr_readers && !a->use_clockid) {
 			/* the reader threads read this clock to order */
@@ -851,7 +851,8 @@ static int write_id_index(struct pfr_perf_session *s)
 static int write_maps(struct pfr_perf_session *s)
 {
 	int nt = s->ntargets < 2000 ? s->ntargets : 2000;
-	size_t tn = 8 + 24 * (size_t)nt, cn = (4 + 2 * (size_t)s->ncpu + 7) & ~7u;
+	size_t tn = 8 + 24 * (size_t)nt,
+	       cn = (4 + 2 * (size_t)s->ncpu + 7) & ~7u;
 	unsigned char *b = calloc(1, tn > cn ? tn : cn);
 	uint64_t v = (uint64_t)nt;
 	uint16_t w;
