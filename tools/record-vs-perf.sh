@@ -7,9 +7,10 @@
 #           recorded with -a -e sched:sched_switch (every switch)
 #   f20000  -F 20000 -a (cpu-clock) while two processes spin
 # at the default ring size and at a small one (-m 4: 16 KiB), with the
-# recorders perf record, perf record --no-buildid, perfring record and
-# perfring record --threads.  Every repetition runs every recorder once,
-# in turn, on the same running workload.  Writes JSON Lines (a meta line
+# recorders perf record and perfring record, each with and without
+# --no-buildid, and perfring record --threads.  Every repetition runs every recorder once,
+# in turn, on the same running workload (perfring also with --no-buildid:
+# both write the build ids of the DSOs the samples hit by default).  Writes JSON Lines (a meta line
 # naming the machine, one line per run, one summary line per case with the
 # median and range) to the file given (default docs/record-results.jsonl)
 # and a table on standard output.
@@ -76,19 +77,21 @@ measure() { # NAME OPTS...
 		"$@" -- sleep "$dur" >/dev/null 2>rec.err ;;
 	esac
 	cpu=$(awk 'END { printf "%.3f", $1 + $2 }' t.out)
+	# perf report's "Total Lost Samples": the sum of the per-event
+	# LOST_SAMPLES counts --stats lists (the kernel's PERF_FORMAT_LOST)
 	perf report --stats -i r.data >st.out 2>/dev/null
 	samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' st.out)
-	perf report --stdio --sort comm -i r.data 2>/dev/null >rep.out
-	lost=$(sed -n 's/^# Total Lost Samples: //p' rep.out | head -n1)
+	lost=$(awk '/LOST_SAMPLES events:/ && !/%/ { s += $3 } END { print s + 0 }' st.out)
 	echo "${cpu:-0} ${samples:-0} ${lost:-0}"
 }
 
-recorders="perf perf-no-buildid perfring perfring-threads"
+recorders="perf perf-no-buildid perfring perfring-no-buildid perfring-threads"
 opts_of() { # RECORDER
 	case $1 in
 	perf) echo "" ;;
 	perf-no-buildid) echo "--no-buildid" ;;
 	perfring) echo "" ;;
+	perfring-no-buildid) echo "--no-buildid" ;;
 	perfring-threads) echo "--threads" ;;
 	esac
 }
