@@ -263,6 +263,21 @@ static int collect(struct pfr_perf_session *s, struct pfr__reader *rd,
 	return pfr__sess_flush_to(s, safe);
 }
 
+/* How long the session's thread waits between collections: 100 ms, the
+ * tick, or until the events -D held back are due. */
+static int wait_ms(struct pfr_perf_session *s)
+{
+	int64_t t = s->o.tick_ms > 0 && s->o.tick_ms < 100 ? s->o.tick_ms : 100;
+
+	if (s->delayed && s->enable_at_ms) {
+		int64_t left = s->enable_at_ms - pfr__sess_now_ms();
+
+		if (left < t)
+			t = left > 0 ? left : 0;
+	}
+	return (int)t;
+}
+
 int pfr__sess_run_threads(struct pfr_perf_session *s)
 {
 	struct pfr__reader *rd = calloc(s->nr_readers, sizeof(*rd));
@@ -278,9 +293,10 @@ int pfr__sess_run_threads(struct pfr_perf_session *s)
 		rc = pfr__sess_requests(s);
 		if (rc || s->req_stop)
 			break;
-		pfr__sess_wait(s, s->o.tick_ms > 0 && s->o.tick_ms < 100
-					  ? s->o.tick_ms
-					  : 100);
+		pfr__sess_wait(s, wait_ms(s));
+		if (s->delayed && s->enable_at_ms &&
+		    pfr__sess_now_ms() >= s->enable_at_ms)
+			pfr__sess_enable_delayed(s); /* -D's delay is over */
 		rc = collect(s, rd, &alive);
 	}
 	/* The end: the events stop, each reader makes its last pass. */
