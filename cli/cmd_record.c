@@ -10,8 +10,11 @@
  * failure with its fix and exit status, and prints the summary.  See
  * man/perfring-record.1.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <pwd.h>
 #include <signal.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +65,8 @@ struct rec_ev {
 	int tracking; /* overwrite mode: the side-band event, own rings */
 	struct pfr_perf_evinfo info; /* group, terms */
 	const char *filter; /* --filter for a tracepoint */
+	int exclude_perf; /* --exclude-perf: not perfring's own hits */
+	char *filter_buf; /* the filter made for exclude_perf */
 	int cgroup_fd; /* -G: the cgroup's directory, or -1 */
 	struct perf_event_attr attr;
 };
@@ -86,6 +92,19 @@ struct rec {
 	char **cmd;
 	unsigned long long pages;
 	const char *output;
+	int stream; /* --stream: text on stdout */
+	int no_buildid, clockid, delay_ms, zlevel, ts_filename;
+	unsigned long long max_size; /* --max-size: bytes, 0: none */
+	int switch_mode; /* --switch-output: SW_* */
+	unsigned long long switch_size, switch_secs;
+	int switch_max; /* --switch-max-files */
+	char **switch_files; /* the files written, oldest first */
+	int nswitch;
+	const char *threads; /* --threads[=SPEC] */
+	int group, exclude_perf, user_cc, kernel_cc, no_bpf_event, dry_run;
+	int rt_prio;
+	int size_hit; /* --max-size or a size switch requested */
+	char **cmdline; /* the file's command line */
 	/* the recording */
 	struct pfr_perf_session *sess;
 	int writing; /* the output file was created */
@@ -94,9 +113,15 @@ struct rec {
 	struct rusage ru_loop; /* at the start of the reading loop */
 };
 
+/* --switch-output's triggers. */
+#define SW_SIGNAL 1
+#define SW_SIZE 2
+#define SW_TIME 3
+
 /* The session the signal handlers talk to (requests are
  * async-signal-safe), NULL outside the recording. */
 static struct pfr_perf_session *volatile sig_sess;
+static volatile sig_atomic_t sig_switch; /* SIGUSR2 switches the file */
 
 static void on_signal(int s)
 {
@@ -104,8 +129,12 @@ static void on_signal(int s)
 
 	if (s == SIGCHLD)
 		what = PFR_PERF_REQ_CHILD;
+	else if (s == SIGUSR2 && sig_switch)
+		what = PFR_PERF_REQ_SWITCH;
 	else if (s == SIGUSR2)
 		what = PFR_PERF_REQ_SNAPSHOT;
+	else if (s == SIGALRM)
+		what = PFR_PERF_REQ_SWITCH;
 	pfr_perf_session_request(sig_sess, what);
 }
 
@@ -140,10 +169,23 @@ static void usage(FILE *f)
 		"  -G, --cgroup NAME  with -a: only the cgroup's tasks\n"
 		"  -m, --mmap-pages N data pages per ring, or a size (512K, "
 		"8M); default 128\n"
-		"  -o, --output FILE  write perf.data (-: perf's pipe format "
-		"on stdout)\n"
-		"      --json         stream JSON Lines instead of perf "
-		"script lines\n"
+		"  -o, --output FILE  the file (default ./perf.data; -: perf's "
+		"pipe format)\n"
+		"      --stream       print the records in perf script's shape "
+		"instead\n"
+		"      --json         print JSON Lines instead\n"
+		"  -B, --no-buildid   no build ids in the file\n"
+		"  -k, --clockid CLK  monotonic, monotonic_raw, realtime, "
+		"boottime, tai\n"
+		"  -D, --delay MSECS  enable the events this long after the "
+		"start (-1: never)\n"
+		"      --max-size SZ  stop when the file passes SZ (10M)\n"
+		"  -z, --compression-level[=N]  zstd-compressed records "
+		"(level 1-22)\n"
+		"      --switch-output[=signal|SIZE|TIME]  rotate the file "
+		"(SIGUSR2, 10M, 30s)\n"
+		"      --threads[=cpu|core|package|numa|MASKS]  reader "
+		"threads\n"
 		"  -g, --call-graph fp|dwarf[,SIZE]|no  call chains\n"
 		"  -d, --data         sample data addresses\n"
 		"  -R, --raw-samples  raw data of every event\n"
@@ -160,9 +202,9 @@ static void usage(FILE *f)
 		"  -T, --timestamp, -P, --period, --sample-cpu, -v, --verbose,\n"
 		"  -N, --no-buildid-cache  accepted as perf takes them; no "
 		"effect\n"
-		"With neither -o nor --json, records stream to stdout in perf "
-		"script's\n"
-		"shape.  A summary goes to stderr at the end.  Exit status: 0, "
+		"perf's other options: man perfring-record.  "
+		"A summary goes to stderr at the\n"
+		"end.  Exit status: 0, "
 		"1 failure,\n"
 		"2 usage (and perf options perfring has no equivalent for), 3 "
 		"not\n"
@@ -365,6 +407,14 @@ static void setup_attr(struct rec *R, struct rec_ev *e)
 		a->sample_regs_user = PFR_USER_REGS;
 		a->sample_stack_user = (uint32_t)R->dump_size;
 		a->exclude_callchain_user = 1;
+	}
+	if (R->user_cc) /* perf's --user-callchains, --kernel-callchains */
+		a->exclude_callchain_kernel = 1;
+	if (R->kernel_cc)
+		a->exclude_callchain_user = 1;
+	if (R->clockid >= 0) {
+		a->use_clockid = 1;
+		a->clockid = R->clockid;
 	}
 	if (a->type == PERF_TYPE_TRACEPOINT || R->raw_samples)
 		a->sample_type |= PERF_SAMPLE_RAW;
@@ -635,6 +685,23 @@ enum {
 	O_ALL_USER,
 	O_ALL_KERNEL,
 	O_HELP,
+	O_STREAM,
+	O_NO_BUILDID,
+	O_CLOCKID,
+	O_DELAY,
+	O_MAX_SIZE,
+	O_COMPRESS,
+	O_SWITCH_OUTPUT,
+	O_SWITCH_MAX_FILES,
+	O_TS_FILENAME,
+	O_THREADS,
+	O_GROUP,
+	O_EXCLUDE_PERF,
+	O_USER_CALLCHAINS,
+	O_KERNEL_CALLCHAINS,
+	O_NO_BPF_EVENT,
+	O_REALTIME,
+	O_DRY_RUN,
 	O_NOOP, /* accepted; perfring always does it, or it changes nothing */
 	O_NONE, /* perf has it, perfring does not */
 };
@@ -673,54 +740,72 @@ static const struct ropt ropts[] = {
 	{0, "all-user", 0, O_ALL_USER, NULL},
 	{0, "all-kernel", 0, O_ALL_KERNEL, NULL},
 	{'h', "help", 0, O_HELP, NULL},
+	{0, "stream", 0, O_STREAM, NULL},
+	{'B', "no-buildid", 0, O_NO_BUILDID, NULL},
+	{0, "buildid", 0, O_NOOP, NULL}, /* perf's --no-buildid negated */
+	{'k', "clockid", 1, O_CLOCKID, NULL},
+	{'D', "delay", 1, O_DELAY, NULL},
+	{0, "max-size", 1, O_MAX_SIZE, NULL},
+	{'z', "compression-level", 2, O_COMPRESS, NULL},
+	{0, "switch-output", 2, O_SWITCH_OUTPUT, NULL},
+	{0, "switch-max-files", 1, O_SWITCH_MAX_FILES, NULL},
+	{0, "timestamp-filename", 0, O_TS_FILENAME, NULL},
+	{0, "threads", 2, O_THREADS, NULL},
+	{0, "group", 0, O_GROUP, NULL},
+	{0, "exclude-perf", 0, O_EXCLUDE_PERF, NULL},
+	{0, "user-callchains", 0, O_USER_CALLCHAINS, NULL},
+	{0, "kernel-callchains", 0, O_KERNEL_CALLCHAINS, NULL},
+	{0, "no-bpf-event", 0, O_NO_BPF_EVENT, NULL},
+	{'r', "realtime", 1, O_REALTIME, NULL},
+	{0, "dry-run", 0, O_DRY_RUN, NULL},
+	/* What perfring always does, or what changes nothing here. */
 	{'T', "timestamp", 0, O_NOOP, NULL},
 	{'P', "period", 0, O_NOOP, NULL},
 	{0, "sample-cpu", 0, O_NOOP, NULL},
+	{0, "sample-identifier", 0, O_NOOP, NULL},
+	{0, "strict-freq", 0, O_NOOP, NULL}, /* -F above the limit fails */
 	{'v', "verbose", 0, O_NOOP, NULL},
 	{'N', "no-buildid-cache", 0, O_NOOP, NULL},
+	{0, "no-buffering", 0, O_NOOP, NULL},
+	{0, "num-thread-synthesize", 1, O_NOOP, NULL},
+	{0, "proc-map-timeout", 1, O_NOOP, NULL},
+	{0, "mmap-flush", 1, O_NOOP, NULL},
+	{0, "affinity", 1, O_NOOP, NULL},
+	{0, "tail-synthesize", 0, O_NOOP, NULL},
+	/* perf has them, perfring does not. */
 	{'s', "stat", 0, O_NONE, "use perf stat for per-thread counts"},
 	{'n', "no-samples", 0, O_NONE, "use perf stat to count"},
 	{'b', "branch-any", 0, O_NONE, "branch stacks need a hardware PMU"},
 	{'j', "branch-filter", 1, O_NONE, "branch stacks need a hardware PMU"},
 	{'W', "weight", 0, O_NONE, NULL},
-	{'k', "clockid", 1, O_NONE, "timestamps are perf_clock's"},
+	{'I', "intr-regs", 2, O_NONE, NULL},
 	{'S', "snapshot", 2, O_NONE,
 	 "use --overwrite, which writes on SIGUSR2"},
-	{'z', "compression-level", 2, O_NONE, NULL},
-	{'r', "realtime", 1, O_NONE, NULL},
-	{'D', "delay", 1, O_NONE, NULL},
-	{'B', "no-buildid", 0, O_NONE, NULL},
-	{0, "switch-output", 2, O_NONE,
-	 "run perfring record again for each file"},
-	{0, "switch-max-files", 1, O_NONE, NULL},
 	{0, "per-thread", 0, O_NONE, NULL},
 	{0, "user-regs", 1, O_NONE, NULL},
-	{0, "intr-regs", 1, O_NONE, NULL},
-	{0, "max-size", 1, O_NONE, NULL},
 	{0, "namespaces", 0, O_NONE, NULL},
 	{0, "all-cgroups", 0, O_NONE, NULL},
-	{0, "mmap-flush", 1, O_NONE, NULL},
-	{0, "tail-synthesize", 0, O_NONE, NULL},
 	{0, "kcore", 0, O_NONE, NULL},
-	{0, "threads", 2, O_NONE, NULL},
 	{0, "control", 1, O_NONE, NULL},
-	{0, "affinity", 1, O_NONE, NULL},
 	{0, "aux-sample", 2, O_NONE, NULL},
-	{0, "timestamp-filename", 0, O_NONE, NULL},
 	{0, "timestamp-boundary", 0, O_NONE, NULL},
-	{0, "off-cpu", 0, O_NONE, NULL},
+	{0, "off-cpu", 0, O_NONE, "it needs perf's BPF programs"},
 	{0, "phys-data", 0, O_NONE, NULL},
 	{0, "data-page-size", 0, O_NONE, NULL},
 	{0, "code-page-size", 0, O_NONE, NULL},
 	{0, "transaction", 0, O_NONE, NULL},
 	{0, "running-time", 0, O_NONE, NULL},
 	{0, "inherit-stat", 0, O_NONE, NULL},
-	{0, "proc-map-timeout", 1, O_NONE, NULL},
 	{0, "buildid-all", 0, O_NONE, NULL},
 	{0, "buildid-mmap", 0, O_NONE, NULL},
-	{0, "no-bpf-event", 0, O_NONE, NULL},
 	{0, "vmlinux", 1, O_NONE, NULL},
 	{0, "setup-filter", 1, O_NONE, NULL},
+	{0, "aio", 2, O_NONE, NULL},
+	{0, "clang-opt", 1, O_NONE, NULL},
+	{0, "clang-path", 1, O_NONE, NULL},
+	{0, "debuginfod", 2, O_NONE, NULL},
+	{0, "switch-output-event", 1, O_NONE, NULL},
+	{0, "synth", 1, O_NONE, NULL},
 };
 #define NROPTS (sizeof(ropts) / sizeof(ropts[0]))
 
@@ -794,13 +879,105 @@ static int parse_ids(const char *v, pid_t *ids, int max, int *n)
 	return *n ? 0 : -1;
 }
 
+/* Appends the tracepoints under tracefs that match SYS:NAME globs (as
+ * perf expands 'sched:sched_process_*') to out, comma-separated; the
+ * number appended. */
+static int glob_tracepoints(const char *sysg, const char *nameg, char *out,
+			    size_t len)
+{
+	char dir[600];
+	DIR *d, *sd;
+	struct dirent *a, *b;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/events", pfr_perf_tracefs_path());
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((a = readdir(d))) {
+		char sub[900];
+
+		if (a->d_name[0] == '.' || fnmatch(sysg, a->d_name, 0))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, a->d_name);
+		if (!(sd = opendir(sub)))
+			continue;
+		while ((b = readdir(sd))) {
+			size_t l = strlen(out);
+
+			if (b->d_name[0] == '.' || b->d_type != DT_DIR ||
+			    fnmatch(nameg, b->d_name, 0))
+				continue;
+			if (l + strlen(a->d_name) + strlen(b->d_name) + 3 >=
+			    len)
+				break;
+			snprintf(out + l, len - l, "%s%s:%s", l ? "," : "",
+				 a->d_name, b->d_name);
+			n++;
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The event list with each SYS:NAME glob (*, ? or [) replaced by the
+ * tracepoints it matches; an item that matches none stays as it is (its
+ * error comes from the parser). */
+static const char *expand_globs(const char *v, char *out, size_t len)
+{
+	char item[512];
+	const char *p = v;
+	int depth = 0;
+
+	if (!strpbrk(v, "*?["))
+		return v;
+	out[0] = 0;
+	while (*p) {
+		size_t k = 0, l;
+		char *colon;
+
+		/* one item: up to a comma outside {} and // */
+		for (; *p && (*p != ',' || depth); p++) {
+			if (*p == '{' || (*p == '/' && !(depth & 0x100)))
+				depth += *p == '{' ? 1 : 0x100;
+			else if (*p == '}' || *p == '/')
+				depth -= *p == '}' ? 1 : 0x100;
+			if (k + 1 < sizeof(item))
+				item[k++] = *p;
+		}
+		item[k] = 0;
+		if (*p == ',')
+			p++;
+		l = strlen(out);
+		colon = strchr(item, ':');
+		if (strpbrk(item, "*?[") && colon && !strpbrk(item, "{}/") &&
+		    !strchr(colon + 1, ':')) {
+			char tps[8192] = "";
+
+			*colon = 0;
+			if (glob_tracepoints(item, colon + 1, tps,
+					     sizeof(tps))) {
+				snprintf(out + l, len - l, "%s%s", l ? "," : "",
+					 tps);
+				continue;
+			}
+			*colon = ':';
+		}
+		snprintf(out + l, len - l, "%s%s", l ? "," : "", item);
+	}
+	return out;
+}
+
 static int add_events(struct rec *R, const char *v)
 {
+	static char expanded[16384];
+
 	static struct perf_event_attr attrs[MAX_EV];
 	static struct pfr_perf_evinfo info[MAX_EV];
 	uint32_t n = 0;
 	int err;
 
+	v = expand_globs(v, expanded, sizeof(expanded));
 	/* One slot stays free for --overwrite's side-band event. */
 	err = pfr_perf_event_list_parse(v, attrs, info, MAX_EV - 1 - R->nev, &n,
 					geteuid() == 0);
@@ -864,6 +1041,41 @@ static int opt_filter(struct rec *R, const char *v)
 		return pfr_cli_usage_error(
 			"record",
 			"--filter must follow a -e with a tracepoint");
+	return 0;
+}
+
+/* --exclude-perf: for the tracepoints of the last -e. */
+static int opt_exclude_perf(struct rec *R)
+{
+	int any = 0;
+
+	for (int i = R->last_e; i < R->nev; i++)
+		if (R->ev[i].attr.type == PERF_TYPE_TRACEPOINT)
+			R->ev[i].exclude_perf = any = 1;
+	if (!any)
+		return pfr_cli_usage_error(
+			"record",
+			"--exclude-perf must follow a -e with a tracepoint");
+	return 0;
+}
+
+/* A tracepoint's filter with --exclude-perf's condition added. */
+static int make_filter(struct rec_ev *e)
+{
+	size_t n;
+
+	if (!e->exclude_perf)
+		return 0;
+	n = (e->filter ? strlen(e->filter) : 0) + 64;
+	e->filter_buf = malloc(n);
+	if (!e->filter_buf)
+		return -1;
+	if (e->filter)
+		snprintf(e->filter_buf, n, "(%s) && common_pid != %d",
+			 e->filter, (int)getpid());
+	else
+		snprintf(e->filter_buf, n, "common_pid != %d", (int)getpid());
+	e->filter = e->filter_buf;
 	return 0;
 }
 
@@ -946,6 +1158,157 @@ static int opt_callgraph(struct rec *R, const char *v, const char *spelled)
 	return no_equivalent(spelled, v,
 			     "perfring records call chains with "
 			     "--call-graph fp or dwarf");
+}
+
+/* -k: a clock by perf's names, or its number. */
+static int opt_clockid(struct rec *R, const char *v)
+{
+	static const struct {
+		const char *n;
+		int id;
+	} clocks[] = {{"monotonic", CLOCK_MONOTONIC},
+		      {"mono", CLOCK_MONOTONIC},
+		      {"monotonic_raw", CLOCK_MONOTONIC_RAW},
+		      {"raw", CLOCK_MONOTONIC_RAW},
+		      {"realtime", CLOCK_REALTIME},
+		      {"real", CLOCK_REALTIME},
+		      {"boottime", CLOCK_BOOTTIME},
+		      {"boot", CLOCK_BOOTTIME},
+		      {"tai", CLOCK_TAI}};
+	const char *n = strncasecmp(v, "CLOCK_", 6) ? v : v + 6;
+	unsigned long long id;
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcasecmp(n, clocks[i].n)) {
+			R->clockid = clocks[i].id;
+			return 0;
+		}
+	if (pfr_cli_parse_u64(v, &id) || id > 64)
+		return pfr_cli_usage_error(
+			"record",
+			"bad -k '%s': a clock (monotonic, monotonic_raw, "
+			"realtime, boottime, tai) or its number",
+			v);
+	R->clockid = (int)id;
+	return 0;
+}
+
+/* A size in bytes with an optional B, K, M or G suffix (KB, MB, GB). */
+static int parse_size(const char *v, unsigned long long *out)
+{
+	static const char units[] = "bkmg";
+	unsigned long long n, mul = 1;
+	const char *u;
+	char *end;
+
+	if (!*v || *v == '-')
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v)
+		return -1;
+	if (*end) {
+		u = strchr(units, *end | 0x20);
+		if (!u ||
+		    (end[1] && ((end[1] | 0x20) != 'b' || end[2] || *u == 'b')))
+			return -1;
+		mul = 1ULL << (10 * (u - units));
+	}
+	if (n > (1ULL << 50) / mul)
+		return -1;
+	*out = n * mul;
+	return 0;
+}
+
+/* --switch-output[=signal|SIZE|TIME]: SIZE with B/K/M/G, TIME with
+ * s/m/h/d, as perf takes them. */
+static int opt_switch_output(struct rec *R, const char *v)
+{
+	static const char units[] = "smhd";
+	static const unsigned mul[] = {1, 60, 3600, 86400};
+	size_t l = v ? strlen(v) : 0;
+	unsigned long long n;
+	char num[32];
+
+	if (!v || !strcmp(v, "signal")) {
+		R->switch_mode = SW_SIGNAL;
+		return 0;
+	}
+	if (l > 1 && l < sizeof(num) && strchr(units, v[l - 1])) {
+		memcpy(num, v, l - 1);
+		num[l - 1] = 0;
+		if (!pfr_cli_parse_u64(num, &n) && n && n <= 1000000) {
+			R->switch_mode = SW_TIME;
+			R->switch_secs =
+				n * mul[strchr(units, v[l - 1]) - units];
+			return 0;
+		}
+	} else if (!parse_size(v, &n) && n) {
+		R->switch_mode = SW_SIZE;
+		R->switch_size = n;
+		return 0;
+	}
+	return pfr_cli_usage_error("record",
+				   "bad --switch-output '%s': signal, a size "
+				   "(10M) or a time (30s, 5m, 1h, 1d)",
+				   v);
+}
+
+/* The options perf has in its own meaning that need more than a flag. */
+static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
+			  const char *spelled)
+{
+	unsigned long long n;
+
+	switch (o->id) {
+	case O_CLOCKID:
+		return opt_clockid(R, v);
+	case O_DELAY:
+		if (!strcmp(v, "-1")) {
+			R->delay_ms = -1;
+			return 0;
+		}
+		if (pfr_cli_parse_u64(v, &n) || n > 0x7fffffff)
+			return pfr_cli_usage_error(
+				"record", "bad %s '%s': milliseconds, or -1",
+				spelled, v);
+		R->delay_ms = (int)n;
+		return 0;
+	case O_MAX_SIZE:
+		if (parse_size(v, &n) || !n)
+			return pfr_cli_usage_error(
+				"record", "bad --max-size '%s': a size (10M)",
+				v);
+		R->max_size = n;
+		return 0;
+	case O_COMPRESS:
+		n = 1;
+		if (v && (pfr_cli_parse_u64(v, &n) || !n || n > 22))
+			return pfr_cli_usage_error(
+				"record", "bad %s '%s': a level from 1 to 22",
+				spelled, v);
+		R->zlevel = (int)n;
+		return 0;
+	case O_SWITCH_OUTPUT:
+		return opt_switch_output(R, v);
+	case O_SWITCH_MAX_FILES:
+		if (pfr_cli_parse_u64(v, &n) || n > 100000)
+			return pfr_cli_usage_error(
+				"record", "bad --switch-max-files '%s'", v);
+		R->switch_max = (int)n;
+		return 0;
+	case O_THREADS:
+		R->threads = v ? v : "cpu";
+		return 0;
+	case O_REALTIME:
+		if (pfr_cli_parse_u64(v, &n) || !n || n > 99)
+			return pfr_cli_usage_error(
+				"record", "bad %s '%s': a priority 1-99",
+				spelled, v);
+		R->rt_prio = (int)n;
+		return 0;
+	}
+	return no_equivalent(spelled, v, o->why);
 }
 
 /* One option with its value (NULL for a flag). */
@@ -1041,10 +1404,78 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_HELP:
 		usage(stdout);
 		return -1;
+	case O_STREAM:
+		R->stream = 1;
+		return 0;
+	case O_NO_BUILDID:
+		R->no_buildid = 1;
+		return 0;
+	case O_TS_FILENAME:
+		R->ts_filename = 1;
+		return 0;
+	case O_GROUP:
+		R->group = 1;
+		return 0;
+	case O_EXCLUDE_PERF:
+		return opt_exclude_perf(R);
+	case O_USER_CALLCHAINS:
+		R->user_cc = 1;
+		return 0;
+	case O_KERNEL_CALLCHAINS:
+		R->kernel_cc = 1;
+		return 0;
+	case O_NO_BPF_EVENT:
+		R->no_bpf_event = 1;
+		return 0;
+	case O_DRY_RUN:
+		R->dry_run = 1;
+		return 0;
 	case O_NOOP:
 		return 0;
+	case O_NONE:
+		return no_equivalent(spelled, v, o->why);
 	}
-	return no_equivalent(spelled, NULL, o->why);
+	return apply_perf_opt(R, o, v, spelled);
+}
+
+/* What the options mean together. */
+static int check_args(struct rec *R)
+{
+	if (R->group && R->nev > 1) { /* --group: one group of them all */
+		for (int i = 0; i < R->nev; i++)
+			if (R->ev[i].info.leader != (uint32_t)i ||
+			    R->ev[i].info.nr_members > 1)
+				return pfr_cli_usage_error(
+					"record",
+					"--group with events already in a "
+					"{group}");
+		for (int i = 0; i < R->nev; i++)
+			R->ev[i].info.leader = 0;
+		R->ev[0].info.nr_members = (uint32_t)R->nev;
+	}
+	/* perf writes ./perf.data unless told otherwise; --stream and
+	 * --json print the records instead (or as well, with -o). */
+	if (!R->output && !R->stream && !R->json)
+		R->output = "perf.data";
+	if (R->output && !strcmp(R->output, "-") &&
+	    (R->zlevel || R->switch_mode))
+		return no_equivalent(R->zlevel ? "-z" : "--switch-output",
+				     "with -o -",
+				     "perf's pipe format is written "
+				     "uncompressed to one stream");
+	if (!R->output && (R->zlevel || R->switch_mode || R->max_size))
+		return pfr_cli_usage_error(
+			"record", "-z, --switch-output and --max-size need a "
+				  "file (not --stream or --json alone)");
+	if (R->threads && R->overwrite)
+		return no_equivalent("--threads", "with --overwrite",
+				     "the flight recorder is read by one "
+				     "thread");
+	if (R->switch_mode && R->overwrite)
+		return no_equivalent("--switch-output", "with --overwrite",
+				     "--overwrite writes a snapshot on "
+				     "SIGUSR2");
+	return 0;
 }
 
 /*
@@ -1142,14 +1573,14 @@ static int parse_args(struct rec *R, int argc, char **argv)
 		return pfr_cli_usage_error(
 			"record", "-G (cgroups) needs CPU-wide recording: -a "
 				  "or -C");
-	/* No target and no command: every CPU, as perf does.  -C alone:
-	 * those CPUs. */
+	/* No target and no command: every CPU, as perf does.  -C: those
+	 * CPUs, every task on them (with a command too: it only times the
+	 * recording), unless -p, -t or -u name the tasks. */
 	if (!R->npids && !R->ntids && !R->uid_set && !R->cmd)
 		R->all_cpus = 1;
-	if (R->cpus_given && !R->npids && !R->ntids && !R->uid_set &&
-	    !(R->cmd && !R->all_cpus))
+	if (R->cpus_given && !R->npids && !R->ntids && !R->uid_set)
 		R->all_cpus = 1;
-	return 0;
+	return check_args(R);
 }
 
 /* --- the recording: a client of the library's session --- */
@@ -1171,6 +1602,77 @@ static int emit(void *arg, const struct pfr_perf_session_rec *r)
 		pfr_out_record(R->out,
 			       pfr_perf_session_event_name(R->sess, r->event),
 			       r->lay, r->hdr, r->payload, r->len);
+	if ((R->max_size || R->switch_mode == SW_SIZE) && !R->size_hit) {
+		uint64_t b = pfr_perf_session_file_bytes(R->sess);
+
+		if (R->max_size && b > R->max_size) {
+			fprintf(stderr,
+				"[ perfring record: perf size limit reached "
+				"(%llu KB), stopping session ]\n",
+				(unsigned long long)b / 1024);
+			R->size_hit = 1;
+			pfr_perf_session_request(R->sess, PFR_PERF_REQ_STOP);
+		} else if (R->switch_mode == SW_SIZE && b > R->switch_size) {
+			R->size_hit = 1; /* until the new file */
+			pfr_perf_session_request(R->sess, PFR_PERF_REQ_SWITCH);
+		}
+	}
+	return 0;
+}
+
+/* perf's name for a file it switched away from: FILE.YYYYmmddHHMMSScc. */
+static void stamped_name(const char *path, char *out, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[32];
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%d%H%M%S", &tm);
+	snprintf(out, len, "%s.%s%02u", path, ts,
+		 (unsigned)(tv.tv_usec / 10000));
+}
+
+/* The file written so far gets its time-stamped name; --switch-max-files
+ * keeps only the newest ones. */
+static int put_away(struct rec *R)
+{
+	char name[4096];
+	char **f;
+
+	stamped_name(R->output, name, sizeof(name));
+	if (rename(R->output, name))
+		return fail(EX_FAIL, "rename %s to %s: %s", R->output, name,
+			    strerror(errno));
+	fprintf(stderr, "[ perfring record: dump %s ]\n", name);
+	f = realloc(R->switch_files, (size_t)(R->nswitch + 1) * sizeof(*f));
+	if (!f || !(f[R->nswitch] = strdup(name)))
+		return fail(EX_FAIL, "out of memory");
+	R->switch_files = f;
+	R->nswitch++;
+	if (R->switch_max && R->nswitch > R->switch_max) {
+		unlink(f[R->nswitch - R->switch_max - 1]);
+		fprintf(stderr, "[ perfring record: removed %s ]\n",
+			f[R->nswitch - R->switch_max - 1]);
+	}
+	return 0;
+}
+
+/* --switch-output: on SIGUSR2, a size or a time. */
+static int on_switch(void *arg)
+{
+	struct rec *R = arg;
+	int rc;
+
+	if (!R->switch_mode || (rc = put_away(R)))
+		return 0;
+	rc = pfr_perf_session_switch_file(R->sess, R->output);
+	if (rc)
+		return rc;
+	R->size_hit = 0;
+	if (R->switch_mode == SW_TIME)
+		alarm((unsigned)R->switch_secs);
 	return 0;
 }
 
@@ -1212,10 +1714,18 @@ static int make_session(struct rec *R)
 		  (R->callgraph == 2 || R->sample_addr
 			   ? PFR_PERF_SESSION_DATA_MAPS
 			   : 0);
+	/* perf's dummy:HG for the side-band when CPU-wide or delayed */
+	if (R->all_cpus || R->delay_ms)
+		o.flags |= PFR_PERF_SESSION_TRACKING;
+	o.flags |= (R->no_buildid ? PFR_PERF_SESSION_NO_BUILDID : 0) |
+		   (R->no_bpf_event ? PFR_PERF_SESSION_NO_BPF_EVENT : 0);
+	o.compress_level = R->zlevel;
+	o.delay_ms = R->delay_ms;
+	o.on_switch = on_switch;
 	o.data_pages = (uint32_t)R->pages;
 	/* A stream to a reader shows up within a second even when the
 	 * rings fill slowly; a file needs no such tick. */
-	o.tick_ms = R->output || R->overwrite ? 0 : 1000;
+	o.tick_ms = (R->stream || R->json) && !R->overwrite ? 1000 : 0;
 	o.on_record = emit;
 	o.on_drained = drained;
 	o.arg = R;
@@ -1339,6 +1849,22 @@ static int add_targets(struct rec *R)
 	return err ? session_error(R, err) : 0;
 }
 
+/* perf keeps the file it would overwrite as FILE.old. */
+static int keep_old(const char *path)
+{
+	char old[4096];
+	struct stat st;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !st.st_size)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old))
+		return fail(EX_FAIL, "cannot keep %s as %s: %s", path, old,
+			    strerror(errno));
+	return 0;
+}
+
 /* The file (-o) and the stream (without -o, or with --json). */
 static int start_output(struct rec *R, int argc, char **argv)
 {
@@ -1349,16 +1875,20 @@ static int start_output(struct rec *R, int argc, char **argv)
 
 		if (!cl)
 			return fail(EX_FAIL, "out of memory");
+		if ((err = keep_old(R->output))) {
+			free(cl);
+			return err;
+		}
 		cl[0] = (char *)"perfring";
 		memcpy(cl + 1, argv, (size_t)argc * sizeof(*cl));
+		R->cmdline = cl; /* the session refers to it at each switch */
 		err = pfr_perf_session_write_file(R->sess, R->output, argc + 1,
 						  cl);
-		free(cl);
 		if (err)
 			return session_error(R, err);
 		R->writing = 1;
 	}
-	if (!R->output || R->json) {
+	if (R->stream || R->json) {
 		const char *names[MAX_EV], *why;
 
 		R->out = pfr_out_new(
@@ -1380,7 +1910,8 @@ static int start_output(struct rec *R, int argc, char **argv)
  * SIGUSR2 takes a snapshot, SIGCHLD looks at the command. */
 static void catch_signals(struct pfr_perf_session *s)
 {
-	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR2};
+	static const int sigs[] = {SIGCHLD, SIGINT,  SIGTERM,
+				   SIGHUP,  SIGUSR2, SIGALRM};
 	struct sigaction sa;
 
 	sig_sess = s;
@@ -1392,6 +1923,122 @@ static void catch_signals(struct pfr_perf_session *s)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* perf's fallback: 'cycles' without a PMU that counts them (a virtual
+ * machine) records cpu-clock instead, with the same modifiers. */
+static void cycles_fallback(struct rec *R, struct rec_ev *e)
+{
+	struct perf_event_attr a = e->attr;
+	const char *mod;
+	char name[160];
+	int fd;
+
+	if (a.type != PERF_TYPE_HARDWARE ||
+	    (a.config & 0xffffffffULL) != PERF_COUNT_HW_CPU_CYCLES)
+		return;
+	a.disabled = 1;
+	fd = pfr_perf_open(&a, R->all_cpus ? -1 : 0, R->all_cpus ? 0 : -1, -1,
+			   PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (fd != -ENOENT && fd != -EOPNOTSUPP && fd != -ENODEV)
+		return; /* the error comes with its fix at the open */
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	mod = strchr(e->name, ':');
+	snprintf(name, sizeof(name), "cpu-clock%s", mod ? mod : "");
+	if (!R->quiet)
+		fprintf(stderr,
+			"Warning: the cycles event is not supported, "
+			"recording %s instead (as perf falls back)\n",
+			name);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+/* A CPU's topology id from sysfs (-1 when it has none). */
+static long topo_id(int cpu, const char *what)
+{
+	char path[128];
+	long v = -1;
+
+	if (!strcmp(what, "node")) {
+		for (int n = 0; n < 1024; n++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/node%d", cpu,
+				 n);
+			if (!access(path, F_OK))
+				return n;
+		}
+		return 0;
+	}
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+	read_int_file(path, &v);
+	return v;
+}
+
+/* --threads[=cpu|core|package|numa|MASKS]: a reader thread per CPU, per
+ * core, per package, per NUMA node, or per mask of perf's form
+ * CPUS/AFFINITY[:CPUS/AFFINITY...] (the CPUs whose rings it reads). */
+static int set_readers(struct rec *R)
+{
+	static uint32_t map[MAX_CPUS];
+	static long key[MAX_CPUS];
+	static int online[MAX_CPUS];
+	int non = pfr_perf_online_cpus(online, MAX_CPUS), nr = 0, rc;
+	const char *t = R->threads, *what = NULL;
+
+	if (non <= 0)
+		return fail(EX_FAIL, "--threads: cannot read the online CPUs");
+	memset(map, 0, sizeof(map));
+	if (!strcmp(t, "cpu"))
+		what = "cpu";
+	else if (!strcmp(t, "core"))
+		what = "core_id";
+	else if (!strcmp(t, "package") || !strcmp(t, "socket"))
+		what = "physical_package_id";
+	else if (!strcmp(t, "numa"))
+		what = "node";
+	for (int i = 0; what && i < non; i++) {
+		int c = online[i], k;
+		long id = strcmp(what, "cpu") ? topo_id(c, what) : c;
+
+		if (!strcmp(what, "core_id")) /* a core within its package */
+			id = id * 4096 + topo_id(c, "physical_package_id");
+		for (k = 0; k < nr && key[k] != id; k++)
+			;
+		if (k == nr)
+			key[nr++] = id;
+		map[c] = (uint32_t)k;
+	}
+	if (!what) { /* masks: the CPUs before each '/' */
+		char buf[1024], *save = NULL, *m;
+		static int cpus[MAX_CPUS];
+
+		snprintf(buf, sizeof(buf), "%s", t);
+		for (m = strtok_r(buf, ":", &save); m;
+		     m = strtok_r(NULL, ":", &save), nr++) {
+			int n;
+
+			m[strcspn(m, "/")] = 0;
+			n = pfr_perf_cpu_list(m, cpus, MAX_CPUS);
+			if (n <= 0)
+				return pfr_cli_usage_error(
+					"record",
+					"bad --threads '%s': cpu, core, package, "
+					"numa or CPUS/AFFINITY[:...] masks",
+					t);
+			for (int i = 0; i < n; i++)
+				map[cpus[i]] = (uint32_t)nr;
+		}
+	}
+	rc = pfr_perf_session_set_readers(R->sess, (uint32_t)nr, map, MAX_CPUS);
+	if (rc)
+		return fail(EX_FAIL, "--threads: %s", pfr_perf_strerror(rc));
+	return 0;
+}
+
 /* Options to attrs and a session; the session opened and started. */
 static int record_start(struct rec *R, int argc, char **argv)
 {
@@ -1401,9 +2048,22 @@ static int record_start(struct rec *R, int argc, char **argv)
 		return rc;
 	if (R->overwrite && (rc = add_tracking(R)))
 		return rc;
-	for (int i = 0; i < R->nev; i++)
+	for (int i = 0; i < R->nev; i++) {
 		setup_attr(R, &R->ev[i]);
+		cycles_fallback(R, &R->ev[i]);
+		if (make_filter(&R->ev[i]))
+			return fail(EX_FAIL, "out of memory");
+	}
+	if (R->rt_prio) { /* -r: perf's SCHED_FIFO for the recorder */
+		struct sched_param sp = {.sched_priority = R->rt_prio};
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			return fail(EX_PERM, "-r %d: sched_setscheduler: %s",
+				    R->rt_prio, strerror(errno));
+	}
 	if ((rc = open_cgroups(R)) || (rc = make_session(R)))
+		return rc;
+	if (R->threads && (rc = set_readers(R)))
 		return rc;
 	if (R->cpus_given &&
 	    (rc = pfr_perf_session_set_cpus(R->sess, R->cpu_list)))
@@ -1432,9 +2092,13 @@ static int record_run(struct rec *R, int argc, char **argv)
 	int rc;
 
 	R->pages = 128;
+	R->clockid = -1;
 	rc = parse_args(R, argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (R->dry_run) /* perf's: the options parsed, nothing recorded */
+		return 0;
+	sig_switch = R->switch_mode != 0;
 	/* -o must be a file: opening a FIFO for writing would wait for a
 	 * reader (checked before anything starts; /dev/null is allowed) */
 	if (R->output && !stat(R->output, &ost) && !S_ISREG(ost.st_mode) &&
@@ -1447,9 +2111,14 @@ static int record_run(struct rec *R, int argc, char **argv)
 	if ((rc = record_start(R, argc, argv)))
 		return rc;
 	getrusage(RUSAGE_SELF, &R->ru_loop);
+	if (R->switch_mode == SW_TIME)
+		alarm((unsigned)R->switch_secs);
 	rc = pfr_perf_session_run(R->sess);
+	alarm(0);
 	if (rc)
 		rc = session_error(R, rc);
+	if (!rc && R->output && (R->switch_mode || R->ts_filename))
+		rc = put_away(R);
 	if (R->out)
 		R->out_bad = pfr_out_bad(R->out);
 	fflush(stdout);
@@ -1475,6 +2144,12 @@ int pfr_cmd_record(int argc, char **argv)
 		if (R->ev[i].cgroup_fd > 0)
 			close(R->ev[i].cgroup_fd);
 	pfr_out_free(R->out);
+	for (int i = 0; i < R->nev; i++)
+		free(R->ev[i].filter_buf);
+	for (int i = 0; i < R->nswitch; i++)
+		free(R->switch_files[i]);
+	free(R->switch_files);
+	free(R->cmdline);
 	free(R);
 	return rc;
 }

@@ -20,7 +20,7 @@ pkgs=(
 	libdpdk-dev libck-dev libboost-dev libatomic-queue-dev
 	libconcurrentqueue-dev liburcu-dev
 	valgrind bc python3
-	libtraceevent-dev libelf-dev libdw-dev libiberty-dev
+	libtraceevent-dev libelf-dev libdw-dev libiberty-dev libzstd-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -94,6 +94,13 @@ typedef void (*pfr_perf_log_fn)(void *arg, int level, const char *msg);
 #define PFR_PERF_SESSION_OVERWRITE 0x1u /* flight recorder: see below */
 #define PFR_PERF_SESSION_SWITCH_EVENTS 0x2u /* PERF_RECORD_SWITCH* */
 #define PFR_PERF_SESSION_DATA_MAPS 0x4u /* data mappings too (-d, dwarf) */
+/* A "dummy:HG" event carries the side-band (mmap, comm, task, ksymbol,
+ * bpf_event), enabled at once, as perf record adds for CPU-wide and
+ * delayed recording. */
+#define PFR_PERF_SESSION_TRACKING 0x8u
+#define PFR_PERF_SESSION_NO_BUILDID 0x10u /* the file without BUILD_ID */
+/* No PERF_RECORD_KSYMBOL / BPF_EVENT (set where the kernel has them). */
+#define PFR_PERF_SESSION_NO_BPF_EVENT 0x20u
 
 struct pfr_perf_session_opts {
 	size_t sz; /* sizeof(struct pfr_perf_session_opts) */
@@ -114,6 +121,17 @@ struct pfr_perf_session_opts {
 	void (*on_drained)(void *arg);
 	pfr_perf_log_fn log; /* NULL: no log */
 	void *log_arg;
+	/* The file's records zstd-compressed at this level (1-22; 0: none),
+	 * as perf record -z writes them (PERF_RECORD_COMPRESSED). */
+	int compress_level;
+	/* Milliseconds after pfr_perf_session_enable() (the command's exec)
+	 * before the events are enabled; -1: never (only the tracking event
+	 * records); 0: at once.  As perf record -D. */
+	int delay_ms;
+	/* PFR_PERF_REQ_SWITCH asks for this (from pfr_perf_session_run()):
+	 * the caller moves to a new file with pfr_perf_session_switch_file();
+	 * a negative return stops the run with that error.  NULL: ignored. */
+	int (*on_switch)(void *arg);
 };
 
 /*
@@ -248,6 +266,35 @@ PFR_API int pfr_perf_session_write_file(struct pfr_perf_session *s,
 					const char *path, int argc,
 					char *const *argv);
 
+/* Finishes the file being written (every record queued so far delivered
+ * into it) and goes on in a new one at path, with the same events and
+ * options, the records of pfr_perf_session_synthesize() again first (as
+ * perf record --switch-output does).  The command line given to
+ * pfr_perf_session_write_file() must still be valid.  Returns 0,
+ * -PFR_E_INVAL (no file being written) or an error as _drain() and
+ * _write_file() return them.  Progress: blocking (file I/O). */
+PFR_API int pfr_perf_session_switch_file(struct pfr_perf_session *s,
+					 const char *path);
+/* The data bytes written to the current file so far (0 without one).
+ * Progress: wait-free. */
+PFR_API uint64_t pfr_perf_session_file_bytes(const struct pfr_perf_session *s);
+
+/* Reader threads for pfr_perf_session_run(), as perf record --threads:
+ * nr threads (1 to 4096), the ring of CPU c read by thread
+ * reader_of_cpu[c] (CPUs from len on: thread 0).  Each thread polls and
+ * drains its rings into a buffer of its own; the session's thread merges
+ * them into time order and delivers (callbacks run on the session's
+ * thread).  Events without a clock get CLOCK_MONOTONIC (use_clockid):
+ * the threads read the events' clock to know which records can no longer
+ * be preceded.  Not with PFR_PERF_SESSION_OVERWRITE; the loop of
+ * pfr_perf_session_poll() and _drain() stays single-threaded.  Call
+ * before pfr_perf_session_open().  Returns 0, -PFR_E_INVAL or
+ * -PFR_E_SYSTEM.  Progress: blocking (allocates). */
+PFR_API int pfr_perf_session_set_readers(struct pfr_perf_session *s,
+					 uint32_t nr,
+					 const uint32_t *reader_of_cpu,
+					 uint32_t len);
+
 /* Enables every event (but those that wait for the command's exec), then
  * lets the command exec.  Returns 0, -PFR_PERF_E_EXEC (the command could
  * not run: the error info's errno says why; it has been reaped),
@@ -280,6 +327,7 @@ PFR_API int pfr_perf_session_snapshot(struct pfr_perf_session *s);
 #define PFR_PERF_REQ_STOP 0x1u /* stop (SIGINT, SIGTERM, SIGHUP) */
 #define PFR_PERF_REQ_SNAPSHOT 0x2u /* overwrite mode: snapshot (SIGUSR2) */
 #define PFR_PERF_REQ_CHILD 0x4u /* a child may have exited (SIGCHLD) */
+#define PFR_PERF_REQ_SWITCH 0x8u /* call opts.on_switch (a new file) */
 
 /* Posts requests.  Async-signal-safe: call it from a signal handler.
  * Concurrency: any thread or signal handler, at any time between create

@@ -12,7 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef PFR_HAVE_ZSTD
+#include <dlfcn.h>
+#include <zstd.h>
+#endif
 
 #include <perfring/perf.h>
 
@@ -39,7 +44,7 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 			: open(path,
 			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
 				       O_NONBLOCK | O_NOCTTY,
-			       0644);
+			       0600);
 	if (f->fd < 0) {
 		free(f);
 		return -PFR_E_SYSTEM;
@@ -64,8 +69,81 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 		return -PFR_E_SYSTEM;
 	}
 	setvbuf(f->out, NULL, _IOFBF, 1 << 20);
+	f->clockid = -1;
 	*fp = f;
 	return 0;
+}
+
+#ifdef PFR_HAVE_ZSTD
+/* libzstd, loaded on the first compressed file (no program links it that
+ * does not compress). */
+static struct {
+	ZSTD_CCtx *(*create)(void);
+	size_t (*free)(ZSTD_CCtx *);
+	size_t (*set)(ZSTD_CCtx *, ZSTD_cParameter, int);
+	size_t (*stream)(ZSTD_CCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *,
+			 ZSTD_EndDirective);
+	unsigned (*is_error)(size_t);
+} pfr_zstd;
+
+static int pfr_zstd_load(void)
+{
+	void *h;
+
+	if (pfr_zstd.stream)
+		return 0;
+	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	*(void **)&pfr_zstd.create = dlsym(h, "ZSTD_createCCtx");
+	*(void **)&pfr_zstd.free = dlsym(h, "ZSTD_freeCCtx");
+	*(void **)&pfr_zstd.set = dlsym(h, "ZSTD_CCtx_setParameter");
+	*(void **)&pfr_zstd.is_error = dlsym(h, "ZSTD_isError");
+	*(void **)&pfr_zstd.stream = dlsym(h, "ZSTD_compressStream2");
+	if (!pfr_zstd.create || !pfr_zstd.free || !pfr_zstd.set ||
+	    !pfr_zstd.is_error || !pfr_zstd.stream) {
+		pfr_zstd.stream = NULL;
+		dlclose(h);
+		return -1;
+	}
+	return 0; /* kept loaded for the process's lifetime */
+}
+#endif
+
+int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
+		       int zlevel)
+{
+	if (!f || f->started || !f->out || zlevel < 0 || zlevel > 22)
+		return -PFR_E_INVAL;
+	f->no_buildid = no_buildid;
+	f->clockid = clockid;
+	if (!zlevel)
+		return 0;
+#ifdef PFR_HAVE_ZSTD
+	if (f->pipe)
+		return -PFR_E_INVAL; /* the feature would come too late */
+	if (pfr_zstd_load()) {
+		errno = ENOSYS;
+		return -PFR_E_SYSTEM;
+	}
+	f->zbuf = malloc(PFR_ZCHUNK);
+	f->zctx = pfr_zstd.create();
+	if (!f->zbuf || !f->zctx)
+		return -PFR_E_SYSTEM;
+	if (pfr_zstd.is_error(
+		    pfr_zstd.set(f->zctx, ZSTD_c_compressionLevel, zlevel)))
+		return -PFR_E_INVAL;
+	f->zlevel = zlevel;
+	return 0;
+#else
+	errno = ENOSYS; /* built without zstd.h */
+	return -PFR_E_SYSTEM;
+#endif
+}
+
+uint64_t pfr__file_bytes(const struct pfr_perf_file *f)
+{
+	return f ? f->data_size + f->zused : 0;
 }
 
 int pfr_perf_file_add_event(struct pfr_perf_file *f,
@@ -554,6 +632,65 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	return 0;
 }
 
+/*
+ * -z: records are staged, then written as PERF_RECORD_COMPRESSED records
+ * as perf writes them: one zstd stream for the whole file, flushed at the
+ * end of each staged chunk and cut into records of at most 64 KiB, so
+ * that one record never decompresses to more than a chunk (the COMPRESSED
+ * feature's mmap_len, the reader's buffer).
+ */
+static int pfr_zflush(struct pfr_perf_file *f)
+{
+#ifdef PFR_HAVE_ZSTD
+	ZSTD_inBuffer in = {f->zbuf, f->zused, 0};
+	unsigned char rec[65535];
+	size_t left;
+
+	if (!f->zused)
+		return 0;
+	do {
+		ZSTD_outBuffer out = {rec + 8, sizeof(rec) - 8, 0};
+		struct pfr_record_header h;
+
+		left = pfr_zstd.stream(f->zctx, &out, &in, ZSTD_e_flush);
+		if (pfr_zstd.is_error(left)) {
+			errno = EIO;
+			return -PFR_E_SYSTEM;
+		}
+		if (!out.pos)
+			continue;
+		h.type = PFR_RECORD_COMPRESSED;
+		h.misc = 0;
+		h.size = (uint16_t)(out.pos + 8);
+		memcpy(rec, &h, sizeof(h));
+		if (fwrite(rec, h.size, 1, f->out) != 1)
+			return -PFR_E_SYSTEM;
+		f->data_size += h.size;
+		f->zout += h.size;
+	} while (left || in.pos < in.size);
+	f->zin += f->zused;
+	f->zused = 0;
+#else
+	(void)f;
+#endif
+	return 0;
+}
+
+static int pfr_zstage(struct pfr_perf_file *f,
+		      const struct pfr_record_header *hdr, const void *payload,
+		      uint32_t len)
+{
+	int err;
+
+	if (f->zused + hdr->size > PFR_ZCHUNK && (err = pfr_zflush(f)))
+		return err;
+	memcpy(f->zbuf + f->zused, hdr, sizeof(*hdr));
+	if (len)
+		memcpy(f->zbuf + f->zused + sizeof(*hdr), payload, len);
+	f->zused += hdr->size;
+	return 0;
+}
+
 int pfr_perf_file_write(struct pfr_perf_file *f,
 			const struct pfr_record_header *hdr,
 			const void *payload, uint32_t len)
@@ -573,10 +710,27 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		 hdr->type == PERF_RECORD_MMAP2 ||
 		 hdr->type == PERF_RECORD_FORK || hdr->type == PERF_RECORD_COMM)
 		pfr_note_side_band(f, hdr, payload, len);
+	if (f->zlevel)
+		return pfr_zstage(f, hdr, payload, len);
 	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
 	    (len && fwrite(payload, len, 1, f->out) != 1))
 		return -PFR_E_SYSTEM;
 	f->data_size += hdr->size;
+	return 0;
+}
+
+int pfr__file_write_round(struct pfr_perf_file *f)
+{
+	struct pfr_record_header h = {PFR_RECORD_FINISHED_ROUND, 0, 8};
+	int err;
+
+	if (!f || !f->out)
+		return -PFR_E_INVAL;
+	if ((err = pfr_file_start(f)) || (err = pfr_zflush(f)))
+		return err;
+	if (fwrite(&h, sizeof(h), 1, f->out) != 1)
+		return -PFR_E_SYSTEM;
+	f->data_size += h.size;
 	return 0;
 }
 
@@ -725,7 +879,7 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 	case PFR_FEAT_TRACING_DATA:
 		return pfr_has_tracepoints(f) ? pfr_write_tracing(f, o) : -1;
 	case PFR_FEAT_BUILD_ID:
-		return pfr_write_build_ids(f, o);
+		return f->no_buildid ? -1 : pfr_write_build_ids(f, o);
 	case PFR_FEAT_HOSTNAME:
 		pfr__put_string(o, u.nodename);
 		return 0;
@@ -794,6 +948,26 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 		return 0;
 	case PFR_FEAT_MEM_TOPOLOGY:
 		return pfr__feat_mem_topology(o);
+	case PFR_FEAT_CLOCKID: {
+		struct timespec r;
+
+		/* the clock's resolution in ns, as perf writes it */
+		if (f->clockid < 0 || clock_getres(f->clockid, &r))
+			return -1;
+		pfr__put_u64(o, (uint64_t)r.tv_sec * 1000000000ULL +
+					(uint64_t)r.tv_nsec);
+		return 0;
+	}
+	case PFR_FEAT_COMPRESSED:
+		if (!f->zlevel)
+			return -1;
+		pfr__put_u32(o, 1); /* version */
+		pfr__put_u32(o, 1); /* type: zstd */
+		pfr__put_u32(o, (uint32_t)f->zlevel);
+		pfr__put_u32(o, (uint32_t)(f->zout ? f->zin / f->zout : 1));
+		pfr__put_u32(o,
+			     PFR_ZCHUNK); /* mmap_len: decompressed at most */
+		return 0;
 	case PFR_FEAT_CPU_PMU_CAPS:
 		return pfr__feat_cpu_pmu_caps(o);
 	case PFR_FEAT_PMU_CAPS:
@@ -919,6 +1093,11 @@ void pfr__file_free(struct pfr_perf_file *f)
 	free(f->dsos);
 	free(f->ev);
 	free(f->cmdline);
+	free(f->zbuf);
+#ifdef PFR_HAVE_ZSTD
+	if (f->zctx)
+		pfr_zstd.free(f->zctx);
+#endif
 	free(f);
 }
 
@@ -966,7 +1145,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	}
 	if (!f->cmdline)
 		pfr_perf_file_set_cmdline(f, 0, NULL);
-	if (pfr_file_start(f))
+	if (pfr_file_start(f) || (f->zlevel && pfr_zflush(f)))
 		err = -PFR_E_SYSTEM;
 	if (f->pipe) { /* nothing to go back to */
 		if (fclose(f->out) && !err)

@@ -32,6 +32,9 @@
 #define PFR_RECORD_HEADER_TRACING_DATA 66
 #define PFR_RECORD_EVENT_UPDATE 78
 #define PFR_RECORD_HEADER_FEATURE 80
+#define PFR_RECORD_FINISHED_ROUND 68
+#define PFR_RECORD_COMPRESSED 81
+#define PFR_ZCHUNK (256u << 10) /* -z: bytes staged per compression */
 /* perf's own misc flag in a BUILD_ID entry: the id's length is in its
  * size byte (tools/lib/perf/include/perf/event.h). */
 #define PFR_MISC_BUILD_ID_SIZE (1u << 15)
@@ -57,6 +60,8 @@ enum {
 	PFR_FEAT_CACHE = 20,
 	PFR_FEAT_SAMPLE_TIME = 21,
 	PFR_FEAT_MEM_TOPOLOGY = 22,
+	PFR_FEAT_CLOCKID = 23,
+	PFR_FEAT_COMPRESSED = 27,
 	PFR_FEAT_CPU_PMU_CAPS = 28,
 	PFR_FEAT_PMU_CAPS = 31,
 	PFR_FEAT_LAST = 32, /* the pipe format's end-of-features mark */
@@ -115,6 +120,13 @@ struct pfr_perf_file {
 	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
 	struct pfr_file_group *groups; /* GROUP_DESC */
 	uint32_t nr_groups;
+	int no_buildid; /* BUILD_ID left out (perf record -B) */
+	int clockid; /* CLOCKID: the events' clock, or -1 */
+	int zlevel; /* > 0: records go out zstd-compressed (COMPRESSED) */
+	unsigned char *zbuf; /* records waiting to be compressed */
+	size_t zused;
+	uint64_t zin, zout; /* bytes before and after, for the ratio */
+	void *zctx; /* ZSTD_CCtx */
 	/* reading */
 	const unsigned char *map; /* the file, or in a stream its head */
 	size_t map_len; /* the file's length (in a stream too) */

@@ -41,4 +41,17 @@ size_t pfr__elf_build_id(const unsigned char *m, size_t len,
  * same one): its length, or 0. */
 size_t pfr__vdso_build_id(unsigned char id[20]);
 
+/* The writer's options of a file pfr_perf_file_create() made, before its
+ * first record: no BUILD_ID feature, the events' clock for CLOCKID (-1:
+ * perf's), zstd compression at level zlevel (0: none; not for the pipe
+ * format).  Returns 0 or -PFR_E_INVAL / -PFR_E_SYSTEM. */
+struct pfr_perf_file;
+int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
+		       int zlevel);
+/* A FINISHED_ROUND record (after the records of a round; with -z the
+ * round's compressed records go out first).  Returns 0 or an error. */
+int pfr__file_write_round(struct pfr_perf_file *f);
+/* The data bytes written so far (staged ones included). */
+uint64_t pfr__file_bytes(const struct pfr_perf_file *f);
+
 #endif

@@ -19,10 +19,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring/compiler.h"
 #include "ring/opts.h"
+#include "perf/perf_header.h"
 #include "perf/perf_session_int.h"
 
 /* The command's exit statuses when it never ran: exec failed, or the
@@ -109,6 +111,27 @@ static int kernel_reads_lost(void)
 	return 1;
 }
 
+/* Whether this kernel takes attr.ksymbol and attr.bpf_event (5.1). */
+static int kernel_has_ksymbol(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.ksymbol = 1;
+	a.bpf_event = 1;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 int pfr_perf_session_create(struct pfr_perf_session **sp,
 			    const struct pfr_perf_session_opts *opts)
 {
@@ -127,6 +150,9 @@ int pfr_perf_session_create(struct pfr_perf_session **sp,
 	if (!err && (s->o.data_pages & (s->o.data_pages - 1)))
 		err = -PFR_E_INVAL;
 	if (!err && s->o.proc_root && strlen(s->o.proc_root) >= 200)
+		err = -PFR_E_INVAL;
+	if (!err && (s->o.compress_level < 0 || s->o.compress_level > 22 ||
+		     s->o.delay_ms < -1))
 		err = -PFR_E_INVAL;
 	if (err) {
 		free(s);
@@ -170,6 +196,8 @@ void pfr_perf_session_destroy(struct pfr_perf_session *s)
 		close(s->fds[i]);
 	for (uint32_t i = 0; i < s->nev; i++) {
 		free(s->ev[i].ids);
+		free(s->ev[i].id_cpu);
+		free(s->ev[i].id_tid);
 		free(s->ev[i].filter);
 	}
 	for (int i = 0; i < 2; i++)
@@ -183,6 +211,8 @@ void pfr_perf_session_destroy(struct pfr_perf_session *s)
 	free(s->tids);
 	free(s->rings);
 	free(s->fds);
+	free(s->fd_ev);
+	free(s->reader_of_cpu);
 	free(s->pfd);
 	free(s->snap_last);
 	free(s);
@@ -457,10 +487,18 @@ static void prepare_attrs(struct pfr_perf_session *s)
 		a->sample_type = s->lay.sample_type;
 		a->read_format =
 			PERF_FORMAT_ID | (s->read_lost ? PERF_FORMAT_LOST : 0);
-		a->disabled = !member;
-		a->enable_on_exec = s->cmd_only && !member;
+		/* perf's dummy:HG starts at once (but for a command
+		 * recorded alone: at its exec) */
+		a->disabled = !member && !(e->tracking && !ow && !s->cmd_only);
+		a->enable_on_exec =
+			s->cmd_only && !member && (!s->delayed || e->tracking);
 		a->sample_id_all = 1;
-		if (ow ? e->tracking : i == 0) {
+		if (s->nr_readers && !a->use_clockid) {
+			/* the reader threads read this clock to order */
+			a->use_clockid = 1;
+			a->clockid = CLOCK_MONOTONIC;
+		}
+		if (s->has_tracking ? e->tracking : i == 0) {
 			/* Side-band records once, from one event only. */
 			a->mmap = 1;
 			a->mmap2 = 1;
@@ -471,6 +509,7 @@ static void prepare_attrs(struct pfr_perf_session *s)
 				!!(s->o.flags & PFR_PERF_SESSION_SWITCH_EVENTS);
 			a->mmap_data =
 				!!(s->o.flags & PFR_PERF_SESSION_DATA_MAPS);
+			a->ksymbol = a->bpf_event = s->has_ksymbol;
 		}
 		if (ow && !e->tracking) {
 			a->write_backward = 1;
@@ -483,12 +522,15 @@ static void prepare_attrs(struct pfr_perf_session *s)
 }
 
 /* Overwrite mode: the side-band goes to a dummy event with ordinary
- * rings, as perf does; it samples as the first event would. */
+ * rings, as perf does; it samples as the first event would.  Else
+ * (PFR_PERF_SESSION_TRACKING) perf's "dummy:HG": every hit, host and
+ * guest. */
 static int add_tracking(struct pfr_perf_session *s)
 {
 	struct perf_event_attr a;
+	int ow = !!(s->o.flags & PFR_PERF_SESSION_OVERWRITE);
 	struct pfr_perf_event_opts o = {.sz = sizeof(o),
-					.name = "dummy",
+					.name = ow ? "dummy" : "dummy:HG",
 					.flags = PFR_PERF_EVENT_TRACKING};
 	const struct perf_event_attr *f = &s->ev[0].attr;
 	int i;
@@ -497,9 +539,11 @@ static int add_tracking(struct pfr_perf_session *s)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
-	a.exclude_guest = 1;
-	a.sample_period = f->sample_period;
-	a.freq = f->freq;
+	a.exclude_guest = ow;
+	a.sample_period = ow ? f->sample_period : 1;
+	a.freq = ow && f->freq;
+	a.use_clockid = f->use_clockid;
+	a.clockid = f->clockid;
 	a.sample_type = f->sample_type;
 	a.exclude_kernel = f->exclude_kernel;
 	a.exclude_user = f->exclude_user;
@@ -520,13 +564,25 @@ static int add_ring(struct pfr_perf_session *s)
 	return 0;
 }
 
-static int sess_add_id(struct pfr__sess_ev *e, uint64_t id)
+static int sess_add_id(struct pfr__sess_ev *e, uint64_t id, int cpu, int tid)
 {
 	int cap = (int)e->cap;
 
 	if (grow(&e->ids, &cap, (int)e->nids, sizeof(*e->ids)))
 		return -PFR_E_SYSTEM;
+	if (cap != (int)e->cap) {
+		int32_t *c = realloc(e->id_cpu, (size_t)cap * sizeof(*c));
+
+		if (c)
+			e->id_cpu = c;
+		c = c ? realloc(e->id_tid, (size_t)cap * sizeof(*c)) : NULL;
+		if (!c)
+			return -PFR_E_SYSTEM;
+		e->id_tid = c;
+	}
 	e->cap = (uint32_t)cap;
+	e->id_cpu[e->nids] = cpu;
+	e->id_tid[e->nids] = tid;
 	e->ids[e->nids++] = id;
 	return 0;
 }
@@ -534,7 +590,7 @@ static int sess_add_id(struct pfr__sess_ev *e, uint64_t id)
 /* After an fd is open: its filter, its id, its ring (the CPU's first
  * fd's, mapped here, or redirected into it). */
 static int setup_fd(struct pfr_perf_session *s, uint32_t i, int fd, int c,
-		    int *ring_fd)
+		    int tid, int *ring_fd)
 {
 	struct pfr__sess_ev *e = &s->ev[i];
 	int ow = (s->o.flags & PFR_PERF_SESSION_OVERWRITE) && !e->tracking;
@@ -548,7 +604,7 @@ static int setup_fd(struct pfr_perf_session *s, uint32_t i, int fd, int c,
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_ID, errno,
 				      (int)i, cpu, 0);
-	if (sess_add_id(e, id))
+	if (sess_add_id(e, id, cpu, tid))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_MEMORY,
 				      ENOMEM, (int)i, cpu, 0);
 	if (*ring_fd >= 0) {
@@ -569,6 +625,24 @@ static int setup_fd(struct pfr_perf_session *s, uint32_t i, int fd, int c,
 			PFR_PERF_STEP_MMAP, errno, (int)i, cpu, 0);
 	s->nrings++;
 	*ring_fd = fd;
+	return 0;
+}
+
+/* Room for one more fd (and its event). */
+static int grow_fds(struct pfr_perf_session *s)
+{
+	int cap = s->cap_fds;
+	uint32_t *ev;
+
+	if (grow(&s->fds, &cap, s->nfds, sizeof(int)))
+		return -PFR_E_SYSTEM;
+	if (cap != s->cap_fds) {
+		ev = realloc(s->fd_ev, (size_t)cap * sizeof(*ev));
+		if (!ev)
+			return -PFR_E_SYSTEM;
+		s->fd_ev = ev;
+		s->cap_fds = cap;
+	}
 	return 0;
 }
 
@@ -610,13 +684,15 @@ static int open_target(struct pfr_perf_session *s, int c, int t,
 			break;
 		}
 		lfd[i] = fd;
-		if (grow(&s->fds, &s->cap_fds, s->nfds, sizeof(int))) {
+		if (grow_fds(s)) {
 			close(fd);
 			err = -PFR_E_SYSTEM;
 			break;
 		}
+		s->fd_ev[s->nfds] = i;
 		s->fds[s->nfds++] = fd;
-		err = setup_fd(s, i, fd, c, &ring_fds[ow]);
+		err = setup_fd(s, i, fd, c, cg ? -1 : (int)s->targets[t],
+			       &ring_fds[ow]);
 	}
 	free(lfd);
 	return err;
@@ -639,8 +715,9 @@ int pfr_perf_session_open(struct pfr_perf_session *s)
 		if (err < 0)
 			return err;
 	}
-	if ((s->o.flags & PFR_PERF_SESSION_OVERWRITE) && !s->has_tracking &&
-	    (err = add_tracking(s)))
+	if ((s->o.flags &
+	     (PFR_PERF_SESSION_OVERWRITE | PFR_PERF_SESSION_TRACKING)) &&
+	    !s->has_tracking && (err = add_tracking(s)))
 		return err;
 	if (!s->ntargets && (err = pfr_perf_session_add_thread(s, -1)))
 		return err;
@@ -648,6 +725,9 @@ int pfr_perf_session_open(struct pfr_perf_session *s)
 		return err;
 	s->opened = 1;
 	s->read_lost = kernel_reads_lost();
+	s->has_ksymbol = !(s->o.flags & PFR_PERF_SESSION_NO_BPF_EVENT) &&
+			 kernel_has_ksymbol();
+	s->delayed = s->o.delay_ms != 0;
 	prepare_attrs(s);
 	for (int c = 0; c < s->ncpu; c++) {
 		int ring_fds[2] = {-1, -1};
@@ -715,14 +795,117 @@ int pfr_perf_session_add_ring(struct pfr_perf_session *s, void *base,
 	return 0;
 }
 
-int pfr_perf_session_write_file(struct pfr_perf_session *s, const char *path,
-				int argc, char *const *argv)
+/* perf's records of the file's start (tools/lib/perf/include/perf/
+ * event.h): which CPU and thread each id is (ID_INDEX), the threads and
+ * the CPUs recorded (THREAD_MAP, CPU_MAP). */
+#define PFR__REC_ID_INDEX 69
+#define PFR__REC_THREAD_MAP 73
+#define PFR__REC_CPU_MAP 74
+
+/* One record of n bytes at body into the file (n a multiple of 8). */
+static int put_rec(struct pfr_perf_session *s, uint32_t type, const void *body,
+		   size_t n)
 {
-	if (!s || !path || !s->opened || s->file || argc < 0 || (argc && !argv))
-		return -PFR_E_INVAL;
+	struct pfr_record_header h = {type, 0, (uint16_t)(n + 8)};
+
+	return pfr_perf_file_write(s->file, &h, body, (uint32_t)n) ? -1 : 0;
+}
+
+/* ID_INDEX: { u64 nr; { u64 id, idx, cpu, tid; } [nr] }, cut into records
+ * of at most 2000 entries. */
+static int write_id_index(struct pfr_perf_session *s)
+{
+	enum { CHUNK = 2000 };
+	uint64_t *b = malloc((1 + 4 * CHUNK) * sizeof(*b));
+	uint64_t n = 0;
+	int err = 0;
+
+	if (!b)
+		return -1;
+	for (uint32_t i = 0; i < s->nev && !err; i++)
+		for (uint32_t k = 0; k < s->ev[i].nids && !err; k++) {
+			uint64_t *e = b + 1 + 4 * n;
+
+			e[0] = s->ev[i].ids[k];
+			e[1] = i;
+			e[2] = (uint64_t)(int64_t)s->ev[i].id_cpu[k];
+			e[3] = (uint64_t)(int64_t)s->ev[i].id_tid[k];
+			if (++n == CHUNK) {
+				b[0] = n;
+				err = put_rec(s, PFR__REC_ID_INDEX, b,
+					      8 * (1 + 4 * n));
+				n = 0;
+			}
+		}
+	if (!err && n) {
+		b[0] = n;
+		err = put_rec(s, PFR__REC_ID_INDEX, b, 8 * (1 + 4 * n));
+	}
+	free(b);
+	return err;
+}
+
+/* THREAD_MAP: { u64 nr; { u64 pid; char comm[16]; } [nr] } (at most 2000
+ * threads: the rest are left out); CPU_MAP: { u16 type = 0 (a list);
+ * u16 nr; u16 cpu[nr] } padded to 8 bytes. */
+static int write_maps(struct pfr_perf_session *s)
+{
+	int nt = s->ntargets < 2000 ? s->ntargets : 2000;
+	size_t tn = 8 + 24 * (size_t)nt,
+	       cn = (4 + 2 * (size_t)s->ncpu + 7) & ~7u;
+	unsigned char *b = calloc(1, tn > cn ? tn : cn);
+	uint64_t v = (uint64_t)nt;
+	uint16_t w;
+	int err;
+
+	if (!b)
+		return -1;
+	memcpy(b, &v, 8);
+	for (int t = 0; t < nt; t++) {
+		char path[300], comm[17] = "";
+		FILE *f;
+
+		v = (uint64_t)(int64_t)s->targets[t];
+		memcpy(b + 8 + 24 * t, &v, 8);
+		snprintf(path, sizeof(path), "%s/%d/comm", s->proc,
+			 (int)s->targets[t]);
+		if (s->targets[t] > 0 && (f = fopen(path, "r"))) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		memcpy(b + 8 + 24 * t + 8, comm, 16);
+	}
+	err = put_rec(s, PFR__REC_THREAD_MAP, b, tn);
+	memset(b, 0, cn);
+	w = (uint16_t)s->ncpu;
+	memcpy(b + 2, &w, 2);
+	for (int c = 0; c < s->ncpu; c++) {
+		w = (uint16_t)s->cpus[c];
+		memcpy(b + 4 + 2 * c, &w, 2);
+	}
+	if (!err)
+		err = put_rec(s, PFR__REC_CPU_MAP, b, cn);
+	free(b);
+	return err;
+}
+
+/* A new file at path with the session's events, options and command line,
+ * opening with perf's ID_INDEX, THREAD_MAP and CPU_MAP. */
+static int open_file(struct pfr_perf_session *s, const char *path)
+{
+	const struct perf_event_attr *a0 = &s->ev[0].attr;
+	int err;
+
 	if (pfr_perf_file_create(&s->file, path))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,
 				      errno, -1, -1, 0);
+	err = pfr__file_set_opts(
+		s->file, !!(s->o.flags & PFR_PERF_SESSION_NO_BUILDID),
+		a0->use_clockid ? (int)a0->clockid : -1, s->o.compress_level);
+	if (err)
+		return pfr__sess_fail(s, err, PFR_PERF_STEP_FILE, errno, -1, -1,
+				      0);
 	for (uint32_t i = 0; i < s->nev; i++)
 		if (pfr_perf_file_add_event(s->file, &s->ev[i].attr,
 					    s->ev[i].name, s->ev[i].ids,
@@ -737,9 +920,47 @@ int pfr_perf_session_write_file(struct pfr_perf_session *s, const char *path,
 			return pfr__sess_fail(s, -PFR_E_SYSTEM,
 					      PFR_PERF_STEP_MEMORY, ENOMEM,
 					      (int)i, -1, 0);
-	if (argc)
-		pfr_perf_file_set_cmdline(s->file, argc, argv);
+	if (s->file_argc)
+		pfr_perf_file_set_cmdline(s->file, s->file_argc, s->file_argv);
+	s->init_done = 0;
+	if (write_id_index(s) || write_maps(s))
+		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,
+				      errno, -1, -1, 0);
 	return 0;
+}
+
+int pfr_perf_session_write_file(struct pfr_perf_session *s, const char *path,
+				int argc, char *const *argv)
+{
+	if (!s || !path || !s->opened || s->file || argc < 0 || (argc && !argv))
+		return -PFR_E_INVAL;
+	s->file_argc = argc;
+	s->file_argv = argv;
+	return open_file(s, path);
+}
+
+int pfr_perf_session_switch_file(struct pfr_perf_session *s, const char *path)
+{
+	int err;
+
+	if (!s || !path || !s->file)
+		return -PFR_E_INVAL;
+	if ((err = pfr_perf_session_drain(s, 1)))
+		return err;
+	err = pfr_perf_file_close(s->file);
+	s->file = NULL;
+	if (err)
+		return pfr__sess_fail(s, err, PFR_PERF_STEP_FILE, errno, -1, -1,
+				      0);
+	if ((err = open_file(s, path)))
+		return err;
+	err = pfr_perf_session_synthesize(s);
+	return err < 0 ? err : 0;
+}
+
+uint64_t pfr_perf_session_file_bytes(const struct pfr_perf_session *s)
+{
+	return s ? pfr__file_bytes(s->file) : 0;
 }
 
 int pfr_perf_session_enable(struct pfr_perf_session *s)
@@ -749,9 +970,13 @@ int pfr_perf_session_enable(struct pfr_perf_session *s)
 
 	if (!s || !s->opened)
 		return -PFR_E_INVAL;
-	/* enable_on_exec does it for a command recorded alone */
+	/* enable_on_exec does it for a command recorded alone; with a
+	 * delay, only the tracking event starts now */
 	for (int i = 0; !s->cmd_only && i < s->nfds; i++)
-		ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		if (!s->delayed || s->ev[s->fd_ev[i]].tracking)
+			ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	if (s->delayed && s->o.delay_ms > 0)
+		s->enable_at_ms = pfr__sess_now_ms() + s->o.delay_ms;
 	if (s->child <= 0 || s->go_fd < 0)
 		return 0;
 	n = write(s->go_fd, "g", 1);
@@ -770,6 +995,22 @@ int pfr_perf_session_enable(struct pfr_perf_session *s)
 	s->child = 0;
 	return pfr__sess_fail(s, -PFR_PERF_E_EXEC, PFR_PERF_STEP_EXEC, e, -1,
 			      -1, (int)n);
+}
+
+int64_t pfr__sess_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void pfr__sess_enable_delayed(struct pfr_perf_session *s)
+{
+	for (int i = 0; i < s->nfds; i++)
+		if (!s->ev[s->fd_ev[i]].tracking)
+			ioctl(s->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	s->delayed = 0;
 }
 
 int pfr_perf_session_disable(struct pfr_perf_session *s)

@@ -22,6 +22,7 @@ struct pfr__sess_ev {
 	int tracking; /* overwrite mode: the side-band dummy, ordinary rings */
 	char *filter;
 	uint64_t *ids;
+	int32_t *id_cpu, *id_tid; /* per id: its CPU and thread (ID_INDEX) */
 	uint32_t nids, cap;
 };
 
@@ -41,6 +42,7 @@ struct pfr_perf_session {
 	struct pfr_perf_ring *rings;
 	int nrings, cap_rings;
 	int *fds;
+	uint32_t *fd_ev; /* per fd: its event */
 	int nfds, cap_fds;
 	struct pollfd *pfd;
 	int npoll; /* the rings polled: those opened (pfd[npoll]: requests) */
@@ -52,10 +54,19 @@ struct pfr_perf_session {
 	int cmd_only; /* the command is the only target */
 	int read_lost; /* the kernel takes PERF_FORMAT_LOST */
 	int req_fd[2]; /* the request pipe: written by _request() */
-	volatile sig_atomic_t req_stop, req_snap, req_child;
+	volatile sig_atomic_t req_stop, req_snap, req_child, req_switch;
 	volatile sig_atomic_t req_lost; /* wake-ups a full pipe held back */
 	struct pfr_perf_layout lay;
 	struct pfr_perf_file *file;
+	int file_argc; /* the command line of the file (not a copy) */
+	char *const *file_argv;
+	int init_done; /* FINISHED_INIT written */
+	uint64_t round_delivered; /* delivered when the last round ended */
+	int delayed; /* events wait for delay_ms */
+	int64_t enable_at_ms; /* CLOCK_MONOTONIC ms when they are enabled */
+	int has_ksymbol; /* the kernel takes attr.ksymbol and bpf_event */
+	uint32_t nr_readers; /* reader threads (0: the session's thread) */
+	uint32_t *reader_of_cpu, nr_reader_map; /* CPU -> reader */
 	struct pfr_merge *merge;
 	int emit_err; /* the delivery's error, which stopped a flush */
 	uint64_t prev_max, round_max;
@@ -79,6 +90,21 @@ int pfr__sess_push(struct pfr_perf_session *s,
  * id, at buf (64 bytes at most); its length. */
 uint32_t pfr__sess_trailer(const struct pfr_perf_session *s, unsigned char *buf,
 			   uint32_t pid, uint32_t tid, uint64_t id);
+
+/* perf_session_run.c, for the reader threads: one record from a ring
+ * into the merge; delivery up to limit (and a FINISHED_ROUND); the
+ * requests (child, switch, snapshot) handled; a wait of up to ms for a
+ * request. */
+int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec);
+int pfr__sess_flush_to(struct pfr_perf_session *s, uint64_t limit);
+int pfr__sess_requests(struct pfr_perf_session *s);
+void pfr__sess_wait(struct pfr_perf_session *s, int ms);
+/* perf_session_threads.c: pfr_perf_session_run()'s loop with readers. */
+int pfr__sess_run_threads(struct pfr_perf_session *s);
+
+/* CLOCK_MONOTONIC in ms; the events -D held back, enabled. */
+int64_t pfr__sess_now_ms(void);
+void pfr__sess_enable_delayed(struct pfr_perf_session *s);
 
 /* Reads "Key: N" from <proc>/pid/status; -1 when absent. */
 long pfr__sess_status_field(const struct pfr_perf_session *s, pid_t pid,

@@ -27,7 +27,10 @@
 #include <unistd.h>
 
 #include "ring/compiler.h"
+#include "perf/perf_header.h"
 #include "perf/perf_session_int.h"
+
+#define PFR__REC_FINISHED_INIT 82 /* perf's, after the synthesized ones */
 
 int pfr__sess_push(struct pfr_perf_session *s,
 		   const struct pfr_record_header *h, const void *payload,
@@ -62,6 +65,18 @@ static int deliver(void *arg, const struct pfr_merge_rec *mr)
 	int err;
 
 	s->st.delivered++;
+	if (s->file && !s->init_done && mr->time) {
+		/* perf's FINISHED_INIT: what synthesis queued ends here */
+		struct pfr_record_header h = {PFR__REC_FINISHED_INIT, 0, 8};
+
+		s->init_done = 1;
+		if (pfr_perf_file_write(s->file, &h, NULL, 0)) {
+			s->emit_err = pfr__sess_fail(s, -PFR_E_SYSTEM,
+						     PFR_PERF_STEP_FILE, errno,
+						     -1, -1, 0);
+			return s->emit_err;
+		}
+	}
 	if (s->file &&
 	    pfr_perf_file_write(s->file, mr->hdr, mr->payload, mr->len)) {
 		s->emit_err = pfr__sess_fail(
@@ -98,7 +113,7 @@ static int flush(struct pfr_perf_session *s, uint64_t limit)
 }
 
 /* Account one record from a ring and queue it. */
-static int take(struct pfr_perf_session *s, const struct pfr_record *rec)
+int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec)
 {
 	struct pfr_perf_rec d;
 	uint64_t time = 0;
@@ -142,7 +157,7 @@ static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 		return pfr__sess_fail(s, (int)avail, PFR_PERF_STEP_RING, 0, -1,
 				      ring->cpu, 0);
 	while ((n = pfr_reader_next(&ring->reader, &rec)) == 1)
-		if ((err = take(s, &rec)))
+		if ((err = pfr__sess_take(s, &rec)))
 			break;
 	/* D: pairs with A, the control dependency in perf_output_begin() */
 	pfr_reader_end(&ring->reader);
@@ -150,6 +165,19 @@ static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 		return pfr__sess_fail(s, n, PFR_PERF_STEP_RING, 0, -1,
 				      ring->cpu, 0);
 	return err;
+}
+
+/* A FINISHED_ROUND into the file after a round that wrote records, as
+ * perf writes one after each pass over its rings. */
+static int end_round(struct pfr_perf_session *s)
+{
+	if (!s->file || s->st.delivered == s->round_delivered)
+		return 0;
+	s->round_delivered = s->st.delivered;
+	if (pfr__file_write_round(s->file))
+		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,
+				      errno, -1, -1, 0);
+	return 0;
 }
 
 int pfr_perf_session_drain(struct pfr_perf_session *s, int final)
@@ -166,6 +194,7 @@ int pfr_perf_session_drain(struct pfr_perf_session *s, int final)
 	/* Overwrite mode: side-band waits for the snapshot it belongs to. */
 	if (!err)
 		err = flush(s, final ? UINT64_MAX : ow ? 0 : s->prev_max);
+	err = err ? err : end_round(s);
 	if (s->round_max > s->prev_max)
 		s->prev_max = s->round_max;
 	if (s->o.on_drained)
@@ -193,7 +222,7 @@ static int snap_one(void *arg, const struct pfr_record *rec)
 		if (d.time > c->newest)
 			c->newest = d.time;
 	}
-	c->err = take(c->s, rec);
+	c->err = pfr__sess_take(c->s, rec);
 	return c->err;
 }
 
@@ -239,6 +268,8 @@ void pfr_perf_session_request(struct pfr_perf_session *s, unsigned int what)
 		s->req_snap = 1;
 	if (what & PFR_PERF_REQ_CHILD)
 		s->req_child = 1;
+	if (what & PFR_PERF_REQ_SWITCH)
+		s->req_switch = 1;
 	/* Wakes a poll in progress, or the next one (when the pipe is full,
 	 * it is readable already: the write may fail). */
 	if (write(s->req_fd[1], "r", 1) < 0)
@@ -312,21 +343,73 @@ static int reap_nohang(struct pfr_perf_session *s)
 	return 1;
 }
 
+/* The poll's time-out: the tick, or the end of -D's delay. */
+static int poll_timeout(struct pfr_perf_session *s)
+{
+	int t = s->o.tick_ms > 0 ? s->o.tick_ms : -1;
+
+	if (s->delayed && s->enable_at_ms) {
+		int64_t left = s->enable_at_ms - pfr__sess_now_ms();
+
+		if (left <= 0) {
+			pfr__sess_enable_delayed(s);
+		} else if (t < 0 || left < t) {
+			t = (int)left;
+		}
+	}
+	return t;
+}
+
+int pfr__sess_requests(struct pfr_perf_session *s)
+{
+	int rc = 0;
+
+	if (s->req_switch) {
+		s->req_switch = 0;
+		if (s->o.on_switch)
+			rc = s->o.on_switch(s->o.arg);
+		if (rc)
+			return rc;
+	}
+	if (s->req_child) {
+		s->req_child = 0;
+		if (reap_nohang(s))
+			s->req_stop = 1;
+	}
+	if (s->req_snap) {
+		s->req_snap = 0;
+		if (s->o.flags & PFR_PERF_SESSION_OVERWRITE)
+			rc = pfr_perf_session_snapshot(s);
+	}
+	return rc;
+}
+
+void pfr__sess_wait(struct pfr_perf_session *s, int ms)
+{
+	struct pollfd p = {s->req_fd[0], POLLIN, 0};
+	char buf[64];
+
+	if (poll(&p, 1, ms) > 0)
+		while (read(s->req_fd[0], buf, sizeof(buf)) > 0)
+			;
+}
+
+int pfr__sess_flush_to(struct pfr_perf_session *s, uint64_t limit)
+{
+	int err = flush(s, limit);
+
+	err = err ? err : end_round(s);
+	if (s->o.on_drained)
+		s->o.on_drained(s->o.arg);
+	return err;
+}
+
 static int run_loop(struct pfr_perf_session *s)
 {
 	int rc = 0, n;
 
 	while (!rc) {
-		if (s->req_child) {
-			s->req_child = 0;
-			if (reap_nohang(s))
-				s->req_stop = 1;
-		}
-		if (s->req_snap) {
-			s->req_snap = 0;
-			if (s->o.flags & PFR_PERF_SESSION_OVERWRITE)
-				rc = pfr_perf_session_snapshot(s);
-		}
+		rc = pfr__sess_requests(s);
 		if (!rc)
 			rc = pfr_perf_session_drain(s, 0);
 		if (s->req_stop || rc || !s->live)
@@ -334,8 +417,11 @@ static int run_loop(struct pfr_perf_session *s)
 		/* A stream to a reader shows up within a tick even when
 		 * the rings fill slowly: a quiet tick drains and delivers
 		 * everything (nothing stays in flight that long). */
-		n = sess_poll(s, s->o.tick_ms > 0 ? s->o.tick_ms : -1);
-		if (n == 0)
+		n = sess_poll(s, poll_timeout(s));
+		if (n == 0 && s->delayed && s->enable_at_ms &&
+		    pfr__sess_now_ms() >= s->enable_at_ms)
+			pfr__sess_enable_delayed(s);
+		else if (n == 0)
 			rc = pfr_perf_session_drain(s, 1);
 		else if (n < -1)
 			rc = n;
@@ -416,5 +502,7 @@ int pfr_perf_session_run(struct pfr_perf_session *s)
 {
 	if (!s || !s->opened)
 		return -PFR_E_INVAL;
+	if (s->nr_readers)
+		return finish(s, pfr__sess_run_threads(s));
 	return finish(s, run_loop(s));
 }

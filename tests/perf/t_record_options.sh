@@ -214,7 +214,7 @@ $P record -G foo -- true 2>/dev/null
 ok $([ $? -eq 2 ]; echo $?) "-G without -a: exit 2"
 
 # No equivalent: one line, exit 2.
-for o in "--switch-output" "--call-graph=lbr" "-s" \
+for o in "--off-cpu" "--call-graph=lbr" "-s" \
 	"--per-thread" "-b"; do
 	# shellcheck disable=SC2086
 	$P record $o -- true 2>ne.err >/dev/null

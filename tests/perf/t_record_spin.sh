@@ -6,6 +6,7 @@
 # lost, and the summary reports records by type, samples, lost, bytes,
 # wake-ups and the reader's CPU time.
 . "$(dirname "$0")/lib.sh"
+cd "$tmp" || exit 1
 need_perf_events
 build_spin
 
@@ -53,7 +54,7 @@ ok $([ "$(json_num "$sum" lost)" -eq 0 ]; echo $?) "nothing lost"
 ok $(grep -q '"by_type":{[^}]*"SAMPLE":' <<<"$sum"; echo $?) "summary counts records by type"
 
 # The text stream: perf script's default shape.
-$P record -F 1000 -- "$tmp/spin" 0.2 >"$tmp/out.txt" 2>"$tmp/err"
+$P record --stream -F 1000 -- "$tmp/spin" 0.2 >"$tmp/out.txt" 2>"$tmp/err"
 line=$(grep -m1 'cpu-clock:.*spin_here+0x' "$tmp/out.txt")
 ok $(grep -Eq '^ +spin +[0-9]+ \[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: +[0-9a-f]+ spin_here\+0x[0-9a-f]+ \(.*/spin\)$' <<<"$line"; echo $?) \
 	"text line in perf script's shape: '$line'"

@@ -8,6 +8,7 @@
 # 3 (everything, where the kernel enforces it).  The paranoid setting is
 # restored on exit.
 . "$(dirname "$0")/lib.sh"
+cd "$tmp" || exit 1
 need_perf_events
 
 cat >"$tmp/serr.c" <<'EOT'

@@ -6,6 +6,7 @@
 # 4000 Hz gives (at least a few); `true` records and exits 0; a missing
 # command is an error.  Skips only when perf_event_open is refused.
 . "$(dirname "$0")/lib.sh"
+cd "$tmp" || exit 1
 [ -n "${RUNNER:-}" ] &&
 	skip_all "perf events of a program under $RUNNER measure the emulator"
 
