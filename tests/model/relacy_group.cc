@@ -241,15 +241,17 @@ rl::memory_order gcc_order(int mo, const char *func)
 {
 	if (mutated(func))
 		return rl::mo_relaxed;
+	/* purpose: the order group.c passed, unchanged (each pairs as
+	 * group.c's comment at the call says) */
 	switch (mo) {
 	case __ATOMIC_CONSUME:
-	case __ATOMIC_ACQUIRE:
+	case __ATOMIC_ACQUIRE: /* purpose: as group.c asked */
 		return rl::mo_acquire;
-	case __ATOMIC_RELEASE:
+	case __ATOMIC_RELEASE: /* purpose: as group.c asked */
 		return rl::mo_release;
-	case __ATOMIC_ACQ_REL:
+	case __ATOMIC_ACQ_REL: /* purpose: as group.c asked */
 		return rl::mo_acq_rel;
-	case __ATOMIC_SEQ_CST:
+	case __ATOMIC_SEQ_CST: /* purpose: as group.c asked */
 		return rl::mo_seq_cst;
 	default:
 		return rl::mo_relaxed;
