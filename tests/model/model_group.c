@@ -213,9 +213,9 @@ int pfr_model_group_open(void)
 
 	if (pfr__greg_add(g))
 		return -PFR_E_SYSTEM;
-	err = pfr_group_reader_open(g, pfr_model_group.cfg.scenario ==
-					       PFR_MODEL_GROUP_ORDERED,
-				    NULL, NULL);
+	err = pfr_group_reader_open(
+		g, pfr_model_group.cfg.scenario == PFR_MODEL_GROUP_ORDERED,
+		NULL, NULL);
 	if (!err)
 		pfr_group_set_reclaim_interval(g, 0); /* every drain */
 	return err;

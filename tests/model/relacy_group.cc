@@ -372,8 +372,8 @@ extern "C" uint64_t pfr_model_rmw(volatile void *p, size_t size, int op,
 				  uint64_t v, int mo, PFR_MODEL_SITE_ARGS)
 {
 	rl::debug_info info(func, file, (unsigned)line);
-	rl::atomic<uint64_t> *a = shared(p, size) ? field_at(p, size, info)
-						  : nullptr;
+	rl::atomic<uint64_t> *a =
+		shared(p, size) ? field_at(p, size, info) : nullptr;
 	uint64_t old;
 
 	if (!a) {
@@ -393,8 +393,8 @@ extern "C" int pfr_model_cas_n(volatile void *p, size_t size,
 			       int fail_mo, PFR_MODEL_SITE_ARGS)
 {
 	rl::debug_info info(func, file, (unsigned)line);
-	rl::atomic<uint64_t> *a = shared(p, size) ? field_at(p, size, info)
-						  : nullptr;
+	rl::atomic<uint64_t> *a =
+		shared(p, size) ? field_at(p, size, info) : nullptr;
 	rl::memory_order fmo = gcc_order(fail_mo, func);
 
 	if (!a) {
@@ -407,12 +407,10 @@ extern "C" int pfr_model_cas_n(volatile void *p, size_t size,
 	/* purpose: the claim's (J) or the free's (F) CAS, with group.c's
 	 * orders */
 	return a->compare_exchange_strong(*expected, mask(v, size),
-					  gcc_order(mo, func), info, fmo,
-					  info);
+					  gcc_order(mo, func), info, fmo, info);
 }
 
-extern "C" void *pfr_model_memset(void *d, int c, size_t n,
-				  PFR_MODEL_SITE_ARGS)
+extern "C" void *pfr_model_memset(void *d, int c, size_t n, PFR_MODEL_SITE_ARGS)
 {
 	rl::debug_info info(func, file, (unsigned)line);
 	uint64_t pat = 0x0101010101010101ull * (uint8_t)c;
@@ -490,8 +488,8 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 
 		if (d) {
 			std::memcpy(&v, (const unsigned char *)src + k, 8);
-			do_store((unsigned char *)dst + k, 8, v,
-				 rl::mo_relaxed, info);
+			do_store((unsigned char *)dst + k, 8, v, rl::mo_relaxed,
+				 info);
 		} else {
 			v = do_load((const unsigned char *)src + k, 8,
 				    rl::mo_relaxed, info);

@@ -67,8 +67,7 @@ static void *gwriter(void *arg)
 		struct pfr_writer w;
 		int slot;
 
-		while ((slot = pfr_group_join(grp, &w, me + 1)) ==
-		       -PFR_E_FULL)
+		while ((slot = pfr_group_join(grp, &w, me + 1)) == -PFR_E_FULL)
 			sched_yield();
 		if (slot < 0)
 			return (void *)1;
@@ -161,9 +160,8 @@ static int run_group(void)
 
 int main(int argc, char **argv)
 {
-	struct pfr_ring_opts o = {.sz = sizeof(o),
-				  .data_size = 4096,
-				  .policy = PFR_POLICY_BLOCK};
+	struct pfr_ring_opts o = {
+		.sz = sizeof(o), .data_size = 4096, .policy = PFR_POLICY_BLOCK};
 	struct pfr_reader r;
 	struct pfr_record rec;
 	pthread_t th;
@@ -175,7 +173,7 @@ int main(int argc, char **argv)
 	if (argc != 3 || strcmp(argv[1], "ring"))
 		return 2;
 	o.ordering = !strcmp(argv[2], "ctrldep") ? PFR_ORDER_CTRLDEP
-		     : !strcmp(argv[2], "full")  ? PFR_ORDER_FULL
+		     : !strcmp(argv[2], "full")	 ? PFR_ORDER_FULL
 						 : PFR_ORDER_ACQREL;
 	if (pfr_ring_create(&ring, &o) || pfr_ring_reader(ring, &r))
 		return 1;
