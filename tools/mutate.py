@@ -36,7 +36,8 @@ Usage:
   mutate.py list                      the sites and their mutants
   mutate.py run [--only PAT]... [--catchers model,tsan,unit]
                 [--scratch DIR] [--results FILE] [--keep-going]
-PAT matches "file:label", "file:function" or a mutant id (file:line).
+PAT matches "file", "file:label", "file:function", a mutant id
+(file:line), or "file:first:KIND" (the first site of that kind in file).
 """
 import argparse
 import os
@@ -420,7 +421,8 @@ def select(sites, pats):
                     out.append(s)
                     break
     for s in sites:
-        keys = {s.id, "%s:%s" % (s.path, s.label), "%s:%s" % (s.path, s.func),
+        keys = {s.id, s.path, "%s:%s" % (s.path, s.label),
+                "%s:%s" % (s.path, s.func),
                 "%s:%s:%s" % (s.path, s.func, s.label)}
         if any(p in keys for p in pats) and s not in out:
             out.append(s)
