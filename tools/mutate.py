@@ -21,8 +21,9 @@ then runs the tests that should notice, cheapest first, and stops at the
 first that fails (the mutant is "caught"):
 
   model:<name>   a Relacy model (tests/model/t_relacy*.sh) whose C file
-                 includes the mutated file (found with cc -MM), case by
-                 case in the model's own order
+                 includes the mutated file (found with cc -MM; the model
+                 with the fewest inputs first), case by case in the
+                 model's own order; only the model's correct cases count
   tsan           tests/sanitize/t_tsan.sh (threaded unit tests and
                  stresses built with -fsanitize=thread)
   unit           the unit tests of the mutated file's concern and the
@@ -320,7 +321,12 @@ class Models:
         return out
 
     def covering(self, path):
-        return [(n, s) for n, s, d in self.models if path in d]
+        """The models that compile path, the most specific (fewest
+        dependencies) first: the ring's own model before the group's,
+        which includes the ring too."""
+        return [(n, s) for n, s, d in sorted(self.models,
+                                              key=lambda m: len(m[2]))
+                if path in d]
 
 
 def model_catch(tree, build, name, script, log):
