@@ -880,6 +880,7 @@ def cmd_group_shipped(outdir):
 
 def load_mutate():
     import importlib.util
+    sys.dont_write_bytecode = True  # no tools/__pycache__ in the tree
     spec = importlib.util.spec_from_file_location(
         "mutate", os.path.join(TOP, "tools", "mutate.py"))
     mod = importlib.util.module_from_spec(spec)
