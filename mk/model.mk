@@ -11,9 +11,18 @@ MODEL_ARGS ?=
 model-check:
 	$(TEST_ENV) bash tests/model/t_relacy.sh $(MODEL_ARGS)
 
-# The Relacy model of a group's slot claim and reclaim
-# (tests/model/relacy_group.cc), alone:
-#   make model-group-check MODEL_ARGS='-v claim-F-relaxed'
+# The Relacy model of a group's own code (src/writers/group.c through
+# tests/model/model_group.c and relacy_group.cc), alone:
+#   make model-group-check MODEL_ARGS='-v free-relaxed'
 .PHONY: model-group-check
 model-group-check:
 	$(TEST_ENV) bash tests/model/t_relacy_group.sh $(MODEL_ARGS)
+
+# The barrier mutants (tools/mutate.py, docs/testing.md), all of them, with
+# the table in $(BUILD)/mutation.md (make check-long runs the same):
+#   make mutation-check
+#   make mutation-check MUTATE_ARGS='--only src/writers/group.c:J'
+MUTATE_ARGS ?= --keep-going --results $(abspath $(BUILD))/mutation.md
+.PHONY: mutation-check
+mutation-check:
+	$(TEST_ENV) python3 tools/mutate.py run $(MUTATE_ARGS)

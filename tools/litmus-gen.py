@@ -19,6 +19,17 @@
                                    a "code" row's function is read as the
                                    arm of its switch for the row's ordering
 
+The group's files, from litmus/group.table (see its header):
+
+  litmus-gen.py group-shipped DIR  write every "mutant" row as
+                                   DIR/FILE.litmus, from its shape's file
+  litmus-gen.py group-check-code   TAP: every "barrier" row against
+                                   src/writers/group.c (found as
+                                   tools/mutate.py finds barriers) and
+                                   against its shape's file; every J, P,
+                                   L, S, F and R of group.c cites a file
+                                   of the table
+
 Python 3 standard library only.  The files speak the C dialect of herd7's
 Linux-kernel memory model (tools/memory-model in the kernel tree).
 """
@@ -775,6 +786,162 @@ def cmd_cells():
                                             f["race"]))
 
 
+# ---- the group's files (litmus/group.table) ----
+
+GROUP_TABLE = os.path.join(TOP, "litmus", "group.table")
+GROUP_SRC = "src/writers/group.c"
+
+
+def read_group_table(path=GROUP_TABLE):
+    shapes, barriers, mutants = [], [], []
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.startswith("#"):
+            continue
+        head, _, rest = line.partition(" | ")
+        w = head.split()
+        parts = [x.strip() for x in rest.split(" | ")] if rest else []
+        if w[0] == "shape" and len(w) == 2 and not parts:
+            shapes.append(w[1])
+        elif w[0] == "barrier" and len(w) == 5 and len(parts) == 1:
+            barriers.append({"shape": w[1], "label": w[2], "fn": w[3],
+                             "kind": w[4], "line": parts[0]})
+        elif w[0] == "mutant" and len(w) == 5 and len(parts) == 3:
+            mutants.append({"shape": w[1], "file": w[2], "result": w[3],
+                            "race": w[4], "line": parts[0],
+                            "new": parts[1], "text": parts[2]})
+        else:
+            die("%s:%d: bad row" % (path, n))
+    for r in barriers + mutants:
+        if r["shape"] not in shapes:
+            die("%s: shape %s not declared" % (path, r["shape"]))
+    return shapes, barriers, mutants
+
+
+def find_line(lines, spec):
+    """Index of the line spec ("TEXT" or "Pn: TEXT") in a litmus file,
+    -1 unless it is there exactly once."""
+    m = re.match(r"(P\d+): (.*)$", spec)
+    proc_, text = (m.group(1), m.group(2)) if m else (None, spec)
+    cur, found = None, []
+    for i, ln in enumerate(lines):
+        pm = re.match(r"(P\d+)\(", ln)
+        if pm:
+            cur = pm.group(1)
+        if ln.strip() == text and (proc_ is None or cur == proc_):
+            found.append(i)
+    return found[0] if len(found) == 1 else -1
+
+
+def render_group_mutant(m):
+    base = os.path.join(TOP, "litmus", m["shape"] + ".litmus")
+    lines = open(base, encoding="utf-8").read().split("\n")
+    i = find_line(lines, m["line"])
+    if i < 0:
+        die("%s: line %r not found once" % (base, m["line"]))
+    if m["new"] == "-":
+        del lines[i]
+    else:
+        lines[i] = re.match(r"\s*", lines[i]).group(0) + m["new"]
+    race = m["race"] == "flagged"
+    out = []
+    skip = False
+    for ln in lines:
+        if ln.startswith("C "):
+            ln = "C " + m["file"]
+        elif ln.startswith(" * Result:"):
+            ln = " * Result: " + m["result"]
+        elif ln.startswith(" * Data race:"):
+            ln = " * Data race: " + m["race"]
+        elif ln.startswith(" * Expected:"):
+            ln = " * Expected: %s, %s" % (
+                m["result"], "data race" if race else "no data race")
+        elif ln.startswith(" * Ordering:"):
+            out += [" * " + x for x in
+                    wrap("Ordering: mutant of %s - %s" %
+                         (m["shape"], m["text"]), 72)]
+            skip = True
+            continue
+        elif skip and ln.startswith(" *") and not ln.startswith(" *)"):
+            continue
+        skip = False
+        out.append(ln)
+    return "\n".join(out)
+
+
+def cmd_group_shipped(outdir):
+    _, _, mutants = read_group_table()
+    os.makedirs(outdir, exist_ok=True)
+    for m in mutants:
+        write(os.path.join(outdir, m["file"] + ".litmus"),
+              render_group_mutant(m))
+    print("%d files" % len(mutants))
+
+
+def load_mutate():
+    import importlib.util
+    sys.dont_write_bytecode = True  # no tools/__pycache__ in the tree
+    spec = importlib.util.spec_from_file_location(
+        "mutate", os.path.join(TOP, "tools", "mutate.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def cmd_group_check_code():
+    shapes, barriers, mutants = read_group_table()
+    mutate = load_mutate()
+    sites = [s for s in mutate.discover(TOP) if s.path == GROUP_SRC]
+    src_lines = open(os.path.join(TOP, GROUP_SRC),
+                     encoding="utf-8").read().split("\n")
+    n, bad = 0, 0
+
+    def tap(ok, what):
+        nonlocal n, bad
+        n += 1
+        bad += not ok
+        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
+
+    def cites(s):
+        """The litmus files cited by the comment at site s: its own line,
+        the statement's lines above it and the comment block above."""
+        j = s.line - 1
+        block = [src_lines[j]]
+        k = j - 1
+        while k >= 0 and (re.match(r"^\s*(/\*|\*|//)", src_lines[k]) or
+                          not re.search(r"[;{}]\s*(/\*.*\*/)?\s*$",
+                                        src_lines[k])):
+            block.insert(0, src_lines[k])
+            k -= 1
+        return set(re.findall(r"litmus/([\w.+-]+)\.litmus", " ".join(block)))
+
+    for b in barriers:
+        label = "purpose" if b["label"] == "-" else b["label"]
+        hits = [s for s in sites if s.func == b["fn"] and
+                s.label == label and s.kind.startswith(b["kind"])]
+        files = {b["shape"]} | {m["file"] for m in mutants
+                                if m["shape"] == b["shape"]}
+        citing = [s for s in hits if cites(s) & files]
+        tap(bool(citing), "%s: %s %s in %s() citing litmus/%s.litmus or a "
+            "mutant of it (%s)" % (
+                GROUP_SRC, b["kind"], b["label"], b["fn"], b["shape"],
+                ", ".join(s.id for s in citing) or
+                "found: " + (", ".join(s.id for s in hits) or "none")))
+        lines = open(os.path.join(TOP, "litmus", b["shape"] + ".litmus"),
+                     encoding="utf-8").read().split("\n")
+        tap(find_line(lines, b["line"]) >= 0, "litmus/%s.litmus has %r" %
+            (b["shape"], b["line"]))
+    # every barrier of the hand-over (J, P, L, S, F, R) cites a file of
+    # the table
+    known = set(shapes) | {m["file"] for m in mutants}
+    for s in sites:
+        if s.label in ("J", "P", "L", "S", "F", "R"):
+            tap(bool(cites(s) & known), "%s (%s in %s()) cites a group "
+                "litmus file" % (s.id, s.label, s.func))
+    print("1..%d" % n)
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "shipped" and len(argv) == 3:
         cmd_shipped(argv[2])
@@ -786,6 +953,10 @@ def main(argv):
         cmd_cells()
     elif len(argv) == 2 and argv[1] == "check-code":
         return cmd_check_code()
+    elif len(argv) == 3 and argv[1] == "group-shipped":
+        cmd_group_shipped(argv[2])
+    elif len(argv) == 2 and argv[1] == "group-check-code":
+        return cmd_group_check_code()
     else:
         sys.stderr.write(__doc__)
         return 2

@@ -637,7 +637,9 @@ static void pfr__announce(struct pfr_group *g)
 	/* purpose: count the change; the RMW is a full barrier */
 	__atomic_fetch_add(&g->h->changes, 1, __ATOMIC_SEQ_CST);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-	 * pfr__arm(): the changes store before the sleep load */
+	 * pfr__arm(): the changes store before the sleep load
+	 * (litmus/group-wake-mb.litmus; under the LKMM the RMW above
+	 * orders it already, under C11 it does not) */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(g->h->sleep))
 		pfr__wake_group(g);
@@ -668,7 +670,9 @@ int pfr_group_join(struct pfr_group *g, struct pfr_writer *w, uint64_t tag)
 		 * The CAS is the only correct way to take a slot that
 		 * others may take at the same time: it succeeds for one
 		 * claimant only, and it writes our pid with the state, so
-		 * a claimant killed before ACTIVE is still known by pid. */
+		 * a claimant killed before ACTIVE is still known by pid.
+		 * Without the acquire:
+		 * litmus/group-reclaim-free-relaxed-cas.litmus */
 		if (!__atomic_compare_exchange_n(
 			    &e->word, &old, want, 0,
 			    __ATOMIC_ACQ_REL, /* J: pairs with F */
@@ -690,7 +694,8 @@ int pfr_group_join(struct pfr_group *g, struct pfr_writer *w, uint64_t tag)
 		}
 		/* P: pairs with S (load_acquire of the word) in
 		 * pfr__scan(): the reset ring and our identity before
-		 * ACTIVE */
+		 * ACTIVE; without it:
+		 * litmus/group-claim-publish-no-release.litmus */
 		pfr_smp_store_release(&e->word, W_MAKE(S_ACTIVE, gen, me));
 		hint = PFR_READ_ONCE(g->h->hint);
 		/* purpose: raise the scan bound; the announce below is
@@ -739,7 +744,8 @@ int pfr_group_leave(struct pfr_group *g, struct pfr_writer *w)
 	pfr_writer_flush(w);
 	PFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);
 	/* L: pairs with S in pfr__scan(): our last head (B) and
-	 * lost_pending before CLOSING */
+	 * lost_pending before CLOSING; without it:
+	 * litmus/group-leave-drain-no-release.litmus */
 	pfr_smp_store_release(&e->word,
 			      W_MAKE(S_CLOSING, W_GEN(word), W_PID(word)));
 	pfr__announce(g);
@@ -917,7 +923,7 @@ static void pfr__scan(struct pfr_group *g)
 {
 	/* S: pairs with the full barrier of the changes RMW in
 	 * pfr__announce(), after P or L: a changed count shows the new
-	 * states */
+	 * states (litmus/group-join-rescan.litmus) */
 	uint64_t ch = pfr_smp_load_acquire(&g->h->changes);
 	uint32_t hint = PFR_READ_ONCE(g->h->hint);
 
@@ -930,7 +936,8 @@ static void pfr__scan(struct pfr_group *g)
 		struct pfr__rslot *s = &g->rs[i];
 		/* S: pairs with P (store_release of ACTIVE) in
 		 * pfr_group_join() and with L (store_release of CLOSING)
-		 * in pfr_group_leave() */
+		 * in pfr_group_leave() (litmus/group-leave-drain.litmus);
+		 * without it: litmus/group-claim-publish-no-acquire.litmus */
 		uint64_t w = pfr_smp_load_acquire(&pfr__ent(g, i)->word);
 		uint32_t st = W_STATE(w);
 
@@ -959,7 +966,8 @@ static int pfr__cas_free(uint64_t *p, uint64_t w)
 {
 	uint64_t n = W_MAKE(S_FREE, W_GEN(w), 0);
 
-	/* F: pairs with J (the acquire CAS) in pfr_group_join() */
+	/* F: pairs with J (the acquire CAS) in pfr_group_join(); without
+	 * it: litmus/group-reclaim-free-no-release.litmus */
 	return __atomic_compare_exchange_n(p, &w, n, 0, __ATOMIC_RELEASE, 0);
 }
 
@@ -1189,7 +1197,8 @@ static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 		}
 	} else {
 		/* F: pairs with J (the acquire CAS) in pfr_group_join():
-		 * our reads of the ring before the next owner's reset */
+		 * our reads of the ring before the next owner's reset;
+		 * without it: litmus/group-reclaim-free-no-release.litmus */
 		pfr_smp_store_release(&e->word, W_MAKE(S_FREE, W_GEN(w), 0));
 		g->st.freed++;
 	}
@@ -1457,7 +1466,8 @@ static int pfr__arm(struct pfr_group *g, uint32_t how)
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr_writer_publish() (head store before the reader_waiting
 	 * load) and in pfr__announce() (changes before the sleep load):
-	 * the marks and the sleep word before the head and changes loads */
+	 * the marks and the sleep word before the head and changes loads;
+	 * without it: litmus/group-wake-reader-no-mb.litmus */
 	pfr_smp_mb();
 	if (pfr__pending(g)) {
 		pfr__disarm(g);

@@ -24,33 +24,57 @@ mkdir -p "$out"
 
 # model_build NAME BARRIER LOG WHAT DEP...: builds $out/relacy_NAME from
 # tests/model/model_NAME.c (the library's code, compiled against the
-# barrier header BARRIER) and relacy_NAME.cc (the Relacy harness) when it
-# is missing or older than a DEP; the compilers' output goes to $out/LOG.
-# When the build fails: that output, "not ok - the Relacy WHAT builds"
-# and the end of the test.
+# barrier header BARRIER) and relacy_NAME.cc (the Relacy harness).  Each
+# object is rebuilt only when it is missing or older than its inputs:
+# model_NAME.o than a DEP, relacy_NAME.o than relacy_NAME.cc or a header
+# of tests/model (so that an edit of the library's code, as in the
+# mutation runs of tools/mutate.py, recompiles the small C file only).
+# The compilers' output goes to $out/LOG.  When the build fails: that
+# output, "not ok - the Relacy WHAT builds" and the end of the test.
 model_build() {
 	local name=$1 barrier=$2 log=$out/$3 what=$4 bin=$out/relacy_$1
-	local stale=1 f
+	local mo=$out/model_$1.o ro=$out/relacy_$1.o link=0 f
 	shift 4
-	if [ -x "$bin" ]; then
-		stale=0
-		for f in "$@"; do
-			[ "$f" -nt "$bin" ] && stale=1 && break
-		done
+	: >"$log"
+	if model_stale "$mo" "$@"; then
+		echo "# building $mo"
+		link=1
+		$cc -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-function \
+			-D_GNU_SOURCE -U_FORTIFY_SOURCE \
+			-I"$top/include" -I"$top/src" -I"$src" \
+			"-DPFR_BARRIER_OVERRIDE=\"$barrier\"" \
+			-c "$src/model_$name.c" -o "$mo" >>"$log" 2>&1 ||
+			model_build_failed "$what" "$log"
 	fi
-	[ $stale -eq 1 ] || return 0
-	echo "# building $bin"
-	if ! { $cc -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-function \
-		-D_GNU_SOURCE -U_FORTIFY_SOURCE \
-		-I"$top/include" -I"$top/src" -I"$src" \
-		"-DPFR_BARRIER_OVERRIDE=\"$barrier\"" \
-		-c "$src/model_$name.c" -o "$out/model_$name.o" &&
+	if model_stale "$ro" "$src/relacy_$name.cc" "$src"/*.h; then
+		echo "# building $ro"
+		link=1
 		$cxx -std=c++17 -O1 -g -Wall -I"$src" \
-			-c "$src/relacy_$name.cc" -o "$out/relacy_$name.o" &&
-		$cxx -o "$bin" "$out/relacy_$name.o" "$out/model_$name.o"; } \
-		>"$log" 2>&1; then
-		sed 's/^/# /' "$log" | tail -n 30
-		fail "the Relacy $what builds"
-		tap_done
+			-c "$src/relacy_$name.cc" -o "$ro" >>"$log" 2>&1 ||
+			model_build_failed "$what" "$log"
 	fi
+	for f in "$mo" "$ro"; do
+		[ "$f" -nt "$bin" ] && link=1
+	done
+	if [ $link -eq 1 ] || [ ! -x "$bin" ]; then
+		$cxx -o "$bin" "$ro" "$mo" >>"$log" 2>&1 ||
+			model_build_failed "$what" "$log"
+	fi
+}
+
+# model_stale OBJ DEP...: 0 (true) when OBJ is missing or older than a DEP.
+model_stale() {
+	local obj=$1 f
+	shift
+	[ -f "$obj" ] || return 0
+	for f in "$@"; do
+		[ "$f" -nt "$obj" ] && return 0
+	done
+	return 1
+}
+
+model_build_failed() {
+	sed 's/^/# /' "$2" | tail -n 30
+	fail "the Relacy $1 builds"
+	tap_done
 }

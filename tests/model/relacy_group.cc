@@ -1,40 +1,56 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/model/relacy_group.cc - model checking of a group's slot claim,
- * leave and reclaim (src/writers/group.c) with Relacy (C++11 memory model, data
- * races on plain memory).
+ * tests/model/relacy_group.cc - model checking of a group's own code
+ * (src/writers/group.c, with src/ring/ring.c and src/writers/merge.c) with
+ * Relacy: 2 or 3 writer processes and the reader under the C++11 memory
+ * model, with data-race detection.
  *
- * One slot, with the orderings of src/writers/group.c:
+ * The group's code (model_group.c, compiled as C against
+ * relacy-group-barrier.h) calls the hooks below for every marked access,
+ * __atomic builtin, barrier, record copy, memset, futex call and process
+ * question:
  *
- *   J  joiner: CAS of the state word FREE -> CLAIMING, acq_rel
- *   P  joiner: store of ACTIVE, release (after the ring reset, identity)
- *   L  leaver: store of CLOSING, release (after the last head, B)
- *   S  reader: load of the state word, acquire
- *   F  reader: store of FREE after draining (release), or, for a dead
- *      owner, CAS ACTIVE -> FREE (release)
- *   B/C the ring's own head store (release) and load (acquire)
+ *   header line 1-2, directory entry, ring position field   rl::atomic<u64>
+ *   data-area word (records)                     rl::var<u64> (race-checked)
+ *   barrier                                      rl fence
+ *   futex wait/wake                              rl::mutex + condition
+ *   a writer's death                             rl::atomic (release by the
+ *                                                dying writer, acquire by
+ *                                                the reader's /proc check)
  *
- * The slot's ring bytes (reset value, one record) and the owner identity
- * are rl::var: plain memory, every unordered pair of accesses a data race.
- * The model is the protocol, written again here in C++ with the same
- * memory orders (group.c's claim needs /proc, mmap and syscalls the model
- * checker cannot run); a mutant weakens one of J, P, L, S, F to relaxed
- * and must be caught (a data race, or a failed assertion: the reader sees
- * a stale owner, a stale head, or a record of the wrong owner).
+ * The orders are group.c's own: the claim's CAS (J) and the free's (F)
+ * pass __ATOMIC_* values that the hooks map onto Relacy's orders.  A
+ * second writer reuses the slot a first one left (or died in): the
+ * reader's loads of the first owner's records and the second owner's
+ * stores into the same words must be ordered by F and J, or Relacy reports
+ * a data race; a stale state, head, identity or change count shows as a
+ * record of the wrong writer, a lost record (the reader never finishes:
+ * livelock) or a failed call.
  *
- * Scenarios: "claim": 2 or 3 joiners take the slot in turn (each joins,
- * publishes one record and leaves; the reader drains and frees it); "dead":
- * one owner publishes a record and dies without leaving (its death, which
- * the reader learns from /proc, is an acquire of a flag the dying thread
- * released: the kernel's exit orders its stores), the reader drains and
- * reclaims the slot, and a second joiner takes it.
+ * Mutants made by the hooks from the calling function's name (as in
+ * relacy_mpsc.cc): while a named function runs, its fences are dropped
+ * and its acquire, release, RMW and CAS orders become relaxed.  The
+ * mutation harness (tools/mutate.py) edits group.c itself instead.
  *
- * TAP output, one line per case.  Usage: relacy_group [-v] [-i N] [CASE...]
+ * Usage: relacy_group [-l] [-v] [-s full|random|bound] [-i N] [-b N]
+ *                     [CASE...]
  */
+#include <cerrno>
+#include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include "model_group.h"
 
 /* Last: it redefines new, malloc, assert and the memory_order names. */
 #include <relacy/relacy.hpp>
@@ -42,201 +58,597 @@
 namespace
 {
 
-enum { S_FREE = 0, S_CLAIMING = 1, S_ACTIVE = 2, S_CLOSING = 3 };
-
-/* the word: state | owner << 8 */
-inline uint64_t mk(unsigned st, unsigned owner)
-{
-	return st | (uint64_t)owner << 8;
-}
-
-enum mutant {
-	NONE,
-	J_RELAXED,
-	P_RELAXED,
-	L_RELAXED,
-	S_RELAXED,
-	F_RELAXED,
-	RECLAIM_RELAXED
+enum {
+	WORDS = PFR_MODEL_GROUP_DATA / 8,
+	NSLOT = PFR_MODEL_GROUP_SLOTS,
+	MAX_FIELDS = 64,
+	NFUTEX = 1 + 2 * PFR_MODEL_GROUP_SLOTS,
 };
-enum scenario { CLAIM, DEAD };
+
+enum expect { PASS, CAUGHT };
 
 struct model_case {
 	const char *name;
-	scenario sc;
-	unsigned joiners;
-	mutant mut;
-	bool want_pass;
+	int scenario;
+	unsigned writers, slots, records;
+	const char *mutant_fns; /* "a|b": functions mutated; nullptr: none */
+	expect want;
 	const char *what;
 	rl::scheduler_type_e search;
 	unsigned bound;
 };
 
+pfr_model_gfield g_fields[MAX_FIELDS];
+size_t g_nfields;
 const model_case *g_case;
+pfr_model_group_cfg g_cfg;
+pfr_model_glayout g_lay;
+bool g_in_before;
+unsigned long g_sleeps;
 
-rl::memory_order mo(mutant m, rl::memory_order normal)
-{
-	return g_case->mut == m ? rl::mo_relaxed : normal;
-}
+struct shadows {
+	rl::atomic<uint64_t> field[MAX_FIELDS];
+	/* the plain side of each field: a ring's reset clears the fields
+	 * with memset(), plain stores that race with any marked access
+	 * they are not ordered with (a marked access reads this) */
+	rl::var<uint64_t> fplain[MAX_FIELDS];
+	rl::var<uint64_t> word[NSLOT][WORDS];
+	rl::atomic<int> dead[PFR_MODEL_GROUP_MAXW];
+	rl::atomic<uint64_t> clock;
+	rl::mutex futex_mtx;
+	rl::condition_variable futex_cv[NFUTEX];
+};
+shadows *g_sh;
 
-/* Threads: 0 is the reader, 1..joiners the joiners. */
-template <unsigned N> struct group_test : rl::test_suite<group_test<N>, N> {
-	rl::atomic<uint64_t> word; /* the slot's state word */
-	rl::atomic<uint64_t> head; /* the slot ring's head */
-	rl::atomic<int> dead; /* DEAD: the owner's exit, seen via /proc */
-	rl::var<int> ident; /* the owner identity (pid, start time, tag) */
-	rl::var<int> rec; /* the ring's record bytes */
-	rl::atomic<int> freed; /* slots freed (reader) */
+template <unsigned N> struct group_test : rl::test_suite<group_test<N>, N + 1> {
+	shadows sh;
 
 	void before()
 	{
-		word.store(mk(S_FREE, 0), rl::mo_relaxed, $);
-		head.store(0, rl::mo_relaxed, $);
-		dead.store(0, rl::mo_relaxed, $);
-		freed.store(0, rl::mo_relaxed, $);
-		ident($) = 0;
-		rec($) = 0;
-	}
+		const unsigned char *base = (const unsigned char *)g_lay.region;
 
-	/* pfr_group_join(): returns once the slot is taken, or false after
-	 * a few tries (the slot stayed taken). */
-	bool join(unsigned me)
-	{
-		for (int tries = 0; tries < 4; tries++) {
-			uint64_t old = word.load(rl::mo_relaxed, $);
+		g_sh = &sh;
+		pfr_model_group_setup(&g_cfg);
+		for (size_t i = 0; i < g_nfields; i++) {
+			uint64_t v = 0;
 
-			if ((old & 0xff) != S_FREE) {
-				rl::yield(1, $);
-				continue;
-			}
-			/* J */
-			if (!word.compare_exchange_strong(
-				    old, mk(S_CLAIMING, me),
-				    mo(J_RELAXED, rl::mo_acq_rel), $))
-				continue;
-			/* the ring reset and the identity (plain) */
-			rec($) = 0;
-			ident($) = (int)me;
-			head.store(0, rl::mo_relaxed, $);
-			/* P */
-			word.store(mk(S_ACTIVE, me),
-				   mo(P_RELAXED, rl::mo_release), $);
-			return true;
+			std::memcpy(&v, base + g_fields[i].off,
+				    g_fields[i].size);
+			sh.field[i].store(v, rl::mo_relaxed, $);
+			sh.fplain[i]($) = 0;
 		}
-		return false;
+		for (unsigned s = 0; s < NSLOT; s++)
+			for (unsigned i = 0; i < WORDS; i++)
+				sh.word[s][i]($) = 0;
+		for (unsigned i = 0; i < PFR_MODEL_GROUP_MAXW; i++)
+			sh.dead[i].store(0, rl::mo_relaxed, $);
+		sh.clock.store(1, rl::mo_relaxed, $);
+		g_in_before = true;
+		RL_ASSERT(pfr_model_group_open() == 0);
+		g_in_before = false;
 	}
 
-	/* a record, published (B) */
-	void write(unsigned me)
+	void after()
 	{
-		rec($) = (int)(10 * me);
-		head.store(1, rl::mo_release, $);
-	}
-
-	/* pfr_group_leave() */
-	void leave(unsigned me)
-	{
-		/* L */
-		word.store(mk(S_CLOSING, me), mo(L_RELAXED, rl::mo_release), $);
-	}
-
-	/* One pass of pfr_group_drain() over the slot. */
-	void drain()
-	{
-		/* S */
-		uint64_t w = word.load(mo(S_RELAXED, rl::mo_acquire), $);
-		unsigned st = (unsigned)(w & 0xff), owner = (unsigned)(w >> 8);
-		bool is_dead = false;
-
-		if (st != S_ACTIVE && st != S_CLOSING)
-			return;
-		/* pfr__open_slot(): the identity published with P */
-		RL_ASSERT(ident($) == (int)owner);
-		if (st == S_ACTIVE && g_case->sc == DEAD)
-			is_dead = dead.load(rl::mo_acquire, $) == 1;
-		/* C */
-		uint64_t h = head.load(rl::mo_acquire, $);
-
-		if (h == 1)
-			RL_ASSERT(rec($) == (int)(10 * owner));
-		if (st == S_CLOSING) {
-			/* L made the last head visible with CLOSING */
-			RL_ASSERT(h == 1);
-			/* F */
-			word.store(mk(S_FREE, 0), mo(F_RELAXED, rl::mo_release),
-				   $);
-			freed.fetch_add(1, rl::mo_relaxed, $);
-		} else if (is_dead) {
-			uint64_t expect = w;
-
-			/* F, for a dead owner: a CAS */
-			if (word.compare_exchange_strong(
-				    expect, mk(S_FREE, 0),
-				    mo(RECLAIM_RELAXED, rl::mo_release), $))
-				freed.fetch_add(1, rl::mo_relaxed, $);
-		}
+		g_sh = nullptr;
 	}
 
 	void thread(unsigned idx)
 	{
-		if (idx == 0) {
-			for (int pass = 0; pass < 2 * (int)N; pass++) {
-				drain();
-				if (freed.load(rl::mo_relaxed, $) == (int)N - 1)
-					break;
-				rl::yield(1, $);
-			}
-			return;
-		}
-		if (!join(idx))
-			return;
-		write(idx);
-		if (g_case->sc == DEAD && idx == 1) {
-			/* dies without leaving */
-			dead.store(1, rl::mo_release, $);
-			return;
-		}
-		leave(idx);
+		if (idx < N)
+			pfr_model_group_writer(idx);
+		else
+			pfr_model_group_reader();
 	}
 };
 
-const model_case g_cases[] = {
-	{"claim-2", CLAIM, 2, NONE, true,
-	 "2 joiners take the slot in turn: no race, right owner and record",
-	 rl::sched_bound, 3},
-	{"claim-3", CLAIM, 3, NONE, true,
-	 "3 joiners take the slot in turn (random search)", rl::sched_random,
-	 0},
-	{"dead-2", DEAD, 2, NONE, true,
-	 "an owner dies; the reader drains and reclaims; a joiner takes it",
-	 rl::sched_bound, 3},
-	{"claim-J-relaxed", CLAIM, 2, J_RELAXED, false,
-	 "J (claim CAS) relaxed: the reset races the reader", rl::sched_bound,
-	 3},
-	{"claim-P-relaxed", CLAIM, 2, P_RELAXED, false,
-	 "P (ACTIVE store) relaxed: stale identity or ring", rl::sched_bound,
-	 3},
-	{"claim-L-relaxed", CLAIM, 2, L_RELAXED, false,
-	 "L (CLOSING store) relaxed: CLOSING with an old head", rl::sched_bound,
-	 3},
-	{"claim-S-relaxed", CLAIM, 2, S_RELAXED, false,
-	 "S (state load) relaxed: stale identity or ring", rl::sched_bound, 3},
-	{"claim-F-relaxed", CLAIM, 2, F_RELAXED, false,
-	 "F (FREE store) relaxed: the next reset races the reader",
-	 rl::sched_bound, 3},
-	{"dead-F-relaxed", DEAD, 2, RECLAIM_RELAXED, false,
-	 "F (reclaim CAS) relaxed: the next reset races the reader",
-	 rl::sched_bound, 3},
-	{"dead-J-relaxed", DEAD, 2, J_RELAXED, false,
-	 "J relaxed after a reclaim: the reset races the reader",
-	 rl::sched_bound, 3},
+/* No std::string here: Relacy replaces operator new while it simulates. */
+bool mutated(const char *func)
+{
+	const char *s, *e;
+	size_t n = std::strlen(func);
+
+	if (!g_case || !g_case->mutant_fns)
+		return false;
+	for (s = g_case->mutant_fns;; s = e + 1) {
+		e = std::strchr(s, '|');
+		if (!e)
+			e = s + std::strlen(s);
+		if ((size_t)(e - s) == n && std::strncmp(s, func, n) == 0)
+			return true;
+		if (!*e)
+			return false;
+	}
+}
+
+void fail(const char *what, const rl::debug_info &info)
+{
+	rl::ctx().fail_test(what, rl::test_result_user_assert_failed, info);
+}
+
+bool in(const volatile void *p, size_t n, const void *base, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+
+	return a < b + len && a + n > b;
+}
+
+/* The shadow of the field at p; nullptr for real memory (line 0 of the
+ * header and of each ring: immutable while the threads run, or written
+ * plainly by a ring's reset). */
+rl::atomic<uint64_t> *field_at(const volatile void *p, size_t size,
+			       const rl::debug_info &info)
+{
+	size_t off = (uintptr_t)p - (uintptr_t)g_lay.region;
+
+	for (size_t i = 0; i < g_nfields; i++) {
+		if (g_fields[i].off == off && g_fields[i].size == size) {
+			/* a marked access: against the plain stores */
+			uint64_t plain = g_sh->fplain[i](info);
+
+			(void)plain;
+			return &g_sh->field[i];
+		}
+		if (off < g_fields[i].off + g_fields[i].size &&
+		    off + size > g_fields[i].off) {
+			fail("a field accessed in part", info);
+			return nullptr;
+		}
+	}
+	return nullptr;
+}
+
+/* The rl::var of a data-area word, or nullptr (real memory). */
+rl::var<uint64_t> *word_at(const volatile void *p, size_t size,
+			   const rl::debug_info &info)
+{
+	for (unsigned s = 0; s < NSLOT; s++) {
+		size_t off = (uintptr_t)p - (uintptr_t)g_lay.data[s];
+
+		if (!in(p, size, g_lay.data[s], g_lay.data_size))
+			continue;
+		if ((off & 7) || size != 8) {
+			fail("unmodelled data-area access (not a whole word)",
+			     info);
+			return nullptr;
+		}
+		return &g_sh->word[s][off / 8];
+	}
+	return nullptr;
+}
+
+bool shared(const volatile void *p, size_t size)
+{
+	return g_sh && in(p, size, g_lay.region, g_lay.region_size);
+}
+
+rl::memory_order order(int mo, const char *func)
+{
+	if (mutated(func))
+		return rl::mo_relaxed;
+	switch (mo) {
+	case PFR_MODEL_ACQUIRE:
+		return rl::mo_acquire;
+	case PFR_MODEL_RELEASE:
+		return rl::mo_release;
+	default:
+		return rl::mo_relaxed;
+	}
+}
+
+/* An __ATOMIC_* value as Relacy's order. */
+rl::memory_order gcc_order(int mo, const char *func)
+{
+	if (mutated(func))
+		return rl::mo_relaxed;
+	/* purpose: the order group.c passed, unchanged (each pairs as
+	 * group.c's comment at the call says) */
+	switch (mo) {
+	case __ATOMIC_CONSUME:
+	case __ATOMIC_ACQUIRE: /* purpose: as group.c asked */
+		return rl::mo_acquire;
+	case __ATOMIC_RELEASE: /* purpose: as group.c asked */
+		return rl::mo_release;
+	case __ATOMIC_ACQ_REL: /* purpose: as group.c asked */
+		return rl::mo_acq_rel;
+	case __ATOMIC_SEQ_CST: /* purpose: as group.c asked */
+		return rl::mo_seq_cst;
+	default:
+		return rl::mo_relaxed;
+	}
+}
+
+uint64_t plain_load(const volatile void *p, size_t size)
+{
+	switch (size) {
+	case 1:
+		return *(const volatile uint8_t *)p;
+	case 2:
+		return *(const volatile uint16_t *)p;
+	case 4:
+		return *(const volatile uint32_t *)p;
+	default:
+		return *(const volatile uint64_t *)p;
+	}
+}
+
+void plain_store(volatile void *p, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1:
+		*(volatile uint8_t *)p = (uint8_t)v;
+		break;
+	case 2:
+		*(volatile uint16_t *)p = (uint16_t)v;
+		break;
+	case 4:
+		*(volatile uint32_t *)p = (uint32_t)v;
+		break;
+	default:
+		*(volatile uint64_t *)p = v;
+		break;
+	}
+}
+
+uint64_t mask(uint64_t v, size_t size)
+{
+	return size < 8 ? v & ((1ull << (8 * size)) - 1) : v;
+}
+
+uint64_t do_load(const volatile void *p, size_t size, rl::memory_order mo,
+		 const rl::debug_info &info)
+{
+	if (shared(p, size)) {
+		rl::atomic<uint64_t> *a = field_at(p, size, info);
+		rl::var<uint64_t> *w;
+
+		if (a)
+			return a->load(mo, info);
+		w = word_at(p, size, info);
+		if (w)
+			return (*w)(info);
+	}
+	return plain_load(p, size);
+}
+
+void do_store(volatile void *p, size_t size, uint64_t v, rl::memory_order mo,
+	      const rl::debug_info &info)
+{
+	v = mask(v, size);
+	if (shared(p, size)) {
+		rl::atomic<uint64_t> *a = field_at(p, size, info);
+		rl::var<uint64_t> *w;
+
+		if (a) {
+			a->store(v, mo, info);
+			return;
+		}
+		w = word_at(p, size, info);
+		if (w) {
+			(*w)(info) = v;
+			return;
+		}
+	}
+	plain_store(p, size, v);
+}
+
+} /* namespace */
+
+extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
+				   PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+
+	/* purpose: group.c's or the ring's READ_ONCE or load_acquire, with
+	 * the order its code asked for (pairs as the caller names) */
+	return do_load(p, size, order(mo, func), info);
+}
+
+extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
+				int mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+
+	do_store(p, size, v, order(mo, func), info);
+}
+
+extern "C" uint64_t pfr_model_atomic_load(const volatile void *p, size_t size,
+					  int mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+
+	return do_load(p, size, gcc_order(mo, func), info);
+}
+
+extern "C" void pfr_model_atomic_store(volatile void *p, size_t size,
+				       uint64_t v, int mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+
+	do_store(p, size, v, gcc_order(mo, func), info);
+}
+
+extern "C" uint64_t pfr_model_rmw(volatile void *p, size_t size, int op,
+				  uint64_t v, int mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	rl::atomic<uint64_t> *a =
+		shared(p, size) ? field_at(p, size, info) : nullptr;
+	uint64_t old;
+
+	if (!a) {
+		old = plain_load(p, size);
+		plain_store(p, size, op == PFR_MODEL_RMW_ADD ? old + v : v);
+		return old;
+	}
+	/* purpose: the change counter's or the sleep word's RMW, with
+	 * group.c's order */
+	if (op == PFR_MODEL_RMW_ADD)
+		return a->fetch_add(v, gcc_order(mo, func), info);
+	return a->exchange(mask(v, size), gcc_order(mo, func), info);
+}
+
+extern "C" int pfr_model_cas_n(volatile void *p, size_t size,
+			       uint64_t *expected, uint64_t v, int mo,
+			       int fail_mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	rl::atomic<uint64_t> *a =
+		shared(p, size) ? field_at(p, size, info) : nullptr;
+	rl::memory_order fmo = gcc_order(fail_mo, func);
+
+	if (!a) {
+		fail("CAS on unshadowed memory", info);
+		return 0;
+	}
+	*expected = mask(*expected, size);
+	if (fmo == rl::mo_release || fmo == rl::mo_acq_rel)
+		fmo = rl::mo_relaxed;
+	/* purpose: the claim's (J) or the free's (F) CAS, with group.c's
+	 * orders */
+	return a->compare_exchange_strong(*expected, mask(v, size),
+					  gcc_order(mo, func), info, fmo, info);
+}
+
+extern "C" void *pfr_model_memset(void *d, int c, size_t n, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	uint64_t pat = 0x0101010101010101ull * (uint8_t)c;
+
+	std::memset(d, c, n);
+	if (!shared(d, n))
+		return d;
+	for (size_t i = 0; i < g_nfields; i++) {
+		const unsigned char *f =
+			(const unsigned char *)g_lay.region + g_fields[i].off;
+
+		if (in(f, g_fields[i].size, d, n)) {
+			if (!in(f, 1, d, n) ||
+			    !in(f + g_fields[i].size - 1, 1, d, n))
+				fail("memset of a field in part", info);
+			else {
+				g_sh->fplain[i](info) = pat;
+				g_sh->field[i].store(
+					mask(pat, g_fields[i].size),
+					rl::mo_relaxed, info);
+			}
+		}
+	}
+	for (unsigned s = 0; s < NSLOT; s++)
+		if (in(d, n, g_lay.data[s], g_lay.data_size))
+			fail("memset of a data area", info);
+	return d;
+}
+
+extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	rl::memory_order mo;
+
+	if (mutated(func))
+		return;
+	switch (kind) {
+	case PFR_MODEL_RMB:
+	case PFR_MODEL_CTRL_DEP:
+		mo = rl::mo_acquire;
+		break;
+	case PFR_MODEL_WMB:
+		mo = rl::mo_release;
+		break;
+	case PFR_MODEL_TMB:
+		mo = rl::mo_acq_rel;
+		break;
+	default:
+		mo = rl::mo_seq_cst;
+		break;
+	}
+	/* purpose: the code's barrier as the C11 fence arch/c11.h uses */
+	rl::atomic_thread_fence(mo, info);
+}
+
+extern "C" void pfr_model_relax(PFR_MODEL_SITE_ARGS)
+{
+	rl::yield(1, rl::debug_info(func, file, (unsigned)line));
+}
+
+extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
+				  PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	bool d = shared(dst, n), s = shared(src, n);
+
+	if (!d && !s)
+		return std::memcpy(dst, src, n);
+	if ((d && s) || (n & 7)) {
+		fail("unmodelled memcpy on shared memory", info);
+		return dst;
+	}
+	for (size_t k = 0; k < n; k += 8) {
+		uint64_t v;
+
+		if (d) {
+			std::memcpy(&v, (const unsigned char *)src + k, 8);
+			do_store((unsigned char *)dst + k, 8, v, rl::mo_relaxed,
+				 info);
+		} else {
+			v = do_load((const unsigned char *)src + k, 8,
+				    rl::mo_relaxed, info);
+			std::memcpy((unsigned char *)dst + k, &v, 8);
+		}
+	}
+	return dst;
+}
+
+extern "C" uint32_t pfr_model_group_pid(void)
+{
+	if (g_in_before)
+		return 99;
+	unsigned t = rl::thread_index();
+
+	return t < g_cfg.writers ? 100 + t : 99;
+}
+
+extern "C" int pfr_model_group_dead(uint32_t pid)
+{
+	if (pid < 100 || pid >= 100 + g_cfg.writers || g_in_before)
+		return pid == 99 || (pid >= 100 && pid < 100 + g_cfg.writers)
+			       ? 0
+			       : 1;
+	/* purpose: the reader learns of a death from /proc after the
+	 * process ended; pairs with the release in pfr_model_group_die() */
+	return g_sh->dead[pid - 100].load(rl::mo_acquire, $);
+}
+
+extern "C" void pfr_model_group_die(void)
+{
+	unsigned t = rl::thread_index();
+
+	/* purpose: a process's exit orders its stores before its death is
+	 * seen; pairs with the acquire in pfr_model_group_dead() */
+	g_sh->dead[t].store(1, rl::mo_release, $);
+}
+
+extern "C" uint64_t pfr_model_group_clock(void)
+{
+	/* purpose: one clock for all writers (the time of a record) */
+	return g_sh->clock.fetch_add(1, rl::mo_seq_cst, $);
+}
+
+extern "C" long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	va_list ap;
+	uint32_t *word;
+	int op, which = -1;
+
+	if (nr == SYS_gettid)
+		return (long)pfr_model_group_pid();
+	if (nr != SYS_futex) {
+		fail("unmodelled system call", info);
+		return -1;
+	}
+	va_start(ap, nr);
+	word = va_arg(ap, uint32_t *);
+	op = va_arg(ap, int);
+	for (int i = 0; i < NFUTEX; i++)
+		if (word == g_lay.futex[i])
+			which = i;
+	if (which < 0) {
+		va_end(ap);
+		fail("futex on an unmodelled word", info);
+		return -1;
+	}
+	if (op == FUTEX_WAIT) {
+		unsigned val = va_arg(ap, unsigned);
+		rl::atomic<uint64_t> *a = field_at(word, 4, info);
+
+		g_sh->futex_mtx.lock(info);
+		if (a && a->load(rl::mo_relaxed, info) == val) {
+			g_sleeps++;
+			g_sh->futex_cv[which].wait(g_sh->futex_mtx, info);
+		}
+		g_sh->futex_mtx.unlock(info);
+	} else if (op == FUTEX_WAKE) {
+		g_sh->futex_mtx.lock(info);
+		g_sh->futex_cv[which].notify_all(info);
+		g_sh->futex_mtx.unlock(info);
+	} else {
+		fail("unmodelled futex operation", info);
+	}
+	va_end(ap);
+	return 0;
+}
+
+extern "C" void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS)
+{
+	if (!ok)
+		fail(what, rl::debug_info(func, file, (unsigned)line));
+}
+
+namespace
+{
+
+#define RU PFR_MODEL_GROUP_REUSE
+#define MA PFR_MODEL_GROUP_MANY
+#define DE PFR_MODEL_GROUP_DEAD
+#define OR PFR_MODEL_GROUP_ORDERED
+#define WA PFR_MODEL_GROUP_WAIT
+#define RS rl::sched_random, 0
+
+const model_case cases[] = {
+	/* The group as written. */
+	{"reuse-2w", RU, 2, 1, 2, nullptr, PASS,
+	 "2 writers take a 1-slot group in turn: join (J), reset, ACTIVE (P), "
+	 "write, leave (L); the reader scans (S), drains, frees (F)",
+	 RS},
+	{"many-2w", MA, 2, 2, 2, nullptr, PASS,
+	 "2 writers join a 2-slot group at once: two claims, the scan bound "
+	 "(hint), the change counter",
+	 RS},
+	{"many-3w", MA, 3, 2, 1, nullptr, PASS,
+	 "3 writers, 2 slots: claims race, the third reuses a freed slot", RS},
+	{"dead-2w", DE, 2, 1, 2, nullptr, PASS,
+	 "the first writer dies after writing: the reader drains it, frees "
+	 "the slot with a CAS (F), the second writer reuses it",
+	 RS},
+	{"ordered-2w", OR, 2, 2, 2, nullptr, PASS,
+	 "ordered reader: writers join while it drains; the rescan (R) "
+	 "before the merge's safe limit keeps time order",
+	 RS},
+	{"wait-2w", WA, 2, 2, 1, nullptr, PASS,
+	 "the reader asleep in pfr_group_wait(), woken by a join, a record, "
+	 "a leave",
+	 RS},
+
+	/* Mutants made by the hooks: each must be caught. */
+	{"join-relaxed", MA, 2, 2, 2, "pfr_group_join", CAUGHT,
+	 "the claim's CAS (J) and ACTIVE (P) relaxed", RS},
+	{"leave-relaxed", RU, 2, 1, 2, "pfr_group_leave", CAUGHT,
+	 "CLOSING (L) stored relaxed: the leaver's last stores (lost_pending) "
+	 "race with the next owner's reset",
+	 RS},
+	{"scan-relaxed", MA, 2, 2, 2, "pfr__scan", CAUGHT,
+	 "the scan's loads (S) relaxed", RS},
+	{"free-relaxed", RU, 2, 1, 2, "pfr__free_slot", CAUGHT,
+	 "FREE (F) stored relaxed", RS},
+	{"cas-free-relaxed", DE, 2, 1, 2, "pfr__cas_free", CAUGHT,
+	 "a dead owner's slot freed by a relaxed CAS (F)", RS},
+	{"wait-no-announce-mb", WA, 2, 2, 1, "pfr__announce", CAUGHT,
+	 "join/leave wake-up without the full barriers of pfr__announce", RS},
+	{"wait-no-arm-mb", WA, 2, 2, 1, "pfr__arm", CAUGHT,
+	 "the reader's sleep without smp_mb in pfr__arm", RS},
 };
 
-/* Relacy's report to a fixed buffer (it replaces operator new while it
- * simulates: a growing string would allocate across iterations). */
+#undef RU
+#undef MA
+#undef DE
+#undef OR
+#undef WA
+#undef RS
+
 class report_buf : public std::streambuf
 {
-	char buf_[1 << 16];
+	char buf_[1 << 20];
 	size_t len_ = 0;
 
       protected:
@@ -245,6 +657,12 @@ class report_buf : public std::streambuf
 		if (ch != traits_type::eof() && len_ < sizeof(buf_) - 1)
 			buf_[len_++] = (char)ch;
 		return ch;
+	}
+	std::streamsize xsputn(const char *s, std::streamsize n) override
+	{
+		for (std::streamsize i = 0; i < n; i++)
+			overflow((unsigned char)s[i]);
+		return n;
 	}
 
       public:
@@ -260,57 +678,97 @@ class report_buf : public std::streambuf
 
 report_buf g_report;
 
-template <unsigned N> bool simulate(rl::test_params &p)
+struct options {
+	int search = -1;
+	unsigned long iterations = 0;
+	unsigned bound = 0;
+	bool verbose = false;
+};
+
+double now_s()
 {
-	return rl::simulate<group_test<N>>(p);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-bool run_case(const model_case &c, unsigned num, unsigned long iters,
-	      bool verbose)
+std::string failure_line(const std::string &out)
+{
+	static const char *const what[] = {"DATA RACE", "DEADLOCK", "ASSERT",
+					   "LIVELOCK"};
+	std::istringstream in(out);
+	std::string line, first;
+
+	while (std::getline(in, line))
+		for (const char *w : what)
+			if (line.find(w) != std::string::npos) {
+				if (line.find("), in ") != std::string::npos)
+					return line;
+				if (first.empty())
+					first = line;
+			}
+	return first;
+}
+
+bool run_case(const model_case &c, unsigned num, const options &o)
 {
 	rl::test_params p;
 	std::ostream out(&g_report);
+	double t0 = now_s(), dt;
 	bool ok, pass;
 
 	g_case = &c;
-	p.search_type = c.search;
-	p.iteration_count = iters;
-	p.context_bound = c.bound;
-	p.execution_depth_limit = 20000;
+	g_cfg.scenario = c.scenario;
+	g_cfg.writers = c.writers;
+	g_cfg.slots = c.slots;
+	g_cfg.records = c.records;
+	p.search_type =
+		o.search >= 0 ? (rl::scheduler_type_e)o.search : c.search;
+	p.iteration_count = o.iterations ? o.iterations : 20000;
+	p.context_bound = o.bound ? o.bound : c.bound;
+	p.execution_depth_limit = 200000;
 	p.output_stream = &out;
 	p.progress_stream = &out;
 	g_report.clear();
-	ok = c.joiners == 3 ? simulate<4>(p) : simulate<3>(p);
-	pass = c.want_pass
-		       ? ok
-		       : (p.test_result == rl::test_result_data_race ||
-			  p.test_result == rl::test_result_user_assert_failed);
+	g_sleeps = 0;
+	if (c.writers == 3)
+		ok = rl::simulate<group_test<3>>(p);
+	else
+		ok = rl::simulate<group_test<2>>(p);
+	dt = now_s() - t0;
+	g_case = nullptr;
+
+	std::string how = rl::test_result_str(p.test_result);
+
+	pass = c.want == PASS ? ok : !ok;
 	std::printf("%s %u - %s: %s", pass ? "ok" : "not ok", num, c.name,
 		    c.what);
-	if (c.want_pass)
-		std::printf(" (%llu iterations)%s",
-			    (unsigned long long)p.stop_iteration,
+	if (c.want == PASS)
+		std::printf(" (%s search, %llu iterations, %.1f s)%s",
+			    p.search_type == rl::sched_random ? "random"
+							      : "bounded",
+			    (unsigned long long)p.stop_iteration, dt,
 			    ok ? "" : " FAILED");
 	else
-		std::printf(" -> caught: %s at iteration %llu",
-			    ok ? "nothing (passed)"
-			       : rl::test_result_str(p.test_result),
-			    (unsigned long long)p.stop_iteration);
-	std::printf("\n");
-	if (verbose || !pass) {
-		std::string r = g_report.str();
-		size_t at = 0;
+		std::printf(" -> caught: %s at iteration %llu (%.2f s)",
+			    ok ? "nothing (passed)" : how.c_str(),
+			    (unsigned long long)p.stop_iteration, dt);
+	std::printf("\n# futex sleeps: %lu\n", g_sleeps);
+	if (!ok) {
+		std::string l = failure_line(g_report.str());
 
-		for (int lines = 0; at < r.size() && lines < 40; lines++) {
-			size_t nl = r.find('\n', at);
-
-			if (nl == std::string::npos)
-				nl = r.size();
-			std::printf("# %s\n", r.substr(at, nl - at).c_str());
-			at = nl + 1;
-		}
+		if (!l.empty())
+			std::printf("# %s\n", l.c_str());
 	}
-	g_case = nullptr;
+	if (o.verbose || !pass) {
+		std::istringstream in(g_report.str());
+		std::string line;
+
+		while (std::getline(in, line))
+			std::printf("# %s\n", line.c_str());
+	}
+	std::fflush(stdout);
 	return pass;
 }
 
@@ -318,33 +776,54 @@ bool run_case(const model_case &c, unsigned num, unsigned long iters,
 
 int main(int argc, char **argv)
 {
-	unsigned long iters = 200000;
-	bool verbose = false;
-	unsigned n = 0, failed = 0;
-	int first = 1;
+	options o;
+	std::vector<const model_case *> todo;
+	int fails = 0;
+	unsigned num = 0;
 
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (!std::strcmp(argv[first], "-v"))
-			verbose = true;
-		else if (!std::strcmp(argv[first], "-i") && first + 1 < argc)
-			iters = std::strtoul(argv[++first], nullptr, 0);
-		else {
-			std::fprintf(
-				stderr,
-				"usage: relacy_group [-v] [-i N] [CASE...]\n");
-			return 2;
+	std::setvbuf(stdout, nullptr, _IOLBF, 0);
+	pfr_model_group_layout(&g_lay);
+	g_nfields = pfr_model_group_fields(g_fields, MAX_FIELDS);
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+
+		if (a == "-l") {
+			for (const model_case &c : cases)
+				std::printf("%s\t%s\n", c.name, c.what);
+			return 0;
+		} else if (a == "-v") {
+			o.verbose = true;
+		} else if (a == "-s" && i + 1 < argc) {
+			std::string s = argv[++i];
+
+			o.search = s == "random"  ? rl::sched_random
+				   : s == "bound" ? rl::sched_bound
+						  : rl::sched_full;
+		} else if (a == "-i" && i + 1 < argc) {
+			o.iterations = std::strtoul(argv[++i], nullptr, 0);
+		} else if (a == "-b" && i + 1 < argc) {
+			o.bound = (unsigned)std::strtoul(argv[++i], nullptr, 0);
+		} else {
+			bool found = false;
+
+			for (const model_case &c : cases)
+				if (a == c.name) {
+					todo.push_back(&c);
+					found = true;
+				}
+			if (!found) {
+				std::fprintf(stderr, "unknown case %s\n",
+					     a.c_str());
+				return 2;
+			}
 		}
 	}
-	for (const model_case &c : g_cases) {
-		bool want = first == argc;
-
-		for (int i = first; i < argc; i++)
-			want |= !std::strcmp(argv[i], c.name);
-		if (!want)
-			continue;
-		if (!run_case(c, ++n, iters, verbose))
-			failed++;
-	}
-	std::printf("1..%u\n", n);
-	return failed ? 1 : 0;
+	if (todo.empty())
+		for (const model_case &c : cases)
+			todo.push_back(&c);
+	std::printf("1..%zu\n", todo.size());
+	for (const model_case *c : todo)
+		if (!run_case(*c, ++num, o))
+			fails++;
+	return fails ? 1 : 0;
 }

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/model/model_group.c - a group's own code (src/writers/group.c,
+ * with src/ring/ring.c for the slot rings and src/writers/merge.c for the
+ * ordered reader), compiled as C against relacy-group-barrier.h, and the
+ * threads the Relacy harness runs: 2 or 3 writer processes joining a 1- or
+ * 2-slot group, writing a few records and leaving (or dying), and the
+ * reader draining, freeing and reclaiming slots.
+ *
+ * Only what the model cannot run is replaced, outside group.c: the
+ * processes (getpid(), kill(), and pfr__task_state()/pfr__task_dead(),
+ * which read /proc in the library: here one pid per writer thread, alive
+ * until it dies), and the shared object (built here in static memory as
+ * pfr__group_new() lays it out, smaller: no mmap, no eventfd).  Every
+ * access to the header's reader and joiner lines, the directory and the
+ * rings' positions reaches the harness's shadows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/ring/ring.c"
+#include "../../src/writers/merge.c"
+#include "../../src/writers/group.c"
+
+#include "model_group.h"
+
+/* ---- /proc, as the model's processes ---- */
+
+/* A process asking about itself (pfr__self_start()) is alive, and is
+ * answered without a scheduling point: the model's threads share one
+ * system thread, hence pfr__self_start()'s __thread cache, which must not
+ * be switched away from half filled. */
+int pfr__task_state(uint32_t id, int what, uint64_t *start)
+{
+	(void)what;
+	*start = 1000 + id;
+	if (id == pfr_model_group_pid())
+		return 0;
+	return pfr_model_group_dead(id);
+}
+
+int pfr__task_dead(uint32_t id, int what, uint64_t start)
+{
+	(void)what;
+	return pfr_model_group_dead(id) || start != 1000 + id;
+}
+
+/* ---- the group ---- */
+
+#define MTYPE 7u
+#define MWORD(i, k) (((uint64_t)(i) << 16) | (uint64_t)(k))
+
+struct pfr_model_slotmem {
+	struct pfr_ring_ctl ctl;
+	unsigned char data[PFR_MODEL_GROUP_DATA];
+};
+
+struct pfr_model_region {
+	struct pfr__ghdr h;
+	struct pfr__gent dir[PFR_MODEL_GROUP_SLOTS];
+	struct pfr_model_slotmem ring[PFR_MODEL_GROUP_SLOTS];
+} __attribute__((aligned(128)));
+
+static struct pfr_model_group {
+	struct pfr_model_group_cfg cfg;
+	struct pfr_group g;
+	struct pfr_writer w[PFR_MODEL_GROUP_MAXW];
+	struct pfr_model_region region;
+	/* the reader's view: next record per writer, records, frees */
+	unsigned next[PFR_MODEL_GROUP_MAXW];
+	unsigned got;
+	uint64_t last_time;
+} pfr_model_group;
+
+size_t pfr_model_group_fields(struct pfr_model_gfield *f, size_t max)
+{
+	size_t n = 0;
+#define F(base, type, field)                                                   \
+	do {                                                                   \
+		if (n < max) {                                                 \
+			f[n].off = (base) + offsetof(type, field);             \
+			f[n].size = sizeof(((type *)0)->field);                \
+			n++;                                                   \
+		}                                                              \
+	} while (0)
+	F(0, struct pfr__ghdr, sleep);
+	F(0, struct pfr__ghdr, reader_pid);
+	F(0, struct pfr__ghdr, reader_start);
+	F(0, struct pfr__ghdr, changes);
+	F(0, struct pfr__ghdr, hint);
+	for (size_t i = 0; i < PFR_MODEL_GROUP_SLOTS; i++) {
+		size_t e = offsetof(struct pfr_model_region, dir) +
+			   i * sizeof(struct pfr__gent);
+		size_t c = offsetof(struct pfr_model_region, ring) +
+			   i * sizeof(struct pfr_model_slotmem);
+
+		F(e, struct pfr__gent, word);
+		F(e, struct pfr__gent, start);
+		F(e, struct pfr__gent, tag);
+		F(e, struct pfr__gent, tid);
+		/* line 0 of a ring (magic ... lost_id) is written with
+		 * plain stores by pfr__ring_reset() and stays real memory;
+		 * its other two lines are shadowed */
+		F(c, struct pfr_ring_ctl, head);
+		F(c, struct pfr_ring_ctl, oldest);
+		F(c, struct pfr_ring_ctl, records);
+		F(c, struct pfr_ring_ctl, lost_total);
+		F(c, struct pfr_ring_ctl, lost_pending);
+		F(c, struct pfr_ring_ctl, reader_waiting);
+		F(c, struct pfr_ring_ctl, writer_pid);
+		F(c, struct pfr_ring_ctl, flush_head);
+		F(c, struct pfr_ring_ctl, tail);
+		F(c, struct pfr_ring_ctl, wake_mark);
+		F(c, struct pfr_ring_ctl, writer_waiting);
+		F(c, struct pfr_ring_ctl, wake_bytes);
+		F(c, struct pfr_ring_ctl, wake_records);
+		F(c, struct pfr_ring_ctl, reader_pid);
+		F(c, struct pfr_ring_ctl, writer_wake_tail);
+	}
+#undef F
+	return n;
+}
+
+void pfr_model_group_layout(struct pfr_model_glayout *l)
+{
+	struct pfr_model_region *r = &pfr_model_group.region;
+
+	l->region = r;
+	l->region_size = sizeof(*r);
+	l->data_size = PFR_MODEL_GROUP_DATA;
+	l->futex[0] = &r->h.sleep;
+	for (unsigned i = 0; i < PFR_MODEL_GROUP_SLOTS; i++) {
+		l->data[i] = r->ring[i].data;
+		l->futex[1 + 2 * i] = &r->ring[i].ctl.reader_waiting;
+		l->futex[2 + 2 * i] = &r->ring[i].ctl.writer_waiting;
+	}
+}
+
+/* Before every iteration, with plain stores (Relacy's before() happens
+ * before every thread): the object as pfr__group_new() leaves it. */
+void pfr_model_group_setup(const struct pfr_model_group_cfg *cfg)
+{
+	struct pfr_model_group *x = &pfr_model_group;
+	struct pfr_group *g = &x->g;
+	struct pfr_model_region *r = &x->region;
+
+	if (g->reader) {
+		pfr_merge_destroy(g->merge);
+		g->merge = NULL;
+		pfr__reader_free(g);
+		pfr__greg_del(g);
+	}
+	x->cfg = *cfg;
+	x->got = 0;
+	x->last_time = 0;
+	for (unsigned i = 0; i < PFR_MODEL_GROUP_MAXW; i++)
+		x->next[i] = 1;
+	/* real memory first: the harness copies the shadowed fields */
+	(memset)(r, 0, sizeof(*r));
+	(memset)(g, 0, sizeof(*g));
+	(memset)(x->w, 0, sizeof(x->w));
+	g->h = &r->h;
+	g->base = (unsigned char *)r;
+	g->map_len = sizeof(*r);
+	g->fd = -1;
+	g->efd = -1;
+	g->nslots = cfg->slots;
+	g->policy = PFR_POLICY_DROP;
+	g->ordering = PFR_ORDER_ACQREL;
+	g->flags = cfg->scenario == PFR_MODEL_GROUP_WAIT ? PFR_GROUP_WAIT : 0;
+	g->dir_off = offsetof(struct pfr_model_region, dir);
+	g->rings_off = offsetof(struct pfr_model_region, ring);
+	g->stride = sizeof(struct pfr_model_slotmem);
+	g->data_off = offsetof(struct pfr_model_slotmem, data);
+	g->data_size = PFR_MODEL_GROUP_DATA;
+	g->max_record = pfr__ring_max_record(PFR_MODEL_GROUP_DATA);
+	for (uint32_t i = 0; i < cfg->slots; i++) {
+		struct pfr_ring_ctl *c = pfr__ctl(g, i);
+
+		(memset)(c, 0, sizeof(*c));
+		c->magic = PFR_RING_MAGIC;
+		c->version = PFR_RING_VERSION;
+		c->ctl_size = sizeof(*c);
+		c->data_offset = g->data_off;
+		c->data_size = g->data_size;
+		c->policy = g->policy;
+		c->ordering = g->ordering;
+		c->flags = pfr__ring_flags(g);
+		c->max_record = (uint32_t)g->max_record;
+		(memset)(pfr__data(g, i), 0xa5, PFR_MODEL_GROUP_DATA);
+	}
+	r->h.magic = PFR__GROUP_MAGIC;
+	r->h.nslots = cfg->slots;
+}
+
+/* The reader opens, through the hooks (after the shadows are set). */
+int pfr_model_group_open(void)
+{
+	struct pfr_group *g = &pfr_model_group.g;
+	int err;
+
+	if (pfr__greg_add(g))
+		return -PFR_E_SYSTEM;
+	err = pfr_group_reader_open(
+		g, pfr_model_group.cfg.scenario == PFR_MODEL_GROUP_ORDERED,
+		NULL, NULL);
+	if (!err)
+		pfr_group_set_reclaim_interval(g, 0); /* every drain */
+	return err;
+}
+
+void pfr_model_group_writer(unsigned i)
+{
+	struct pfr_model_group *x = &pfr_model_group;
+	struct pfr_writer *w = &x->w[i];
+	int slot;
+
+	/* join, retrying while every slot is taken (it frees when the
+	 * reader has drained a leaver or reclaimed a dead writer) */
+	while ((slot = pfr_group_join(&x->g, w, i + 1)) == -PFR_E_FULL)
+		pfr_cpu_relax();
+	pfr_model_check(slot >= 0 && (unsigned)slot < x->cfg.slots,
+			"pfr_group_join failed", PFR_MODEL_SITE);
+	if (slot < 0)
+		return;
+	for (unsigned k = 1; k <= x->cfg.records; k++) {
+		uint64_t p = MWORD(i + 1, k);
+
+		/* ordered: the record's time, taken after the join */
+		if (x->cfg.scenario == PFR_MODEL_GROUP_ORDERED)
+			p |= pfr_model_group_clock() << 32;
+		pfr_model_check(pfr_writer_write(w, MTYPE, &p, 8) == 0,
+				"pfr_write failed", PFR_MODEL_SITE);
+	}
+	if (x->cfg.scenario == PFR_MODEL_GROUP_DEAD && i == 0) {
+		/* publishes (B) and dies without leaving */
+		pfr_writer_flush(w);
+		pfr_model_group_die();
+		return;
+	}
+	pfr_model_check(pfr_group_leave(&x->g, w) == 0,
+			"pfr_group_leave failed", PFR_MODEL_SITE);
+}
+
+static int pfr_model_group_rec(void *arg, const struct pfr_group_rec *r)
+{
+	struct pfr_model_group *x = arg;
+	uint64_t v;
+	unsigned i;
+
+	pfr_model_check(r->hdr.type == MTYPE && r->len == 8, "record header",
+			PFR_MODEL_SITE);
+	if (r->len != 8)
+		return 0;
+	memcpy(&v, r->payload, 8);
+	i = (unsigned)((v >> 16) & 0xffff) - 1;
+	pfr_model_check(i < x->cfg.writers && (v & 0xffff) == x->next[i] &&
+				r->tag == i + 1,
+			"record payload (writer, order, the slot's tag)",
+			PFR_MODEL_SITE);
+	if (i < PFR_MODEL_GROUP_MAXW)
+		x->next[i]++;
+	if (x->cfg.scenario == PFR_MODEL_GROUP_ORDERED) {
+		/* the time is the payload word (clock << 32 | writer, k) */
+		pfr_model_check(r->time == v && v >= x->last_time,
+				"ordered reader: records out of time order",
+				PFR_MODEL_SITE);
+		x->last_time = v;
+	}
+	x->got++;
+	return 0;
+}
+
+void pfr_model_group_reader(void)
+{
+	struct pfr_model_group *x = &pfr_model_group;
+	struct pfr_group *g = &x->g;
+	unsigned total = x->cfg.writers * x->cfg.records;
+	uint64_t frees = x->cfg.writers;
+
+	for (;;) {
+		struct pfr_group_stats st;
+		int64_t n = pfr_group_drain(g, pfr_model_group_rec, x, 0);
+
+		pfr_model_check(n >= 0, "pfr_group_drain failed",
+				PFR_MODEL_SITE);
+		pfr_model_check(x->got <= total, "too many records",
+				PFR_MODEL_SITE);
+		pfr_group_stats(g, &st);
+		if (n < 0 || (x->got == total &&
+			      st.freed + st.reclaimed == frees && !st.active))
+			break;
+		if (x->cfg.scenario == PFR_MODEL_GROUP_WAIT)
+			pfr_model_check(pfr_group_wait(g, UINT64_MAX) >= 0,
+					"pfr_group_wait failed",
+					PFR_MODEL_SITE);
+		else
+			pfr_cpu_relax();
+	}
+}
