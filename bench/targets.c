@@ -16,6 +16,8 @@
 struct tcells {
 	const struct cell *pr1[PFR_BENCH_NPAYLOADS], *prb[PFR_BENCH_NPAYLOADS];
 	const struct cell *fu1[PFR_BENCH_NPAYLOADS], *fub[PFR_BENCH_NPAYLOADS];
+	/* acqrel BLOCK, the naive loop on pfr_reader_begin() ("spin") */
+	const struct cell *sp1[PFR_BENCH_NPAYLOADS], *spb[PFR_BENCH_NPAYLOADS];
 	/* acqrel DROP, per-record and batched */
 	const struct cell *pd1[PFR_BENCH_NPAYLOADS], *pdb[PFR_BENCH_NPAYLOADS];
 	/* "single" (tail after every record): [policy][payload] */
@@ -56,6 +58,8 @@ static void find_perfring(struct tcells *t, const struct cell *c, int p)
 		if (q->ordering == PFR_ORDER_FULL)
 			*(q->batched ? &t->fub[p] : &t->fu1[p]) = c;
 	}
+	if (!strcmp(q->variant, "spin") || !strcmp(q->variant, "batch spin"))
+		*(q->batched ? &t->spb[p] : &t->sp1[p]) = c;
 	if (!q->reader_single &&
 	    (!strcmp(q->variant, "") || !strcmp(q->variant, "batch")) &&
 	    q->policy == PFR_POLICY_DROP && q->ordering == PFR_ORDER_ACQREL)
@@ -151,6 +155,38 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 		if (t->prb[p] && bp)
 			t_peer(o, "batched >= rte_ring burst", "batched vs ",
 			       "", t->prb[p], bp);
+	}
+}
+
+/* The naive reader (a loop on pfr_reader_begin(), the "spin" rows)
+ * against the one that waits with pfr_reader_poll() (target: >= 0.8x). */
+static void t_naive(const struct tout *o, const struct tcells *t)
+{
+	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+		for (int bt = 0; bt < 2; bt++) {
+			const struct cell *n = bt ? t->spb[p] : t->sp1[p];
+			const struct cell *c = bt ? t->prb[p] : t->pr1[p];
+			double r;
+
+			if (!n || !c)
+				continue;
+			r = med_of(n) / med_of(c);
+			t_open(o, "naive / paced >= 0.8");
+			if (o->op->json)
+				fprintf(o->out,
+					",\"payload_bytes\":%zu,\"batched\":%s,"
+					"\"ratio\":%.3f,\"met\":%s}\n",
+					c->payload, bt ? "true" : "false", r,
+					r >= 0.8 ? "true" : "false");
+			else if (!o->op->csv)
+				fprintf(o->out,
+					"  naive begin loop (spin) / paced "
+					"(poll), %zu B %s: %.2fx (target 0.8x) "
+					"%s\n",
+					c->payload,
+					bt ? "batched" : "per-record", r,
+					r >= 0.8 ? "MET" : "missed");
+		}
 	}
 }
 
@@ -324,6 +360,7 @@ void emit_targets(FILE *out, const struct opts *op, const struct cell *cells,
 		fprintf(out, "\ntargets (ratios within this run and placement; "
 			     "perfring = acqrel, BLOCK, threads)\n");
 	t_peers(&o, &t);
+	t_naive(&o, &t);
 	t_block_drop(&o, &t);
 	t_memcpy(&o, &t, memcpy_gbps, xcore_gbps);
 	t_latency(&o, lats, nlats);
