@@ -24,6 +24,10 @@ struct tcells {
 	const struct cell *as[2][PFR_BENCH_NPAYLOADS];
 	const struct cell *fs[2][PFR_BENCH_NPAYLOADS];
 	/* the peers, per payload */
+	/* best1: one dequeue per message; bestr: one enqueue per message and
+	 * the library's batched dequeue (rte_ring "dequeue burst",
+	 * boost_spsc "pop batch"), the shape of perfring's per-record rows */
+	const struct cell *bestr[PFR_BENCH_NPAYLOADS];
 	const struct cell *best1[PFR_BENCH_NPAYLOADS],
 		*bestb[PFR_BENCH_NPAYLOADS], *burst[PFR_BENCH_NPAYLOADS],
 		*aq[PFR_BENCH_NPAYLOADS];
@@ -88,7 +92,10 @@ static void find_cells(struct tcells *t, const struct cell *cells, int ncells)
 			continue;
 		}
 		v = med_of(c);
-		if (!c->q->batched) {
+		if (!c->q->batched && *c->q->variant) {
+			if (!t->bestr[p] || v > med_of(t->bestr[p]))
+				t->bestr[p] = c;
+		} else if (!c->q->batched) {
 			if (!t->best1[p] || v > med_of(t->best1[p]))
 				t->best1[p] = c;
 		} else if (!t->bestb[p] || v > med_of(t->bestb[p])) {
@@ -134,9 +141,11 @@ static void t_peer(const struct tout *o, const char *name, const char *pre,
 			a >= b ? "MET" : "missed");
 }
 
-/* Per record against the best unbatched peer, batched against rte_ring's
- * burst (or the best batched peer without it), at each payload both
- * have. */
+/* Per record (perfring's paced reader, and the naive loop on
+ * pfr_reader_begin()) against the best unbatched peer (one dequeue per
+ * message) and against the best peer whose reader uses its library's
+ * batched dequeue; batched against rte_ring's burst (or the best batched
+ * peer without it), at each payload both have. */
 static void t_peers(const struct tout *o, const struct tcells *t)
 {
 	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
@@ -146,6 +155,14 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 			t_peer(o, "unbatched >= best unbatched peer",
 			       "per-record vs best unbatched peer (", ")",
 			       t->pr1[p], t->best1[p]);
+		if (t->sp1[p] && t->best1[p])
+			t_peer(o, "naive >= best unbatched peer",
+			       "naive begin loop (spin) vs best unbatched peer (",
+			       ")", t->sp1[p], t->best1[p]);
+		if (t->pr1[p] && t->bestr[p])
+			t_peer(o, "unbatched >= best peer batched dequeue",
+			       "per-record vs best peer, batched dequeue (",
+			       ")", t->pr1[p], t->bestr[p]);
 		if (t->pr1[p] && t->aq[p] && t->aq[p] != t->best1[p] &&
 		    !o->op->csv && !o->op->json)
 			fprintf(o->out,
