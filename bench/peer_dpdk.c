@@ -5,7 +5,9 @@
  * (no EAL, no hugepages).  The _elem API carries the whole message in each
  * slot (esize = payload).  Single: one enqueue / dequeue per message.
  * Burst: rte_ring_sp_enqueue_burst_elem / sc_dequeue_burst_elem of up to
- * run->batch messages.  Slots: the largest power of two of payload-sized
+ * run->batch messages.  Dequeue burst: one enqueue per message, dequeues
+ * of up to the reader's batch (the library's fast form on the reader's
+ * side, as perfring's reader drains a batch per load of head).  Slots: the largest power of two of payload-sized
  * slots that fits the run's capacity (rte_ring uses one less).
  */
 #include <stdlib.h>
@@ -93,14 +95,16 @@ static inline __attribute__((always_inline)) void
 rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 		int burst)
 {
-	unsigned b = burst ? run->batch : 1;
+	/* the reader's batch: the burst row's batch, or, for the row that
+	 * enqueues one message at a time, what perfring's reader drains */
+	unsigned b = burst && run->rbatch > 1 ? run->rbatch : 1;
 	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * esize);
 
 	if (!m) {
 		run->error = -1;
 		return;
 	}
-	if (!burst) {
+	if (b == 1) {
 		for (uint64_t seq = 0; seq < run->n; seq++) {
 			while (rte_ring_sc_dequeue_elem(r, m, (unsigned)esize))
 				pfr_cpu_relax();
@@ -175,5 +179,7 @@ const struct pfr_bench_queue pfr_bench_dpdk[] = {
 	{"rte_ring", "", 0, rq_setup, rq_produce1, rq_consume1, rq_teardown,
 	 NULL, -1, -1, 0, 0},
 	{"rte_ring", "burst", 1, rq_setup, rq_produceb, rq_consumeb,
+	 rq_teardown, NULL, -1, -1, 0, 0},
+	{"rte_ring", "dequeue burst", 0, rq_setup, rq_produce1, rq_consumeb,
 	 rq_teardown, NULL, -1, -1, 0, 0},
 	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

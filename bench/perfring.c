@@ -203,17 +203,23 @@ static PR_LOOP void pr_produce(void *p, struct pfr_bench_run *run)
 
 /* Waits for records: the bytes readable (> 0), 0 once the producer is
  * done and everything is read, or < 0 (run->error set).  The reader waits
- * with pfr_reader_poll(), as the library says a spinning reader should;
- * the "spin" rows load head with pfr_reader_begin() and one pause between
- * loads, as the peers' consumers spin, to show what the pacing is worth. */
+ * with pfr_reader_poll(); the "spin" rows loop on pfr_reader_begin()
+ * with one pause between empty loads, as the peers' consumers spin (the
+ * loop a user writes first: begin paces it as poll does); the "unpaced"
+ * rows loop on pfr_reader_begin_unpaced(), to show what the pacing is
+ * worth.  spin: PR_POLL, PR_SPIN or PR_UNPACED. */
+enum { PR_POLL, PR_SPIN, PR_UNPACED };
+
 static inline __attribute__((always_inline)) int64_t
 pr_wait(struct pr_q *q, struct pfr_bench_run *run, int spin)
 {
 	uint64_t stall_t0 = 0, idle = 0;
 
 	for (;;) {
-		int64_t avail = spin ? pfr_reader_begin(&q->r)
-				     : pfr_reader_poll(&q->r, 64);
+		int64_t avail = spin == PR_SPIN ? pfr_reader_begin(&q->r)
+				: spin == PR_UNPACED
+					? pfr_reader_begin_unpaced(&q->r)
+					: pfr_reader_poll(&q->r, 64);
 		uint64_t now;
 
 		if (__builtin_expect(avail > 0, 1))
@@ -257,7 +263,7 @@ pr_consume_body(struct pr_q *q, struct pfr_bench_run *run, size_t payload)
 		struct pfr_record rec;
 		int rc;
 
-		if (pr_wait(q, run, 0) <= 0)
+		if (pr_wait(q, run, PR_POLL) <= 0)
 			break;
 		k = 0;
 		while ((rc = pfr_reader_next(r, &rec)) == 1) {
@@ -404,13 +410,19 @@ pr_consume_cb_sel(void *p, struct pfr_bench_run *run, int spin)
 
 static PR_LOOP void pr_consume_cb(void *p, struct pfr_bench_run *run)
 {
-	pr_consume_cb_sel(p, run, 0);
+	pr_consume_cb_sel(p, run, PR_POLL);
 }
 
 static PR_LOOP __attribute__((unused)) void
 pr_consume_cb_spin(void *p, struct pfr_bench_run *run)
 {
-	pr_consume_cb_sel(p, run, 1);
+	pr_consume_cb_sel(p, run, PR_SPIN);
+}
+
+static PR_LOOP __attribute__((unused)) void
+pr_consume_cb_unpaced(void *p, struct pfr_bench_run *run)
+{
+	pr_consume_cb_sel(p, run, PR_UNPACED);
 }
 
 static PR_LOOP __attribute__((unused)) void
@@ -636,6 +648,8 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0),
 	PRC("spin", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0,
 	    pr_consume_cb_spin),
+	PRC("unpaced", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0,
+	    pr_consume_cb_unpaced),
 	PRS("next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 0),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0, 0, 1),
 	PRS("single", PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0, 0, 1),
@@ -644,6 +658,8 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PR("batch", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0),
 	PRC("batch spin", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0,
 	    pr_consume_cb_spin),
+	PRC("batch unpaced", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0,
+	    pr_consume_cb_unpaced),
 	PRS("batch next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0),
 	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
 	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),

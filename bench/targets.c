@@ -16,12 +16,18 @@
 struct tcells {
 	const struct cell *pr1[PFR_BENCH_NPAYLOADS], *prb[PFR_BENCH_NPAYLOADS];
 	const struct cell *fu1[PFR_BENCH_NPAYLOADS], *fub[PFR_BENCH_NPAYLOADS];
+	/* acqrel BLOCK, the naive loop on pfr_reader_begin() ("spin") */
+	const struct cell *sp1[PFR_BENCH_NPAYLOADS], *spb[PFR_BENCH_NPAYLOADS];
 	/* acqrel DROP, per-record and batched */
 	const struct cell *pd1[PFR_BENCH_NPAYLOADS], *pdb[PFR_BENCH_NPAYLOADS];
 	/* "single" (tail after every record): [policy][payload] */
 	const struct cell *as[2][PFR_BENCH_NPAYLOADS];
 	const struct cell *fs[2][PFR_BENCH_NPAYLOADS];
 	/* the peers, per payload */
+	/* best1: one dequeue per message; bestr: one enqueue per message and
+	 * the library's batched dequeue (rte_ring "dequeue burst",
+	 * boost_spsc "pop batch"), the shape of perfring's per-record rows */
+	const struct cell *bestr[PFR_BENCH_NPAYLOADS];
 	const struct cell *best1[PFR_BENCH_NPAYLOADS],
 		*bestb[PFR_BENCH_NPAYLOADS], *burst[PFR_BENCH_NPAYLOADS],
 		*aq[PFR_BENCH_NPAYLOADS];
@@ -56,6 +62,8 @@ static void find_perfring(struct tcells *t, const struct cell *c, int p)
 		if (q->ordering == PFR_ORDER_FULL)
 			*(q->batched ? &t->fub[p] : &t->fu1[p]) = c;
 	}
+	if (!strcmp(q->variant, "spin") || !strcmp(q->variant, "batch spin"))
+		*(q->batched ? &t->spb[p] : &t->sp1[p]) = c;
 	if (!q->reader_single &&
 	    (!strcmp(q->variant, "") || !strcmp(q->variant, "batch")) &&
 	    q->policy == PFR_POLICY_DROP && q->ordering == PFR_ORDER_ACQREL)
@@ -84,7 +92,10 @@ static void find_cells(struct tcells *t, const struct cell *cells, int ncells)
 			continue;
 		}
 		v = med_of(c);
-		if (!c->q->batched) {
+		if (!c->q->batched && *c->q->variant) {
+			if (!t->bestr[p] || v > med_of(t->bestr[p]))
+				t->bestr[p] = c;
+		} else if (!c->q->batched) {
 			if (!t->best1[p] || v > med_of(t->best1[p]))
 				t->best1[p] = c;
 		} else if (!t->bestb[p] || v > med_of(t->bestb[p])) {
@@ -130,9 +141,11 @@ static void t_peer(const struct tout *o, const char *name, const char *pre,
 			a >= b ? "MET" : "missed");
 }
 
-/* Per record against the best unbatched peer, batched against rte_ring's
- * burst (or the best batched peer without it), at each payload both
- * have. */
+/* Per record (perfring's paced reader, and the naive loop on
+ * pfr_reader_begin()) against the best unbatched peer (one dequeue per
+ * message) and against the best peer whose reader uses its library's
+ * batched dequeue; batched against rte_ring's burst (or the best batched
+ * peer without it), at each payload both have. */
 static void t_peers(const struct tout *o, const struct tcells *t)
 {
 	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
@@ -142,6 +155,14 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 			t_peer(o, "unbatched >= best unbatched peer",
 			       "per-record vs best unbatched peer (", ")",
 			       t->pr1[p], t->best1[p]);
+		if (t->sp1[p] && t->best1[p])
+			t_peer(o, "naive >= best unbatched peer",
+			       "naive begin loop (spin) vs best unbatched peer (",
+			       ")", t->sp1[p], t->best1[p]);
+		if (t->pr1[p] && t->bestr[p])
+			t_peer(o, "unbatched >= best peer batched dequeue",
+			       "per-record vs best peer, batched dequeue (",
+			       ")", t->pr1[p], t->bestr[p]);
 		if (t->pr1[p] && t->aq[p] && t->aq[p] != t->best1[p] &&
 		    !o->op->csv && !o->op->json)
 			fprintf(o->out,
@@ -151,6 +172,38 @@ static void t_peers(const struct tout *o, const struct tcells *t)
 		if (t->prb[p] && bp)
 			t_peer(o, "batched >= rte_ring burst", "batched vs ",
 			       "", t->prb[p], bp);
+	}
+}
+
+/* The naive reader (a loop on pfr_reader_begin(), the "spin" rows)
+ * against the one that waits with pfr_reader_poll() (target: >= 0.8x). */
+static void t_naive(const struct tout *o, const struct tcells *t)
+{
+	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
+		for (int bt = 0; bt < 2; bt++) {
+			const struct cell *n = bt ? t->spb[p] : t->sp1[p];
+			const struct cell *c = bt ? t->prb[p] : t->pr1[p];
+			double r;
+
+			if (!n || !c)
+				continue;
+			r = med_of(n) / med_of(c);
+			t_open(o, "naive / paced >= 0.8");
+			if (o->op->json)
+				fprintf(o->out,
+					",\"payload_bytes\":%zu,\"batched\":%s,"
+					"\"ratio\":%.3f,\"met\":%s}\n",
+					c->payload, bt ? "true" : "false", r,
+					r >= 0.8 ? "true" : "false");
+			else if (!o->op->csv)
+				fprintf(o->out,
+					"  naive begin loop (spin) / paced "
+					"(poll), %zu B %s: %.2fx (target 0.8x) "
+					"%s\n",
+					c->payload,
+					bt ? "batched" : "per-record", r,
+					r >= 0.8 ? "MET" : "missed");
+		}
 	}
 }
 
@@ -324,6 +377,7 @@ void emit_targets(FILE *out, const struct opts *op, const struct cell *cells,
 		fprintf(out, "\ntargets (ratios within this run and placement; "
 			     "perfring = acqrel, BLOCK, threads)\n");
 	t_peers(&o, &t);
+	t_naive(&o, &t);
 	t_block_drop(&o, &t);
 	t_memcpy(&o, &t, memcpy_gbps, xcore_gbps);
 	t_latency(&o, lats, nlats);

@@ -172,23 +172,24 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 	return (int)i;
 }
 
-PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
+PFR__INLINE int64_t pfr_reader_begin_unpaced(struct pfr_reader *r)
 {
 	return PFR__ORD_CALL(r->ordering, pfr__begin, r);
 }
 
-/* pfr_reader_poll()'s pacing.  A reader whose first load of head keeps
- * finding records waits 2^pace - 1 pauses before that load: pace grows by
- * one while the batches it finds are under a sixteenth of the ring (at
- * most PFR__POLL_BATCH bytes), shrinks by one while they are over twice
- * that, and drops to 0 when the first load finds nothing (the writer is
- * the slower side: no reason to wait).  Empty loads after the first are
- * one pause apart, as in a plain spin loop: a reader waiting for a record
- * sees it as soon as that loop would. */
+/* The reader's pacing.  A reader whose load of head keeps finding records
+ * waits 2^pace - 1 pauses before that load: pace grows by one while the
+ * batches it finds are under a sixteenth of the ring (at most
+ * PFR__POLL_BATCH bytes), shrinks by one while they are over twice that,
+ * and drops to 0 when a load finds nothing (the writer is the slower
+ * side: no reason to wait).  A reader that spins on an empty ring loads
+ * head at every call, as an unpaced one does; the wait only ever comes
+ * after a load that found records, and is at most 2^PFR__POLL_PACE_MAX - 1
+ * pauses. */
 #define PFR__POLL_BATCH 2048u
 #define PFR__POLL_PACE_MAX 7u
 
-PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
+PFR__INLINE int64_t pfr_reader_begin(struct pfr_reader *r)
 {
 	uint64_t want = (r->mask + 1) >> 4;
 	uint32_t spin;
@@ -198,7 +199,7 @@ PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
 		want = PFR__POLL_BATCH;
 	for (spin = (1u << r->pace) - 1; spin; spin--)
 		pfr_cpu_relax();
-	avail = pfr_reader_begin(r);
+	avail = pfr_reader_begin_unpaced(r);
 	if (avail > 0) {
 		if ((uint64_t)avail < want) {
 			if (r->pace < PFR__POLL_PACE_MAX)
@@ -206,12 +207,19 @@ PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
 		} else if ((uint64_t)avail >= 2 * want && r->pace) {
 			r->pace--;
 		}
-		return avail;
+	} else {
+		r->pace = 0;
 	}
-	r->pace = 0;
+	return avail;
+}
+
+PFR__INLINE int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)
+{
+	int64_t avail = pfr_reader_begin(r);
+
 	while (!avail && polls-- > 1) {
 		pfr_cpu_relax();
-		avail = pfr_reader_begin(r);
+		avail = pfr_reader_begin_unpaced(r);
 	}
 	return avail;
 }

@@ -270,7 +270,7 @@ struct pfr_reader {
 	uint32_t flags; /* PFR_READER_* */
 	uint8_t ordering;
 	uint8_t iflags; /* internal: PFR__READER_* (ring-proto.h) */
-	uint8_t pace; /* pfr_reader_poll()'s pacing (private) */
+	uint8_t pace; /* pfr_reader_begin()'s pacing (private) */
 	uint8_t pad[1];
 };
 
@@ -446,26 +446,35 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
 
 /* --- reader --- */
 
-/* Start a batch: load head once (C).  Returns the bytes available (>= 0)
- * or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
+/* Start a batch: load head once (C), paced.  Returns the bytes available
+ * (>= 0) or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
+ * A reader that loops on begin (begin, next or consume, end, begin
+ * again) is paced: while its loads keep finding records in small batches
+ * (a writer faster than the reader's polls), begin waits a few pauses
+ * before it loads head, so that the reader takes batches of about a
+ * sixteenth of the ring (at most 2 KiB) instead of a few records at a
+ * time.  Each load of head takes head's cache line from a writer that
+ * stores it per record, and a reader that loads it as fast as it can
+ * holds such a writer to a few records per cache-line round trip.  The
+ * wait adapts (docs/ring.md): it grows while the batches stay small,
+ * shrinks while they are large, and is none after a load that found
+ * nothing, so a reader spinning on an empty ring loads head at every
+ * call.  Its cost in latency is bounded: a record that lands while the
+ * reader is paced is seen at most 2^7 - 1 = 127 pauses later than by
+ * pfr_reader_begin_unpaced().
  * Concurrency: the reader only.  Progress: wait-free. */
 static inline int64_t pfr_reader_begin(struct pfr_reader *r);
-/* Wait for records by spinning, without taking head's cache line from the
- * writer at every spin: load head (as pfr_reader_begin()) until records
- * are readable, at most `polls` times (0 counts as 1), one pause apart,
- * as a spin loop would.  A reader that keeps finding records on its first
- * load (a writer faster than its reader's polls) also waits before that
- * load, so that it takes batches of about a sixteenth of the ring (at most
- * 2 KiB) instead of a few records at a time: each load of head takes the
- * line from a writer that stores it per record, and a reader that polls
- * as fast as it can holds such a writer to a few records per cache-line
- * round trip.  The wait adapts (docs/bench.md): it grows while the batches
- * stay small, shrinks while they are large, and is none when the first
- * load finds nothing.  Call it in place of pfr_reader_begin() where a
- * reader spins for work; a reader that must see each record at the
- * earliest (a ping-pong) calls pfr_reader_begin().  Returns what
- * pfr_reader_begin() returns: the bytes available (0 when `polls` loads
- * found nothing) or a negative error.
+/* pfr_reader_begin() without the pacing: head is loaded at once, every
+ * call.  For a reader that must see each record at the earliest even
+ * while the writer streams (a ping-pong sees no difference: its loads
+ * find nothing between messages, which turns the pacing off).  Leaves the
+ * pacing as it was.
+ * Concurrency: the reader only.  Progress: wait-free. */
+static inline int64_t pfr_reader_begin_unpaced(struct pfr_reader *r);
+/* Wait for records by spinning: pfr_reader_begin(), then, while it finds
+ * nothing, loads of head one pause apart, at most `polls` loads in all
+ * (0 counts as 1).  Returns what pfr_reader_begin() returns: the bytes
+ * available (0 when `polls` loads found nothing) or a negative error.
  * Concurrency: the reader only.  Progress: wait-free (bounded by polls). */
 static inline int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls);
 /* Next record before the head loaded by begin.  Returns 1 with *rec filled,

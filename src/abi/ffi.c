@@ -36,6 +36,7 @@
 #define pfr_writer_max_payload pfr__ffi_writer_max_payload
 #define pfr_writer_lost pfr__ffi_writer_lost
 #define pfr_reader_begin pfr__ffi_reader_begin
+#define pfr_reader_begin_unpaced pfr__ffi_reader_begin_unpaced
 #define pfr_reader_poll pfr__ffi_reader_poll
 #define pfr_reader_next pfr__ffi_reader_next
 #define pfr_reader_consume pfr__ffi_reader_consume
@@ -71,6 +72,7 @@
 #undef pfr_writer_max_payload
 #undef pfr_writer_lost
 #undef pfr_reader_begin
+#undef pfr_reader_begin_unpaced
 #undef pfr_reader_poll
 #undef pfr_reader_next
 #undef pfr_reader_consume
@@ -104,6 +106,7 @@ PFR_API int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 PFR_API size_t pfr_writer_max_payload(const struct pfr_writer *w);
 PFR_API uint64_t pfr_writer_lost(const struct pfr_writer *w);
 PFR_API int64_t pfr_reader_begin(struct pfr_reader *r);
+PFR_API int64_t pfr_reader_begin_unpaced(struct pfr_reader *r);
 PFR_API int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls);
 PFR_API int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
 PFR_API int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
@@ -183,6 +186,11 @@ uint64_t pfr_writer_lost(const struct pfr_writer *w)
 int64_t pfr_reader_begin(struct pfr_reader *r)
 {
 	return pfr__ffi_reader_begin(r);
+}
+
+int64_t pfr_reader_begin_unpaced(struct pfr_reader *r)
+{
+	return pfr__ffi_reader_begin_unpaced(r);
 }
 
 int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls)

@@ -36,6 +36,7 @@ static const char *const twins[] = {
 	"pfr_writer_max_payload",
 	"pfr_writer_lost",
 	"pfr_reader_begin",
+	"pfr_reader_begin_unpaced",
 	"pfr_reader_poll",
 	"pfr_reader_next",
 	"pfr_reader_consume",
@@ -74,6 +75,7 @@ static struct {
 	size_t (*max_payload)(const struct pfr_writer *);
 	uint64_t (*lost)(const struct pfr_writer *);
 	int64_t (*begin)(struct pfr_reader *);
+	int64_t (*begin_unpaced)(struct pfr_reader *);
 	int64_t (*poll)(struct pfr_reader *, uint32_t);
 	int (*next)(struct pfr_reader *, struct pfr_record *);
 	int64_t (*consume)(struct pfr_reader *, pfr_record_fn, void *,
@@ -128,6 +130,7 @@ static int resolve(void *h)
 	SYM(max_payload, "pfr_writer_max_payload");
 	SYM(lost, "pfr_writer_lost");
 	SYM(begin, "pfr_reader_begin");
+	SYM(begin_unpaced, "pfr_reader_begin_unpaced");
 	SYM(poll, "pfr_reader_poll");
 	SYM(next, "pfr_reader_next");
 	SYM(consume, "pfr_reader_consume");
@@ -246,6 +249,8 @@ static void test_ring(void)
 	is_uint(F.max_payload(&w), pfr_writer_max_payload(&w),
 		"max_payload twin = inline");
 	is_int(write_ten(&w), 0, "ten records through the writer twins");
+	is_int(F.begin_unpaced(&r), 10 * 32,
+	       "begin_unpaced twin: 10 records of 32 bytes");
 	is_int(F.begin(&r), 10 * 32, "begin twin: 10 records of 32 bytes");
 	is_uint(F.pending(&r), pfr_reader_pending(&r), "pending twin = inline");
 	for (seq = 0, got = 0; seq < 5; seq++)

@@ -6,7 +6,8 @@
  * bounds: it grows while the first load keeps finding small batches, up to
  * its maximum, shrinks while the batches are large, and is none after a
  * first load that found nothing.  Then a writer thread and a reader that
- * waits with pfr_reader_poll(): every record arrives, in order.
+ * waits with pfr_reader_poll(), and one that loops on pfr_reader_begin()
+ * (paced the same way): every record arrives, in order.
  */
 #include <pthread.h>
 
@@ -107,6 +108,36 @@ static void test_pace(void)
 	is_uint(w.r.pace, 0, "a first load that found nothing: no pacing");
 }
 
+/* The loop a user writes first (begin, next, end, begin again) gets the
+ * same pacing as pfr_reader_poll(); pfr_reader_begin_unpaced() loads head
+ * without it and leaves it as it was. */
+static void test_begin_paces(void)
+{
+	struct raw w;
+	unsigned rounds;
+
+	raw_init(&w);
+	for (rounds = 0; rounds < 40; rounds++) {
+		raw_put(&w, 1);
+		if (pfr_reader_begin(&w.r) != 16)
+			break;
+		raw_drain(&w);
+	}
+	is_uint(rounds, 40, "begin: 40 single records, each found at once");
+	is_uint(w.r.pace, PFR__POLL_PACE_MAX,
+		"begin: the pace grew to its maximum");
+	raw_put(&w, 128);
+	is_int(pfr_reader_begin_unpaced(&w.r), 2048,
+	       "begin_unpaced: the same bytes as begin");
+	is_uint(w.r.pace, PFR__POLL_PACE_MAX, "begin_unpaced: pace unchanged");
+	raw_drain(&w);
+	is_int(pfr_reader_begin_unpaced(&w.r), 0, "begin_unpaced: empty");
+	is_uint(w.r.pace, PFR__POLL_PACE_MAX,
+		"begin_unpaced: pace unchanged by an empty load");
+	is_int(pfr_reader_begin(&w.r), 0, "begin: empty");
+	is_uint(w.r.pace, 0, "begin: a load that found nothing, no pacing");
+}
+
 struct thr {
 	struct pfr_ring *ring;
 	uint64_t bad, got;
@@ -141,7 +172,7 @@ static int check(void *ctx, const struct pfr_record *rec)
 	return 0;
 }
 
-static void test_threads(void)
+static void test_threads(int naive)
 {
 	struct pfr_ring_opts o = {.data_size = 32768,
 				  .policy = PFR_POLICY_BLOCK};
@@ -156,7 +187,7 @@ static void test_threads(void)
 		"ring, reader and writer thread"))
 		return;
 	while (t.got < n_threaded && !t.bad) {
-		avail = pfr_reader_poll(&r, 64);
+		avail = naive ? pfr_reader_begin(&r) : pfr_reader_poll(&r, 64);
 		if (avail < 0)
 			break;
 		if (pfr_reader_consume(&r, check, &t, 0) < 0)
@@ -168,8 +199,8 @@ static void test_threads(void)
 	pthread_join(th, NULL);
 	is_int(t.err, 0, "the writer wrote every record");
 	ok(t.got == n_threaded && t.bad == 0 && avail >= 0,
-	   "%llu records read in order through poll + consume (%llu bad)",
-	   (unsigned long long)t.got, (unsigned long long)t.bad);
+	   "%llu records read in order through %s + consume (%llu bad)",
+	   (unsigned long long)t.got, naive ? "begin" : "poll", (unsigned long long)t.bad);
 	ok(r.pace <= PFR__POLL_PACE_MAX, "the pace within its bound");
 	pfr_ring_close(t.ring);
 }
@@ -182,6 +213,8 @@ int main(void)
 		n_threaded = 2000000;
 	test_results();
 	test_pace();
-	test_threads();
+	test_begin_paces();
+	test_threads(0);
+	test_threads(1);
 	return tap_done();
 }
