@@ -815,7 +815,7 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 	err = pfr_reader_init(&rd, &end, &start, ring->reader.data,
 			      ring->data_size, PFR_ORDER_ACQREL, 0,
 			      ring->scratch);
-	if (!err && pfr_reader_begin(&rd) >= 0) {
+	if (!err && pfr_reader_begin_unpaced(&rd) >= 0) {
 		while (pfr_reader_next(&rd, &rec) == 1) {
 			n++;
 			if (fn && fn(arg, &rec))

@@ -4,7 +4,7 @@
  * the ordered merge, the records delivered in time order (and written to
  * perf.data), the poll loop and its requests, the end.
  *
- * Draining a ring: pfr_reader_begin() loads data_head with acquire (C,
+ * Draining a ring: pfr_reader_begin_unpaced() loads data_head with acquire (C,
  * pairing with the kernel's smp_wmb() in perf_output_put_handle()), the
  * records are copied into the merge, and pfr_reader_end() stores
  * data_tail with release (D, pairing with the control dependency in
@@ -150,7 +150,7 @@ static int drain_ring(struct pfr_perf_session *s, struct pfr_perf_ring *ring)
 {
 	struct pfr_record rec;
 	/* C: pairs with B, smp_wmb() in perf_output_put_handle() */
-	int64_t avail = pfr_reader_begin(&ring->reader);
+	int64_t avail = pfr_reader_begin_unpaced(&ring->reader);
 	int n, err = 0;
 
 	if (avail < 0)

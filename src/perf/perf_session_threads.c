@@ -6,7 +6,7 @@
  * takes the buffers, queues their records in the ordered merge and
  * delivers them in time order.
  *
- * Draining a ring is as in perf_session_run.c: pfr_reader_begin() loads
+ * Draining a ring is as in perf_session_run.c: pfr_reader_begin_unpaced() loads
  * data_head with acquire (C, pairing with the kernel's smp_wmb() in
  * perf_output_put_handle()), pfr_reader_end() stores data_tail with
  * release (D, pairing with the control dependency in perf_output_begin()).
@@ -97,7 +97,7 @@ static int pass(struct pfr__reader *r, clockid_t clk)
 
 		pthread_mutex_lock(&r->mu);
 		/* C: pairs with B, smp_wmb() in perf_output_put_handle() */
-		avail = pfr_reader_begin(&ring->reader);
+		avail = pfr_reader_begin_unpaced(&ring->reader);
 		if (avail < 0) {
 			pthread_mutex_unlock(&r->mu);
 			return (int)avail;

@@ -1116,7 +1116,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 	int last = s->closing || s->dead, batches = 0;
 
 	do {
-		avail = pfr_reader_begin(&s->r);
+		avail = pfr_reader_begin_unpaced(&s->r);
 		if (avail < 0) {
 			pfr__quarantine(g, i, (int)avail);
 			return t.count;
@@ -1388,7 +1388,7 @@ int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
 			it->total += got;
 			continue;
 		}
-		avail = pfr_reader_begin(&s->r);
+		avail = pfr_reader_begin_unpaced(&s->r);
 		if (avail < 0) {
 			pfr__quarantine(g, i, (int)avail);
 			continue;
