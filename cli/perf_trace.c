@@ -919,11 +919,6 @@ static int pfr_trace_print_to(struct pfr_trace *t, FILE *f, int json,
 	return 1;
 }
 
-int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
-		    uint32_t size)
-{
-	return pfr_trace_print_to(t, f, json, raw, size);
-}
 #else
 /* Built without libtraceevent (a cross build): no fields. */
 struct pfr_trace *pfr_trace_open(const char *path, const char **why)
@@ -966,3 +961,9 @@ static int pfr_trace_print_to(struct pfr_trace *t, FILE *f, int json,
 	return 0;
 }
 #endif
+
+int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
+		    uint32_t size)
+{
+	return pfr_trace_print_to(t, f, json, raw, size);
+}
