@@ -32,12 +32,17 @@ static int pfr_in_file(const struct pfr_perf_file *f,
 	       s->size <= f->tail_len - (s->offset - f->tail_off);
 }
 
-/* The byte at file offset off, inside a section pfr_in_file() accepted. */
+/* The byte at file offset off, inside a section pfr_in_file() accepted.
+ * Both buffers hold the file's own bytes, and the head and the tail may
+ * overlap (a data section that starts inside the header): an offset at or
+ * past the tail's start is served from the tail, which holds everything up
+ * to the file's end, so a read that starts there and stays inside its
+ * section stays inside the tail; one before it stays inside the head. */
 static const unsigned char *pfr_at(const struct pfr_perf_file *f, uint64_t off)
 {
-	if (off < f->head_len || !f->tail || off < f->tail_off)
-		return f->map + off;
-	return f->tail + (off - f->tail_off);
+	if (f->tail && off >= f->tail_off)
+		return f->tail + (off - f->tail_off);
+	return f->map + off;
 }
 
 /* Reads a perf_header_string at *off inside [*, end); 0 or -1. */

@@ -11,7 +11,7 @@ secs=${FUZZ_SECONDS:-20}
 fuzz_dirs mpsc
 srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/writers/mpsc.c" "$top/src/ring/ring.c"
 	"$top/src/ring/task.c"
-	"$top/src/abi/version.c")
+	"$top/src/abi/version.c" "$top/src/abi/errors.c")
 
 fuzz_build "$bin" "$out/build.log" "${srcs[@]}"
 # seeds: nothing (the template alone), and one patch of each region

@@ -15,6 +15,8 @@ build=${PFR_BUILD:-$top/build}
 secs=${FUZZ_SECONDS:-30}
 out=$build/tests/fuzz
 mkdir -p "$out/corpus"
+# Inputs that once crashed a reader run first (tests/fuzz/regress/perf).
+cp "$top"/tests/fuzz/regress/perf/* "$out/corpus/"
 bin=$out/fuzz_perf_decode
 echo "# building $bin with clang -fsanitize=fuzzer,address,undefined"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -28,7 +30,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
 	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \
 	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
-	"$top/src/abi/version.c" $(pkg-config --cflags --libs libtraceevent \
+	"$top/src/abi/version.c" "$top/src/abi/errors.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -liberty -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	fail "fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"

@@ -12,7 +12,7 @@
 secs=${FUZZ_SECONDS:-25}
 fuzz_dirs ring
 # fuzz_ring.c compiles src/ring/ring.c itself (with a load hook: its mode 3)
-srcs=("$top/tests/fuzz/fuzz_ring.c" "$top/src/abi/version.c")
+srcs=("$top/tests/fuzz/fuzz_ring.c" "$top/src/abi/version.c" "$top/src/abi/errors.c")
 
 fuzz_build "$bin" "$out/build.log" "${srcs[@]}"
 if ! clang "${flags[@]}" -fsanitize=address,undefined -DFUZZ_RING_SEEDS \
