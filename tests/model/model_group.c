@@ -8,7 +8,7 @@
  * reader draining, freeing and reclaiming slots.
  *
  * Only what the model cannot run is replaced, outside group.c: the
- * processes (getpid(), kill(), and pfr__task_state()/pfr__task_dead(),
+ * processes (getpid(), kill(), and pfr__task_check()/_state()/_dead(),
  * which read /proc in the library: here one pid per writer thread, alive
  * until it dies), and the shared object (built here in static memory as
  * pfr__group_new() lays it out, smaller: no mmap, no eventfd).  Every
@@ -49,6 +49,13 @@ int pfr__task_state(uint32_t id, int what, uint64_t *start)
 	if (id == pfr_model_group_pid())
 		return 0;
 	return pfr_model_group_dead(id);
+}
+
+/* The three-way answer (0 may run, 1 proven gone, -1 unreadable): the
+ * model's /proc is always readable. */
+int pfr__task_check(uint32_t id, int what, uint64_t *start)
+{
+	return pfr__task_state(id, what, start);
 }
 
 int pfr__task_dead(uint32_t id, int what, uint64_t start)

@@ -167,7 +167,7 @@ grep -q '(inlined)$' a.out && grep -q ' outer+0x' a.out &&
 ok $? "DWARF stacks unwound: outer, main and inlined frames"
 # perfring record's own output decodes tracepoints too (this machine's
 # formats), as text and as JSON.
-"$P" record -e sched:sched_switch -a -- sleep 0.1 >rec.txt 2>/dev/null
+"$P" record --stream -e sched:sched_switch -a -- sleep 0.1 >rec.txt 2>/dev/null
 grep -q 'sched:sched_switch: prev_comm=.* ==> next_comm=' rec.txt
 ok $? "record's streaming text: sched_switch's fields decoded"
 "$P" record --json -e sched:sched_switch -a -- sleep 0.1 >rec.json \
