@@ -96,7 +96,9 @@ int main(int argc, char **argv)
 	uint64_t x = 7, probes;
 	int fd, bad = 0, err;
 
-	put("PERFILE2", 8);
+	/* the magic is a u64 in the writer's byte order ("PERFILE2" as
+	 * bytes on a little-endian host only) */
+	put(&(uint64_t){0x32454c4946524550ULL}, 8);
 	put(&(uint64_t){16}, 8);
 	attr(0);
 	update(id_of(NEV - 1, 5), "early"); /* before event 99's attr */

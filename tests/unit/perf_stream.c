@@ -114,7 +114,8 @@ int main(void)
 	compare(path);
 	/* a pipe-format stream is read whole, as pfr_perf_file_open() does */
 	{
-		static const unsigned char pipe_hdr[16] = "PERFILE2\x10";
+		/* magic and size: u64s in this host's byte order */
+		const uint64_t pipe_hdr[2] = {0x32454c4946524550ULL, 16};
 		FILE *p = fopen(path, "wb");
 
 		ok(p && fwrite(pipe_hdr, 16, 1, p) == 1 && !fclose(p),
