@@ -79,6 +79,7 @@ static int step(struct pfr__procs *ps, struct model *md)
 		/* a child without mappings of its own takes its parent's */
 		pfr__procs_fork(ps, (uint32_t)q + 1, (uint32_t)p + 1);
 		if (p != q && md->n[p] && !md->n[q]) {
+			free(md->m[q]); /* emptied by an exec, maybe */
 			md->m[q] = malloc(md->n[p] * sizeof(*md->m[p]));
 			memcpy(md->m[q], md->m[p],
 			       md->n[p] * sizeof(*md->m[p]));
