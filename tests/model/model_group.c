@@ -32,9 +32,32 @@
 
 #include "../../src/ring/ring.c"
 #include "../../src/writers/merge.c"
-#include "../../src/writers/group.c"
 
 #include "model_group.h"
+
+/* ---- a fault seam: the ring of a claimed slot cannot be opened ---- */
+
+#define PFR_MODEL_OPEN_FAILED (-PFR_E_SYSTEM)
+
+static int pfr_model_group_fail_open(void);
+
+/* group.c's pfr__writer_open_at() (ring.c's, above), failing once for
+ * the writer pfr_model_group_fail_open() names: the error path of
+ * pfr_group_join() that gives the claimed slot back. */
+static int pfr_model_writer_open_at(struct pfr_writer *w,
+				    struct pfr_ring_ctl *c,
+				    unsigned char *data, uint64_t data_size,
+				    uint32_t policy, uint32_t ordering,
+				    uint32_t flags)
+{
+	if (pfr_model_group_fail_open())
+		return PFR_MODEL_OPEN_FAILED;
+	return pfr__writer_open_at(w, c, data, data_size, policy, ordering,
+				   flags);
+}
+#define pfr__writer_open_at pfr_model_writer_open_at
+
+#include "../../src/writers/group.c"
 
 /* ---- /proc, as the model's processes ---- */
 
@@ -82,6 +105,7 @@ struct pfr_model_region {
 
 static struct pfr_model_group {
 	struct pfr_model_group_cfg cfg;
+	int failed; /* FAIL: the injected failure happened */
 	struct pfr_group g;
 	struct pfr_writer w[PFR_MODEL_GROUP_MAXW];
 	struct pfr_model_region region;
@@ -90,6 +114,17 @@ static struct pfr_model_group {
 	unsigned got;
 	uint64_t last_time;
 } pfr_model_group;
+
+/* FAIL: the first open of the first writer (pid 100) fails.  Called by
+ * that writer's thread only before it returns, so a plain flag. */
+static int pfr_model_group_fail_open(void)
+{
+	if (pfr_model_group.cfg.scenario != PFR_MODEL_GROUP_FAIL ||
+	    pfr_model_group_pid() != 100 || pfr_model_group.failed)
+		return 0;
+	pfr_model_group.failed = 1;
+	return 1;
+}
 
 size_t pfr_model_group_fields(struct pfr_model_gfield *f, size_t max)
 {
@@ -170,6 +205,7 @@ void pfr_model_group_setup(const struct pfr_model_group_cfg *cfg)
 		pfr__greg_del(g);
 	}
 	x->cfg = *cfg;
+	x->failed = 0;
 	x->got = 0;
 	x->last_time = 0;
 	for (unsigned i = 0; i < PFR_MODEL_GROUP_MAXW; i++)
@@ -234,6 +270,16 @@ void pfr_model_group_writer(unsigned i)
 	struct pfr_writer *w = &x->w[i];
 	int slot;
 
+	if (x->cfg.scenario == PFR_MODEL_GROUP_FAIL && i == 0) {
+		/* claims the slot, cannot open its ring, gives it back */
+		while ((slot = pfr_group_join(&x->g, w, i + 1)) ==
+		       -PFR_E_FULL)
+			pfr_cpu_relax();
+		pfr_model_check(slot == PFR_MODEL_OPEN_FAILED,
+				"pfr_group_join: the injected failure",
+				PFR_MODEL_SITE);
+		return;
+	}
 	/* join, retrying while every slot is taken (it frees when the
 	 * reader has drained a leaver or reclaimed a dead writer) */
 	while ((slot = pfr_group_join(&x->g, w, i + 1)) == -PFR_E_FULL)
@@ -294,8 +340,11 @@ void pfr_model_group_reader(void)
 {
 	struct pfr_model_group *x = &pfr_model_group;
 	struct pfr_group *g = &x->g;
-	unsigned total = x->cfg.writers * x->cfg.records;
-	uint64_t frees = x->cfg.writers;
+	/* FAIL: the first writer never holds the slot */
+	unsigned live = x->cfg.writers -
+			(x->cfg.scenario == PFR_MODEL_GROUP_FAIL);
+	unsigned total = live * x->cfg.records;
+	uint64_t frees = live;
 
 	for (;;) {
 		struct pfr_group_stats st;

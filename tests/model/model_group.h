@@ -55,6 +55,10 @@ enum pfr_model_group_scenario {
 	PFR_MODEL_GROUP_ORDERED = 3,
 	/* as MANY with a reader asleep in pfr_group_wait() */
 	PFR_MODEL_GROUP_WAIT = 4,
+	/* as REUSE, but the first writer's ring cannot be opened after its
+	 * claim (an injected failure of pfr__writer_open_at()): it gives
+	 * the slot back, and the second writer claims and resets it */
+	PFR_MODEL_GROUP_FAIL = 5,
 };
 
 #define PFR_MODEL_GROUP_MAXW 3

@@ -593,6 +593,7 @@ namespace
 #define DE PFR_MODEL_GROUP_DEAD
 #define OR PFR_MODEL_GROUP_ORDERED
 #define WA PFR_MODEL_GROUP_WAIT
+#define FA PFR_MODEL_GROUP_FAIL
 #define RS rl::sched_random, 0
 
 const model_case cases[] = {
@@ -619,6 +620,11 @@ const model_case cases[] = {
 	 "the reader asleep in pfr_group_wait(), woken by a join, a record, "
 	 "a leave",
 	 RS},
+	{"fail-2w", FA, 2, 1, 2, nullptr, PASS,
+	 "the first writer claims the 1-slot group (J), cannot open its ring "
+	 "and gives the slot back (release FREE); the second claims it, "
+	 "resets the ring, writes and leaves",
+	 RS},
 
 	/* Mutants made by the hooks: each must be caught. */
 	{"join-relaxed", MA, 2, 2, 2, "pfr_group_join", CAUGHT,
@@ -644,6 +650,7 @@ const model_case cases[] = {
 #undef DE
 #undef OR
 #undef WA
+#undef FA
 #undef RS
 
 class report_buf : public std::streambuf
