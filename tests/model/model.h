@@ -75,6 +75,13 @@ enum pfr_model_scenario {
 	 * threshold: both sleep; the writer ends with pfr_writer_flush(),
 	 * which alone wakes the reader for the last record */
 	PFR_MODEL_BOTH = 2,
+	/* OVERWRITE writer (the flight recorder), reader taking snapshots
+	 * with pfr_ring_snapshot() while the writer overwrites: the
+	 * seqlock of oldest.  The data area's words are relaxed atomics
+	 * here (a snapshot's copy races with the writer by design: 8-byte
+	 * untorn loads, confirmed by a later load of oldest); what the
+	 * snapshot returns is checked record by record */
+	PFR_MODEL_SNAP = 3,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

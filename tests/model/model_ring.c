@@ -61,6 +61,7 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	struct pfr_ring *ring = &m->ring;
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
 	int both = cfg->scenario == PFR_MODEL_BOTH;
+	int snap = cfg->scenario == PFR_MODEL_SNAP;
 
 	/* Plain stores: Relacy's before() happens before both threads. */
 	m->cfg = *cfg;
@@ -73,7 +74,9 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	ring->data = m->data;
 	ring->data_size = cfg->data_size;
 	ring->max_record = pfr__max_record(cfg->data_size);
-	ring->policy = wake ? PFR_POLICY_DROP : PFR_POLICY_BLOCK;
+	ring->policy = wake   ? PFR_POLICY_DROP
+		       : snap ? PFR_POLICY_OVERWRITE
+			      : PFR_POLICY_BLOCK;
 	ring->ordering = (uint32_t)cfg->ordering;
 	ring->flags = wake || both ? PFR_RING_WAIT : 0;
 	ring->fd = -1;
@@ -95,6 +98,8 @@ int pfr_model_open(void)
 
 	if (err)
 		return err;
+	if (m->cfg.scenario == PFR_MODEL_SNAP)
+		return 0; /* the reader takes snapshots */
 	err = pfr_ring_reader(&m->ring, &m->r);
 	if (err)
 		return err;
@@ -160,10 +165,68 @@ static unsigned pfr_model_drain(unsigned got)
 	return n;
 }
 
+/* SNAP: checks what pfr_ring_snapshot() returned into buf (n bytes or an
+ * error): whole records of the writer's, in order, without a gap; or
+ * -PFR_E_OVERWRITTEN (the writer kept overwriting what it walked), the
+ * only error a correct snapshot of this ring may give. */
+static void pfr_model_check_snapshot(const unsigned char *buf, int64_t n)
+{
+	struct pfr_model *m = &pfr_model;
+	uint64_t size = 8 + m->cfg.payload, prev = 0;
+
+	if (n == -PFR_E_OVERWRITTEN)
+		return;
+	pfr_model_check(n >= 0 && (uint64_t)n % size == 0,
+			"pfr_ring_snapshot failed or returned part of a record",
+			PFR_MODEL_SITE);
+	for (int64_t at = 0; n > 0 && at < n; at += (int64_t)size) {
+		struct pfr_record_header h;
+		uint64_t w0, seq;
+
+		memcpy(&h, buf + at, sizeof(h));
+		memcpy(&w0, buf + at + 8, 8);
+		seq = w0 >> 16;
+		pfr_model_check(h.type == PFR_MODEL_TYPE && h.size == size,
+				"snapshot: record header", PFR_MODEL_SITE);
+		pfr_model_check(seq >= 1 && seq <= m->cfg.records &&
+					(!prev || seq == prev + 1),
+				"snapshot: records out of order or missing",
+				PFR_MODEL_SITE);
+		for (unsigned k = 0; k < m->cfg.payload / 8; k++) {
+			uint64_t v;
+
+			memcpy(&v, buf + at + 8 + 8 * k, 8);
+			pfr_model_check(v == PFR_MODEL_WORD(seq, k),
+					"snapshot: record overwritten (torn)",
+					PFR_MODEL_SITE);
+		}
+		prev = seq;
+	}
+}
+
+/* SNAP: a snapshot of the whole ring, then one whose buffer holds one
+ * record (it walks the headers from oldest to find the last record). */
+static void pfr_model_snapshots(void)
+{
+	struct pfr_model *m = &pfr_model;
+	uint64_t buf[PFR_MODEL_DATA_MAX / 8];
+	size_t lens[2] = {m->cfg.data_size, 8 + m->cfg.payload};
+
+	for (unsigned i = 0; i < 2; i++)
+		pfr_model_check_snapshot(
+			(const unsigned char *)buf,
+			pfr_ring_snapshot(&m->ring, buf, lens[i]));
+}
+
 void pfr_model_reader(void)
 {
 	struct pfr_model *m = &pfr_model;
 	unsigned got = 0;
+
+	if (m->cfg.scenario == PFR_MODEL_SNAP) {
+		pfr_model_snapshots();
+		return;
+	}
 
 	while (got < m->cfg.records) {
 		int64_t avail;

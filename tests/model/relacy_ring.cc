@@ -102,6 +102,8 @@ ring_test *g_test;
 struct ring_test : rl::test_suite<ring_test, 2> {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
 	rl::var<uint64_t> word[WORDS];
+	/* SNAP: the data area's words as relaxed atomics (see model.h) */
+	rl::atomic<uint64_t> aword[WORDS];
 	rl::mutex futex_mtx;
 	rl::condition_variable futex_cv[2]; /* reader_waiting, writer_waiting */
 
@@ -117,8 +119,10 @@ struct ring_test : rl::test_suite<ring_test, 2> {
 			std::memcpy(&v, ctl + g_slots[i].off, g_slots[i].size);
 			field[i].store(v, rl::mo_relaxed, $);
 		}
-		for (unsigned i = 0; i < WORDS; i++)
+		for (unsigned i = 0; i < WORDS; i++) {
 			word[i]($) = 0;
+			aword[i].store(0, rl::mo_relaxed, $);
+		}
 		RL_ASSERT(pfr_model_open() == 0);
 	}
 
@@ -187,6 +191,16 @@ rl::var<uint64_t> *word_at(const volatile void *p, size_t size,
 		return nullptr;
 	}
 	return &g_test->word[off / 8];
+}
+
+/* SNAP: the data-area word at p as a relaxed atomic, or nullptr when the
+ * case keeps the data area plain (race-checked). */
+rl::atomic<uint64_t> *aword_at(const volatile void *p, size_t size,
+			       const rl::debug_info &info)
+{
+	if (g_cfg.scenario != PFR_MODEL_SNAP || !word_at(p, size, info))
+		return nullptr;
+	return &g_test->aword[((uintptr_t)p - (uintptr_t)g_lay.data) / 8];
 }
 
 rl::memory_order order(int mo, const char *func)
@@ -259,8 +273,12 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 		return a ? a->load(order(mo, func), info) : 0;
 	}
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
-		rl::var<uint64_t> *w = word_at(p, size, info);
+		rl::atomic<uint64_t> *aw = aword_at(p, size, info);
+		rl::var<uint64_t> *w;
 
+		if (aw)
+			return aw->load(rl::mo_relaxed, info);
+		w = word_at(p, size, info);
 		/* a record byte: a plain access, race-checked */
 		return w ? (uint64_t)(*w)(info) : 0;
 	}
@@ -283,8 +301,14 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 		return;
 	}
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
-		rl::var<uint64_t> *w = word_at(p, size, info);
+		rl::atomic<uint64_t> *aw = aword_at(p, size, info);
+		rl::var<uint64_t> *w;
 
+		if (aw) {
+			aw->store(v, rl::mo_relaxed, info);
+			return;
+		}
+		w = word_at(p, size, info);
 		if (w)
 			(*w)(info) = v;
 		return; /* the real data area keeps its poison */
@@ -337,6 +361,23 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 		return dst;
 	}
 	for (size_t k = 0; k < n; k += 8) {
+		unsigned char *dk = (unsigned char *)dst + k;
+		const unsigned char *sk = (const unsigned char *)src + k;
+		rl::atomic<uint64_t> *aw = aword_at(d ? dk : sk, 8, info);
+
+		if (aw && d) {
+			uint64_t v;
+
+			std::memcpy(&v, sk, 8);
+			aw->store(v, rl::mo_relaxed, info);
+			continue;
+		}
+		if (aw) {
+			uint64_t v = aw->load(rl::mo_relaxed, info);
+
+			std::memcpy(dk, &v, 8);
+			continue;
+		}
 		if (d) {
 			uint64_t v;
 			rl::var<uint64_t> *w =
@@ -424,6 +465,7 @@ namespace
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
 #define BOTH PFR_MODEL_BOTH
+#define SN PFR_MODEL_SNAP
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -466,6 +508,14 @@ const model_case cases[] = {
 	{"both-ctrldep", BOTH, CD, nullptr, PASS,
 	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(2)},
 
+	/* The flight recorder: snapshots while the writer overwrites. */
+	{"snap-acqrel", SN, AR, nullptr, PASS,
+	 "ACQREL OVERWRITE: snapshots (whole ring, one record) while the "
+	 "writer overwrites",
+	 256, CB(3)},
+	{"snap-full", SN, F, nullptr, PASS,
+	 "FULL OVERWRITE: snapshots while the writer overwrites", 256, CB(3)},
+
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
 	 "FULL without A (smp_mb after loading tail)", 256, CB(5)},
@@ -507,6 +557,14 @@ const model_case cases[] = {
 	 "flush/kick wake-up without smp_mb in pfr__kick_reader", 1, CB(2)},
 	{"both-no-reader-mb", BOTH, AR, "pfr_reader_wait", LOST_WAKEUP,
 	 "flush/kick wake-up without smp_mb in pfr_reader_wait", 1, CB(2)},
+
+	/* Mutants of the snapshot's seqlock: a torn or stale record must
+	 * be returned, or a correct ring reported damaged. */
+	{"snap-no-overwrite-wmb", SN, AR, "pfr__overwrite_room", RACE_OR_VALUE,
+	 "OVERWRITE without smp_wmb after storing oldest", 256, CB(3)},
+	{"snap-relaxed-snapshot", SN, AR, "pfr_ring_snapshot", RACE_OR_VALUE,
+	 "snapshot with head loaded relaxed and no smp_rmb before oldest",
+	 256, CB(3)},
 };
 
 #undef FS
@@ -514,6 +572,7 @@ const model_case cases[] = {
 #undef P
 #undef W
 #undef BOTH
+#undef SN
 #undef F
 #undef AR
 #undef CD
@@ -585,6 +644,12 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 8;
+	} else if (scenario == PFR_MODEL_SNAP) {
+		/* 24-byte records, as PROTO: the third overwrites the
+		 * first (after a PAD record), the fourth the second */
+		g_cfg.data_size = 64;
+		g_cfg.records = 4;
+		g_cfg.payload = 16;
 	} else {
 		g_cfg.data_size = 64;
 		g_cfg.records = 2;
@@ -636,7 +701,7 @@ std::string failure_line(const std::string &out)
 bool discover(void)
 {
 	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_WAKE,
-				   PFR_MODEL_BOTH};
+				   PFR_MODEL_BOTH, PFR_MODEL_SNAP};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
