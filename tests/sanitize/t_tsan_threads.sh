@@ -4,8 +4,10 @@
 # (tests/sanitize/tsan_threads.c, linked with the library built by
 # `make SANITIZE=thread` into the build directory t_tsan.sh uses): a ring
 # writer and reader (ACQREL), and a 2-slot group whose slots pass between
-# 3 concurrent writers while the reader drains and frees them.  Fails on
-# a lost or corrupt record or any TSan report.
+# 3 concurrent writers while the reader drains and frees them, and a
+# writer's wake-ups looking its group up in the process's registry of
+# groups while another group is created.  Fails on a lost or corrupt
+# record or any TSan report.
 #
 # FULL and CTRLDEP are not run here: their B (and FULL's A, C, D) is a
 # fence (smp_wmb/smp_rmb/smp_mb), which TSan does not model, so a correct
@@ -36,7 +38,7 @@ $cc -std=gnu11 -O1 -g -fsanitize=thread -Wall -Wextra -Wno-tsan \
 ok $? "build tsan_threads with -fsanitize=thread" "$tmp/log"
 [ -x "$tmp/tsan_threads" ] || tap_done
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-for args in "ring acqrel" "group"; do
+for args in "ring acqrel" "group" "registry"; do
 	# shellcheck disable=SC2086
 	timeout -k 10 300 "$tmp/tsan_threads" $args >"$tmp/log" 2>&1
 	rc=$?

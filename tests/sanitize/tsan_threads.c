@@ -12,6 +12,12 @@
  *       both slots are taken), writing, leaving, and again, so that slots
  *       pass from writer to writer while the reader drains and frees them
  *       (the hand-over J, P, L, S, F with concurrent writers)
+ *   tsan_threads registry
+ *       a writer on a WAIT group whose reader sleeps in pfr_group_wait():
+ *       each wake-up looks the group up in the process's registry of
+ *       groups, while the main thread creates another group, which takes
+ *       the registry's entry before it (the registry's publication, its
+ *       release in pfr__greg_add(), and the wake path's acquire)
  *
  * Exit 0 when every record arrived intact, 1 otherwise.
  */
@@ -21,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <perfring/group.h>
 #include <perfring/ring.h>
@@ -158,6 +165,118 @@ static int run_group(void)
 	return rc || st.bad || gs.freed != (uint64_t)GW * GROUNDS;
 }
 
+/* ---- registry: a group created while a writer's wake-ups look one up
+ * ---- */
+
+static struct pfr_group *rgrp;
+static int rstop, rbad; /* relaxed: no synchronization between threads */
+static uint64_t rsleeps;
+
+static void *rwriter(void *arg)
+{
+	struct pfr_writer w;
+	uint64_t k = 0;
+
+	(void)arg;
+	if (pfr_group_join(rgrp, &w, 1) < 0)
+		return (void *)1;
+	while (!__atomic_load_n(&rstop, __ATOMIC_RELAXED)) {
+		uint64_t p[2] = {++k, k * 0x9e3779b97f4a7c15ull};
+
+		/* DROP: a full ring loses records (counted), never blocks */
+		if (pfr_writer_write(&w, 7, p, sizeof(p)) &&
+		    pfr_writer_lost(&w) == 0)
+			return (void *)1;
+	}
+	return pfr_group_leave(rgrp, &w) ? (void *)1 : NULL;
+}
+
+static int rcheck(void *arg, const struct pfr_group_rec *r)
+{
+	uint64_t *last = arg, p[2];
+
+	if (r->hdr.type != 7)
+		return 0; /* LOST */
+	memcpy(p, r->payload, sizeof(p));
+	if (r->len != 16 || p[0] <= *last ||
+	    p[1] != p[0] * 0x9e3779b97f4a7c15ull) {
+		fprintf(stderr, "registry: record corrupt\n");
+		__atomic_store_n(&rbad, 1, __ATOMIC_RELAXED);
+	}
+	*last = p[0];
+	return 0;
+}
+
+static void *rreader(void *arg)
+{
+	struct pfr_group_stats gs;
+	uint64_t last = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&rstop, __ATOMIC_RELAXED)) {
+		if (pfr_group_wait(rgrp, 1000000) < 0 ||
+		    pfr_group_drain(rgrp, rcheck, &last, 0) < 0) {
+			__atomic_store_n(&rbad, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		pfr_group_stats(rgrp, &gs);
+		__atomic_store_n(&rsleeps, gs.wakeups, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void rpause(long ns)
+{
+	struct timespec ts = {0, ns};
+
+	nanosleep(&ts, NULL);
+}
+
+static int run_registry(void)
+{
+	struct pfr_group_opts o = {.sz = sizeof(o),
+				   .slots = 1,
+				   .data_size = 4096,
+				   .policy = PFR_POLICY_DROP,
+				   .ordering = PFR_ORDER_ACQREL,
+				   .flags = PFR_GROUP_WAIT};
+	struct pfr_group *before, *late;
+	pthread_t tw, tr;
+	uint64_t s0, s1;
+	void *wrc;
+	int rc = 0;
+
+	/* the registry's first entry is freed again, so that the group
+	 * created later takes it: every lookup for rgrp passes it */
+	if (pfr_group_create(&before, &o) || pfr_group_create(&rgrp, &o) ||
+	    pfr_group_reader_open(rgrp, 0, NULL, NULL))
+		return 1;
+	pfr_group_close(before);
+	pthread_create(&tr, NULL, rreader, NULL);
+	pthread_create(&tw, NULL, rwriter, NULL);
+	rpause(50000000);
+	/* no synchronization with the writer from here on but the
+	 * registry's own: its lookups read the new group's fields */
+	if (pfr_group_create(&late, &o))
+		return 1;
+	s0 = __atomic_load_n(&rsleeps, __ATOMIC_RELAXED);
+	rpause(200000000);
+	s1 = __atomic_load_n(&rsleeps, __ATOMIC_RELAXED);
+	__atomic_store_n(&rstop, 1, __ATOMIC_RELAXED);
+	pthread_join(tw, &wrc);
+	pthread_join(tr, NULL);
+	rc = wrc != NULL || rbad;
+	printf("registry: %llu sleeps woken while the second group existed\n",
+	       (unsigned long long)(s1 - s0));
+	if (s1 == s0) {
+		fprintf(stderr, "registry: no wake-up to test\n");
+		rc = 1;
+	}
+	pfr_group_close(late);
+	pfr_group_close(rgrp);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct pfr_ring_opts o = {
@@ -170,6 +289,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "group"))
 		return run_group();
+	if (argc == 2 && !strcmp(argv[1], "registry"))
+		return run_registry();
 	if (argc != 3 || strcmp(argv[1], "ring"))
 		return 2;
 	o.ordering = !strcmp(argv[2], "ctrldep") ? PFR_ORDER_CTRLDEP
