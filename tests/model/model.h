@@ -82,6 +82,14 @@ enum pfr_model_scenario {
 	 * untorn loads, confirmed by a later load of oldest); what the
 	 * snapshot returns is checked record by record */
 	PFR_MODEL_SNAP = 3,
+	/* creation and attachment: the writer's thread creates the ring
+	 * (pfr__ring_new()) in a shared object that the reader's thread
+	 * attaches to (pfr__ring_map()) at the same time.  The creator's
+	 * plain stores to the control block (C assignments and memset(),
+	 * which no macro reaches) become relaxed stores of each modelled
+	 * field that changed, made at its next hooked operation: its
+	 * smp_wmb(), or the magic's store when that barrier is missing */
+	PFR_MODEL_ATTACH = 4,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

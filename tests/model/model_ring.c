@@ -21,6 +21,25 @@
  * The cases that check the sleep's hand-shake set one spin. */
 unsigned pfr_model_block_spins = 256;
 #define PFR__BLOCK_SPINS ((int)pfr_model_block_spins)
+
+/* The shared-memory object of creation and attachment (ATTACH): ring.c's
+ * system calls on it, after the system headers that declare them. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define mmap pfr_model_mmap
+#define munmap pfr_model_munmap
+#define ftruncate pfr_model_ftruncate
+#define fstat pfr_model_fstat
+#define fcntl pfr_model_fcntl
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
+			    int fd, off_t off);
+static int pfr_model_munmap(void *addr, size_t len);
+static int pfr_model_ftruncate(int fd, off_t len);
+static int pfr_model_fstat(int fd, struct stat *st);
+static int pfr_model_fcntl(int fd, int cmd, ...);
+
 #include "../../src/ring/ring.c"
 
 #include "model.h"
@@ -39,25 +58,90 @@ static struct pfr_model {
 	struct pfr_ring ring;
 	struct pfr_writer w;
 	struct pfr_reader r;
-	struct pfr_ring_ctl ctl __attribute__((aligned(PFR_RING_LINE)));
-	unsigned char data[PFR_MODEL_DATA_MAX] __attribute__((aligned(64)));
 	unsigned char scratch[PFR_RECORD_MAX + 8];
+	/* ATTACH: the object's size (ftruncate), the rings made */
+	uint64_t obj_size;
+	struct pfr_ring *created, *attached;
+	/* the shared memory: a control block, its data area a page after
+	 * it, as pfr__ring_new() lays a ring out (4-KiB pages); the other
+	 * scenarios use the first PFR_MODEL_DATA_MAX bytes of data */
+	struct pfr_model_obj {
+		struct pfr_ring_ctl ctl;
+		unsigned char pad[4096 - sizeof(struct pfr_ring_ctl)];
+		unsigned char data[4096];
+	} obj __attribute__((aligned(4096)));
 } pfr_model;
+
+_Static_assert(offsetof(struct pfr_model_obj, data) == 4096,
+	       "the data area a page after the control block");
+
+#define PFR_MODEL_FD 1000 /* ATTACH: the object's descriptor */
+
+/* ---- ATTACH: the object's system calls ---- */
+
+/* Both mappings (the creator's, read-write; the attacher's, of the header
+ * read-only and then of the whole object) are the one static object. */
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
+			    int fd, off_t off)
+{
+	(void)addr;
+	(void)prot;
+	(void)flags;
+	pfr_model_check(fd == PFR_MODEL_FD && off == 0 &&
+				len <= sizeof(pfr_model.obj),
+			"unmodelled mmap", PFR_MODEL_SITE);
+	return &pfr_model.obj;
+}
+
+static int pfr_model_munmap(void *addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return 0;
+}
+
+/* The object's size: system calls, ordered as the kernel orders them (a
+ * plain variable: the model's threads share one system thread). */
+static int pfr_model_ftruncate(int fd, off_t len)
+{
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled ftruncate",
+			PFR_MODEL_SITE);
+	pfr_model.obj_size = (uint64_t)len;
+	return 0;
+}
+
+static int pfr_model_fstat(int fd, struct stat *st)
+{
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat",
+			PFR_MODEL_SITE);
+	(memset)(st, 0, sizeof(*st));
+	st->st_size = (off_t)pfr_model.obj_size;
+	return 0;
+}
+
+/* Seals: not supported (a POSIX shm object), so never sealed. */
+static int pfr_model_fcntl(int fd, int cmd, ...)
+{
+	(void)fd;
+	(void)cmd;
+	errno = EINVAL;
+	return -1;
+}
 
 void pfr_model_layout(struct pfr_model_layout *l)
 {
-	l->ctl = &pfr_model.ctl;
-	l->ctl_size = sizeof(pfr_model.ctl);
-	l->data = pfr_model.data;
-	l->data_size = sizeof(pfr_model.data);
-	l->reader_futex = &pfr_model.ctl.reader_waiting;
-	l->writer_futex = &pfr_model.ctl.writer_waiting;
+	l->ctl = &pfr_model.obj.ctl;
+	l->ctl_size = sizeof(pfr_model.obj.ctl);
+	l->data = pfr_model.obj.data;
+	l->data_size = PFR_MODEL_DATA_MAX;
+	l->reader_futex = &pfr_model.obj.ctl.reader_waiting;
+	l->writer_futex = &pfr_model.obj.ctl.writer_waiting;
 }
 
 void pfr_model_setup(const struct pfr_model_cfg *cfg)
 {
 	struct pfr_model *m = &pfr_model;
-	struct pfr_ring_ctl *c = &m->ctl;
+	struct pfr_ring_ctl *c = &m->obj.ctl;
 	struct pfr_ring *ring = &m->ring;
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
 	int both = cfg->scenario == PFR_MODEL_BOTH;
@@ -65,13 +149,19 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 
 	/* Plain stores: Relacy's before() happens before both threads. */
 	m->cfg = *cfg;
+	free(m->created);
+	free(m->attached);
+	m->created = m->attached = NULL;
+	m->obj_size = 0;
 	memset(c, 0, sizeof(*c));
-	memset(m->data, 0xa5, sizeof(m->data));
+	if (cfg->scenario == PFR_MODEL_ATTACH)
+		return; /* a fresh object: zero, size 0; the writer creates */
+	memset(m->obj.data, 0xa5, sizeof(m->obj.data));
 	/* The ring as pfr__ring_new() builds it, in static memory and
 	 * smaller than a real ring may be (a few records fill it). */
 	memset(ring, 0, sizeof(*ring));
 	ring->ctl = c;
-	ring->data = m->data;
+	ring->data = m->obj.data;
 	ring->data_size = cfg->data_size;
 	ring->max_record = pfr__max_record(cfg->data_size);
 	ring->policy = wake   ? PFR_POLICY_DROP
@@ -100,6 +190,8 @@ int pfr_model_open(void)
 		return err;
 	if (m->cfg.scenario == PFR_MODEL_SNAP)
 		return 0; /* the reader takes snapshots */
+	if (m->cfg.scenario == PFR_MODEL_ATTACH)
+		return 0; /* the writer creates the ring, the reader attaches */
 	err = pfr_ring_reader(&m->ring, &m->r);
 	if (err)
 		return err;
@@ -112,11 +204,66 @@ int pfr_model_open(void)
 	return 0;
 }
 
+/* ATTACH: the options of the ring the writer creates (a 4-KiB data area,
+ * the smallest an attacher accepts). */
+static const struct pfr_ring_opts pfr_model_attach_opts = {
+	.sz = sizeof(struct pfr_ring_opts),
+	.data_size = 4096,
+	.policy = PFR_POLICY_BLOCK,
+	.ordering = PFR_ORDER_CTRLDEP,
+	.flags = PFR_RING_WAIT,
+	.lost_id = 42,
+};
+
+/* ATTACH, the writer: creates the ring in the object (pfr__ring_new(), as
+ * pfr_ring_create_shm() does once the object is open). */
+static void pfr_model_create(void)
+{
+	struct pfr_model *m = &pfr_model;
+
+	pfr_model_check(pfr__ring_new(&m->created, PFR_MODEL_FD,
+				      &pfr_model_attach_opts) == 0,
+			"pfr__ring_new failed", PFR_MODEL_SITE);
+}
+
+/* ATTACH, the reader: attaches to the object while it is being created
+ * (pfr__ring_map(), as pfr_ring_attach_fd() does).  It may find it too
+ * small (not yet sized) or without its magic (not yet complete); once it
+ * sees the magic, every field must be the creator's. */
+static void pfr_model_attach(void)
+{
+	struct pfr_model *m = &pfr_model;
+	const struct pfr_ring_opts *o = &pfr_model_attach_opts;
+	struct pfr_ring *r = NULL;
+	int err = pfr__ring_map(&r, PFR_MODEL_FD, 1u << 20);
+
+	m->attached = r;
+	if (err == -PFR_E_MAPPING || err == -PFR_E_MAGIC)
+		return;
+	pfr_model_check(err == 0,
+			"attach: a ring seen half-created (version or layout "
+			"refused)",
+			PFR_MODEL_SITE);
+	if (err)
+		return;
+	pfr_model_check(r->data_size == o->data_size &&
+				r->policy == (uint32_t)o->policy &&
+				r->ordering == (uint32_t)o->ordering &&
+				r->flags == o->flags &&
+				r->max_record == pfr__max_record(o->data_size),
+			"attach: the ring's fields differ from the creator's",
+			PFR_MODEL_SITE);
+}
+
 void pfr_model_writer(void)
 {
 	struct pfr_model *m = &pfr_model;
 	uint64_t buf[PFR_MODEL_DATA_MAX / 8];
 
+	if (m->cfg.scenario == PFR_MODEL_ATTACH) {
+		pfr_model_create();
+		return;
+	}
 	for (unsigned i = 1; i <= m->cfg.records; i++) {
 		int err;
 
@@ -225,6 +372,10 @@ void pfr_model_reader(void)
 
 	if (m->cfg.scenario == PFR_MODEL_SNAP) {
 		pfr_model_snapshots();
+		return;
+	}
+	if (m->cfg.scenario == PFR_MODEL_ATTACH) {
+		pfr_model_attach();
 		return;
 	}
 

@@ -92,6 +92,10 @@ bool g_discovering, g_discovered;
 /* Executions in which a side went to sleep on its futex (coverage). */
 unsigned long g_sleeps[2];
 
+/* ATTACH: each field's value as the model last stored it (see
+ * flush_plain()). */
+uint64_t g_known[MAX_FIELDS];
+
 const model_case *g_case;
 struct pfr_model_cfg g_cfg;
 struct pfr_model_layout g_lay;
@@ -118,6 +122,7 @@ struct ring_test : rl::test_suite<ring_test, 2> {
 
 			std::memcpy(&v, ctl + g_slots[i].off, g_slots[i].size);
 			field[i].store(v, rl::mo_relaxed, $);
+			g_known[i] = v;
 		}
 		for (unsigned i = 0; i < WORDS; i++) {
 			word[i]($) = 0;
@@ -218,6 +223,29 @@ rl::memory_order order(int mo, const char *func)
 	}
 }
 
+/* ATTACH: the creator's (thread 0's) plain stores to the control block
+ * since its last hooked operation, as relaxed stores of each modelled
+ * field whose real memory differs from what the model last stored (in
+ * field order; they are plain stores of one thread before the hooked
+ * operation, so any order is one the compiler may choose). */
+void flush_plain(const rl::debug_info &info)
+{
+	const unsigned char *ctl = (const unsigned char *)g_lay.ctl;
+
+	if (g_cfg.scenario != PFR_MODEL_ATTACH || !g_test ||
+	    rl::thread_index() != 0)
+		return;
+	for (size_t i = 0; i < g_nslots; i++) {
+		uint64_t v = 0;
+
+		std::memcpy(&v, ctl + g_slots[i].off, g_slots[i].size);
+		if (v != g_known[i]) {
+			g_test->field[i].store(v, rl::mo_relaxed, info);
+			g_known[i] = v;
+		}
+	}
+}
+
 uint64_t plain_load(const volatile void *p, size_t size)
 {
 	uint64_t v = 0;
@@ -264,6 +292,7 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 {
 	rl::debug_info info(func, file, (unsigned)line);
 
+	flush_plain(info);
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
 		rl::atomic<uint64_t> *a = field_at(p, size, info);
 
@@ -290,13 +319,16 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 {
 	rl::debug_info info(func, file, (unsigned)line);
 
+	flush_plain(info);
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
 		rl::atomic<uint64_t> *a = field_at(p, size, info);
 
 		if (size < 8)
 			v &= (1ull << (8 * size)) - 1;
-		if (a)
+		if (a) {
 			a->store(v, order(mo, func), info);
+			g_known[a - g_test->field] = v;
+		}
 		plain_store(p, size, v); /* for plain readers (none yet) */
 		return;
 	}
@@ -321,6 +353,7 @@ extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
 	rl::debug_info info(func, file, (unsigned)line);
 	rl::memory_order mo = rl::mo_seq_cst;
 
+	flush_plain(info);
 	if (mutated(func))
 		return; /* the mutant: the barrier removed */
 	switch (kind) {
@@ -466,6 +499,7 @@ namespace
 #define W PFR_MODEL_WAKE
 #define BOTH PFR_MODEL_BOTH
 #define SN PFR_MODEL_SNAP
+#define AT PFR_MODEL_ATTACH
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -516,6 +550,12 @@ const model_case cases[] = {
 	{"snap-full", SN, F, nullptr, PASS,
 	 "FULL OVERWRITE: snapshots while the writer overwrites", 256, CB(3)},
 
+	/* Creation and attachment at the same time. */
+	{"attach", AT, CD, nullptr, PASS,
+	 "a process attaches (pfr__ring_map) while another creates the "
+	 "ring (pfr__ring_new): refused or complete, never half-created",
+	 256, FS},
+
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
 	 "FULL without A (smp_mb after loading tail)", 256, CB(5)},
@@ -565,6 +605,12 @@ const model_case cases[] = {
 	{"snap-relaxed-snapshot", SN, AR, "pfr_ring_snapshot", RACE_OR_VALUE,
 	 "snapshot with head loaded relaxed and no smp_rmb before oldest",
 	 256, CB(3)},
+
+	/* Mutants of creation's publication. */
+	{"attach-no-create-wmb", AT, CD, "pfr__ring_new", RACE_OR_VALUE,
+	 "creation without smp_wmb before the magic", 256, FS},
+	{"attach-no-peek-rmb", AT, CD, "pfr__shm_peek", RACE_OR_VALUE,
+	 "attachment without smp_rmb after the magic", 256, FS},
 };
 
 #undef FS
@@ -573,6 +619,7 @@ const model_case cases[] = {
 #undef W
 #undef BOTH
 #undef SN
+#undef AT
 #undef F
 #undef AR
 #undef CD
@@ -644,6 +691,11 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 8;
+	} else if (scenario == PFR_MODEL_ATTACH) {
+		/* no records: the ring's options are model_ring.c's */
+		g_cfg.data_size = 4096;
+		g_cfg.records = 0;
+		g_cfg.payload = 8;
 	} else if (scenario == PFR_MODEL_SNAP) {
 		/* 24-byte records, as PROTO: the third overwrites the
 		 * first (after a PAD record), the fourth the second */
@@ -701,7 +753,8 @@ std::string failure_line(const std::string &out)
 bool discover(void)
 {
 	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_WAKE,
-				   PFR_MODEL_BOTH, PFR_MODEL_SNAP};
+				   PFR_MODEL_BOTH, PFR_MODEL_SNAP,
+				   PFR_MODEL_ATTACH};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
@@ -715,7 +768,10 @@ bool discover(void)
 			g_report.clear();
 			set_cfg(sc, PFR_MODEL_ACQREL, 0);
 			p.search_type = rl::sched_random;
-			p.iteration_count = 2000;
+			/* ATTACH: the attacher reads line 0 only in the
+			 * executions where it finds the magic */
+			p.iteration_count =
+				sc == PFR_MODEL_ATTACH ? 50000 : 2000;
 			p.execution_depth_limit = 100000;
 			p.collect_history = true;
 			p.output_stream = &out;
