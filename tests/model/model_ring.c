@@ -204,6 +204,19 @@ int pfr_model_open(void)
 	return 0;
 }
 
+/* Record seq's payload bytes: cfg.payload, but for SNAP, where records
+ * of 16 and 24 bytes alternate (cfg.payload 16 is the larger), so that
+ * a record overwrites the middle of older ones: a snapshot that walks
+ * the headers of what it read before the overwrite lands on a payload
+ * word, which no header check accepts (size 0). */
+static unsigned pfr_model_payload(unsigned seq)
+{
+	if (pfr_model.cfg.scenario == PFR_MODEL_SNAP)
+		return seq % 2 ? pfr_model.cfg.payload / 2
+			       : pfr_model.cfg.payload;
+	return pfr_model.cfg.payload;
+}
+
 /* ATTACH: the options of the ring the writer creates (a 4-KiB data area,
  * the smallest an attacher accepts). */
 static const struct pfr_ring_opts pfr_model_attach_opts = {
@@ -265,12 +278,12 @@ void pfr_model_writer(void)
 		return;
 	}
 	for (unsigned i = 1; i <= m->cfg.records; i++) {
+		unsigned len = pfr_model_payload(i);
 		int err;
 
-		for (unsigned k = 0; k < m->cfg.payload / 8; k++)
+		for (unsigned k = 0; k < len / 8; k++)
 			buf[k] = PFR_MODEL_WORD(i, k);
-		err = pfr_writer_write(&m->w, PFR_MODEL_TYPE, buf,
-				       m->cfg.payload);
+		err = pfr_writer_write(&m->w, PFR_MODEL_TYPE, buf, len);
 		pfr_model_check(err == 0, "pfr_writer_write failed",
 				PFR_MODEL_SITE);
 	}
@@ -319,27 +332,37 @@ static unsigned pfr_model_drain(unsigned got)
 static void pfr_model_check_snapshot(const unsigned char *buf, int64_t n)
 {
 	struct pfr_model *m = &pfr_model;
-	uint64_t size = 8 + m->cfg.payload, prev = 0;
+	uint64_t prev = 0;
+	int64_t at = 0;
 
 	if (n == -PFR_E_OVERWRITTEN)
 		return;
-	pfr_model_check(n >= 0 && (uint64_t)n % size == 0,
-			"pfr_ring_snapshot failed or returned part of a record",
-			PFR_MODEL_SITE);
-	for (int64_t at = 0; n > 0 && at < n; at += (int64_t)size) {
+	pfr_model_check(n >= 0, "pfr_ring_snapshot failed", PFR_MODEL_SITE);
+	while (at < n) {
 		struct pfr_record_header h;
 		uint64_t w0, seq;
+		unsigned len;
 
+		pfr_model_check(n - at >= 16, "snapshot: part of a record",
+				PFR_MODEL_SITE);
+		if (n - at < 16)
+			return;
 		memcpy(&h, buf + at, sizeof(h));
 		memcpy(&w0, buf + at + 8, 8);
 		seq = w0 >> 16;
-		pfr_model_check(h.type == PFR_MODEL_TYPE && h.size == size,
-				"snapshot: record header", PFR_MODEL_SITE);
 		pfr_model_check(seq >= 1 && seq <= m->cfg.records &&
 					(!prev || seq == prev + 1),
 				"snapshot: records out of order or missing",
 				PFR_MODEL_SITE);
-		for (unsigned k = 0; k < m->cfg.payload / 8; k++) {
+		if (seq < 1 || seq > m->cfg.records)
+			return;
+		len = pfr_model_payload((unsigned)seq);
+		pfr_model_check(h.type == PFR_MODEL_TYPE && h.size == 8 + len &&
+					at + 8 + len <= (uint64_t)n,
+				"snapshot: record header", PFR_MODEL_SITE);
+		if (at + 8 + len > (uint64_t)n)
+			return;
+		for (unsigned k = 0; k < len / 8; k++) {
 			uint64_t v;
 
 			memcpy(&v, buf + at + 8 + 8 * k, 8);
@@ -348,6 +371,7 @@ static void pfr_model_check_snapshot(const unsigned char *buf, int64_t n)
 					PFR_MODEL_SITE);
 		}
 		prev = seq;
+		at += 8 + len;
 	}
 }
 

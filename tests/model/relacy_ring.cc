@@ -697,10 +697,13 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.records = 0;
 		g_cfg.payload = 8;
 	} else if (scenario == PFR_MODEL_SNAP) {
-		/* 24-byte records, as PROTO: the third overwrites the
-		 * first (after a PAD record), the fourth the second */
+		/* records of 16 and 24 bytes in turn (model_ring.c):
+		 * 16+24+16 bytes, then the fourth (after an 8-byte PAD)
+		 * overwrites the first and the head of the second, its
+		 * payload where the second's header was; the fifth the
+		 * rest of the second */
 		g_cfg.data_size = 64;
-		g_cfg.records = 4;
+		g_cfg.records = 5;
 		g_cfg.payload = 16;
 	} else {
 		g_cfg.data_size = 64;
