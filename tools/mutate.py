@@ -26,19 +26,34 @@ first that fails (the mutant is "caught"):
                  model's own order; only the model's correct cases count
   tsan           tests/sanitize/t_tsan.sh (threaded unit tests and
                  stresses built with -fsanitize=thread)
+  litmus         tools/litmus-gen.py check-code and group-check-code:
+                 the code no longer has the shape of its litmus file,
+                 whose mutant without that barrier herd7 finds Sometimes
+                 (for what C11 cannot express, such as the group's R)
   unit           the unit tests of the mutated file's concern and the
                  stresses, built normally
 
+A mutant listed in EQUIVALENT below is not run: no test can fail it, for
+the reason docs/mutation.md argues; it is listed as "equivalent (argued in
+docs/mutation.md)", and counted apart from the caught and the survivors.
 A mutant no test fails "survives"; the run then exits 1.  The scratch copy
 (the tree without .git and build directories) has its own build
 directories; the mutated file is restored after each mutant.
 
 Usage:
   mutate.py list                      the sites and their mutants
-  mutate.py run [--only PAT]... [--catchers model,tsan,unit]
+  mutate.py run [--only PAT]... [--catchers model,tsan,litmus,unit]
                 [--scratch DIR] [--results FILE] [--keep-going]
+  mutate.py merge --out FILE [--keep PAT --note TEXT] IN...
+                                      one table from the tables IN (a
+                                      later row of a site replaces an
+                                      earlier one); rows of sites that no
+                                      longer exist are dropped, but those
+                                      of a path matching PAT, kept with
+                                      TEXT added to their "caught by"
 PAT matches "file", "file:label", "file:function", a mutant id
 (file:line), or "file:first:KIND" (the first site of that kind in file).
+A results file keeps whatever follows its NOTES_MARK line.
 """
 import argparse
 import os
@@ -57,6 +72,31 @@ BARRIER_RE = re.compile(
     r"acquire__after_ctrl_dep)[ \t]*\(|pfr__fence_(acquire|release)[ \t]*\(|"
     r"__atomic_thread_fence[ \t]*\(|__ATOMIC_(ACQUIRE|RELEASE|ACQ_REL|SEQ_CST)")
 EXCLUDE = {"include/perfring/barrier.h", "include/perfring/linux-compat.h"}
+
+# Mutants no test can fail, by (file, function, mutation): each argued in
+# docs/mutation.md under the heading "Equivalent mutants".
+EQUIVALENT = {
+    ("src/writers/group.c", "pfr__wake_group",
+     "exchange_n seq_cst -> relaxed"),
+    ("src/ring/ring.c", "pfr_reader_wait", "smp_mb -> none", "first"),
+}
+EQUIVALENT_BY = "equivalent (argued in docs/mutation.md)"
+
+NOTES_MARK = "<!-- notes: written by hand, kept by tools/mutate.py -->"
+
+
+def equivalent(site, sites):
+    """Whether site is a mutant of EQUIVALENT.  An entry with a fourth
+    element "first" names the first site of that function and mutation
+    (a function with two such barriers)."""
+    for e in EQUIVALENT:
+        if (site.path, site.func, site.kind) != e[:3]:
+            continue
+        if len(e) == 3:
+            return True
+        same = [t for t in sites if (t.path, t.func, t.kind) == e[:3]]
+        return same and same[0] is site
+    return False
 FUNC_RE = re.compile(r"^(?:[A-Za-z_][\w \t\*]*?[\s\*])?(\w+)\s*\(")
 LABEL_RE = re.compile(
     r"^\s*([A-Z][A-Za-z0-9]{0,3}|lock|unlock)\s*(\([a-z ]+\)\s*)?[:,]")
@@ -364,6 +404,18 @@ def tsan_catch(tree, build, log):
     return rc not in (0, 77), "tsan (t_tsan_threads.sh)"
 
 
+def litmus_catch(tree, build, log):
+    """The code against its litmus files: a barrier of a shape that
+    herd7 proves gone from the code fails the check."""
+    env = test_env(tree, build)
+    for cmd in ("check-code", "group-check-code"):
+        rc, _ = run(["python3", "tools/litmus-gen.py", cmd], tree, env, log,
+                    300)
+        if rc != 0:
+            return True, "litmus:" + cmd
+    return False, "litmus"
+
+
 UNIT_FOR = {
     "src/writers/group.c": ["group", "group_order", "ring_stress"],
     "src/writers/mpsc.c": ["mpsc"],
@@ -437,21 +489,30 @@ def select(sites, pats):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["list", "run"])
+    ap.add_argument("cmd", choices=["list", "run", "merge"])
     ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--catchers", default="model,tsan,unit")
+    ap.add_argument("--catchers", default="model,tsan,litmus,unit")
+    ap.add_argument("--out")
+    ap.add_argument("--keep", action="append", default=[])
+    ap.add_argument("--note", default="")
+    ap.add_argument("inputs", nargs="*")
     ap.add_argument("--scratch")
     ap.add_argument("--results")
     ap.add_argument("--keep-going", action="store_true")
     a = ap.parse_args()
-    sites = select(discover(TOP), a.only)
+    if a.cmd == "merge":
+        return merge(a)
+    every = discover(TOP)
+    sites = select(every, a.only)
     if a.only and len(sites) < len(set(a.only)):
         print("not ok - a selected mutant was not found (%s)" %
               ", ".join(a.only))
         return 1
     if a.cmd == "list":
         for s in sites:
-            print("%s\t%s\t%s\t%s" % (s.id, s.func, s.label, s.kind))
+            print("%s\t%s\t%s\t%s%s" % (s.id, s.func, s.label, s.kind,
+                                        "\t(equivalent)" if
+                                        equivalent(s, every) else ""))
         print("# %d mutants" % len(sites))
         return 0
     catchers = a.catchers.split(",")
@@ -473,9 +534,17 @@ def main():
     logdir = os.path.join(scratch, "logs")
     os.makedirs(logdir, exist_ok=True)
     models = Models(TOP)
-    rows, survivors = [], 0
+    rows, survivors, equiv = [], 0, 0
     print("1..%d" % len(sites))
     for n, s in enumerate(sites, 1):
+        if equivalent(s, every):
+            equiv += 1
+            rows.append((s, EQUIVALENT_BY, None))
+            print("ok %d - %s %s [%s] %s: %s # SKIP not run" % (
+                n, s.id, s.func, s.label, s.kind, EQUIVALENT_BY))
+            if a.results:
+                write_results(a.results, rows, catchers, len(sites))
+            continue
         log = os.path.join(logdir, s.id.replace("/", "_") + ".log")
         open(log, "w").close()
         orig = apply(tree, s)
@@ -489,6 +558,8 @@ def main():
                         break
             if not caught and "tsan" in catchers:
                 caught, by = tsan_catch(tree, build, log)
+            if not caught and "litmus" in catchers:
+                caught, by = litmus_catch(tree, build, log)
             if not caught and "unit" in catchers:
                 caught, by = unit_catch(tree, build, s.path, log)
         finally:
@@ -509,32 +580,96 @@ def main():
             break
     if not a.scratch:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("# %d mutants, %d caught, %d survive" %
-          (len(rows), len(rows) - survivors, survivors))
+    print("# %d mutants, %d caught, %d equivalent, %d survive" %
+          (len(rows), len(rows) - survivors - equiv, equiv, survivors))
     return 1 if survivors else 0
 
 
-def write_results(path, rows, catchers, planned):
+def table_rows(rows):
+    """(site id, function, label, mutation, caught by, time) strings."""
+    return [(s.id, s.func, s.label, s.kind, by,
+             "-" if dt is None else "%.1f" % dt) for s, by, dt in rows]
+
+
+def write_table(path, rows, catchers, planned=None):
+    """The results file: a header, the table of rows (strings), the
+    counts, and what followed NOTES_MARK in the file it replaces."""
+    notes = ""
+    if os.path.exists(path):
+        old = open(path, encoding="utf-8").read()
+        if NOTES_MARK in old:
+            notes = old[old.index(NOTES_MARK):]
     with open(path, "w") as f:
-        f.write("<!-- generated by tools/mutate.py run --results; "
-                "do not edit -->\n")
+        f.write("<!-- generated by tools/mutate.py run --results (and "
+                "merge); edit only below the notes line -->\n")
         f.write("# Barrier mutants\n\n")
         f.write("Each labelled ordering point of the library weakened "
                 "alone in a scratch copy of the tree, and the first test "
                 "that failed (catchers tried in the order %s; see "
-                "docs/testing.md).  Time: from the edit to the failure, "
-                "builds included, on a shared 2-CPU machine (time-shared "
-                "with other builds).\n\n" % ", ".join(catchers))
+                "[testing.md](testing.md)).  Time: from the edit to the "
+                "failure, builds included, on a shared 2-CPU machine "
+                "(time-shared with other builds).  An equivalent mutant "
+                "is not run: see \"Equivalent mutants\" below.\n\n" %
+                ", ".join(catchers))
         f.write("| site | function | label | mutation | caught by | "
                 "time (s) |\n|---|---|---|---|---|---|\n")
-        for s, by, dt in rows:
-            f.write("| %s | %s | %s | %s | %s | %.1f |\n" % (
-                s.id, s.func, s.label, s.kind, by, dt))
-        caught = sum(1 for _s, by, _d in rows if not by.startswith("SURV"))
-        f.write("\n%d mutants, %d caught, %d survive%s.\n" % (
-            len(rows), caught, len(rows) - caught,
-            "" if len(rows) == planned else
-            " (run stopped after %d of %d)" % (len(rows), planned)))
+        for r in rows:
+            f.write("| %s |\n" % " | ".join(r))
+        eq = sum(1 for r in rows if r[4] == EQUIVALENT_BY)
+        surv = sum(1 for r in rows if r[4].startswith("SURV"))
+        stale = sum(1 for r in rows if "to be re-run" in r[4])
+        f.write("\n%d mutants: %d caught, %d equivalent, %d survive%s%s.\n"
+                % (len(rows), len(rows) - eq - surv, eq, surv,
+                   "" if not stale else
+                   " (%d of them rows of an earlier run, to be re-run)" %
+                   stale,
+                   "" if planned is None or len(rows) == planned else
+                   " (run stopped after %d of %d)" % (len(rows), planned)))
+        if notes:
+            f.write("\n" + notes)
+
+
+def write_results(path, rows, catchers, planned):
+    write_table(path, table_rows(rows), catchers, planned)
+
+
+ROW_RE = re.compile(r"^\| ([^|]+?:\d+) \|(.*)\|\s*$")
+
+
+def read_table(path):
+    out = []
+    for line in open(path, encoding="utf-8"):
+        m = ROW_RE.match(line)
+        if m:
+            out.append(tuple([m.group(1)] +
+                             [c.strip() for c in m.group(2).split("|")]))
+    return out
+
+
+def merge(a):
+    """mutate.py merge: see the usage above."""
+    current = {s.id for s in discover(TOP)}
+    rows = {}
+    for path in a.inputs:
+        for r in read_table(path):
+            rows[r[0]] = r
+    out = []
+    for sid, r in rows.items():
+        if sid in current:
+            out.append(r)
+        elif any(re.search(k, sid) for k in a.keep):
+            by = r[4]
+            if a.note and a.note not in by:
+                by = "%s (%s)" % (by, a.note)
+            out.append(r[:4] + (by,) + r[5:])
+
+    def key(r):
+        p, ln = r[0].rsplit(":", 1)
+        return (p, int(ln))
+    out.sort(key=key)
+    write_table(a.out, out, ["model", "tsan", "litmus"])
+    print("# %d rows to %s" % (len(out), a.out))
+    return 0
 
 
 if __name__ == "__main__":
