@@ -30,6 +30,71 @@
 #include <time.h>
 #include <unistd.h>
 
+/* ---- ATTACH: the object's system calls, named before ring.c and
+ * shm_int.h use them (their headers are included above) ---- */
+
+#include "model_group.h"
+
+#define PFR_MODEL_FD 1000 /* ATTACH: the object's descriptor */
+
+/* One group of one slot with a 4-KiB data area: the header's page, the
+ * directory's, the ring's control block and its data area. */
+static struct pfr_model_gobj {
+	unsigned char page[4][4096];
+} pfr_model_gobj __attribute__((aligned(4096)));
+static uint64_t pfr_model_gobj_size;
+
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
+			    int fd, off_t off)
+{
+	if (fd != PFR_MODEL_FD)
+		return (mmap)(addr, len, prot, flags, fd, off);
+	pfr_model_check(off == 0 && len <= sizeof(pfr_model_gobj),
+			"unmodelled mmap", PFR_MODEL_SITE);
+	return &pfr_model_gobj;
+}
+
+static int pfr_model_munmap(void *addr, size_t len)
+{
+	if (addr == (void *)&pfr_model_gobj)
+		return 0;
+	return (munmap)(addr, len);
+}
+
+/* The object's size: system calls, ordered as the kernel orders them (a
+ * plain variable: the model's threads share one system thread). */
+static int pfr_model_ftruncate(int fd, off_t len)
+{
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled ftruncate",
+			PFR_MODEL_SITE);
+	pfr_model_gobj_size = (uint64_t)len;
+	return 0;
+}
+
+static int pfr_model_fstat(int fd, struct stat *st)
+{
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat",
+			PFR_MODEL_SITE);
+	(memset)(st, 0, sizeof(*st));
+	st->st_size = (off_t)pfr_model_gobj_size;
+	return 0;
+}
+
+/* Seals: not supported (a POSIX shm object), so never sealed. */
+static int pfr_model_fcntl(int fd, int cmd, ...)
+{
+	(void)fd;
+	(void)cmd;
+	errno = EINVAL;
+	return -1;
+}
+
+#define mmap pfr_model_mmap
+#define munmap pfr_model_munmap
+#define ftruncate pfr_model_ftruncate
+#define fstat pfr_model_fstat
+#define fcntl pfr_model_fcntl
+
 #include "../../src/ring/ring.c"
 #include "../../src/writers/merge.c"
 
@@ -190,6 +255,96 @@ void pfr_model_group_layout(struct pfr_model_glayout *l)
 	}
 }
 
+void *pfr_model_group_obj(size_t *size)
+{
+	*size = sizeof(pfr_model_gobj);
+	return &pfr_model_gobj;
+}
+
+size_t pfr_model_group_obj_fields(struct pfr_model_gfield *f, size_t max)
+{
+	size_t n = 0;
+#define F(field)                                                               \
+	do {                                                                   \
+		if (n < max) {                                                 \
+			f[n].off = offsetof(struct pfr__ghdr, field);          \
+			f[n].size = sizeof(((struct pfr__ghdr *)0)->field);    \
+			n++;                                                   \
+		}                                                              \
+	} while (0)
+	F(magic);
+	F(version);
+	F(hdr_size);
+	F(nslots);
+	F(entry_size);
+	F(dir_off);
+	F(rings_off);
+	F(stride);
+	F(data_off);
+	F(data_size);
+	F(total_size);
+	F(policy);
+	F(ordering);
+	F(flags);
+#undef F
+	return n;
+}
+
+/* ATTACH: the group the first writer creates. */
+static const struct pfr_group_opts pfr_model_attach_gopts = {
+	.sz = sizeof(struct pfr_group_opts),
+	.slots = 1,
+	.data_size = 4096,
+	.policy = PFR_POLICY_BLOCK,
+	.ordering = PFR_ORDER_CTRLDEP,
+};
+
+/* ATTACH, the first writer: creates the group in the object
+ * (pfr__group_new(), as pfr_group_create_shm() does once the object is
+ * open), then leaves the process's registry. */
+static void pfr_model_group_create(void)
+{
+	struct pfr_group *g = NULL;
+
+	pfr_model_check(pfr__group_new(&g, PFR_MODEL_FD,
+				       &pfr_model_attach_gopts) == 0,
+			"pfr__group_new failed", PFR_MODEL_SITE);
+	if (g) {
+		pfr__greg_del(g);
+		free(g);
+	}
+}
+
+/* ATTACH, the second: attaches (pfr__group_map(), as
+ * pfr_group_attach_fd() does) while the group is being created.  It may
+ * find the object too small (not yet sized) or without its magic (not
+ * yet complete); once it sees the magic, the whole header must be the
+ * creator's. */
+static void pfr_model_group_attach(void)
+{
+	const struct pfr_group_opts *o = &pfr_model_attach_gopts;
+	struct pfr_group *g = NULL;
+	int err = pfr__group_map(&g, PFR_MODEL_FD, -1);
+
+	if (err == -PFR_E_MAPPING || err == -PFR_E_MAGIC)
+		return;
+	pfr_model_check(err == 0,
+			"attach: a group seen half-created (version or layout "
+			"refused)",
+			PFR_MODEL_SITE);
+	if (err)
+		return;
+	pfr_model_check(g->nslots == o->slots &&
+				g->data_size == o->data_size &&
+				g->policy == (uint32_t)o->policy &&
+				g->ordering == (uint32_t)o->ordering &&
+				g->map_len == sizeof(pfr_model_gobj),
+			"attach: the group differs from the creator's",
+			PFR_MODEL_SITE);
+	pfr__greg_del(g);
+	free(g);
+}
+
 /* Before every iteration, with plain stores (Relacy's before() happens
  * before every thread): the object as pfr__group_new() leaves it. */
 void pfr_model_group_setup(const struct pfr_model_group_cfg *cfg)
@@ -206,6 +361,8 @@ void pfr_model_group_setup(const struct pfr_model_group_cfg *cfg)
 	}
 	x->cfg = *cfg;
 	x->failed = 0;
+	(memset)(&pfr_model_gobj, 0, sizeof(pfr_model_gobj));
+	pfr_model_gobj_size = 0;
 	x->got = 0;
 	x->last_time = 0;
 	for (unsigned i = 0; i < PFR_MODEL_GROUP_MAXW; i++)
@@ -254,6 +411,8 @@ int pfr_model_group_open(void)
 	struct pfr_group *g = &pfr_model_group.g;
 	int err;
 
+	if (pfr_model_group.cfg.scenario == PFR_MODEL_GROUP_ATTACH)
+		return 0; /* no reader: a creator and an attacher */
 	if (pfr__greg_add(g))
 		return -PFR_E_SYSTEM;
 	err = pfr_group_reader_open(
@@ -270,6 +429,13 @@ void pfr_model_group_writer(unsigned i)
 	struct pfr_writer *w = &x->w[i];
 	int slot;
 
+	if (x->cfg.scenario == PFR_MODEL_GROUP_ATTACH) {
+		if (i == 0)
+			pfr_model_group_create();
+		else
+			pfr_model_group_attach();
+		return;
+	}
 	if (x->cfg.scenario == PFR_MODEL_GROUP_FAIL && i == 0) {
 		/* claims the slot, cannot open its ring, gives it back */
 		while ((slot = pfr_group_join(&x->g, w, i + 1)) ==
@@ -345,6 +511,9 @@ void pfr_model_group_reader(void)
 			(x->cfg.scenario == PFR_MODEL_GROUP_FAIL);
 	unsigned total = live * x->cfg.records;
 	uint64_t frees = live;
+
+	if (x->cfg.scenario == PFR_MODEL_GROUP_ATTACH)
+		return;
 
 	for (;;) {
 		struct pfr_group_stats st;

@@ -59,6 +59,10 @@ enum pfr_model_group_scenario {
 	 * claim (an injected failure of pfr__writer_open_at()): it gives
 	 * the slot back, and the second writer claims and resets it */
 	PFR_MODEL_GROUP_FAIL = 5,
+	/* the first writer's thread creates a group (pfr__group_new()) in a
+	 * shared object that the second's attaches to (pfr__group_map()) at
+	 * the same time; the reader's thread does nothing */
+	PFR_MODEL_GROUP_ATTACH = 6,
 };
 
 #define PFR_MODEL_GROUP_MAXW 3
@@ -87,6 +91,15 @@ struct pfr_model_glayout {
 	uint32_t *futex[1 + 2 * PFR_MODEL_GROUP_SLOTS]; /* sleep words */
 };
 void pfr_model_group_layout(struct pfr_model_glayout *l);
+/* ATTACH: the object (a group of one slot, as pfr__group_new() lays it
+ * out) and its header's line 0, as (offset, size) from the object's
+ * start: the fields the attacher loads after the magic, which the
+ * creator fills with plain stores (a memcpy() of the whole header) that
+ * the harness turns into relaxed stores of each field that changed, at
+ * the creator's next hooked operation (its smp_wmb(), or the magic's
+ * store when that barrier is missing). */
+void *pfr_model_group_obj(size_t *size);
+size_t pfr_model_group_obj_fields(struct pfr_model_gfield *f, size_t max);
 void pfr_model_group_setup(const struct pfr_model_group_cfg *cfg);
 int pfr_model_group_open(void);
 void pfr_model_group_writer(unsigned i);

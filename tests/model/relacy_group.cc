@@ -80,6 +80,13 @@ struct model_case {
 
 pfr_model_gfield g_fields[MAX_FIELDS];
 size_t g_nfields;
+/* ATTACH: the object and its header's line 0 (model_group.h), and each
+ * field's value as the model last stored it (flush_plain()) */
+pfr_model_gfield g_ofields[MAX_FIELDS];
+size_t g_onfields;
+void *g_obj;
+size_t g_obj_size;
+uint64_t g_oknown[MAX_FIELDS];
 const model_case *g_case;
 pfr_model_group_cfg g_cfg;
 pfr_model_glayout g_lay;
@@ -88,6 +95,7 @@ unsigned long g_sleeps;
 
 struct shadows {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
+	rl::atomic<uint64_t> ofield[MAX_FIELDS]; /* ATTACH: the object's */
 	/* the plain side of each field: a ring's reset clears the fields
 	 * with memset(), plain stores that race with any marked access
 	 * they are not ordered with (a marked access reads this) */
@@ -116,6 +124,16 @@ template <unsigned N> struct group_test : rl::test_suite<group_test<N>, N + 1> {
 				    g_fields[i].size);
 			sh.field[i].store(v, rl::mo_relaxed, $);
 			sh.fplain[i]($) = 0;
+		}
+		for (size_t i = 0; i < g_onfields; i++) {
+			uint64_t v = 0;
+
+			std::memcpy(&v,
+				    (const unsigned char *)g_obj +
+					    g_ofields[i].off,
+				    g_ofields[i].size);
+			sh.ofield[i].store(v, rl::mo_relaxed, $);
+			g_oknown[i] = v;
 		}
 		for (unsigned s = 0; s < NSLOT; s++)
 			for (unsigned i = 0; i < WORDS; i++)
@@ -196,6 +214,44 @@ rl::atomic<uint64_t> *field_at(const volatile void *p, size_t size,
 		}
 	}
 	return nullptr;
+}
+
+/* ATTACH: the shadow of a field of the object's header line 0, or
+ * nullptr. */
+rl::atomic<uint64_t> *ofield_at(const volatile void *p, size_t size)
+{
+	size_t off = (uintptr_t)p - (uintptr_t)g_obj;
+
+	if (!g_sh || g_cfg.scenario != PFR_MODEL_GROUP_ATTACH ||
+	    !in(p, size, g_obj, g_obj_size))
+		return nullptr;
+	for (size_t i = 0; i < g_onfields; i++)
+		if (g_ofields[i].off == off && g_ofields[i].size == size)
+			return &g_sh->ofield[i];
+	return nullptr;
+}
+
+/* ATTACH: the creator's (thread 0's) plain stores to the object's header
+ * line 0 since its last hooked operation (a memcpy() of the header), as
+ * relaxed stores of each field whose real memory differs from what the
+ * model last stored (in field order: plain stores of one thread before
+ * the hooked operation, in an order the compiler may choose). */
+void flush_plain(const rl::debug_info &info)
+{
+	if (!g_sh || g_cfg.scenario != PFR_MODEL_GROUP_ATTACH ||
+	    rl::thread_index() != 0)
+		return;
+	for (size_t i = 0; i < g_onfields; i++) {
+		uint64_t v = 0;
+
+		std::memcpy(&v,
+			    (const unsigned char *)g_obj + g_ofields[i].off,
+			    g_ofields[i].size);
+		if (v != g_oknown[i]) {
+			g_sh->ofield[i].store(v, rl::mo_relaxed, info);
+			g_oknown[i] = v;
+		}
+	}
 }
 
 /* The rl::var of a data-area word, or nullptr (real memory). */
@@ -298,6 +354,12 @@ uint64_t mask(uint64_t v, size_t size)
 uint64_t do_load(const volatile void *p, size_t size, rl::memory_order mo,
 		 const rl::debug_info &info)
 {
+	rl::atomic<uint64_t> *o;
+
+	flush_plain(info);
+	o = ofield_at(p, size);
+	if (o)
+		return o->load(mo, info);
 	if (shared(p, size)) {
 		rl::atomic<uint64_t> *a = field_at(p, size, info);
 		rl::var<uint64_t> *w;
@@ -314,7 +376,17 @@ uint64_t do_load(const volatile void *p, size_t size, rl::memory_order mo,
 void do_store(volatile void *p, size_t size, uint64_t v, rl::memory_order mo,
 	      const rl::debug_info &info)
 {
+	rl::atomic<uint64_t> *o;
+
 	v = mask(v, size);
+	flush_plain(info);
+	o = ofield_at(p, size);
+	if (o) {
+		o->store(v, mo, info);
+		g_oknown[o - g_sh->ofield] = v;
+		plain_store(p, size, v);
+		return;
+	}
 	if (shared(p, size)) {
 		rl::atomic<uint64_t> *a = field_at(p, size, info);
 		rl::var<uint64_t> *w;
@@ -445,6 +517,7 @@ extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
 	rl::debug_info info(func, file, (unsigned)line);
 	rl::memory_order mo;
 
+	flush_plain(info);
 	if (mutated(func))
 		return;
 	switch (kind) {
@@ -594,6 +667,7 @@ namespace
 #define OR PFR_MODEL_GROUP_ORDERED
 #define WA PFR_MODEL_GROUP_WAIT
 #define FA PFR_MODEL_GROUP_FAIL
+#define AT PFR_MODEL_GROUP_ATTACH
 #define RS rl::sched_random, 0
 
 const model_case cases[] = {
@@ -626,6 +700,11 @@ const model_case cases[] = {
 	 "resets the ring, writes and leaves",
 	 RS},
 
+	{"attach", AT, 2, 1, 0, nullptr, PASS,
+	 "a process attaches (pfr__group_map) while another creates the "
+	 "group (pfr__group_new): refused or complete, never half-created",
+	 rl::sched_full, 0},
+
 	/* Mutants made by the hooks: each must be caught. */
 	{"join-relaxed", MA, 2, 2, 2, "pfr_group_join", CAUGHT,
 	 "the claim's CAS (J) and ACTIVE (P) relaxed", RS},
@@ -643,6 +722,10 @@ const model_case cases[] = {
 	 "join/leave wake-up without the full barriers of pfr__announce", RS},
 	{"wait-no-arm-mb", WA, 2, 2, 1, "pfr__arm", CAUGHT,
 	 "the reader's sleep without smp_mb in pfr__arm", RS},
+	{"attach-no-create-wmb", AT, 2, 1, 0, "pfr__group_new", CAUGHT,
+	 "creation without smp_wmb before the magic", rl::sched_full, 0},
+	{"attach-no-peek-rmb", AT, 2, 1, 0, "pfr__shm_peek", CAUGHT,
+	 "attachment without smp_rmb after the magic", rl::sched_full, 0},
 };
 
 #undef RU
@@ -651,6 +734,7 @@ const model_case cases[] = {
 #undef OR
 #undef WA
 #undef FA
+#undef AT
 #undef RS
 
 class report_buf : public std::streambuf
@@ -754,6 +838,7 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	if (c.want == PASS)
 		std::printf(" (%s search, %llu iterations, %.1f s)%s",
 			    p.search_type == rl::sched_random ? "random"
+			    : p.search_type == rl::sched_full ? "full"
 							      : "bounded",
 			    (unsigned long long)p.stop_iteration, dt,
 			    ok ? "" : " FAILED");
@@ -791,6 +876,8 @@ int main(int argc, char **argv)
 	std::setvbuf(stdout, nullptr, _IOLBF, 0);
 	pfr_model_group_layout(&g_lay);
 	g_nfields = pfr_model_group_fields(g_fields, MAX_FIELDS);
+	g_obj = pfr_model_group_obj(&g_obj_size);
+	g_onfields = pfr_model_group_obj_fields(g_ofields, MAX_FIELDS);
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 
