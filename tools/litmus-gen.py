@@ -17,7 +17,10 @@
                                    src/ring/ring.c, preprocessed by $CC (default
                                    cc) with every barrier macro a marker;
                                    a "code" row's function is read as the
-                                   arm of its switch for the row's ordering
+                                   arm of its switch for the row's ordering;
+                                   and the KERNEL C of src/perf/perf.c (its
+                                   reader's ordering, the snapshot's load
+                                   of data_head)
 
 The group's files, from litmus/group.table (see its header):
 
@@ -766,6 +769,27 @@ def cmd_check_code():
     tap(bool(m) and "PFR_ORDER_ACQREL" in m.group(1),
         "KERNEL C, D: src/perf/perf.c reads the kernel's ring with "
         "PFR_ORDER_ACQREL")
+    # The snapshot of an overwrite (backward) ring loads the kernel's head
+    # itself: KERNEL's C, an acquire; herd7 finds the shape with that
+    # load a READ_ONCE Sometimes (ring-pub-ctrldep-no-c: the kernel's B
+    # is CTRLDEP's smp_wmb).
+    # (its parameters hold a function pointer: the body is found from the
+    # definition's opening brace, alone on its line)
+    b = None
+    m = re.search(r"^\w[^\n;]*\bpfr_perf_ring_snapshot\(.*?\n\{", perf,
+                  re.S | re.M)
+    if m:
+        i, depth = m.end(), 1
+        while depth and i < len(perf):
+            depth += {"{": 1, "}": -1}.get(perf[i], 0)
+            i += 1
+        b = perf[m.end():i - 1]
+    loads = re.findall(r"(pfr_smp_load_acquire|PFR_READ_ONCE)\s*\([^;]*"
+                       r"data_head", b or "")
+    tap(loads == ["pfr_smp_load_acquire"],
+        "KERNEL C in pfr_perf_ring_snapshot(): data_head loaded with "
+        "acquire, as litmus/ring-pub-kernel.litmus (code: %s)" %
+        (", ".join(loads) or "no load of data_head"))
     print("1..%d" % n)
     return 1 if bad else 0
 
