@@ -499,7 +499,7 @@ def main():
     ap.add_argument("--scratch")
     ap.add_argument("--results")
     ap.add_argument("--keep-going", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     if a.cmd == "merge":
         return merge(a)
     every = discover(TOP)
