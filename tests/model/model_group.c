@@ -44,8 +44,8 @@ static struct pfr_model_gobj {
 } pfr_model_gobj __attribute__((aligned(4096)));
 static uint64_t pfr_model_gobj_size;
 
-static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
-			    int fd, off_t off)
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			    off_t off)
 {
 	if (fd != PFR_MODEL_FD)
 		return (mmap)(addr, len, prot, flags, fd, off);
@@ -73,8 +73,7 @@ static int pfr_model_ftruncate(int fd, off_t len)
 
 static int pfr_model_fstat(int fd, struct stat *st)
 {
-	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat",
-			PFR_MODEL_SITE);
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat", PFR_MODEL_SITE);
 	(memset)(st, 0, sizeof(*st));
 	st->st_size = (off_t)pfr_model_gobj_size;
 	return 0;
@@ -110,10 +109,9 @@ static int pfr_model_group_fail_open(void);
  * the writer pfr_model_group_fail_open() names: the error path of
  * pfr_group_join() that gives the claimed slot back. */
 static int pfr_model_writer_open_at(struct pfr_writer *w,
-				    struct pfr_ring_ctl *c,
-				    unsigned char *data, uint64_t data_size,
-				    uint32_t policy, uint32_t ordering,
-				    uint32_t flags)
+				    struct pfr_ring_ctl *c, unsigned char *data,
+				    uint64_t data_size, uint32_t policy,
+				    uint32_t ordering, uint32_t flags)
 {
 	if (pfr_model_group_fail_open())
 		return PFR_MODEL_OPEN_FAILED;
@@ -306,9 +304,9 @@ static void pfr_model_group_create(void)
 {
 	struct pfr_group *g = NULL;
 
-	pfr_model_check(pfr__group_new(&g, PFR_MODEL_FD,
-				       &pfr_model_attach_gopts) == 0,
-			"pfr__group_new failed", PFR_MODEL_SITE);
+	pfr_model_check(
+		pfr__group_new(&g, PFR_MODEL_FD, &pfr_model_attach_gopts) == 0,
+		"pfr__group_new failed", PFR_MODEL_SITE);
 	if (g) {
 		pfr__greg_del(g);
 		free(g);
@@ -334,8 +332,7 @@ static void pfr_model_group_attach(void)
 			PFR_MODEL_SITE);
 	if (err)
 		return;
-	pfr_model_check(g->nslots == o->slots &&
-				g->data_size == o->data_size &&
+	pfr_model_check(g->nslots == o->slots && g->data_size == o->data_size &&
 				g->policy == (uint32_t)o->policy &&
 				g->ordering == (uint32_t)o->ordering &&
 				g->map_len == sizeof(pfr_model_gobj),
@@ -438,8 +435,7 @@ void pfr_model_group_writer(unsigned i)
 	}
 	if (x->cfg.scenario == PFR_MODEL_GROUP_FAIL && i == 0) {
 		/* claims the slot, cannot open its ring, gives it back */
-		while ((slot = pfr_group_join(&x->g, w, i + 1)) ==
-		       -PFR_E_FULL)
+		while ((slot = pfr_group_join(&x->g, w, i + 1)) == -PFR_E_FULL)
 			pfr_cpu_relax();
 		pfr_model_check(slot == PFR_MODEL_OPEN_FAILED,
 				"pfr_group_join: the injected failure",
@@ -507,8 +503,8 @@ void pfr_model_group_reader(void)
 	struct pfr_model_group *x = &pfr_model_group;
 	struct pfr_group *g = &x->g;
 	/* FAIL: the first writer never holds the slot */
-	unsigned live = x->cfg.writers -
-			(x->cfg.scenario == PFR_MODEL_GROUP_FAIL);
+	unsigned live =
+		x->cfg.writers - (x->cfg.scenario == PFR_MODEL_GROUP_FAIL);
 	unsigned total = live * x->cfg.records;
 	uint64_t frees = live;
 

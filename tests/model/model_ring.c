@@ -33,8 +33,8 @@ unsigned pfr_model_block_spins = 256;
 #define ftruncate pfr_model_ftruncate
 #define fstat pfr_model_fstat
 #define fcntl pfr_model_fcntl
-static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
-			    int fd, off_t off);
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			    off_t off);
 static int pfr_model_munmap(void *addr, size_t len);
 static int pfr_model_ftruncate(int fd, off_t len);
 static int pfr_model_fstat(int fd, struct stat *st);
@@ -81,8 +81,8 @@ _Static_assert(offsetof(struct pfr_model_obj, data) == 4096,
 
 /* Both mappings (the creator's, read-write; the attacher's, of the header
  * read-only and then of the whole object) are the one static object. */
-static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags,
-			    int fd, off_t off)
+static void *pfr_model_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			    off_t off)
 {
 	(void)addr;
 	(void)prot;
@@ -112,8 +112,7 @@ static int pfr_model_ftruncate(int fd, off_t len)
 
 static int pfr_model_fstat(int fd, struct stat *st)
 {
-	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat",
-			PFR_MODEL_SITE);
+	pfr_model_check(fd == PFR_MODEL_FD, "unmodelled fstat", PFR_MODEL_SITE);
 	(memset)(st, 0, sizeof(*st));
 	st->st_size = (off_t)pfr_model.obj_size;
 	return 0;

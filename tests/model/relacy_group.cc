@@ -244,8 +244,7 @@ void flush_plain(const rl::debug_info &info)
 	for (size_t i = 0; i < g_onfields; i++) {
 		uint64_t v = 0;
 
-		std::memcpy(&v,
-			    (const unsigned char *)g_obj + g_ofields[i].off,
+		std::memcpy(&v, (const unsigned char *)g_obj + g_ofields[i].off,
 			    g_ofields[i].size);
 		if (v != g_oknown[i]) {
 			g_sh->ofield[i].store(v, rl::mo_relaxed, info);

@@ -603,8 +603,8 @@ const model_case cases[] = {
 	{"snap-no-overwrite-wmb", SN, AR, "pfr__overwrite_room", RACE_OR_VALUE,
 	 "OVERWRITE without smp_wmb after storing oldest", 256, CB(3)},
 	{"snap-relaxed-snapshot", SN, AR, "pfr_ring_snapshot", RACE_OR_VALUE,
-	 "snapshot with head loaded relaxed and no smp_rmb before oldest",
-	 256, CB(3)},
+	 "snapshot with head loaded relaxed and no smp_rmb before oldest", 256,
+	 CB(3)},
 
 	/* Mutants of creation's publication. */
 	{"attach-no-create-wmb", AT, CD, "pfr__ring_new", RACE_OR_VALUE,
