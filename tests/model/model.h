@@ -90,6 +90,12 @@ enum pfr_model_scenario {
 	 * field that changed, made at its next hooked operation: its
 	 * smp_wmb(), or the magic's store when that barrier is missing */
 	PFR_MODEL_ATTACH = 4,
+	/* the kernel's ring in overwrite mode: the writer's thread writes
+	 * records backward as the kernel does (perf_output_begin(), the
+	 * copy, smp_wmb() and the store of data_head in
+	 * perf_output_put_handle()) until the ring is paused, the reader's
+	 * thread takes pfr_perf_ring_snapshot() (src/perf/perf.c) */
+	PFR_MODEL_KERNEL = 5,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

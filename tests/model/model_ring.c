@@ -25,6 +25,7 @@ unsigned pfr_model_block_spins = 256;
 /* The shared-memory object of creation and attachment (ATTACH): ring.c's
  * system calls on it, after the system headers that declare them. */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,13 @@ static int pfr_model_fstat(int fd, struct stat *st);
 static int pfr_model_fcntl(int fd, int cmd, ...);
 
 #include "../../src/ring/ring.c"
+
+/* KERNEL: src/perf/perf.c's snapshot of the kernel's overwrite ring, with
+ * its ioctl() (the pause of the kernel's output) a seam. */
+#include <sys/ioctl.h>
+#define ioctl pfr_model_ioctl
+static int pfr_model_ioctl(int fd, unsigned long req, ...);
+#include "../../src/perf/perf.c"
 
 #include "model.h"
 
@@ -59,6 +67,8 @@ static struct pfr_model {
 	struct pfr_writer w;
 	struct pfr_reader r;
 	unsigned char scratch[PFR_RECORD_MAX + 8];
+	/* KERNEL: output paused (the ioctl) */
+	int paused;
 	/* ATTACH: the object's size (ftruncate), the rings made */
 	uint64_t obj_size;
 	struct pfr_ring *created, *attached;
@@ -76,6 +86,134 @@ _Static_assert(offsetof(struct pfr_model_obj, data) == 4096,
 	       "the data area a page after the control block");
 
 #define PFR_MODEL_FD 1000 /* ATTACH: the object's descriptor */
+
+/* ---- KERNEL: the kernel's side ---- */
+
+/* perf.c names errors with the library's pfr_strerror() (src/abi/), which
+ * the model does not link. */
+const char *pfr_strerror(int err)
+{
+	(void)err;
+	return "error";
+}
+
+/* PERF_EVENT_IOC_PAUSE_OUTPUT: a system call, so a plain variable (the
+ * model's threads share one system thread).  A paused kernel begins no
+ * record; one it has begun, it finishes and publishes. */
+static int pfr_model_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+
+	va_start(ap, req);
+	pfr_model_check(fd == PFR_MODEL_FD &&
+				req == PERF_EVENT_IOC_PAUSE_OUTPUT,
+			"unmodelled ioctl", PFR_MODEL_SITE);
+	pfr_model.paused = (int)va_arg(ap, unsigned long);
+	va_end(ap);
+	return 0;
+}
+
+/* The kernel's mmap page.  Only data_head is ever accessed (by the
+ * snapshot), so the page is placed where its data_head is the control
+ * block's head field, which the harness models; the rest of it is
+ * never touched. */
+static struct perf_event_mmap_page *pfr_model_kpage(void)
+{
+	return (struct perf_event_mmap_page
+			*)(void *)((unsigned char *)&pfr_model.obj.ctl.head -
+				   offsetof(struct perf_event_mmap_page,
+					    data_head));
+}
+
+/* KERNEL, the writer: records of 8 + payload bytes written backward from
+ * head 0, as a write_backward ring: perf_output_begin() moves head down
+ * by the record's size (after checking the pause), the record is copied
+ * in, and perf_output_put_handle() publishes it: smp_wmb() (B), then
+ * the store of data_head.  No more than the ring holds: a record the
+ * kernel began before the pause may overwrite the oldest while the
+ * snapshot reads it, which the snapshot reports as a cut record, not
+ * what this case checks. */
+static void pfr_model_kernel_writer(void)
+{
+	struct pfr_model *m = &pfr_model;
+	struct perf_event_mmap_page *pg = pfr_model_kpage();
+	uint64_t head = 0, size = 8 + m->cfg.payload, rec[1 + 32];
+
+	pfr_model_check(m->cfg.records * size <= m->cfg.data_size,
+			"KERNEL: more records than the ring holds",
+			PFR_MODEL_SITE);
+	for (unsigned i = 1; i <= m->cfg.records; i++) {
+		struct perf_event_header h = {.type = PFR_MODEL_TYPE,
+					      .misc = 0,
+					      .size = (uint16_t)size};
+
+		if (m->paused)
+			return;
+		head -= size;
+		memcpy(&rec[0], &h, 8);
+		for (unsigned k = 0; k < m->cfg.payload / 8; k++)
+			rec[1 + k] = PFR_MODEL_WORD(i, k);
+		memcpy(m->obj.data + (head & (m->cfg.data_size - 1)), rec,
+		       size);
+		/* B: the kernel's smp_wmb() in perf_output_put_handle() */
+		pfr_smp_wmb();
+		PFR_WRITE_ONCE(pg->data_head, head);
+	}
+}
+
+static void pfr_model_check_record(const struct pfr_record *rec, unsigned seq);
+
+struct pfr_model_ksnap {
+	unsigned next; /* the sequence number the next record must have */
+	unsigned got;
+};
+
+/* Newest first: records i, i - 1, ... down to 1, each whole. */
+static int pfr_model_ksnap_rec(void *arg, const struct pfr_record *rec)
+{
+	struct pfr_model_ksnap *k = arg;
+	uint64_t w0 = 0;
+	unsigned seq;
+
+	pfr_model_check(rec->hdr.type == PFR_MODEL_TYPE &&
+				rec->len == pfr_model.cfg.payload,
+			"kernel snapshot: record header", PFR_MODEL_SITE);
+	memcpy(&w0, rec->payload, 8);
+	seq = (unsigned)(w0 >> 16);
+	pfr_model_check(k->got ? seq == k->next : seq >= 1,
+			"kernel snapshot: records out of order",
+			PFR_MODEL_SITE);
+	pfr_model_check_record(rec, seq);
+	k->next = seq - 1;
+	k->got++;
+	return 0;
+}
+
+/* KERNEL, the reader: one snapshot, as `perfring record` of an overwrite
+ * ring takes it.  Every record up to the head it loaded is the writer's
+ * and whole, back to the first (the ring never wrapped). */
+static void pfr_model_kernel_snapshot(void)
+{
+	struct pfr_model *m = &pfr_model;
+	struct pfr_perf_ring kr;
+	struct pfr_model_ksnap k = {0, 0};
+	int64_t n;
+
+	memset(&kr, 0, sizeof(kr));
+	kr.fd = PFR_MODEL_FD;
+	kr.cpu = -1;
+	kr.overwrite = 1;
+	kr.page = pfr_model_kpage();
+	kr.data_size = m->cfg.data_size;
+	kr.scratch = m->scratch;
+	kr.reader.data = m->obj.data;
+	n = pfr_perf_ring_snapshot(&kr, pfr_model_ksnap_rec, &k);
+	pfr_model_check(
+		n >= 0 && (uint64_t)n == k.got && (n == 0 || k.next == 0),
+		"kernel snapshot: a record up to head missing", PFR_MODEL_SITE);
+	pfr_model_check(!m->paused, "kernel snapshot: output not resumed",
+			PFR_MODEL_SITE);
+}
 
 /* ---- ATTACH: the object's system calls ---- */
 
@@ -152,6 +290,7 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	free(m->attached);
 	m->created = m->attached = NULL;
 	m->obj_size = 0;
+	m->paused = 0;
 	memset(c, 0, sizeof(*c));
 	if (cfg->scenario == PFR_MODEL_ATTACH)
 		return; /* a fresh object: zero, size 0; the writer creates */
@@ -191,6 +330,8 @@ int pfr_model_open(void)
 		return 0; /* the reader takes snapshots */
 	if (m->cfg.scenario == PFR_MODEL_ATTACH)
 		return 0; /* the writer creates the ring, the reader attaches */
+	if (m->cfg.scenario == PFR_MODEL_KERNEL)
+		return 0; /* the kernel's writer, perf.c's snapshot */
 	err = pfr_ring_reader(&m->ring, &m->r);
 	if (err)
 		return err;
@@ -276,6 +417,10 @@ void pfr_model_writer(void)
 		pfr_model_create();
 		return;
 	}
+	if (m->cfg.scenario == PFR_MODEL_KERNEL) {
+		pfr_model_kernel_writer();
+		return;
+	}
 	for (unsigned i = 1; i <= m->cfg.records; i++) {
 		unsigned len = pfr_model_payload(i);
 		int err;
@@ -357,9 +502,9 @@ static void pfr_model_check_snapshot(const unsigned char *buf, int64_t n)
 			return;
 		len = pfr_model_payload((unsigned)seq);
 		pfr_model_check(h.type == PFR_MODEL_TYPE && h.size == 8 + len &&
-					at + 8 + len <= (uint64_t)n,
+					(uint64_t)at + 8 + len <= (uint64_t)n,
 				"snapshot: record header", PFR_MODEL_SITE);
-		if (at + 8 + len > (uint64_t)n)
+		if ((uint64_t)at + 8 + len > (uint64_t)n)
 			return;
 		for (unsigned k = 0; k < len / 8; k++) {
 			uint64_t v;
@@ -399,6 +544,10 @@ void pfr_model_reader(void)
 	}
 	if (m->cfg.scenario == PFR_MODEL_ATTACH) {
 		pfr_model_attach();
+		return;
+	}
+	if (m->cfg.scenario == PFR_MODEL_KERNEL) {
+		pfr_model_kernel_snapshot();
 		return;
 	}
 

@@ -500,6 +500,7 @@ namespace
 #define BOTH PFR_MODEL_BOTH
 #define SN PFR_MODEL_SNAP
 #define AT PFR_MODEL_ATTACH
+#define KE PFR_MODEL_KERNEL
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -556,6 +557,12 @@ const model_case cases[] = {
 	 "ring (pfr__ring_new): refused or complete, never half-created",
 	 256, FS},
 
+	/* The kernel's overwrite ring, read by src/perf/perf.c. */
+	{"kernel-snap", KE, AR, nullptr, PASS,
+	 "a kernel-style writer publishes records backward (smp_wmb, "
+	 "data_head) while pfr_perf_ring_snapshot() reads the ring",
+	 256, FS},
+
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
 	 "FULL without A (smp_mb after loading tail)", 256, CB(5)},
@@ -606,6 +613,9 @@ const model_case cases[] = {
 	 "snapshot with head loaded relaxed and no smp_rmb before oldest", 256,
 	 CB(3)},
 
+	{"kernel-snap-relaxed", KE, AR, "pfr_perf_ring_snapshot", RACE_OR_VALUE,
+	 "perf.c's snapshot with its load of data_head relaxed (C)", 256, FS},
+
 	/* Mutants of creation's publication. */
 	{"attach-no-create-wmb", AT, CD, "pfr__ring_new", RACE_OR_VALUE,
 	 "creation without smp_wmb before the magic", 256, FS},
@@ -620,6 +630,7 @@ const model_case cases[] = {
 #undef BOTH
 #undef SN
 #undef AT
+#undef KE
 #undef F
 #undef AR
 #undef CD
@@ -696,6 +707,11 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 4096;
 		g_cfg.records = 0;
 		g_cfg.payload = 8;
+	} else if (scenario == PFR_MODEL_KERNEL) {
+		/* three 16-byte records, backward: 48 of the 64 bytes */
+		g_cfg.data_size = 64;
+		g_cfg.records = 3;
+		g_cfg.payload = 8;
 	} else if (scenario == PFR_MODEL_SNAP) {
 		/* records of 16 and 24 bytes in turn (model_ring.c):
 		 * 16+24+16 bytes, then the fourth (after an 8-byte PAD)
@@ -755,9 +771,9 @@ std::string failure_line(const std::string &out)
  * iteration (the replay would meet the field as known). */
 bool discover(void)
 {
-	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_WAKE,
-				   PFR_MODEL_BOTH, PFR_MODEL_SNAP,
-				   PFR_MODEL_ATTACH};
+	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_WAKE,
+				   PFR_MODEL_BOTH,   PFR_MODEL_SNAP,
+				   PFR_MODEL_ATTACH, PFR_MODEL_KERNEL};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only

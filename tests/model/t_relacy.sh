@@ -15,7 +15,8 @@
 bin=$out/relacy_ring
 # Rebuilt when any input is newer (the ring's headers and src/ring/ring.c
 # included).
-deps=("$src"/*.h "$src"/*.c "$src"/*.cc "$top"/src/ring/ring.c "$top"/src/*/*.h
+deps=("$src"/*.h "$src"/*.c "$src"/*.cc "$top"/src/ring/ring.c
+	"$top"/src/perf/perf.c "$top"/src/*/*.h
 	"$top"/include/perfring/*.h "$top"/include/perfring/arch/*.h)
 model_build ring relacy-barrier.h build.log "model" "${deps[@]}"
 args=()
