@@ -59,7 +59,10 @@ PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 
 	if (!size)
 		return;
-	pfr__put_header(w->data, w->mask, head, w->res_type, size);
+	if (w->inband)
+		pfr__inband_commit(w->data, w->mask, head, w->res_type, size);
+	else
+		pfr__put_header(w->data, w->mask, head, w->res_type, size);
 	w->head = head + size;
 	w->records++;
 	w->res_size = 0;
@@ -110,8 +113,14 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		uint64_t records = w->records;
 
-		pfr__put_record(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
-				type, size, buf, len);
+		if (w->inband)
+			pfr__put_record_inband(w->data, w->mask, head,
+					       PFR__AHEAD_BOUND(w), type, size,
+					       buf, len);
+		else
+			pfr__put_record(w->data, w->mask, head,
+					PFR__AHEAD_BOUND(w), type, size, buf,
+					len);
 		w->head = head + size;
 		w->records = records + 1;
 		return 0;
@@ -156,9 +165,17 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		uint64_t mask = w->mask, records = w->records;
 		uint64_t limit = PFR__AHEAD_BOUND(w);
 
-		for (i = 0; i < n; i++, head += size)
-			pfr__put_record(data, mask, head, limit, type, size,
-					src + (size_t)i * len, len);
+		if (w->inband)
+			for (i = 0; i < n; i++, head += size)
+				pfr__put_record_inband(data, mask, head, limit,
+						       type, size,
+						       src + (size_t)i * len,
+						       len);
+		else
+			for (i = 0; i < n; i++, head += size)
+				pfr__put_record(data, mask, head, limit, type,
+						size, src + (size_t)i * len,
+						len);
 		w->head = head;
 		w->records = records + n;
 		pfr_writer_publish(w);
@@ -174,6 +191,8 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 
 PFR__INLINE int64_t pfr_reader_begin_unpaced(struct pfr_reader *r)
 {
+	if (r->iflags & PFR__READER_INBAND)
+		return pfr__begin_inband(r);
 	return PFR__ORD_CALL(r->ordering, pfr__begin, r);
 }
 

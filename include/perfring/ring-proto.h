@@ -71,6 +71,9 @@ PFR__EXTERN_C_BEGIN
 #define PFR__READER_WAKE_WRITER 0x1u
 /* The ring has PFR_RING_WAIT: pfr_reader_wait() may sleep. */
 #define PFR__READER_CAN_WAIT 0x2u
+/* The ring has PFR_RING_INBAND: begin waits on the header at its tail
+ * (pfr__begin_inband()) instead of loading head. */
+#define PFR__READER_INBAND 0x4u
 
 /* ---- the slow paths of the inline functions (src/ring/ring.c) ---- */
 
@@ -246,6 +249,113 @@ PFR__INLINE uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
 	return PFR__ORD_CALL(w->ordering, pfr__space, w, need);
 }
 
+/* ---- in-band publication (PFR_RING_INBAND) ---- */
+
+/*
+ * A latency-bound reader that polls head pays two cache-line transfers per
+ * message: head's line, then the record's.  In-band, the record's header
+ * is its publication, and the reader polls the header at its tail:
+ *
+ *        WRITER (commit of record N)           READER (at N)
+ *   STORE payload of N                   h = LOAD(header of N)
+ *   STORE(0 -> header of N+1)            (Ci)
+ *   (Bi)                                 if (h valid) LOAD payload of N,
+ *   STORE(header of N)                        then LOAD(header of N+1)
+ *
+ * Bi pairs with Ci (message passing, twice): a reader that sees header N
+ * sees N's payload (litmus/inband-pub.litmus) and the zero the writer
+ * stored where header N+1 goes, not that word's bytes from the last lap,
+ * which could pass for a header (litmus/inband-zero.litmus).  So the word
+ * after the last committed record is always zero, and a zero word is "not
+ * yet".  The zero store lands in space the writer holds by A (the word
+ * past a record counts as used: the writer leaves 8 bytes more free than
+ * head polling does), ordered after the reader's last loads of that space
+ * by A with D as before (litmus/inband-reuse.litmus).
+ *
+ * The other way, the reader zeroing what it consumed, was rejected: with
+ * variable-size records a later header can fall anywhere in an earlier
+ * record, so the reader would have to zero every word it read (size / 8
+ * stores per record, on lines the writer takes next), where the writer's
+ * zero is one store per record into a line it is writing anyway
+ * (docs/ring.md, "In-band publication").
+ */
+
+/* The header word of a record (the header's bytes as one u64). */
+PFR__INLINE uint64_t pfr__header_word(uint32_t type, uint64_t size)
+{
+	struct pfr_record_header h;
+	uint64_t raw;
+
+	h.type = type;
+	h.misc = 0;
+	h.size = (uint16_t)size;
+	memcpy(&raw, &h, sizeof(raw));
+	return raw;
+}
+
+/* Commits the record of `size` bytes at free-running `pos` in band: the
+ * next header's word zeroed, then the header (Bi).  The payload is
+ * already stored. */
+PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
+				    uint64_t pos, uint32_t type, uint64_t size)
+{
+	uint64_t raw = pfr__header_word(type, size);
+
+	PFR_WRITE_ONCE(*(uint64_t *)(data + ((pos + size) & mask)), 0);
+	/* Bi: pairs with Ci (load_acquire) in pfr__begin_inband(); orders
+	 * the payload and the zero above before the header; without it:
+	 * litmus/inband-pub-no-release.litmus */
+	pfr_smp_store_release((uint64_t *)(data + (pos & mask)), raw);
+}
+
+/* The bytes pfr__begin_inband() walks at most per call (the work of one
+ * call is bounded, even on a hostile ring). */
+#define PFR__INBAND_WALK 4096u
+
+/* Ci: the in-band begin.  Walks the committed headers from the end of
+ * what the reader was last shown, loading each with acquire, up to the
+ * first zero word (or PFR__INBAND_WALK bytes), and shows the reader up to
+ * there.  Every header is checked before the walk steps over it: size
+ * non-zero and a multiple of 8, within the data area's end (perfring's
+ * rings never straddle it), and the walk within a ring of tail less the
+ * zero word.  A header that fails stops the walk; if it is the first
+ * unread one, its error is returned (nothing else is readable before it).
+ * Returns the bytes shown (>= 0) or that error. */
+PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
+{
+	const unsigned char *data = r->data;
+	uint64_t mask = r->mask, tail = r->tail, h = r->head, start = h;
+	int err = 0;
+
+	while (h - start < PFR__INBAND_WALK) {
+		struct pfr_record_header hd;
+		uint64_t off = h & mask;
+		/* Ci: pairs with Bi (store_release) in pfr__inband_commit();
+		 * without it: litmus/inband-pub-no-acquire.litmus */
+		uint64_t raw = pfr_smp_load_acquire(
+			(const uint64_t *)(data + off));
+
+		if (!raw)
+			break; /* not yet */
+		memcpy(&hd, &raw, sizeof(hd));
+		if (hd.size == 0)
+			err = -PFR_E_RECSIZE_ZERO;
+		else if (hd.size & 7)
+			err = -PFR_E_RECSIZE_ALIGN;
+		else if (hd.size > mask + 1 - off)
+			err = -PFR_E_RECSIZE_PAST_HEAD;
+		else if (h + hd.size - tail > mask + 1 - 8)
+			err = -PFR_E_HEAD_AHEAD;
+		if (err)
+			break;
+		h += hd.size;
+	}
+	r->head = h;
+	if (err && h == tail)
+		return err;
+	return (int64_t)(h - tail);
+}
+
 /* ---- ordering-independent helpers ---- */
 
 /* Where a record of `size` bytes starting at free-running *pos lands: at
@@ -346,6 +456,20 @@ PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
 	if (len)
 		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
 		       buf, len);
+}
+
+/* pfr__put_record() for an in-band ring: the payload first, then the
+ * header committed in band (the zero past it, then Bi). */
+PFR__INLINE void pfr__put_record_inband(unsigned char *data, uint64_t mask,
+					uint64_t head, uint64_t limit,
+					uint32_t type, uint64_t size,
+					const void *buf, size_t len)
+{
+	pfr__write_ahead(data, mask, head, size, limit);
+	if (len)
+		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
+		       buf, len);
+	pfr__inband_commit(data, mask, head, type, size);
 }
 
 PFR__EXTERN_C_END

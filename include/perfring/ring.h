@@ -153,6 +153,17 @@ PFR_API int pfr_policy_parse(const char *s);
 /* The reader may block in pfr_reader_wait(): the writer then checks for a
  * sleeping reader after each publication (one smp_mb each). */
 #define PFR_RING_WAIT 0x1u
+/* In-band publication, for latency-bound readers: the writer also commits
+ * every record by a release store of its header, after it has stored an
+ * invalid (zero) word where the next header will go, and the reader's
+ * pfr_reader_begin() waits on the header at its tail instead of loading
+ * head (one cache line per message, not two: the record's).  The writer
+ * still publishes head (waits, stats and crash recovery use it).  Needs
+ * the ACQREL ordering, a DROP or BLOCK policy and no PFR_RING_WAIT
+ * (-PFR_E_INVAL otherwise); the largest record is 8 bytes smaller in
+ * small rings (data_size / 2 - 16).  perfring's own rings only: the
+ * kernel's ring has no such mode (docs/ring.md, "In-band publication"). */
+#define PFR_RING_INBAND 0x2u
 
 #define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
 #define PFR_RING_VERSION 2u /* 2: the sleep flags swapped lines */
@@ -250,7 +261,8 @@ struct pfr_writer {
 			    * head (the slow path pads up to it) */
 	uint32_t res_type;
 	uint32_t max_record;
-	uint8_t policy, ordering, wait_flag, pad;
+	uint8_t policy, ordering, wait_flag;
+	uint8_t inband; /* PFR_RING_INBAND: headers are committed in band */
 };
 
 /* The reader's private state: the same for perfring's rings and the
