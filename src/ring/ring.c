@@ -440,13 +440,13 @@ void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
 /* In band, a writer that died may have committed records past the head
  * it published, and the reader may have read them: a writer that replaces
  * it resumes after the last committed record, not at the published head.
- * It walks the committed headers from head as the reader does (every
- * check of pfr__begin_inband(), stopping at the first zero word or failed
- * check, within a ring of tail less the zero word). */
-static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head,
-				   uint64_t tail)
+ * It walks the committed headers from head with the checks of
+ * pfr__begin_inband(), stopping at the first zero word or failed check,
+ * at most a ring less the zero word past head (the caller then checks the
+ * result against tail as it checks a published head). */
+static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head)
 {
-	uint64_t mask = ring->data_size - 1;
+	uint64_t mask = ring->data_size - 1, start = head;
 
 	for (;;) {
 		uint64_t off = head & mask;
@@ -457,7 +457,7 @@ static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head,
 		memcpy(&hd, &raw, sizeof(hd));
 		if (!raw || hd.size == 0 || (hd.size & 7) ||
 		    hd.size > mask + 1 - off ||
-		    head + hd.size - tail > mask + 1 - 8)
+		    head + hd.size - start > mask + 1 - 8)
 			return head;
 		head += hd.size;
 	}
@@ -501,14 +501,14 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 		w->oldest = w->tail_cache = oldest;
 		PFR_WRITE_ONCE(c->oldest, oldest);
 	} else {
+		if (w->inband) {
+			head = pfr__inband_resume(ring, head);
+			w->head = w->published = head;
+		}
 		/* The first load of tail, checked like every later one. */
 		t = PFR_READ_ONCE(c->tail);
 		if (head - t > ring->data_size || (t & 7))
 			return -PFR_E_LAYOUT;
-		if (w->inband) {
-			head = pfr__inband_resume(ring, head, t);
-			w->head = w->published = head;
-		}
 		/* Start with a cached tail that shows no space, so that the
 		 * first reserve loads tail with A's ordering. */
 		w->tail_cache = head - ring->data_size;
