@@ -317,14 +317,17 @@ PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
  * first zero word (or PFR__INBAND_WALK bytes), and shows the reader up to
  * there.  Every header is checked before the walk steps over it: size
  * non-zero and a multiple of 8, within the data area's end (perfring's
- * rings never straddle it), and the walk within a ring of tail less the
- * zero word.  A header that fails stops the walk; if it is the first
+ * rings never straddle it), and the walk within a ring, less the zero
+ * word, of the tail last published (the writer cannot have written past
+ * it; free-running counters, so the subtraction is right across their
+ * wrap).  A header that fails stops the walk; if it is the first
  * unread one, its error is returned (nothing else is readable before it).
  * Returns the bytes shown (>= 0) or that error. */
 PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 {
 	const unsigned char *data = r->data;
 	uint64_t mask = r->mask, tail = r->tail, h = r->head, start = h;
+	uint64_t freed = r->published;
 	int err = 0;
 
 	while (h - start < PFR__INBAND_WALK) {
@@ -344,7 +347,7 @@ PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 			err = -PFR_E_RECSIZE_ALIGN;
 		else if (hd.size > mask + 1 - off)
 			err = -PFR_E_RECSIZE_PAST_HEAD;
-		else if (h + hd.size - tail > mask + 1 - 8)
+		else if (h + hd.size - freed > mask + 1 - 8)
 			err = -PFR_E_HEAD_AHEAD;
 		if (err)
 			break;
