@@ -571,9 +571,12 @@ static void *hflip_run(void *arg)
 
 	while (!PFR_READ_ONCE(f->stop)) {
 		for (int i = 0; i < 4; i++)
+			/* purpose: a hostile writer's commit; pairs with Ci
+			 * (load_acquire) in pfr__begin_inband() */
 			pfr_smp_store_release(f->word, f->vals[i]);
 		f->flips++;
 	}
+	/* purpose: the header restored; pairs with Ci in pfr__begin_inband() */
 	pfr_smp_store_release(f->word, f->vals[0]);
 	return NULL;
 }
