@@ -75,6 +75,9 @@ enum pfr_model_scenario {
 	 * threshold: both sleep; the writer ends with pfr_writer_flush(),
 	 * which alone wakes the reader for the last record */
 	PFR_MODEL_BOTH = 2,
+	/* PFR_RING_INBAND (ACQREL, BLOCK) with a polling reader: the
+	 * in-band commit (the zero word, Bi) and begin (Ci), with A and D */
+	PFR_MODEL_INBAND = 3,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

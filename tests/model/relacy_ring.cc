@@ -10,6 +10,8 @@
  *
  *   control-block field (head, tail, reader_waiting...)  rl::atomic<u64>
  *   data-area 8-byte word (record headers, payloads)     rl::var<u64>
+ *   the same word's acquire loads, release and ONCE      rl::atomic<u64>
+ *     stores (in-band headers and the zero word)         (a second shadow)
  *   barrier                                              rl fence
  *   futex wait/wake                                      rl::mutex and
  *                                                        rl::condition_variable
@@ -102,6 +104,13 @@ ring_test *g_test;
 struct ring_test : rl::test_suite<ring_test, 2> {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
 	rl::var<uint64_t> word[WORDS];
+	/* In band, each data word also has an atomic shadow: the in-band
+	 * header's release store and acquire loads, and the zero word's
+	 * WRITE_ONCE, are atomic accesses of the word.  Every store to the
+	 * word (plain included) updates both shadows, so an acquire load
+	 * sees what the word holds (a payload's bytes too); loads other
+	 * than acquire read the rl::var, race-checked. */
+	rl::atomic<uint64_t> aword[WORDS];
 	rl::mutex futex_mtx;
 	rl::condition_variable futex_cv[2]; /* reader_waiting, writer_waiting */
 
@@ -117,8 +126,10 @@ struct ring_test : rl::test_suite<ring_test, 2> {
 			std::memcpy(&v, ctl + g_slots[i].off, g_slots[i].size);
 			field[i].store(v, rl::mo_relaxed, $);
 		}
-		for (unsigned i = 0; i < WORDS; i++)
+		for (unsigned i = 0; i < WORDS; i++) {
 			word[i]($) = 0;
+			aword[i].store(0, rl::mo_relaxed, $);
+		}
 		RL_ASSERT(pfr_model_open() == 0);
 	}
 
@@ -187,6 +198,17 @@ rl::var<uint64_t> *word_at(const volatile void *p, size_t size,
 		return nullptr;
 	}
 	return &g_test->word[off / 8];
+}
+
+/* In band: the data word's atomic shadow (word_at() has checked p). */
+rl::atomic<uint64_t> *aword_at(const volatile void *p)
+{
+	return &g_test->aword[((uintptr_t)p - (uintptr_t)g_lay.data) / 8];
+}
+
+bool inband_case()
+{
+	return g_cfg.scenario == PFR_MODEL_INBAND;
 }
 
 rl::memory_order order(int mo, const char *func)
@@ -261,6 +283,10 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
 		rl::var<uint64_t> *w = word_at(p, size, info);
 
+		/* purpose: an in-band header's load_acquire (Ci), with the
+		 * order the code asked for; pairs with Bi's release below */
+		if (w && mo == PFR_MODEL_ACQUIRE)
+			return aword_at(p)->load(order(mo, func), info);
 		/* a record byte: a plain access, race-checked */
 		return w ? (uint64_t)(*w)(info) : 0;
 	}
@@ -287,6 +313,11 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 
 		if (w)
 			(*w)(info) = v;
+		/* purpose: in band, the marked store (Bi's store_release,
+		 * the zero's WRITE_ONCE) on the atomic shadow too, after
+		 * the rl::var; pairs with Ci's acquire load above */
+		if (w && inband_case())
+			aword_at(p)->store(v, order(mo, func), info);
 		return; /* the real data area keeps its poison */
 	}
 	plain_store(p, size, v);
@@ -346,6 +377,11 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 			if (!w)
 				return dst;
 			(*w)(info) = v;
+			/* in band: a payload word can be polled as a header
+			 * next lap; its atomic shadow holds it too */
+			if (inband_case())
+				aword_at((unsigned char *)dst + k)
+					->store(v, rl::mo_relaxed, info);
 		} else {
 			rl::var<uint64_t> *w = word_at(
 				(const unsigned char *)src + k, 8, info);
@@ -424,6 +460,7 @@ namespace
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
 #define BOTH PFR_MODEL_BOTH
+#define IB PFR_MODEL_INBAND
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -465,6 +502,24 @@ const model_case cases[] = {
 	 "ACQREL: BLOCK writer and reader both asleep", 1, CB(2)},
 	{"both-ctrldep", BOTH, CD, nullptr, PASS,
 	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(2)},
+
+	/* In band (PFR_RING_INBAND, ACQREL, BLOCK): the reader polls the
+	 * header at its tail; the writer zeroes the next header's word and
+	 * commits the header with a release.  The fourth record's zero
+	 * lands on the first record's header (A with D), one spin so the
+	 * writer also sleeps. */
+	{"inband-acqrel", IB, AR, nullptr, PASS,
+	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(5)},
+	{"inband-block", IB, AR, nullptr, PASS,
+	 "ACQREL in band and the BLOCK writer's sleep", 1, CB(4)},
+	{"inband-relaxed-Bi", IB, AR, "pfr__inband_commit", RACE_OR_VALUE,
+	 "in band with Bi's store_release(header) relaxed", 256, CB(5)},
+	{"inband-relaxed-Ci", IB, AR, "pfr__begin_inband", RACE_OR_VALUE,
+	 "in band with Ci's load_acquire(header) relaxed", 256, CB(5)},
+	{"inband-relaxed-A", IB, AR, "pfr__space", RACE_OR_VALUE,
+	 "in band with A's load_acquire(tail) relaxed", 256, CB(5)},
+	{"inband-relaxed-D", IB, AR, "pfr__end", RACE_OR_VALUE,
+	 "in band with D's store_release(tail) relaxed", 256, CB(5)},
 
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
@@ -514,6 +569,7 @@ const model_case cases[] = {
 #undef P
 #undef W
 #undef BOTH
+#undef IB
 #undef F
 #undef AR
 #undef CD
@@ -585,6 +641,14 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 8;
+	} else if (scenario == PFR_MODEL_INBAND) {
+		/* 16-byte records in a 64-byte ring: in band the word after
+		 * the last record is kept zero, so three fill it, and the
+		 * fourth's zero word is the first record's header (offset
+		 * 0, free only once the reader has published its tail). */
+		g_cfg.data_size = 64;
+		g_cfg.records = 4;
+		g_cfg.payload = 8;
 	} else {
 		g_cfg.data_size = 64;
 		g_cfg.records = 2;
@@ -635,8 +699,8 @@ std::string failure_line(const std::string &out)
  * iteration (the replay would meet the field as known). */
 bool discover(void)
 {
-	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_WAKE,
-				   PFR_MODEL_BOTH};
+	static const int scen[] = {PFR_MODEL_PROTO, PFR_MODEL_INBAND,
+				   PFR_MODEL_WAKE, PFR_MODEL_BOTH};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
