@@ -509,17 +509,17 @@ const model_case cases[] = {
 	 * lands on the first record's header (A with D), one spin so the
 	 * writer also sleeps. */
 	{"inband-acqrel", IB, AR, nullptr, PASS,
-	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(5)},
+	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(3)},
 	{"inband-block", IB, AR, nullptr, PASS,
-	 "ACQREL in band and the BLOCK writer's sleep", 1, CB(4)},
+	 "ACQREL in band and the BLOCK writer's sleep", 1, CB(3)},
 	{"inband-relaxed-Bi", IB, AR, "pfr__inband_commit", RACE_OR_VALUE,
-	 "in band with Bi's store_release(header) relaxed", 256, CB(5)},
+	 "in band with Bi's store_release(header) relaxed", 256, CB(3)},
 	{"inband-relaxed-Ci", IB, AR, "pfr__begin_inband", RACE_OR_VALUE,
-	 "in band with Ci's load_acquire(header) relaxed", 256, CB(5)},
+	 "in band with Ci's load_acquire(header) relaxed", 256, CB(3)},
 	{"inband-relaxed-A", IB, AR, "pfr__space", RACE_OR_VALUE,
-	 "in band with A's load_acquire(tail) relaxed", 256, CB(5)},
+	 "in band with A's load_acquire(tail) relaxed", 256, CB(3)},
 	{"inband-relaxed-D", IB, AR, "pfr__end", RACE_OR_VALUE,
-	 "in band with D's store_release(tail) relaxed", 256, CB(5)},
+	 "in band with D's store_release(tail) relaxed", 256, CB(3)},
 
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
