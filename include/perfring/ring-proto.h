@@ -316,47 +316,87 @@ PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
  * what the reader was last shown, loading each with acquire, up to the
  * first zero word (or PFR__INBAND_WALK bytes), and shows the reader up to
  * there.  Every header is checked before the walk steps over it: size
- * non-zero and a multiple of 8, within the data area's end (perfring's
- * rings never straddle it), and the walk within a ring, less the zero
+ * non-zero and a multiple of 8, within the end of the data area's lap
+ * (perfring's rings never straddle it), and within a ring, less the zero
  * word, of the tail last published (the writer cannot have written past
- * it; free-running counters, so the subtraction is right across their
- * wrap).  A header that fails stops the walk; if it is the first
- * unread one, its error is returned (nothing else is readable before it).
- * Returns the bytes shown (>= 0) or that error. */
+ * it).  Positions are offsets from the reader's tail (d), so the bounds
+ * are plain compares, right across the free-running counters' wrap.  A
+ * header equal to the last one that passed (the same 64 bits) needs only
+ * the bound, as in pfr_reader_consume().  A header that fails stops the
+ * walk; if it is the first unread one, its error is returned (nothing
+ * else is readable before it).  Returns the bytes shown (>= 0) or that
+ * error. */
 PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 {
-	const unsigned char *data = r->data;
-	uint64_t mask = r->mask, tail = r->tail, h = r->head, start = h;
-	uint64_t freed = r->published;
+	const unsigned char *data = r->data, *p;
+	uint64_t mask = r->mask, tail = r->tail, d = r->head - tail;
+	uint64_t stop = d + PFR__INBAND_WALK;
+	/* tail - published is at most a ring less 8: every byte the
+	 * reader took passed ring_end below */
+	uint64_t ring_end = r->published + mask + 1 - 8 - tail;
+	uint64_t lap_end = mask + 1 - (tail & mask);
+	uint64_t hard, lim, ok_raw = 0, size = 0;
 	int err = 0;
 
-	while (h - start < PFR__INBAND_WALK) {
-		struct pfr_record_header hd;
-		uint64_t off = h & mask;
+	/* the end of the lap d is in (a walk may have ended at one) */
+	while (d >= lap_end)
+		lap_end += mask + 1;
+	p = data + ((tail + d) & mask);
+	/* hard: no record may end past it; lim: the fast path's bound,
+	 * short of the lap's end (a record ending there moves p) and of
+	 * the walk's own stop */
+	hard = lap_end < ring_end ? lap_end : ring_end;
+	lim = hard < stop ? hard : stop;
+	lim = lim < lap_end - 1 ? lim : lap_end - 1;
+	for (;;) {
 		/* Ci: pairs with Bi (store_release) in pfr__inband_commit();
 		 * without it: litmus/inband-pub-no-acquire.litmus */
-		uint64_t raw = pfr_smp_load_acquire(
-			(const uint64_t *)(data + off));
+		uint64_t raw = pfr_smp_load_acquire((const uint64_t *)p);
 
 		if (!raw)
 			break; /* not yet */
-		memcpy(&hd, &raw, sizeof(hd));
-		if (hd.size == 0)
-			err = -PFR_E_RECSIZE_ZERO;
-		else if (hd.size & 7)
-			err = -PFR_E_RECSIZE_ALIGN;
-		else if (hd.size > mask + 1 - off)
-			err = -PFR_E_RECSIZE_PAST_HEAD;
-		else if (h + hd.size - freed > mask + 1 - 8)
-			err = -PFR_E_HEAD_AHEAD;
-		if (err)
-			break;
-		h += hd.size;
+		if (__builtin_expect(raw != ok_raw, 0)) {
+			struct pfr_record_header hd;
+
+			memcpy(&hd, &raw, sizeof(hd));
+			size = hd.size;
+			/* no bit outside 3..15: a multiple of 8, >= 8 */
+			if ((size - 8) & ~(uint64_t)0xfff8) {
+				err = size ? -PFR_E_RECSIZE_ALIGN
+					   : -PFR_E_RECSIZE_ZERO;
+				break;
+			}
+			ok_raw = raw;
+		}
+		if (__builtin_expect(d + size > lim, 0)) {
+			if (d + size > hard) {
+				err = d + size > lap_end
+					      ? -PFR_E_RECSIZE_PAST_HEAD
+					      : -PFR_E_HEAD_AHEAD;
+				break;
+			}
+			d += size;
+			if (d > stop)
+				break; /* the walk's own bound */
+			if (d == lap_end) {
+				/* the record (a PAD) ends the lap */
+				p = data;
+				lap_end += mask + 1;
+				hard = lap_end < ring_end ? lap_end : ring_end;
+			} else {
+				p += size;
+			}
+			lim = hard < stop ? hard : stop;
+			lim = lim < lap_end - 1 ? lim : lap_end - 1;
+			continue;
+		}
+		d += size;
+		p += size;
 	}
-	r->head = h;
-	if (err && h == tail)
+	r->head = tail + d;
+	if (err && !d)
 		return err;
-	return (int64_t)(h - tail);
+	return (int64_t)d;
 }
 
 /* ---- ordering-independent helpers ---- */
