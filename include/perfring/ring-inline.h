@@ -42,6 +42,14 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	}
 	if (len > w->max_record - 8)
 		return -PFR_E_INVAL;
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && pfr__inband_fits(w, head, size)) {
+		w->res_size = (uint32_t)size;
+		pfr__write_ahead(w->data, w->mask, head, size, w->free_end);
+		*payload = w->data + (head & w->mask) +
+			   sizeof(struct pfr_record_header);
+		return 0;
+	}
 	{
 		int err = pfr__writer_reserve_slow(w, (uint32_t)size);
 
@@ -113,14 +121,19 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
 		uint64_t records = w->records;
 
-		if (w->inband)
-			pfr__put_record_inband(w->data, w->mask, head,
-					       PFR__AHEAD_BOUND(w), type, size,
-					       buf, len);
-		else
-			pfr__put_record(w->data, w->mask, head,
-					PFR__AHEAD_BOUND(w), type, size, buf,
-					len);
+		pfr__put_record(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
+				type, size, buf, len);
+		w->head = head + size;
+		w->records = records + 1;
+		return 0;
+	}
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && len <= w->max_record - 8 &&
+	    pfr__inband_fits(w, head, size)) {
+		uint64_t records = w->records;
+
+		pfr__put_record_inband(w->data, w->mask, head, w->free_end,
+				       type, size, buf, len);
 		w->head = head + size;
 		w->records = records + 1;
 		return 0;
@@ -165,17 +178,24 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		uint64_t mask = w->mask, records = w->records;
 		uint64_t limit = PFR__AHEAD_BOUND(w);
 
-		if (w->inband)
-			for (i = 0; i < n; i++, head += size)
-				pfr__put_record_inband(data, mask, head, limit,
-						       type, size,
-						       src + (size_t)i * len,
-						       len);
-		else
-			for (i = 0; i < n; i++, head += size)
-				pfr__put_record(data, mask, head, limit, type,
-						size, src + (size_t)i * len,
-						len);
+		for (i = 0; i < n; i++, head += size)
+			pfr__put_record(data, mask, head, limit, type, size,
+					src + (size_t)i * len, len);
+		w->head = head;
+		w->records = records + n;
+		pfr_writer_publish(w);
+		return (int)n;
+	}
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && pfr__inband_fits(w, head, (uint64_t)n * size)) {
+		unsigned char *data = w->data;
+		uint64_t mask = w->mask, records = w->records;
+		uint64_t limit = w->free_end;
+
+		for (i = 0; i < n; i++, head += size)
+			pfr__put_record_inband(data, mask, head, limit, type,
+					       size, src + (size_t)i * len,
+					       len);
 		w->head = head;
 		w->records = records + n;
 		pfr_writer_publish(w);

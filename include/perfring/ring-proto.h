@@ -308,6 +308,19 @@ PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
 	pfr_smp_store_release((uint64_t *)(data + (pos & mask)), raw);
 }
 
+/* In band the writer's fast-path limit (w->limit) is 0, so that the
+ * head-polled fast path, which writes the header first, never runs for
+ * an in-band ring and a head-polled ring pays nothing for the in-band
+ * one: the in-band fast path comes after it, behind this test, against
+ * w->inband_limit (the lower of the cached tail's bound less the zero
+ * word and the end of the lap; 0 while a LOST record is pending).
+ * `bytes`: the record's size, or n * size for n of them. */
+PFR__INLINE int pfr__inband_fits(const struct pfr_writer *w, uint64_t head,
+				 uint64_t bytes)
+{
+	return head + bytes <= w->inband_limit;
+}
+
 /* The bytes pfr__begin_inband() walks at most per call (the work of one
  * call is bounded, even on a hostile ring). */
 #define PFR__INBAND_WALK 4096u

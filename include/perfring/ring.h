@@ -250,7 +250,14 @@ struct pfr_writer {
 	/* the cached tail's bound (tail + data size): bytes below it are
 	 * free; the write-ahead asks for lines up to it, across the wrap */
 	uint64_t free_end;
-	uint64_t published; /* PFR_RING_WAIT: head as last published (B) */
+	union {
+		/* PFR_RING_WAIT: head as last published (B) */
+		uint64_t published;
+		/* PFR_RING_INBAND (never with PFR_RING_WAIT): the in-band
+		 * fast path's limit, as `limit` is the other rings' (which
+		 * is 0 in band) less the zero word after the record */
+		uint64_t inband_limit;
+	};
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
 	uint64_t lost; /* dropped since the last LOST record */

@@ -1007,9 +1007,16 @@ static void pfr__writer_limit(struct pfr_writer *w)
 	uint64_t by_end = (w->head | w->mask) + 1;
 
 	w->free_end = by_tail;
-	/* in band the record's end must leave the zero word free too */
-	by_tail -= pfr__inband_extra(w);
 	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	if (w->inband) {
+		/* its fast paths test pfr__inband_fits() instead; the
+		 * record's end leaves the zero word free too */
+		by_tail -= 8;
+		w->inband_limit = w->lost		? 0
+				  : by_tail < by_end ? by_tail
+						     : by_end;
+		w->limit = 0;
+	}
 }
 
 int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
