@@ -72,8 +72,7 @@ static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
 	return pr_ring_new_flags(run, ring, shm_name, 0);
 }
 
-static int pr_setup_flags(struct pfr_bench_run *run, void **qp,
-			  uint32_t flags)
+static int pr_setup_flags(struct pfr_bench_run *run, void **qp, uint32_t flags)
 {
 	struct pr_q *q = (struct pr_q *)pfr_bench_alloc(128, sizeof(*q));
 

@@ -93,8 +93,8 @@ int pfr_policy_parse(const char *s)
  * after the last record counts too: 2 * max + 24 <= data_size. */
 static uint64_t pfr__max_record_of(uint64_t data_size, uint32_t flags)
 {
-	uint64_t m = (data_size / 2 - (flags & PFR_RING_INBAND ? 16 : 8)) &
-		     ~7ull;
+	uint64_t m =
+		(data_size / 2 - (flags & PFR_RING_INBAND ? 16 : 8)) & ~7ull;
 
 	return m < PFR_RECORD_MAX ? m : PFR_RECORD_MAX;
 }
@@ -450,8 +450,8 @@ static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head)
 
 	for (;;) {
 		uint64_t off = head & mask;
-		uint64_t raw = PFR_READ_ONCE(
-			*(const uint64_t *)(ring->data + off));
+		uint64_t raw =
+			PFR_READ_ONCE(*(const uint64_t *)(ring->data + off));
 		struct pfr_record_header hd;
 
 		memcpy(&hd, &raw, sizeof(hd));
@@ -1012,7 +1012,7 @@ static void pfr__writer_limit(struct pfr_writer *w)
 		/* its fast paths test pfr__inband_fits() instead; the
 		 * record's end leaves the zero word free too */
 		by_tail -= 8;
-		w->inband_limit = w->lost		? 0
+		w->inband_limit = w->lost	     ? 0
 				  : by_tail < by_end ? by_tail
 						     : by_end;
 		w->limit = 0;
