@@ -430,7 +430,9 @@ static inline void pfr_writer_commit(struct pfr_writer *w);
 /* Commit the reserved record without publishing: several records can be
  * committed and then published at once with pfr_writer_publish().  A
  * BLOCK writer that has to wait for space publishes what it has committed
- * first (the reader cannot free space it cannot see). */
+ * first (the reader cannot free space it cannot see).  On a
+ * PFR_RING_INBAND ring the commit itself makes the record visible to the
+ * reader (its header is the publication); publish then only stores head. */
 static inline void pfr_writer_commit_deferred(struct pfr_writer *w);
 /* Publish every committed record (B).  Wakes a sleeping reader if the ring
  * has PFR_RING_WAIT and its threshold is met (no syscall otherwise). */
@@ -467,6 +469,11 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
 
 /* Start a batch: load head once (C), paced.  Returns the bytes available
  * (>= 0) or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
+ * On a PFR_RING_INBAND ring it loads no head: it walks the committed
+ * record headers from where the reader stands (acquire loads, Ci; at
+ * most 4 KiB per call) up to the first zero word, and returns what it
+ * walked, or a -PFR_E_RECSIZE_* / -PFR_E_HEAD_AHEAD error for a header no
+ * honest writer stores when nothing readable comes before it.
  * A reader that loops on begin (begin, next or consume, end, begin
  * again) is paced: while its loads keep finding records in small batches
  * (a writer faster than the reader's polls), begin waits a few pauses
