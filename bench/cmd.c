@@ -292,16 +292,17 @@ static void add_cells(struct bench *b)
 /* perfring's latency: four orderings and policies, every payload. */
 static void add_lats(struct bench *b)
 {
-	static const int lo[4][2] = {
-		{PFR_ORDER_ACQREL, PFR_POLICY_BLOCK},
-		{PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK},
-		{PFR_ORDER_FULL, PFR_POLICY_BLOCK},
-		{PFR_ORDER_ACQREL, PFR_POLICY_DROP},
+	static const int lo[5][3] = {
+		{PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 0},
+		{PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0},
+		{PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0},
+		{PFR_ORDER_ACQREL, PFR_POLICY_DROP, 0},
+		{PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, PFR_RING_INBAND},
 	};
 
 	if (!name_selected(b->op.only, "perfring") || b->op.processes)
 		return;
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
 			struct lat_cell *l = &b->lats[b->nlats];
 
@@ -309,6 +310,7 @@ static void add_lats(struct bench *b)
 				continue;
 			l->ordering = lo[k][0];
 			l->policy = lo[k][1];
+			l->flags = (uint32_t)lo[k][2];
 			l->payload = pfr_bench_payloads[p];
 			l->verified = 1;
 			b->nlats++;
@@ -344,7 +346,7 @@ int pfr_bench_main(int argc, char **argv)
 	collect_queues();
 	b->cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
 					 sizeof(*b->cells));
-	b->lats = (struct lat_cell *)calloc(4 * PFR_BENCH_NPAYLOADS,
+	b->lats = (struct lat_cell *)calloc(5 * PFR_BENCH_NPAYLOADS,
 					    sizeof(*b->lats));
 	if (!pattern || !b->cells || !b->lats) {
 		bench_free(b, pattern);

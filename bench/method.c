@@ -460,8 +460,9 @@ static void lat_rep(struct lat_cell *l, const struct opts *op, double p50)
 	 * under the same vCPU placement */
 	if (pfr_bench_rtt(op->quick ? 2000 : 10000, &rt, &mean))
 		rt = p50;
-	if (pfr_bench_perfring_latency(l->ordering, l->policy, l->payload,
-				       op->quick ? 1000 : 20000, &a, &b, &v)) {
+	if (pfr_bench_perfring_latency(l->ordering, l->policy, l->flags,
+				       l->payload, op->quick ? 1000 : 20000, &a,
+				       &b, &v)) {
 		l->failed = 1;
 		return;
 	}

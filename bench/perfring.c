@@ -51,8 +51,8 @@ struct pr_q {
 	struct pfr_bench_flag done_local;
 };
 
-static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
-		       const char *shm_name)
+static int pr_ring_new_flags(struct pfr_bench_run *run, struct pfr_ring **ring,
+			     const char *shm_name, uint32_t flags)
 {
 	struct pfr_ring_opts o;
 
@@ -60,12 +60,19 @@ static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
 	o.data_size = run->capacity;
 	o.policy = (enum pfr_policy)run->policy;
 	o.ordering = (enum pfr_ordering)run->ordering;
+	o.flags = flags;
 	if (shm_name)
 		return pfr_ring_create_shm(ring, shm_name, &o);
 	return pfr_ring_create(ring, &o);
 }
 
-static int pr_setup(struct pfr_bench_run *run, void **qp)
+static int pr_ring_new(struct pfr_bench_run *run, struct pfr_ring **ring,
+		       const char *shm_name)
+{
+	return pr_ring_new_flags(run, ring, shm_name, 0);
+}
+
+static int pr_setup_flags(struct pfr_bench_run *run, void **qp, uint32_t flags)
 {
 	struct pr_q *q = (struct pr_q *)pfr_bench_alloc(128, sizeof(*q));
 
@@ -73,7 +80,7 @@ static int pr_setup(struct pfr_bench_run *run, void **qp)
 		return -1;
 	memset(q, 0, sizeof(*q));
 	q->done = &q->done_local;
-	if (pr_ring_new(run, &q->ring, NULL)) {
+	if (pr_ring_new_flags(run, &q->ring, NULL, flags)) {
 		free(q);
 		return -1;
 	}
@@ -88,6 +95,20 @@ static int pr_setup(struct pfr_bench_run *run, void **qp)
 	*qp = q;
 	return 0;
 }
+
+static int pr_setup(struct pfr_bench_run *run, void **qp)
+{
+	return pr_setup_flags(run, qp, 0);
+}
+
+#ifndef PR_WA_ONLY
+/* The "inband" rows: a PFR_RING_INBAND ring; the same producer and
+ * consumers (the reader's begin walks the committed headers). */
+static int pr_setup_inband(struct pfr_bench_run *run, void **qp)
+{
+	return pr_setup_flags(run, qp, PFR_RING_INBAND);
+}
+#endif
 
 static void pr_teardown(void *p)
 {
@@ -642,6 +663,13 @@ out:
 	PRC(var, ord, pol, batched, proc, single, pr_consume)
 #define PR(var, ord, pol, batched, proc)                                       \
 	PRC(var, ord, pol, batched, proc, 0, pr_consume_cb)
+/* in band: threads, ACQREL, BLOCK */
+#define PRI(var, batched, cons)                                                \
+	{                                                                      \
+		"perfring", var, batched, pr_setup_inband, pr_produce, cons,   \
+			pr_teardown, NULL, PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, \
+			0, 0                                                   \
+	}
 
 #ifndef PR_WA_ONLY
 const struct pfr_bench_queue pfr_bench_perfring[] = {
@@ -661,6 +689,9 @@ const struct pfr_bench_queue pfr_bench_perfring[] = {
 	PRC("batch unpaced", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0,
 	    pr_consume_cb_unpaced),
 	PRS("batch next", PFR_ORDER_ACQREL, PFR_POLICY_BLOCK, 1, 0, 0),
+	PRI("inband", 0, pr_consume_cb),
+	PRI("inband spin", 0, pr_consume_cb_spin),
+	PRI("batch inband", 1, pr_consume_cb),
 	PR("", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 0, 0),
 	PR("batch", PFR_ORDER_CTRLDEP, PFR_POLICY_BLOCK, 1, 0),
 	PR("", PFR_ORDER_FULL, PFR_POLICY_BLOCK, 0, 0),
@@ -758,9 +789,9 @@ static void *lat_server(void *p)
 	return NULL;
 }
 
-int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
-			       uint64_t n, double *p50, double *p99,
-			       int *verified)
+int pfr_bench_perfring_latency(int ordering, int policy, uint32_t flags,
+			       size_t payload, uint64_t n, double *p50,
+			       double *p99, int *verified)
 {
 	struct pfr_bench_run run;
 	struct pfr_ring *req = NULL, *rsp = NULL;
@@ -790,7 +821,8 @@ int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
 			run.body_sum += pattern[i];
 	}
 	run.msg = pattern;
-	if (pr_ring_new(&run, &req, NULL) || pr_ring_new(&run, &rsp, NULL) ||
+	if (pr_ring_new_flags(&run, &req, NULL, flags) ||
+	    pr_ring_new_flags(&run, &rsp, NULL, flags) ||
 	    pfr_ring_writer(req, &c.w) || pfr_ring_reader(rsp, &c.r) ||
 	    pfr_ring_writer(rsp, &s.w) || pfr_ring_reader(req, &s.r))
 		goto out;

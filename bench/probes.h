@@ -31,9 +31,9 @@ int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n);
 /* One-way latency over two perfring rings (ping-pong, n round trips):
  * p50 and p99 of half the round trip, ns.  *verified = 1 when every echo
  * matched.  0 or -1. */
-int pfr_bench_perfring_latency(int ordering, int policy, size_t payload,
-			       uint64_t n, double *p50, double *p99,
-			       int *verified);
+int pfr_bench_perfring_latency(int ordering, int policy, uint32_t flags,
+			       size_t payload, uint64_t n, double *p50,
+			       double *p99, int *verified);
 
 /* Share of the two bench CPUs' time spent busy (not idle) over ms
  * milliseconds while this process sleeps; 0 when /proc/stat is unreadable. */

@@ -308,8 +308,9 @@ static void lat_row(const struct bench *b, const struct lat_cell *l, int k)
 	int ok = !l->failed && l->verified && (l->nreps + l->other) > 0;
 	char lab[96];
 
-	snprintf(lab, sizeof(lab), "perfring %s%s", ord_name(l->ordering),
-		 l->policy == PFR_POLICY_DROP ? " drop" : "");
+	snprintf(lab, sizeof(lab), "perfring %s%s%s", ord_name(l->ordering),
+		 l->policy == PFR_POLICY_DROP ? " drop" : "",
+		 l->flags & PFR_RING_INBAND ? " inband" : "");
 	if (op->json) {
 		fprintf(out,
 			"{\"kind\":\"latency\",\"placement\":%d,"
@@ -322,6 +323,8 @@ static void lat_row(const struct bench *b, const struct lat_cell *l, int k)
 		json_kv_str(out, "ordering", ord_name(l->ordering), 1);
 		json_kv_str(out, "policy", pol_name(l->policy), 1);
 		json_kv_str(out, "transport", "threads", 1);
+		fprintf(out, ",\"inband\":%s",
+			l->flags & PFR_RING_INBAND ? "true" : "false");
 		fprintf(out,
 			",\"latency_ns_p50\":%.1f,\"latency_ns_p99\":%.1f,"
 			"\"rtt_ns\":%.1f,\"verified\":%s,\"reps\":%d}\n",

@@ -65,6 +65,7 @@ struct cell {
 /* perfring's one-way latency at one ordering, policy and payload. */
 struct lat_cell {
 	int ordering, policy;
+	uint32_t flags; /* PFR_RING_* of both rings (PFR_RING_INBAND) */
 	size_t payload;
 	int nreps;
 	double p50[MAX_REPS], p99[MAX_REPS], rtt[MAX_REPS];

@@ -42,6 +42,14 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	}
 	if (len > w->max_record - 8)
 		return -PFR_E_INVAL;
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && pfr__inband_fits(w, head, size)) {
+		w->res_size = (uint32_t)size;
+		pfr__write_ahead(w->data, w->mask, head, size, w->free_end);
+		*payload = w->data + (head & w->mask) +
+			   sizeof(struct pfr_record_header);
+		return 0;
+	}
 	{
 		int err = pfr__writer_reserve_slow(w, (uint32_t)size);
 
@@ -59,7 +67,10 @@ PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 
 	if (!size)
 		return;
-	pfr__put_header(w->data, w->mask, head, w->res_type, size);
+	if (w->inband)
+		pfr__inband_commit(w->data, w->mask, head, w->res_type, size);
+	else
+		pfr__put_header(w->data, w->mask, head, w->res_type, size);
 	w->head = head + size;
 	w->records++;
 	w->res_size = 0;
@@ -116,6 +127,17 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		w->records = records + 1;
 		return 0;
 	}
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && len <= w->max_record - 8 &&
+	    pfr__inband_fits(w, head, size)) {
+		uint64_t records = w->records;
+
+		pfr__put_record_inband(w->data, w->mask, head, w->free_end,
+				       type, size, buf, len);
+		w->head = head + size;
+		w->records = records + 1;
+		return 0;
+	}
 	{
 		void *p;
 		int err = pfr_writer_reserve(w, type, len, &p);
@@ -164,6 +186,21 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		pfr_writer_publish(w);
 		return (int)n;
 	}
+	/* in band: its own fast path (w->limit is 0) */
+	if (w->inband && pfr__inband_fits(w, head, (uint64_t)n * size)) {
+		unsigned char *data = w->data;
+		uint64_t mask = w->mask, records = w->records;
+		uint64_t limit = w->free_end;
+
+		for (i = 0; i < n; i++, head += size)
+			pfr__put_record_inband(data, mask, head, limit, type,
+					       size, src + (size_t)i * len,
+					       len);
+		w->head = head;
+		w->records = records + n;
+		pfr_writer_publish(w);
+		return (int)n;
+	}
 	for (i = 0; i < n; i++)
 		if (pfr_writer_write_deferred(w, type, src + (size_t)i * len,
 					      len))
@@ -174,6 +211,8 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 
 PFR__INLINE int64_t pfr_reader_begin_unpaced(struct pfr_reader *r)
 {
+	if (r->iflags & PFR__READER_INBAND)
+		return pfr__begin_inband(r);
 	return PFR__ORD_CALL(r->ordering, pfr__begin, r);
 }
 

@@ -71,6 +71,9 @@ PFR__EXTERN_C_BEGIN
 #define PFR__READER_WAKE_WRITER 0x1u
 /* The ring has PFR_RING_WAIT: pfr_reader_wait() may sleep. */
 #define PFR__READER_CAN_WAIT 0x2u
+/* The ring has PFR_RING_INBAND: begin waits on the header at its tail
+ * (pfr__begin_inband()) instead of loading head. */
+#define PFR__READER_INBAND 0x4u
 
 /* ---- the slow paths of the inline functions (src/ring/ring.c) ---- */
 
@@ -246,6 +249,169 @@ PFR__INLINE uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
 	return PFR__ORD_CALL(w->ordering, pfr__space, w, need);
 }
 
+/* ---- in-band publication (PFR_RING_INBAND) ---- */
+
+/*
+ * A latency-bound reader that polls head pays two cache-line transfers per
+ * message: head's line, then the record's.  In-band, the record's header
+ * is its publication, and the reader polls the header at its tail:
+ *
+ *        WRITER (commit of record N)           READER (at N)
+ *   STORE payload of N                   h = LOAD(header of N)
+ *   STORE(0 -> header of N+1)            (Ci)
+ *   (Bi)                                 if (h valid) LOAD payload of N,
+ *   STORE(header of N)                        then LOAD(header of N+1)
+ *
+ * Bi pairs with Ci (message passing, twice): a reader that sees header N
+ * sees N's payload (litmus/inband-pub.litmus) and the zero the writer
+ * stored where header N+1 goes, not that word's bytes from the last lap,
+ * which could pass for a header (litmus/inband-zero.litmus).  So the word
+ * after the last committed record is always zero, and a zero word is "not
+ * yet".  The zero store lands in space the writer holds by A (the word
+ * past a record counts as used: the writer leaves 8 bytes more free than
+ * head polling does), ordered after the reader's last loads of that space
+ * by A with D as before (litmus/inband-reuse.litmus).
+ *
+ * The other way, the reader zeroing what it consumed, was rejected: with
+ * variable-size records a later header can fall anywhere in an earlier
+ * record, so the reader would have to zero every word it read (size / 8
+ * stores per record, on lines the writer takes next), where the writer's
+ * zero is one store per record into a line it is writing anyway
+ * (docs/ring.md, "In-band publication").
+ */
+
+/* The header word of a record (the header's bytes as one u64). */
+PFR__INLINE uint64_t pfr__header_word(uint32_t type, uint64_t size)
+{
+	struct pfr_record_header h;
+	uint64_t raw;
+
+	h.type = type;
+	h.misc = 0;
+	h.size = (uint16_t)size;
+	memcpy(&raw, &h, sizeof(raw));
+	return raw;
+}
+
+/* Commits the record of `size` bytes at free-running `pos` in band: the
+ * next header's word zeroed, then the header (Bi).  The payload is
+ * already stored. */
+PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
+				    uint64_t pos, uint32_t type, uint64_t size)
+{
+	uint64_t raw = pfr__header_word(type, size);
+
+	PFR_WRITE_ONCE(*(uint64_t *)(data + ((pos + size) & mask)), 0);
+	/* Bi: pairs with Ci (load_acquire) in pfr__begin_inband(); orders
+	 * the payload and the zero above before the header; without it:
+	 * litmus/inband-pub-no-release.litmus */
+	pfr_smp_store_release((uint64_t *)(data + (pos & mask)), raw);
+}
+
+/* In band the writer's fast-path limit (w->limit) is 0, so that the
+ * head-polled fast path, which writes the header first, never runs for
+ * an in-band ring and a head-polled ring pays nothing for the in-band
+ * one: the in-band fast path comes after it, behind this test, against
+ * w->inband_limit (the lower of the cached tail's bound less the zero
+ * word and the end of the lap; 0 while a LOST record is pending).
+ * `bytes`: the record's size, or n * size for n of them. */
+PFR__INLINE int pfr__inband_fits(const struct pfr_writer *w, uint64_t head,
+				 uint64_t bytes)
+{
+	return head + bytes <= w->inband_limit;
+}
+
+/* The bytes pfr__begin_inband() walks at most per call (the work of one
+ * call is bounded, even on a hostile ring). */
+#define PFR__INBAND_WALK 4096u
+
+/* Ci: the in-band begin.  Walks the committed headers from the end of
+ * what the reader was last shown, loading each with acquire, up to the
+ * first zero word (or PFR__INBAND_WALK bytes), and shows the reader up to
+ * there.  Every header is checked before the walk steps over it: size
+ * non-zero and a multiple of 8, within the end of the data area's lap
+ * (perfring's rings never straddle it), and within a ring, less the zero
+ * word, of the tail last published (the writer cannot have written past
+ * it).  Positions are offsets from the reader's tail (d), so the bounds
+ * are plain compares, right across the free-running counters' wrap.  A
+ * header equal to the last one that passed (the same 64 bits) needs only
+ * the bound, as in pfr_reader_consume().  A header that fails stops the
+ * walk; if it is the first unread one, its error is returned (nothing
+ * else is readable before it).  Returns the bytes shown (>= 0) or that
+ * error. */
+PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
+{
+	const unsigned char *data = r->data, *p;
+	uint64_t mask = r->mask, tail = r->tail, d = r->head - tail;
+	uint64_t stop = d + PFR__INBAND_WALK;
+	/* tail - published is at most a ring less 8: every byte the
+	 * reader took passed ring_end below */
+	uint64_t ring_end = r->published + mask + 1 - 8 - tail;
+	uint64_t lap_end = mask + 1 - (tail & mask);
+	uint64_t hard, lim, ok_raw = 0, size = 0;
+	int err = 0;
+
+	/* the end of the lap d is in (a walk may have ended at one) */
+	while (d >= lap_end)
+		lap_end += mask + 1;
+	p = data + ((tail + d) & mask);
+	/* hard: no record may end past it; lim: the fast path's bound,
+	 * short of the lap's end (a record ending there moves p) and of
+	 * the walk's own stop */
+	hard = lap_end < ring_end ? lap_end : ring_end;
+	lim = hard < stop ? hard : stop;
+	lim = lim < lap_end - 1 ? lim : lap_end - 1;
+	for (;;) {
+		/* Ci: pairs with Bi (store_release) in pfr__inband_commit();
+		 * without it: litmus/inband-pub-no-acquire.litmus */
+		uint64_t raw = pfr_smp_load_acquire((const uint64_t *)p);
+
+		if (!raw)
+			break; /* not yet */
+		if (__builtin_expect(raw != ok_raw, 0)) {
+			struct pfr_record_header hd;
+
+			memcpy(&hd, &raw, sizeof(hd));
+			size = hd.size;
+			/* no bit outside 3..15: a multiple of 8, >= 8 */
+			if ((size - 8) & ~(uint64_t)0xfff8) {
+				err = size ? -PFR_E_RECSIZE_ALIGN
+					   : -PFR_E_RECSIZE_ZERO;
+				break;
+			}
+			ok_raw = raw;
+		}
+		if (__builtin_expect(d + size > lim, 0)) {
+			if (d + size > hard) {
+				err = d + size > lap_end
+					      ? -PFR_E_RECSIZE_PAST_HEAD
+					      : -PFR_E_HEAD_AHEAD;
+				break;
+			}
+			d += size;
+			if (d > stop)
+				break; /* the walk's own bound */
+			if (d == lap_end) {
+				/* the record (a PAD) ends the lap */
+				p = data;
+				lap_end += mask + 1;
+				hard = lap_end < ring_end ? lap_end : ring_end;
+			} else {
+				p += size;
+			}
+			lim = hard < stop ? hard : stop;
+			lim = lim < lap_end - 1 ? lim : lap_end - 1;
+			continue;
+		}
+		d += size;
+		p += size;
+	}
+	r->head = tail + d;
+	if (err && !d)
+		return err;
+	return (int64_t)d;
+}
+
 /* ---- ordering-independent helpers ---- */
 
 /* Where a record of `size` bytes starting at free-running *pos lands: at
@@ -346,6 +512,20 @@ PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
 	if (len)
 		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
 		       buf, len);
+}
+
+/* pfr__put_record() for an in-band ring: the payload first, then the
+ * header committed in band (the zero past it, then Bi). */
+PFR__INLINE void pfr__put_record_inband(unsigned char *data, uint64_t mask,
+					uint64_t head, uint64_t limit,
+					uint32_t type, uint64_t size,
+					const void *buf, size_t len)
+{
+	pfr__write_ahead(data, mask, head, size, limit);
+	if (len)
+		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
+		       buf, len);
+	pfr__inband_commit(data, mask, head, type, size);
 }
 
 PFR__EXTERN_C_END

@@ -153,6 +153,17 @@ PFR_API int pfr_policy_parse(const char *s);
 /* The reader may block in pfr_reader_wait(): the writer then checks for a
  * sleeping reader after each publication (one smp_mb each). */
 #define PFR_RING_WAIT 0x1u
+/* In-band publication, for latency-bound readers: the writer also commits
+ * every record by a release store of its header, after it has stored an
+ * invalid (zero) word where the next header will go, and the reader's
+ * pfr_reader_begin() waits on the header at its tail instead of loading
+ * head (one cache line per message, not two: the record's).  The writer
+ * still publishes head (waits, stats and crash recovery use it).  Needs
+ * the ACQREL ordering, a DROP or BLOCK policy and no PFR_RING_WAIT
+ * (-PFR_E_INVAL otherwise); the largest record is 8 bytes smaller in
+ * small rings (data_size / 2 - 16).  perfring's own rings only: the
+ * kernel's ring has no such mode (docs/ring.md, "In-band publication"). */
+#define PFR_RING_INBAND 0x2u
 
 #define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
 #define PFR_RING_VERSION 2u /* 2: the sleep flags swapped lines */
@@ -239,7 +250,14 @@ struct pfr_writer {
 	/* the cached tail's bound (tail + data size): bytes below it are
 	 * free; the write-ahead asks for lines up to it, across the wrap */
 	uint64_t free_end;
-	uint64_t published; /* PFR_RING_WAIT: head as last published (B) */
+	union {
+		/* PFR_RING_WAIT: head as last published (B) */
+		uint64_t published;
+		/* PFR_RING_INBAND (never with PFR_RING_WAIT): the in-band
+		 * fast path's limit, as `limit` is the other rings' (which
+		 * is 0 in band) less the zero word after the record */
+		uint64_t inband_limit;
+	};
 	uint64_t tail_cache; /* tail as last loaded (A) */
 	uint64_t records; /* records committed, ever */
 	uint64_t lost; /* dropped since the last LOST record */
@@ -250,7 +268,8 @@ struct pfr_writer {
 			    * head (the slow path pads up to it) */
 	uint32_t res_type;
 	uint32_t max_record;
-	uint8_t policy, ordering, wait_flag, pad;
+	uint8_t policy, ordering, wait_flag;
+	uint8_t inband; /* PFR_RING_INBAND: headers are committed in band */
 };
 
 /* The reader's private state: the same for perfring's rings and the
@@ -411,7 +430,9 @@ static inline void pfr_writer_commit(struct pfr_writer *w);
 /* Commit the reserved record without publishing: several records can be
  * committed and then published at once with pfr_writer_publish().  A
  * BLOCK writer that has to wait for space publishes what it has committed
- * first (the reader cannot free space it cannot see). */
+ * first (the reader cannot free space it cannot see).  On a
+ * PFR_RING_INBAND ring the commit itself makes the record visible to the
+ * reader (its header is the publication); publish then only stores head. */
 static inline void pfr_writer_commit_deferred(struct pfr_writer *w);
 /* Publish every committed record (B).  Wakes a sleeping reader if the ring
  * has PFR_RING_WAIT and its threshold is met (no syscall otherwise). */
@@ -448,6 +469,11 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
 
 /* Start a batch: load head once (C), paced.  Returns the bytes available
  * (>= 0) or -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND for a hostile head.
+ * On a PFR_RING_INBAND ring it loads no head: it walks the committed
+ * record headers from where the reader stands (acquire loads, Ci; at
+ * most 4 KiB per call) up to the first zero word, and returns what it
+ * walked, or a -PFR_E_RECSIZE_* / -PFR_E_HEAD_AHEAD error for a header no
+ * honest writer stores when nothing readable comes before it.
  * A reader that loops on begin (begin, next or consume, end, begin
  * again) is paced: while its loads keep finding records in small batches
  * (a writer faster than the reader's polls), begin waits a few pauses

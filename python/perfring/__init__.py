@@ -36,13 +36,15 @@ __all__ = [
     "Error", "LibraryNotFound", "Ring", "Writer", "Reader", "Record",
     "load", "version", "RECORD_USER_MAX",
     "POLICY_DROP", "POLICY_BLOCK", "POLICY_OVERWRITE", "ORDER_FULL",
-    "ORDER_ACQREL", "ORDER_CTRLDEP", "RING_WAIT", "RECORD_LOST",
+    "ORDER_ACQREL", "ORDER_CTRLDEP", "RING_WAIT", "RING_INBAND",
+    "RECORD_LOST",
     "E_AGAIN", "E_NOSPC", "E_TIMEDOUT", "E_INVAL",
 ]
 
 POLICY_DROP, POLICY_BLOCK, POLICY_OVERWRITE = 0, 1, 2
 ORDER_FULL, ORDER_ACQREL, ORDER_CTRLDEP = 0, 1, 2
 RING_WAIT = 0x1
+RING_INBAND = 0x2  # in-band publication (ACQREL, DROP or BLOCK, no WAIT)
 RECORD_LOST = 2
 RECORD_USER_MAX = 0x7fffffff  # types above it are the ring's own (PAD)
 READER_SKIP_PAD = 0x1

@@ -88,12 +88,20 @@ int pfr_policy_parse(const char *s)
 
 /* The largest record a ring of data_size bytes takes: a LOST record (24
  * bytes), the padding before a record that would straddle the end (less
- * than the record) and the record itself must fit in an empty ring. */
-static uint64_t pfr__max_record(uint64_t data_size)
+ * than the record) and the record itself must fit in an empty ring:
+ * 2 * max + 16 <= data_size.  In band (PFR_RING_INBAND) the zero word
+ * after the last record counts too: 2 * max + 24 <= data_size. */
+static uint64_t pfr__max_record_of(uint64_t data_size, uint32_t flags)
 {
-	uint64_t m = (data_size / 2 - 8) & ~7ull;
+	uint64_t m =
+		(data_size / 2 - (flags & PFR_RING_INBAND ? 16 : 8)) & ~7ull;
 
 	return m < PFR_RECORD_MAX ? m : PFR_RECORD_MAX;
+}
+
+static uint64_t pfr__max_record(uint64_t data_size)
+{
+	return pfr__max_record_of(data_size, 0);
 }
 
 static uint64_t pfr__data_offset(void)
@@ -102,6 +110,21 @@ static uint64_t pfr__data_offset(void)
 
 	return pg > 0 && (uint64_t)pg >= PFR__OFFSET_ALIGN ? (uint64_t)pg
 							   : PFR__OFFSET_ALIGN;
+}
+
+/* Every PFR_RING_* flag this library knows. */
+#define PFR__RING_FLAGS (PFR_RING_WAIT | PFR_RING_INBAND)
+
+/* PFR_RING_INBAND's conditions: the ACQREL ordering (its Bi and Ci are a
+ * release and an acquire whatever A-D are, and the models check it with
+ * ACQREL's A and D), a consuming reader (not OVERWRITE, whose snapshots
+ * walk from oldest) and no blocking reader (PFR_RING_WAIT's hand-shake is
+ * on head, which the in-band reader does not load). */
+static int pfr__inband_ok(uint32_t flags, uint32_t policy, uint32_t ordering)
+{
+	return !(flags & PFR_RING_INBAND) ||
+	       (ordering == PFR_ORDER_ACQREL &&
+		policy != PFR_POLICY_OVERWRITE && !(flags & PFR_RING_WAIT));
 }
 
 /* Permission bits a shm ring may be created with: read, write and execute
@@ -127,7 +150,8 @@ static int pfr__check_opts(struct pfr_ring_opts *o,
 		return -PFR_E_INVAL;
 	if ((unsigned)o->policy >= PFR_POLICY__COUNT ||
 	    (unsigned)o->ordering >= PFR_ORDER__COUNT ||
-	    (o->flags & ~PFR_RING_WAIT) || (o->mode & ~PFR__MODE_BITS))
+	    (o->flags & ~PFR__RING_FLAGS) || (o->mode & ~PFR__MODE_BITS) ||
+	    !pfr__inband_ok(o->flags, o->policy, o->ordering))
 		return -PFR_E_INVAL;
 	return 0;
 }
@@ -138,7 +162,7 @@ static void pfr__ring_fill(struct pfr_ring *ring)
 {
 	ring->data =
 		(unsigned char *)ring->ctl + ring->map_len - ring->data_size;
-	ring->max_record = pfr__max_record(ring->data_size);
+	ring->max_record = pfr__max_record_of(ring->data_size, ring->flags);
 }
 
 /* Maps a new ring of the given options onto fd (-1: anonymous shared
@@ -272,8 +296,9 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	    off % PFR__OFFSET_ALIGN || off > PFR__OFFSET_MAX ||
 	    size < PFR__DATA_MIN || size > PFR__DATA_MAX ||
 	    (size & (size - 1)) || policy >= PFR_POLICY__COUNT ||
-	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR_RING_WAIT) ||
-	    max_record != pfr__max_record(size))
+	    ordering >= PFR_ORDER__COUNT || (flags & ~PFR__RING_FLAGS) ||
+	    !pfr__inband_ok(flags, policy, ordering) ||
+	    max_record != pfr__max_record_of(size, flags))
 		return -PFR_E_LAYOUT;
 	if (pk.file_size < off + size)
 		return -PFR_E_MAPPING;
@@ -412,6 +437,32 @@ void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
 
 /* ---- opening the two sides ---- */
 
+/* In band, a writer that died may have committed records past the head
+ * it published, and the reader may have read them: a writer that replaces
+ * it resumes after the last committed record, not at the published head.
+ * It walks the committed headers from head with the checks of
+ * pfr__begin_inband(), stopping at the first zero word or failed check,
+ * at most a ring less the zero word past head (the caller then checks the
+ * result against tail as it checks a published head). */
+static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head)
+{
+	uint64_t mask = ring->data_size - 1, start = head;
+
+	for (;;) {
+		uint64_t off = head & mask;
+		uint64_t raw =
+			PFR_READ_ONCE(*(const uint64_t *)(ring->data + off));
+		struct pfr_record_header hd;
+
+		memcpy(&hd, &raw, sizeof(hd));
+		if (!raw || hd.size == 0 || (hd.size & 7) ||
+		    hd.size > mask + 1 - off ||
+		    head + hd.size - start > mask + 1 - 8)
+			return head;
+		head += hd.size;
+	}
+}
+
 int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c;
@@ -429,6 +480,7 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 	w->policy = (uint8_t)ring->policy;
 	w->ordering = (uint8_t)ring->ordering;
 	w->wait_flag = !!(ring->flags & PFR_RING_WAIT);
+	w->inband = !!(ring->flags & PFR_RING_INBAND);
 	w->max_record = (uint32_t)ring->max_record;
 	w->timeout_ns = 1000000000ull;
 	if (head & 7)
@@ -449,6 +501,10 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 		w->oldest = w->tail_cache = oldest;
 		PFR_WRITE_ONCE(c->oldest, oldest);
 	} else {
+		if (w->inband) {
+			head = pfr__inband_resume(ring, head);
+			w->head = w->published = head;
+		}
 		/* The first load of tail, checked like every later one. */
 		t = PFR_READ_ONCE(c->tail);
 		if (head - t > ring->data_size || (t & 7))
@@ -604,6 +660,8 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	}
 	if (ring->flags & PFR_RING_WAIT)
 		r->iflags |= PFR__READER_CAN_WAIT;
+	if (ring->flags & PFR_RING_INBAND)
+		r->iflags |= PFR__READER_INBAND;
 	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
 	return 0;
 }
@@ -680,8 +738,12 @@ void pfr__reader_wake_writer(struct pfr_reader *r)
 static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
 {
 	if (to != w->head) {
-		pfr__put_header(w->data, w->mask, w->head, PFR_RECORD_PAD,
-				to - w->head);
+		if (w->inband)
+			pfr__inband_commit(w->data, w->mask, w->head,
+					   PFR_RECORD_PAD, to - w->head);
+		else
+			pfr__put_header(w->data, w->mask, w->head,
+					PFR_RECORD_PAD, to - w->head);
 		w->head = to;
 	}
 }
@@ -717,7 +779,16 @@ static void pfr__put_lost(struct pfr_writer *w, uint64_t at, uint64_t end)
 	lr.hdr.size = (uint16_t)sizeof(lr);
 	lr.id = PFR_READ_ONCE(w->ctl->lost_id);
 	lr.lost = w->lost;
-	memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
+	if (w->inband) {
+		/* the payload, then the header in band */
+		memcpy(w->data + (at & w->mask) + sizeof(lr.hdr),
+		       (const unsigned char *)&lr + sizeof(lr.hdr),
+		       sizeof(lr) - sizeof(lr.hdr));
+		pfr__inband_commit(w->data, w->mask, at, PFR_RECORD_LOST,
+				   sizeof(lr));
+	} else {
+		memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
+	}
 	PFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);
 	PFR_WRITE_ONCE(w->ctl->lost_end, end);
 	w->head = end;
@@ -873,10 +944,17 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 	return 0;
 }
 
+/* In band the word after the last record is the zero the writer keeps
+ * there: 8 bytes more in use than the records. */
+static uint64_t pfr__inband_extra(const struct pfr_writer *w)
+{
+	return w->inband ? 8 : 0;
+}
+
 static int pfr__reserve_slow(struct pfr_writer *w, uint32_t size)
 {
 	const uint64_t lost_size = sizeof(struct pfr_lost_record);
-	uint64_t deadline = 0, pos, at;
+	uint64_t deadline = 0, pos, at, end;
 	int err;
 
 	for (;;) {
@@ -884,21 +962,23 @@ static int pfr__reserve_slow(struct pfr_writer *w, uint32_t size)
 		if (w->lost)
 			pfr__place(&pos, lost_size, w->mask);
 		pfr__place(&pos, size, w->mask);
-		/* pos - tail_cache: bytes in use once these records are
-		 * written; the cached tail is a lower bound on the real one */
-		if (pos - w->tail_cache <= w->mask + 1)
+		/* end - tail_cache: bytes in use once these records are
+		 * written (in band, with the zero word after them); the
+		 * cached tail is a lower bound on the real one */
+		end = pos + pfr__inband_extra(w);
+		if (end - w->tail_cache <= w->mask + 1)
 			break;
 		if (w->policy == PFR_POLICY_OVERWRITE) {
 			pfr__overwrite_room(w, pos);
 			break;
 		}
-		if (pfr__writer_space(w, pos - w->head))
+		if (pfr__writer_space(w, end - w->head))
 			break;
 		if (w->policy == PFR_POLICY_DROP) {
 			pfr__count_lost(w);
 			return -PFR_E_NOSPC;
 		}
-		err = pfr__writer_block(w, pos - w->head, &deadline);
+		err = pfr__writer_block(w, end - w->head, &deadline);
 		if (err) {
 			pfr__count_lost(w);
 			return err;
@@ -926,8 +1006,17 @@ static void pfr__writer_limit(struct pfr_writer *w)
 	uint64_t by_tail = w->tail_cache + w->mask + 1;
 	uint64_t by_end = (w->head | w->mask) + 1;
 
-	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
 	w->free_end = by_tail;
+	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	if (w->inband) {
+		/* its fast paths test pfr__inband_fits() instead; the
+		 * record's end leaves the zero word free too */
+		by_tail -= 8;
+		w->inband_limit = w->lost	     ? 0
+				  : by_tail < by_end ? by_tail
+						     : by_end;
+		w->limit = 0;
+	}
 }
 
 int pfr__writer_reserve_slow(struct pfr_writer *w, uint32_t size)
@@ -960,6 +1049,7 @@ void pfr_writer_flush(struct pfr_writer *w)
 
 		pfr__place(&pos, sizeof(struct pfr_lost_record), w->mask);
 		pfr__place(&pos, 8, w->mask);
+		pos += pfr__inband_extra(w);
 		if (pos - w->tail_cache <= w->mask + 1 ||
 		    pfr__writer_space(w, pos - w->head)) {
 			w->res_type = PFR_RECORD_PAD;

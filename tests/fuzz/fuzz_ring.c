@@ -11,9 +11,11 @@
  *     writer writes a few records into it and everything is drained and
  *     snapshotted again;
  *  2. raw: the input is { u64 head; u64 tail; u64 knobs; data... } and a
- *     raw reader (pfr_reader_init, as for a kernel ring) drains the data,
- *     copied into a buffer of exactly the ring's size so that ASan sees any
- *     read outside it;
+ *     raw reader (pfr_reader_init, as for a kernel ring; knobs bit 3: an
+ *     in-band reader, as pfr_ring_reader() opens one on a PFR_RING_INBAND
+ *     ring, which walks the headers instead of loading head) drains the
+ *     data, copied into a buffer of exactly the ring's size so that ASan
+ *     sees any read outside it;
  *  3. snap: an OVERWRITE ring written by a real writer, some of its words
  *     then overwritten by the input, is snapshotted while a peer changes
  *     `oldest` and `head` between the snapshot's loads: src/ring/ring.c is
@@ -246,8 +248,11 @@ static void fuzz_raw(const uint8_t *d, size_t n)
 		if (pfr_reader_init(&r, &head, &tail, data, size,
 				    (enum pfr_ordering)(knobs % 3),
 				    (knobs & 4) ? PFR_READER_SKIP_PAD : 0,
-				    scratch) == 0)
+				    scratch) == 0) {
+			if (knobs & 8)
+				r.iflags |= PFR__READER_INBAND;
 			drain(&r);
+		}
 	}
 	free(scratch);
 	free(data);
@@ -382,14 +387,15 @@ static int save_ring(const char *dir, const char *name, struct pfr_ring *ring)
 	return err;
 }
 
-static int make_ring(const char *dir, const char *name, enum pfr_policy pol,
-		     enum pfr_ordering ord, int nrec, int nread)
+static int make_ring_flags(const char *dir, const char *name,
+			   enum pfr_policy pol, enum pfr_ordering ord,
+			   uint32_t flags, int nrec, int nread)
 {
 	struct pfr_ring_opts o = {.sz = sizeof(o),
 				  .data_size = 4096,
 				  .policy = pol,
 				  .ordering = ord,
-				  .flags = PFR_RING_WAIT,
+				  .flags = flags,
 				  .lost_id = 7};
 	struct pfr_ring *ring;
 	struct pfr_writer w;
@@ -415,6 +421,13 @@ static int make_ring(const char *dir, const char *name, enum pfr_policy pol,
 	return save_ring(dir, name, ring) | (pfr_ring_close(ring), 0);
 }
 
+static int make_ring(const char *dir, const char *name, enum pfr_policy pol,
+		     enum pfr_ordering ord, int nrec, int nread)
+{
+	return make_ring_flags(dir, name, pol, ord, PFR_RING_WAIT, nrec,
+			       nread);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -429,6 +442,10 @@ int main(int argc, char **argv)
 	err |= make_ring(dir, "overwrite", PFR_POLICY_OVERWRITE,
 			 PFR_ORDER_ACQREL, 300, 0);
 	err |= make_ring(dir, "empty", PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0, 0);
+	err |= make_ring_flags(dir, "inband-drop", PFR_POLICY_DROP,
+			       PFR_ORDER_ACQREL, PFR_RING_INBAND, 200, 9);
+	err |= make_ring_flags(dir, "inband-block", PFR_POLICY_BLOCK,
+			       PFR_ORDER_ACQREL, PFR_RING_INBAND, 20, 0);
 	{
 		/* raw: head, tail, knobs, then a 512-byte data area with a
 		 * record straddling its end and the counters wrapping */
@@ -455,6 +472,11 @@ int main(int argc, char **argv)
 		memcpy(b + 8, &tail, 8);
 		memcpy(b + 24 + 480, &h1, 8);
 		err |= save(dir, "raw-straddle", b, sizeof(b));
+		/* the same data read in band (knobs bit 3): h1 now ends
+		 * past the data area, an error at the walk's first header */
+		knobs = 1 | 4 | 8;
+		memcpy(b + 16, &knobs, 8);
+		err |= save(dir, "raw-inband", b, sizeof(b));
 	}
 	{
 		/* mode 3: oldest served as itself, then as head - 4 (the

@@ -96,6 +96,9 @@ enum pfr_model_scenario {
 	 * perf_output_put_handle()) until the ring is paused, the reader's
 	 * thread takes pfr_perf_ring_snapshot() (src/perf/perf.c) */
 	PFR_MODEL_KERNEL = 5,
+	/* PFR_RING_INBAND (ACQREL, BLOCK) with a polling reader: the
+	 * in-band commit (the zero word, Bi) and begin (Ci), with A and D */
+	PFR_MODEL_INBAND = 6,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

@@ -283,6 +283,7 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
 	int both = cfg->scenario == PFR_MODEL_BOTH;
 	int snap = cfg->scenario == PFR_MODEL_SNAP;
+	int inband = cfg->scenario == PFR_MODEL_INBAND;
 
 	/* Plain stores: Relacy's before() happens before both threads. */
 	m->cfg = *cfg;
@@ -301,12 +302,14 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	ring->ctl = c;
 	ring->data = m->obj.data;
 	ring->data_size = cfg->data_size;
-	ring->max_record = pfr__max_record(cfg->data_size);
 	ring->policy = wake   ? PFR_POLICY_DROP
 		       : snap ? PFR_POLICY_OVERWRITE
 			      : PFR_POLICY_BLOCK;
 	ring->ordering = (uint32_t)cfg->ordering;
-	ring->flags = wake || both ? PFR_RING_WAIT : 0;
+	ring->flags = wake || both ? PFR_RING_WAIT
+		      : inband	  ? PFR_RING_INBAND
+				  : 0;
+	ring->max_record = pfr__max_record_of(cfg->data_size, ring->flags);
 	ring->fd = -1;
 	ring->scratch = m->scratch;
 	c->magic = PFR_RING_MAGIC;
@@ -554,7 +557,8 @@ void pfr_model_reader(void)
 	while (got < m->cfg.records) {
 		int64_t avail;
 
-		if (m->cfg.scenario != PFR_MODEL_PROTO) {
+		if (m->cfg.scenario != PFR_MODEL_PROTO &&
+		    m->cfg.scenario != PFR_MODEL_INBAND) {
 			/* Blocks until data is published (no time-out). */
 			avail = pfr_reader_wait(&m->r, UINT64_MAX);
 			pfr_model_check(avail > 0, "pfr_reader_wait failed",
@@ -569,7 +573,8 @@ void pfr_model_reader(void)
 			}
 		}
 		got += pfr_model_drain(got);
-		if (m->cfg.scenario == PFR_MODEL_PROTO)
+		if (m->cfg.scenario == PFR_MODEL_PROTO ||
+		    m->cfg.scenario == PFR_MODEL_INBAND)
 			pfr_reader_end(&m->r);
 	}
 	pfr_reader_end(&m->r);

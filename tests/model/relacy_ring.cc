@@ -10,6 +10,8 @@
  *
  *   control-block field (head, tail, reader_waiting...)  rl::atomic<u64>
  *   data-area 8-byte word (record headers, payloads)     rl::var<u64>
+ *   the same word's acquire loads, release and ONCE      rl::atomic<u64>
+ *     stores (in-band headers and the zero word)         (a second shadow)
  *   barrier                                              rl fence
  *   futex wait/wake                                      rl::mutex and
  *                                                        rl::condition_variable
@@ -106,7 +108,13 @@ ring_test *g_test;
 struct ring_test : rl::test_suite<ring_test, 2> {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
 	rl::var<uint64_t> word[WORDS];
-	/* SNAP: the data area's words as relaxed atomics (see model.h) */
+	/* SNAP: the data area's words as relaxed atomics (see model.h).
+	 * In band, each data word also has an atomic shadow: the in-band
+	 * header's release store and acquire loads, and the zero word's
+	 * WRITE_ONCE, are atomic accesses of the word.  Every store to the
+	 * word (plain included) updates both shadows, so an acquire load
+	 * sees what the word holds (a payload's bytes too); loads other
+	 * than acquire read the rl::var, race-checked. */
 	rl::atomic<uint64_t> aword[WORDS];
 	rl::mutex futex_mtx;
 	rl::condition_variable futex_cv[2]; /* reader_waiting, writer_waiting */
@@ -206,6 +214,17 @@ rl::atomic<uint64_t> *aword_at(const volatile void *p, size_t size,
 	if (g_cfg.scenario != PFR_MODEL_SNAP || !word_at(p, size, info))
 		return nullptr;
 	return &g_test->aword[((uintptr_t)p - (uintptr_t)g_lay.data) / 8];
+}
+
+/* In band: the data word's atomic shadow (word_at() has checked p). */
+rl::atomic<uint64_t> *shadow_at(const volatile void *p)
+{
+	return &g_test->aword[((uintptr_t)p - (uintptr_t)g_lay.data) / 8];
+}
+
+bool inband_case()
+{
+	return g_cfg.scenario == PFR_MODEL_INBAND;
 }
 
 rl::memory_order order(int mo, const char *func)
@@ -308,6 +327,10 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 		if (aw)
 			return aw->load(rl::mo_relaxed, info);
 		w = word_at(p, size, info);
+		/* purpose: an in-band header's load_acquire (Ci), with the
+		 * order the code asked for; pairs with Bi's release below */
+		if (w && inband_case() && mo == PFR_MODEL_ACQUIRE)
+			return shadow_at(p)->load(order(mo, func), info);
 		/* a record byte: a plain access, race-checked */
 		return w ? (uint64_t)(*w)(info) : 0;
 	}
@@ -343,6 +366,11 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 		w = word_at(p, size, info);
 		if (w)
 			(*w)(info) = v;
+		/* purpose: in band, the marked store (Bi's store_release,
+		 * the zero's WRITE_ONCE) on the atomic shadow too, after
+		 * the rl::var; pairs with Ci's acquire load above */
+		if (w && inband_case())
+			shadow_at(p)->store(v, order(mo, func), info);
 		return; /* the real data area keeps its poison */
 	}
 	plain_store(p, size, v);
@@ -420,6 +448,11 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 			if (!w)
 				return dst;
 			(*w)(info) = v;
+			/* in band: a payload word can be polled as a header
+			 * next lap; its atomic shadow holds it too */
+			if (inband_case())
+				shadow_at((unsigned char *)dst + k)
+					->store(v, rl::mo_relaxed, info);
 		} else {
 			rl::var<uint64_t> *w = word_at(
 				(const unsigned char *)src + k, 8, info);
@@ -501,6 +534,7 @@ namespace
 #define SN PFR_MODEL_SNAP
 #define AT PFR_MODEL_ATTACH
 #define KE PFR_MODEL_KERNEL
+#define IB PFR_MODEL_INBAND
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -562,6 +596,24 @@ const model_case cases[] = {
 	 "a kernel-style writer publishes records backward (smp_wmb, "
 	 "data_head) while pfr_perf_ring_snapshot() reads the ring",
 	 256, FS},
+
+	/* In band (PFR_RING_INBAND, ACQREL, BLOCK): the reader polls the
+	 * header at its tail; the writer zeroes the next header's word and
+	 * commits the header with a release.  The fourth record's zero
+	 * lands on the first record's header (A with D), one spin so the
+	 * writer also sleeps. */
+	{"inband-acqrel", IB, AR, nullptr, PASS,
+	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(3)},
+	{"inband-block", IB, AR, nullptr, PASS,
+	 "ACQREL in band and the BLOCK writer's sleep", 1, CB(3)},
+	{"inband-relaxed-Bi", IB, AR, "pfr__inband_commit", RACE_OR_VALUE,
+	 "in band with Bi's store_release(header) relaxed", 256, CB(3)},
+	{"inband-relaxed-Ci", IB, AR, "pfr__begin_inband", RACE_OR_VALUE,
+	 "in band with Ci's load_acquire(header) relaxed", 256, CB(3)},
+	{"inband-relaxed-A", IB, AR, "pfr__space", RACE_OR_VALUE,
+	 "in band with A's load_acquire(tail) relaxed", 256, CB(3)},
+	{"inband-relaxed-D", IB, AR, "pfr__end", RACE_OR_VALUE,
+	 "in band with D's store_release(tail) relaxed", 256, CB(3)},
 
 	/* Mutants of A-D: each must be caught. */
 	{"full-no-A", P, F, "pfr__space", RACE_OR_VALUE,
@@ -631,6 +683,7 @@ const model_case cases[] = {
 #undef SN
 #undef AT
 #undef KE
+#undef IB
 #undef F
 #undef AR
 #undef CD
@@ -721,6 +774,14 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 16;
+	} else if (scenario == PFR_MODEL_INBAND) {
+		/* 16-byte records in a 64-byte ring: in band the word after
+		 * the last record is kept zero, so three fill it, and the
+		 * fourth's zero word is the first record's header (offset
+		 * 0, free only once the reader has published its tail). */
+		g_cfg.data_size = 64;
+		g_cfg.records = 4;
+		g_cfg.payload = 8;
 	} else {
 		g_cfg.data_size = 64;
 		g_cfg.records = 2;
@@ -771,9 +832,10 @@ std::string failure_line(const std::string &out)
  * iteration (the replay would meet the field as known). */
 bool discover(void)
 {
-	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_WAKE,
-				   PFR_MODEL_BOTH,   PFR_MODEL_SNAP,
-				   PFR_MODEL_ATTACH, PFR_MODEL_KERNEL};
+	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_INBAND,
+				   PFR_MODEL_WAKE,   PFR_MODEL_BOTH,
+				   PFR_MODEL_SNAP,   PFR_MODEL_ATTACH,
+				   PFR_MODEL_KERNEL};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only

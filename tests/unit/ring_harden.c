@@ -13,7 +13,12 @@
  *    in a child, so that one crash names itself);
  *  - a second thread that flips `oldest` between an aligned value and
  *    head - 4 while snapshots run (under ASan: no read outside the ring or
- *    the caller's buffer; in every build: only whole records or an error).
+ *    the caller's buffer; in every build: only whole records or an error);
+ *  - PFR_RING_INBAND: refused with another ordering, OVERWRITE or
+ *    PFR_RING_WAIT; and a second thread that flips a committed header
+ *    between its value and forged ones (size 0, unaligned, past the data
+ *    area, zero) while an in-band reader walks and reads: only whole
+ *    records or an error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -137,13 +142,39 @@ static void test_opts(void)
 	{
 		uint32_t accepted = 0;
 
-		for (uint32_t f = 2; f; f <<= 1) {
+		for (uint32_t f = 4; f; f <<= 1) {
 			o.flags = PFR_RING_WAIT | f;
+			if (pfr_ring_create(&ring, &o) != -PFR_E_INVAL)
+				accepted |= f;
+			o.flags = PFR_RING_INBAND | f;
 			if (pfr_ring_create(&ring, &o) != -PFR_E_INVAL)
 				accepted |= f;
 		}
 		is_uint(accepted, 0, "every unknown flag refused");
 	}
+	o.flags = PFR_RING_INBAND;
+	for (int ord = 0; ord < PFR_ORDER__COUNT; ord++)
+		for (int pol = 0; pol < PFR_POLICY__COUNT; pol++) {
+			int want = ord == PFR_ORDER_ACQREL &&
+						   pol != PFR_POLICY_OVERWRITE
+					   ? 0
+					   : -PFR_E_INVAL;
+			int err;
+
+			o.ordering = (enum pfr_ordering)ord;
+			o.policy = (enum pfr_policy)pol;
+			err = pfr_ring_create(&ring, &o);
+			is_intf(err, want, "PFR_RING_INBAND, %s, %s",
+				pfr_ordering_name(o.ordering),
+				pfr_policy_name(o.policy));
+			if (!err)
+				pfr_ring_close(ring);
+		}
+	o.ordering = PFR_ORDER_ACQREL;
+	o.policy = PFR_POLICY_DROP;
+	o.flags = PFR_RING_INBAND | PFR_RING_WAIT;
+	is_int(pfr_ring_create(&ring, &o), -PFR_E_INVAL,
+	       "PFR_RING_INBAND with PFR_RING_WAIT");
 	o.flags = 0;
 	o.lost_id = UINT64_MAX;
 	ok(pfr_ring_create(&ring, &o) == 0, "any lost_id is fine");
@@ -525,6 +556,101 @@ static void test_flip_thread(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* ---- an in-band reader against a header that changes under it ---- */
+
+struct hflip {
+	uint64_t *word;
+	uint64_t vals[4];
+	volatile int stop;
+	unsigned long flips;
+};
+
+static void *hflip_run(void *arg)
+{
+	struct hflip *f = (struct hflip *)arg;
+
+	while (!PFR_READ_ONCE(f->stop)) {
+		for (int i = 0; i < 4; i++)
+			/* purpose: a hostile writer's commit; pairs with Ci
+			 * (load_acquire) in pfr__begin_inband() */
+			pfr_smp_store_release(f->word, f->vals[i]);
+		f->flips++;
+	}
+	/* purpose: the header restored; pairs with Ci in pfr__begin_inband() */
+	pfr_smp_store_release(f->word, f->vals[0]);
+	return NULL;
+}
+
+static void test_inband_flip(void)
+{
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	struct hflip f;
+	pthread_t t;
+	unsigned long whole = 0, errs = 0;
+	int good = 1;
+
+	if (rt_mkring(&ring, 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL,
+		      PFR_RING_INBAND) ||
+	    pfr_ring_writer(ring, &w))
+		return (void)ok(0, "create");
+	for (uint64_t seq = 0; seq < 200; seq++)
+		pfr_writer_write(&w, 7, &seq, 8);
+	c = pfr_ring_ctl(ring);
+	memset(&f, 0, sizeof(f));
+	/* record 100's header: its value, then size 0, size 12, a size past
+	 * the data area's end */
+	f.word = (uint64_t *)((unsigned char *)c + c->data_offset + 1600);
+	f.vals[0] = *f.word;
+	{
+		struct pfr_record_header h[3] = {{7, 0, 0}, {7, 0, 12},
+						 {7, 0, 0xfff8}};
+
+		for (int i = 0; i < 3; i++)
+			memcpy(&f.vals[i + 1], &h[i], 8);
+	}
+	if (pthread_create(&t, NULL, hflip_run, &f))
+		return (void)ok(0, "thread");
+	for (int i = 0; i < 5000 && good; i++) {
+		struct pfr_reader r;
+		struct pfr_record rec;
+		uint64_t n = 0;
+		int64_t a;
+		int rc = 0;
+
+		PFR_WRITE_ONCE(c->tail, 0);
+		pfr_ring_reader(ring, &r);
+		while ((a = pfr_reader_begin_unpaced(&r)) > 0) {
+			while ((rc = pfr_reader_next(&r, &rec)) == 1) {
+				uint64_t v;
+
+				memcpy(&v, rec.payload, 8);
+				good &= rec.hdr.type == 7 && rec.len == 8 &&
+					v == n;
+				n++;
+			}
+			if (rc < 0)
+				break;
+		}
+		if (a < 0 || rc < 0) {
+			errs++;
+			good &= n == 100; /* stopped at the flipped header */
+		} else {
+			whole++;
+			good &= n == 100 || n == 200;
+		}
+	}
+	PFR_WRITE_ONCE(f.stop, 1);
+	pthread_join(t, NULL);
+	ok(good,
+	   "in band: a header flipping between its value and forged ones: "
+	   "whole records in order, then the rest or an error");
+	tap_diag("  %lu reads ended, %lu errors; %lu flips", whole, errs,
+		 f.flips);
+	pfr_ring_close(ring);
+}
+
 int main(void)
 {
 	test_snapshot_memory(); /* first: nothing else resident yet */
@@ -534,5 +660,6 @@ int main(void)
 	test_null();
 	for (int i = 0; i < PFR_ORDER__COUNT; i++)
 		test_flip_thread(rt_orders[i]);
+	test_inband_flip();
 	return rt_done();
 }

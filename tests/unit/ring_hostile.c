@@ -472,6 +472,119 @@ static void test_attach(void)
 	free(img);
 }
 
+/* ---- an in-band reader (PFR_RING_INBAND) against hostile headers ---- */
+
+/* The in-band reader waits on the header at its tail: a forged size (0,
+ * unaligned, past the end of the data area, a walk of more than a ring)
+ * is an error or stops the walk, never a read out of the guarded area nor
+ * an endless walk; head, which it does not load, cannot mislead it. */
+static void test_inband(uint64_t base)
+{
+	const uint64_t ds = 4096, mask = ds - 1;
+	unsigned char *data = rt_guarded(ds);
+	unsigned char *scratch = malloc(PFR_RECORD_MAX + 8);
+	struct pfr_reader r;
+	struct pfr_record rec;
+	uint64_t head = base, tail = base;
+	int64_t a;
+
+	memset(data, 0, ds);
+	if (!ok(pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL,
+				PFR_READER_SKIP_PAD, scratch) == 0,
+		"in band, base %#llx: init", (unsigned long long)base))
+		return;
+	r.iflags |= PFR__READER_INBAND; /* as pfr_ring_reader() sets it */
+	head = base + ds + 8;
+	is_int(pfr_reader_begin(&r), 0, "zero word: nothing, head ignored");
+	head = base;
+
+	rt_put_hdr(data, mask, base, 1, 0);
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ZERO,
+	       "in band: type set, size 0");
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ZERO,
+	       "size 0 again: no progress, no loop");
+	rt_put_hdr(data, mask, base, 1, 12);
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ALIGN, "in band: size 12");
+	rt_put_hdr(data, mask, base, 1, 0xfff8);
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_PAST_HEAD,
+	       "in band: size 65528 in a 4096-byte ring");
+	is_uint(pfr_reader_pending(&r), 0, "bad headers were not taken");
+	/* near the end of the data area: a size that would cross it */
+	tail = (base & ~mask) + ds - 32;
+	pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL,
+			PFR_READER_SKIP_PAD, scratch);
+	r.iflags |= PFR__READER_INBAND;
+	rt_put_hdr(data, mask, tail, 1, 40);
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_PAST_HEAD,
+	       "in band: 40 bytes with 32 left before the end");
+	rt_put_hdr(data, mask, tail, PFR_RECORD_PAD, 32);
+	memset(data, 0, 8);
+	is_int(pfr_reader_begin(&r), 32, "a PAD to the end, then zero");
+	is_int(pfr_reader_next(&r, &rec), 0, "the PAD skipped");
+	pfr_reader_end(&r);
+	is_uint(tail, (base & ~mask) + ds, "tail past the PAD");
+
+	/* a good record, then a bad one: the good one is read, the error
+	 * comes at the next begin, at the bad record */
+	rt_put_hdr(data, mask, tail, 1, 16);
+	rt_put_hdr(data, mask, tail + 16, 1, 20);
+	is_int(pfr_reader_begin(&r), 16, "good then bad: the good one shown");
+	is_int(pfr_reader_next(&r, &rec), 1, "and read");
+	is_int(pfr_reader_next(&r, &rec), 0, "not the bad one");
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ALIGN,
+	       "then the bad one's error");
+	pfr_reader_end(&r);
+
+	/* every word a header of 8 bytes: the walk stops within a ring of
+	 * tail (less the zero word) and within PFR__INBAND_WALK per begin */
+	for (uint64_t o = 0; o < ds; o += 8)
+		rt_put_hdr(data, mask, o, 1, 8);
+	a = pfr_reader_begin_unpaced(&r);
+	ok(a > 0 && (uint64_t)a <= ds - 8,
+	   "a ring of 8-byte headers: %lld bytes shown", (long long)a);
+	{
+		uint64_t total = 0;
+		int errs = 0, loops = 0;
+
+		while (loops++ < 100) {
+			while (pfr_reader_next(&r, &rec) == 1)
+				total += 8;
+			a = pfr_reader_begin_unpaced(&r);
+			if (a < 0) {
+				errs++;
+				break;
+			}
+			if (a == 0)
+				break;
+		}
+		ok(errs == 1 && a == -PFR_E_HEAD_AHEAD && total == ds - 8,
+		   "without an end of the reader's tail: %llu bytes, then "
+		   "-PFR_E_HEAD_AHEAD",
+		   (unsigned long long)total);
+		pfr_reader_end(&r);
+		a = pfr_reader_begin_unpaced(&r);
+		ok(a > 0 && (uint64_t)a <= ds - 8,
+		   "once tail is published the walk goes on (%lld)",
+		   (long long)a);
+	}
+	/* a header changed between begin's walk and next: next's own
+	 * checks (against what begin showed) hold */
+	pfr_reader_init(&r, &head, &tail, data, ds, PFR_ORDER_ACQREL,
+			PFR_READER_SKIP_PAD, scratch);
+	r.iflags |= PFR__READER_INBAND;
+	memset(data, 0, ds);
+	rt_put_hdr(data, mask, tail, 1, 16);
+	is_int(pfr_reader_begin(&r), 16, "16 bytes shown");
+	rt_put_hdr(data, mask, tail, 1, 0x7f8);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
+	       "grown after the walk: past what begin showed");
+	rt_put_hdr(data, mask, tail, 1, 0);
+	is_int(pfr_reader_next(&r, &rec), -PFR_E_RECSIZE_ZERO,
+	       "zeroed after the walk");
+	rt_unguard(data, ds);
+	free(scratch);
+}
+
 /* ---- snapshots of a hostile OVERWRITE ring ---- */
 
 static void test_snapshot(enum pfr_ordering ord)
@@ -622,6 +735,9 @@ int main(void)
 		test_writer(rt_orders[i]);
 		test_snapshot(rt_orders[i]);
 	}
+	test_inband(0);
+	test_inband((uint64_t)0 - 32);
+	test_inband(1ull << 63);
 	test_double_fetch();
 	test_attach();
 	test_shrunk();
