@@ -1138,6 +1138,10 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		free((void *)f->map);
 		free(f->tail);
 		free(f->win);
+		free(f->zdec);
+		while (f->nzkeep)
+			free(f->zkeep[--f->nzkeep]);
+		free(f->zkeep);
 		if (f->in_fd >= 0)
 			close(f->in_fd);
 		pfr__file_free(f);

@@ -140,6 +140,17 @@ struct pfr_perf_file {
 	const unsigned char *tracing; /* HEADER_TRACING_DATA's bytes, or NULL */
 	uint64_t tracing_len;
 	uint64_t pos, end;
+	/* reading COMPRESSED records: the decompressed bytes [zpos, zlen) of
+	 * zdec are records still to return (a stream reuses zdec; a file read
+	 * whole keeps each buffer in zkeep until close, for the payloads) */
+	pfr_perf_inflate_fn inflate;
+	void *inflate_arg;
+	unsigned char *zdec;
+	size_t zpos, zlen, zcap;
+	uint64_t zrec_pos; /* the COMPRESSED record's position */
+	unsigned char **zkeep;
+	size_t nzkeep;
+	int zstarted; /* a COMPRESSED record was decompressed */
 	/* both */
 	struct pfr_file_event *ev;
 	uint32_t nr_ev;
