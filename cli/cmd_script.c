@@ -71,6 +71,8 @@ static void usage(FILE *f)
 		"      --no-symbols       addresses without symbols\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
+		"      --no-NAME          perf's negation: the option's "
+		"default back\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 

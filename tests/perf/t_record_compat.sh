@@ -10,7 +10,8 @@
 # with no options (./perf.data, mode 0600, the old one kept as
 # perf.data.old), and the options whose effect the file shows (-C, globs,
 # the cycles fallback, dummy:HG and perf's records on -a, -z, -B, -k,
-# --switch-output, --max-size, -D).
+# --switch-output, --max-size, -D), and perf's --no-NAME negations of
+# record's and script's options.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf_tool
@@ -157,6 +158,96 @@ for o in -I --intr-regs=ax -b "-j any" -W --per-thread --off-cpu \
 	# shellcheck disable=SC2086
 	refused $o
 done
+
+# perf's negations (--no-NAME, and --NAME of a --no-NAME option): perf
+# 6.1's parse-options takes one for every long option of record and
+# script.  Each is taken (its default back, or "without it") or refused
+# in one line; none is an unknown option.
+negs_rec="no-affinity no-aio no-all-cgroups no-all-cpus no-all-kernel
+no-all-user no-aux-sample no-branch-any no-branch-filter no-buildid-all
+no-buildid-mmap no-call-graph no-cgroup no-clang-opt no-clang-path
+no-clockid no-code-page-size no-compression-level no-control no-count
+no-cpu no-data no-data-page-size no-debuginfod no-delay no-dry-run
+no-event no-exclude-perf no-filter no-freq no-group no-intr-regs
+no-kcore no-kernel-callchains no-max-size no-mmap-flush no-mmap-pages
+no-namespaces bpf-event buffering buildid buildid-cache inherit samples
+no-num-thread-synthesize no-off-cpu no-output no-overwrite
+no-per-thread no-period no-phys-data no-pid no-proc-map-timeout
+no-quiet no-raw-samples no-realtime no-running-time no-sample-cpu
+no-sample-identifier no-snapshot no-stat no-strict-freq
+no-switch-events no-switch-max-files no-switch-output
+no-switch-output-event no-synth no-tail-synthesize no-threads no-tid
+no-timestamp no-timestamp-boundary no-timestamp-filename
+no-transaction no-uid no-user-callchains no-user-regs no-verbose
+no-vmlinux no-weight"
+bad=""
+nn=0
+for n in $negs_rec; do
+	nn=$((nn + 1))
+	"$P" record --dry-run -q "--$n" -- true >neg.out 2>neg.err
+	rc=$?
+	{ [ $rc -eq 0 ] && [ ! -s neg.err ]; } ||
+		{ [ $rc -eq 2 ] && [ "$(wc -l <neg.err)" -eq 1 ] &&
+			grep -q 'no equivalent in perfring' neg.err; } ||
+		bad="$bad --$n"
+done
+ok $([ -z "$bad" ]; echo $?) \
+	"record: perf's $nn negations taken or refused in one line${bad:+; not:$bad}"
+negs_scr="no-addr-range no-all-cpus no-call-ret-trace no-call-trace
+no-comms no-cpu no-debug-mode no-deltatime no-demangle
+no-demangle-kernel no-dlarg no-dlfilter no-dsos no-dump-raw-trace
+no-dump-unsorted-raw-trace no-fields no-force no-full-source-path
+no-gen-script no-graph-function no-guest-code no-guestkallsyms
+no-guestmodules no-guestmount no-guestvmlinux no-header no-header-only
+no-hide-call-graph no-inline no-input no-insn-trace no-itrace
+no-kallsyms no-list no-list-dlfilters no-max-blocks no-max-stack no-ns
+no-per-event-dump no-pid no-reltime no-script no-show-bpf-events
+no-show-cgroup-events no-show-info no-show-kernel-path
+no-show-lost-events no-show-mmap-events no-show-namespace-events
+no-show-on-off-events no-show-round-events no-show-switch-events
+no-show-task-events no-show-text-poke-events no-stitch-lbr no-stop-bt
+no-switch-off no-switch-on no-symfs no-tid no-time no-verbose
+no-vmlinux no-xed"
+"$P" record -q -o s.data -- "$S" 0.02 2>/dev/null
+"$P" script -i s.data >s.ref 2>/dev/null
+bad=""
+nn=0
+for n in $negs_scr; do
+	nn=$((nn + 1))
+	"$P" script -i s.data "--$n" >neg.out 2>neg.err
+	rc=$?
+	case $n in
+	no-input) ;; # ./perf.data: none here
+	*)
+		{ [ $rc -eq 0 ] && [ ! -s neg.err ] && cmp -s neg.out s.ref; } ||
+			{ [ $rc -eq 2 ] && [ "$(wc -l <neg.err)" -eq 1 ] &&
+				grep -q 'no equivalent in perfring' neg.err; } ||
+			bad="$bad --$n"
+		;;
+	esac
+done
+ok $([ -z "$bad" ]; echo $?) \
+	"script: perf's $nn negations give the default output or are refused in one line${bad:+; not:$bad}"
+# ... with perf's meaning: the option back to its default.
+"$P" record -q -B --buildid -o nb.data -- true
+perf report --header-only -i nb.data 2>/dev/null |
+	grep -q '^# missing features:.* BUILD_ID '
+ok $([ $? -ne 0 ]; echo $?) "-B --buildid: build ids in the file again"
+"$P" record -q --no-inherit --inherit -o ni.data -- true
+perf evlist -v -i ni.data 2>/dev/null | grep -q 'inherit: 1'
+ok $? "--no-inherit --inherit: inherit: 1 in the attr"
+"$P" record -q -g --no-call-graph -o ng.data -- true
+perf evlist -v -i ng.data 2>/dev/null | grep -q 'CALLCHAIN'
+ok $([ $? -ne 0 ]; echo $?) "-g --no-call-graph: no call chains sampled"
+"$P" record -q -z --no-compression-level -o nz.data -- true
+perf report --header-only -i nz.data 2>/dev/null | grep -q '^# compressed'
+ok $([ $? -ne 0 ]; echo $?) "-z --no-compression-level: not compressed"
+"$P" script -i s.data --show-task-events --no-show-task-events >neg.out 2>&1
+cmp -s neg.out s.ref
+ok $? "script --show-task-events --no-show-task-events: samples only"
+"$P" script -i s.data --header --no-header >neg.out 2>&1
+cmp -s neg.out s.ref
+ok $? "script --header --no-header: no header"
 
 # perf's pipe format, and --dry-run.
 "$P" record -q -o - -- true 2>/dev/null | perf report --stdio -i - >rep.out 2>rep.err
