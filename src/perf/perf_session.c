@@ -545,6 +545,11 @@ static int add_tracking(struct pfr_perf_session *s)
 	a.use_clockid = f->use_clockid;
 	a.clockid = f->clockid;
 	a.sample_type = f->sample_type;
+	/* the user stack and registers too (the kernel refuses STACK_USER
+	 * with no size), as perf's dummy:HG takes them */
+	a.sample_regs_user = f->sample_regs_user;
+	a.sample_stack_user = f->sample_stack_user;
+	a.exclude_callchain_user = f->exclude_callchain_user;
 	a.exclude_kernel = f->exclude_kernel;
 	a.exclude_user = f->exclude_user;
 	a.exclude_hv = f->exclude_hv;
