@@ -101,7 +101,7 @@ works "-g" -g -- "$S" 0.02
 works "--call-graph fp" --call-graph fp -- true
 REPORT=1 works "--call-graph dwarf" --call-graph dwarf -- "$S" 0.02
 works_long "--call-graph=dwarf,4096" --call-graph=dwarf,4096 -- true
-works "-a --call-graph dwarf" -a --call-graph dwarf -- sleep 0.02
+works "-a -F 99 --call-graph dwarf" -a -F 99 --call-graph dwarf -- sleep 0.02
 REPORT=1 works "-a" -a -- sleep 0.02
 works_long "-ag" -ag -- sleep 0.02
 works "-C 0" -C 0 -- sleep 0.02
