@@ -300,6 +300,63 @@ perf report -D -i a.data 2>/dev/null |
 	sort -u >a.recs
 ok $([ "$(wc -l <a.recs)" -eq 5 ]; echo $?) \
 	"-a: ID_INDEX, THREAD_MAP, CPU_MAP, FINISHED_INIT, FINISHED_ROUND ($(tr '\n' ' ' <a.recs))"
+# BPF programs loaded at the start: KSYMBOL and BPF_EVENT records and the
+# BPF_PROG_INFO feature, as perf writes them (a socket filter of two
+# instructions, loaded by this test, is one; where bpf() is refused there
+# is none to describe).
+cat >bpfload.c <<'EOC'
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void)
+{
+	struct bpf_insn insn[2] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (unsigned long)insn;
+	a.insn_cnt = 2;
+	a.license = (unsigned long)"MIT";
+	strcpy(a.prog_name, "pfr_compat");
+	fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd < 0)
+		return 1;
+	puts("loaded");
+	fflush(stdout);
+	sleep(5);
+	return 0;
+}
+EOC
+if cc -o bpfload bpfload.c 2>/dev/null && { ./bpfload >bpf.out & bp=$!; } &&
+	sleep 0.5 && grep -q loaded bpf.out; then
+	"$P" record -q -a -o bpf.data -- sleep 0.05
+	perf record -q -a -o bpfp.data -- sleep 0.05 2>/dev/null
+	"$P" record -q -a --no-bpf-event -o nbpf.data -- sleep 0.05
+	kill $bp 2>/dev/null
+	wait $bp 2>/dev/null
+	for f in bpf bpfp; do
+		perf report --header-only -I -i $f.data 2>/dev/null |
+			grep -o '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_pfr_compat addr 0x[0-9a-f]* size [0-9]*' >$f.info
+		perf report -D -i $f.data 2>/dev/null |
+			grep -Eo 'PERF_RECORD_(KSYMBOL .*pfr_compat|BPF_EVENT type 1, flags 0, id [0-9]+)' |
+			sort -u >$f.recs
+	done
+	ok $([ -s bpf.info ] && cmp -s bpf.info bpfp.info &&
+		[ "$(wc -l <bpf.recs)" -ge 2 ] && cmp -s bpf.recs bpfp.recs; echo $?) \
+		"a BPF program loaded: BPF_PROG_INFO, KSYMBOL and BPF_EVENT as perf writes them ($(cat bpf.info))"
+	perf report -D -i nbpf.data 2>/dev/null | grep -q 'PERF_RECORD_KSYMBOL'
+	ok $([ $? -ne 0 ]; echo $?) "--no-bpf-event: no KSYMBOL records"
+else
+	skip "no BPF program can be loaded here (bpf() refused)" \
+		"a BPF program loaded: BPF_PROG_INFO, KSYMBOL and BPF_EVENT"
+fi
 "$P" record -q -z -a -o z.data -- sleep 0.05
 perf report --header-only -i z.data 2>/dev/null | grep -q '^# compressed : Zstd, level = 1'
 ok $? "-z: perf's COMPRESSED feature (zstd, level 1)"
