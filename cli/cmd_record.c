@@ -199,7 +199,10 @@ static void usage(FILE *f)
 		"  -i, --no-inherit   do not follow new threads and children\n"
 		"      --no-symbols   print addresses without looking up "
 		"symbols\n"
-		"      --buildid      build ids in the file (the default)\n"
+		"      --no-NAME      perf's negation of --NAME (--inherit, "
+		"--buildid,\n"
+		"                     --samples for the --no-* ones): the "
+		"default back\n"
 		"      --switch-max-files N, --timestamp-filename  with "
 		"--switch-output\n"
 		"      --group        the events as one group\n"
@@ -754,7 +757,6 @@ static const struct ropt ropts[] = {
 	{'h', "help", 0, O_HELP, NULL},
 	{0, "stream", 0, O_STREAM, NULL},
 	{'B', "no-buildid", 0, O_NO_BUILDID, NULL},
-	{0, "buildid", 0, O_NOOP, NULL}, /* perf's --no-buildid negated */
 	{'k', "clockid", 1, O_CLOCKID, NULL},
 	{'D', "delay", 1, O_DELAY, NULL},
 	{0, "max-size", 1, O_MAX_SIZE, NULL},
@@ -1450,6 +1452,171 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	return apply_perf_opt(R, o, v, spelled);
 }
 
+/*
+ * perf's negation of option o: --no-NAME, or --NAME for an option named
+ * no-NAME (perf's parse-options accepts both for every long option).  It
+ * puts the option back to its default; for one perfring has no
+ * equivalent of, the default is "without it", which is what perfring
+ * does.  Those whose negation perf itself refuses (a usage error), or
+ * that would ask for what perfring does not do, get the one-line
+ * refusal.
+ */
+static int apply_negated(struct rec *R, const struct ropt *o,
+			 const char *spelled)
+{
+	switch (o->id) {
+	case O_COUNT:
+		R->period = 0;
+		return 0;
+	case O_ALL:
+		R->all_cpus = 0;
+		return 0;
+	case O_PID:
+		R->npids = 0;
+		R->pid = 0;
+		return 0;
+	case O_TID:
+		R->ntids = 0;
+		R->tid = 0;
+		return 0;
+	case O_UID:
+		R->uid_set = 0;
+		return 0;
+	case O_CPU:
+		R->cpus_given = 0;
+		R->cpu_list = NULL;
+		return 0;
+	case O_CGROUP:
+		R->cgroups = NULL;
+		return 0;
+	case O_OUTPUT:
+		R->output = NULL;
+		return 0;
+	case O_JSON:
+		R->json = 0;
+		return 0;
+	case O_CALLGRAPH:
+		R->callgraph = 0;
+		return 0;
+	case O_SWITCH_EVENTS:
+		R->switch_events = 0;
+		return 0;
+	case O_OVERWRITE:
+		R->overwrite = 0;
+		return 0;
+	case O_QUIET:
+		R->quiet = 0;
+		return 0;
+	case O_NO_INHERIT:
+		R->no_inherit = 0;
+		return 0;
+	case O_NO_SYMS:
+		R->no_syms = 0;
+		return 0;
+	case O_ADDR:
+		R->sample_addr = 0;
+		return 0;
+	case O_RAW:
+		R->raw_samples = 0;
+		return 0;
+	case O_ALL_USER:
+		R->all_user = 0;
+		return 0;
+	case O_ALL_KERNEL:
+		R->all_kernel = 0;
+		return 0;
+	case O_STREAM:
+		R->stream = 0;
+		return 0;
+	case O_NO_BUILDID:
+		R->no_buildid = 0;
+		return 0;
+	case O_CLOCKID:
+		R->clockid = -1;
+		return 0;
+	case O_DELAY:
+		R->delay_ms = 0;
+		return 0;
+	case O_MAX_SIZE:
+		R->max_size = 0;
+		return 0;
+	case O_COMPRESS:
+		R->zlevel = 0;
+		return 0;
+	case O_SWITCH_OUTPUT:
+		R->switch_mode = 0;
+		return 0;
+	case O_SWITCH_MAX_FILES:
+		R->switch_max = 0;
+		return 0;
+	case O_TS_FILENAME:
+		R->ts_filename = 0;
+		return 0;
+	case O_THREADS:
+		R->threads = NULL;
+		return 0;
+	case O_GROUP:
+		R->group = 0;
+		return 0;
+	case O_USER_CALLCHAINS:
+		R->user_cc = 0;
+		return 0;
+	case O_KERNEL_CALLCHAINS:
+		R->kernel_cc = 0;
+		return 0;
+	case O_NO_BPF_EVENT:
+		R->no_bpf_event = 0;
+		return 0;
+	case O_REALTIME:
+		R->rt_prio = 0;
+		return 0;
+	case O_DRY_RUN:
+		R->dry_run = 0;
+		return 0;
+	case O_NOOP:
+		return 0;
+	case O_NONE: /* without it: what perfring does */
+		return !strcmp(o->l, "synth")
+			       ? no_equivalent(spelled, NULL,
+					       "perfring always synthesizes "
+					       "the tasks and mappings")
+			       : 0;
+	}
+	/* -e, --filter, --exclude-perf, -F, -m, -h: perf refuses their
+	 * negation too (a usage error, or a crash) */
+	return no_equivalent(spelled, NULL, NULL);
+}
+
+/* The option named exactly name[0..len), or NULL. */
+static const struct ropt *find_exact(const char *name, size_t len)
+{
+	for (size_t k = 0; k < NROPTS; k++)
+		if (ropts[k].l && strlen(ropts[k].l) == len &&
+		    !strncmp(ropts[k].l, name, len))
+			return &ropts[k];
+	return NULL;
+}
+
+/* A long option of perf's negated (see apply_negated()): --no-NAME or,
+ * for an option named no-NAME, --NAME; exact names only when prefix is
+ * 0, else NAME may be a prefix.  The option, or NULL. */
+static const struct ropt *find_negated(const char *name, size_t len, int prefix)
+{
+	char buf[64];
+	const struct ropt *o = NULL;
+	int amb;
+
+	if (len > 3 && !strncmp(name, "no-", 3))
+		o = prefix ? find_long(name + 3, len - 3, &amb)
+			   : find_exact(name + 3, len - 3);
+	if (o && o->l)
+		return o;
+	if (prefix || len + 4 > sizeof(buf))
+		return NULL;
+	snprintf(buf, sizeof(buf), "no-%.*s", (int)len, name);
+	return find_exact(buf, len + 3);
+}
+
 /* What the options mean together. */
 static int check_args(struct rec *R)
 {
@@ -1503,7 +1670,7 @@ static int parse_args(struct rec *R, int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const struct ropt *o = NULL;
+		const struct ropt *o = NULL, *neg;
 		const char *v = NULL;
 
 		if (!strcmp(a, "--")) {
@@ -1520,9 +1687,26 @@ static int parse_args(struct rec *R, int argc, char **argv)
 		if (a[1] == '-') {
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			int amb;
+			int amb = 0;
 
-			o = find_long(a + 2, len, &amb);
+			/* an exact name, its exact negation, a prefix, a
+			 * negated prefix */
+			o = find_exact(a + 2, len);
+			neg = o ? NULL : find_negated(a + 2, len, 0);
+			if (!o && !neg)
+				o = find_long(a + 2, len, &amb);
+			if (!o && !neg && !amb)
+				neg = find_negated(a + 2, len, 1);
+			if (neg) {
+				if (eq)
+					return pfr_cli_usage_error(
+						"record",
+						"option '%.*s' takes no value",
+						(int)len + 2, a);
+				if ((rc = apply_negated(R, neg, a)))
+					return rc;
+				continue;
+			}
 			if (!o)
 				return pfr_cli_usage_error(
 					"record", "%s option '%.*s'",

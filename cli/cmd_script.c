@@ -19,6 +19,7 @@
 #include "perf/perf_read.h"
 #include "perf_out.h"
 #include "perf_trace.h"
+#include "perf_zstd.h"
 #include "script.h"
 #include "script_queue.h"
 
@@ -70,6 +71,8 @@ static void usage(FILE *f)
 		"      --no-symbols       addresses without symbols\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
+		"      --no-NAME          perf's negation: the option's "
+		"default back\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
@@ -104,9 +107,21 @@ static void pfr_script_deliver(void *arg, const struct pfr_q_item *it)
 static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
 {
 	struct pfr_record rec;
+	const char *why = "";
 	int n;
 
-	while ((n = pfr_perf_file_next(S->f, &rec)) == 1) {
+	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
+	       n == -PFR_PERF_E_COMPRESSED) {
+		if (n < 0) { /* perf record -z: zstd, loaded now */
+			if (pfr_zstd_reader(S->f, &why)) {
+				fprintf(stderr,
+					"perfring script: %s: records "
+					"compressed (record -z) and %s\n",
+					S->in, why);
+				return n;
+			}
+			continue;
+		}
 		uint32_t ev = pfr_perf_file_event_of(S->f, &rec.hdr,
 						     rec.payload, rec.len);
 		struct pfr_perf_rec d;
@@ -206,7 +221,10 @@ static int pfr_script_run(struct pfr_script *S)
 	pfr_q_init(&q, S->queue_mib << 20, pfr_script_deliver, S);
 	n = pfr_script_read(S, &q);
 	pfr_q_free(&q);
-	if (n < 0) {
+	pfr_zstd_reader_free();
+	if (n == -PFR_PERF_E_COMPRESSED) {
+		err = 1;
+	} else if (n < 0) {
 		fprintf(stderr,
 			"perfring script: %s: malformed record after %llu "
 			"records: %s\n",

@@ -516,9 +516,9 @@ static int pfr_flag(struct pfr_script *S, const char *a)
 	else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace"))
 		S->dump = 1;
 	else if (!strcmp(a, "--header"))
-		S->header = 1;
+		S->header |= 1;
 	else if (!strcmp(a, "--header-only"))
-		S->header = S->header_only = 1;
+		S->header |= 2, S->header_only = 1;
 	else if (!strcmp(a, "-f") || !strcmp(a, "--force"))
 		; /* perf: no ownership check; perfring makes none */
 	else
@@ -561,6 +561,124 @@ static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
 	return bad ? -1 : v ? 1 : 0;
 }
 
+/* perf script's long options perfring has no equivalent for, whose
+ * negation (--no-NAME) is their default: without them, what perfring
+ * does (perf 6.1's builtin-script.c).  --demangle and --inline are not
+ * here: perfring always demangles and shows inlined frames. */
+static const char *const pfr_perf_only[] = {
+	"addr-range",
+	"all-cpus",
+	"call-ret-trace",
+	"call-trace",
+	"debug-mode",
+	"deltatime",
+	"demangle-kernel",
+	"dlarg",
+	"dlfilter",
+	"dsos",
+	"dump-unsorted-raw-trace",
+	"full-source-path",
+	"gen-script",
+	"graph-function",
+	"guest-code",
+	"guestkallsyms",
+	"guestmodules",
+	"guestmount",
+	"guestvmlinux",
+	"insn-trace",
+	"itrace",
+	"kallsyms",
+	"list",
+	"list-dlfilters",
+	"max-blocks",
+	"max-stack",
+	"per-event-dump",
+	"script",
+	"show-info",
+	"show-kernel-path",
+	"show-on-off-events",
+	"stitch-lbr",
+	"stop-bt",
+	"switch-off",
+	"switch-on",
+	"symbols",
+	"symfs",
+	"verbose",
+	"vmlinux",
+	"xed",
+};
+
+/*
+ * perf's negation of a long option, --no-NAME: the option back to its
+ * default.  (perfring's own --no-symbols, matched before this, is not
+ * perf's negation of its --symbols filter: docs/script.md.)  1 if a was one, -1 for one perfring has
+ * no equivalent of (the one-line refusal), 0 if a is none.
+ */
+static int pfr_negated(struct pfr_script *S, const char *a)
+{
+	const char *n = a + 5;
+
+	if (strncmp(a, "--no-", 5) || !*n)
+		return 0;
+	for (size_t k = 0; k < sizeof(pfr_shows) / sizeof(pfr_shows[0]); k++)
+		if (!strcmp(n, pfr_shows[k].name + 2)) {
+			S->style.show &= ~pfr_shows[k].show;
+			return 1;
+		}
+	if (!strcmp(n, "input")) {
+		S->in = "perf.data";
+	} else if (!strcmp(n, "fields")) {
+		S->nfields_arg = 0;
+	} else if (!strcmp(n, "time")) {
+		S->ntimes = 0;
+	} else if (!strcmp(n, "tid")) {
+		S->ntids = 0;
+	} else if (!strcmp(n, "pid")) {
+		S->npids = 0;
+	} else if (!strcmp(n, "comms")) {
+		while (S->ncomms)
+			free(S->comms[--S->ncomms]);
+	} else if (!strcmp(n, "cpu")) {
+		S->ncpus = 0;
+	} else if (!strcmp(n, "ns")) {
+		S->style.ns = 0;
+	} else if (!strcmp(n, "reltime")) {
+		S->style.reltime = 0;
+	} else if (!strcmp(n, "hide-call-graph")) {
+		S->style.hide_callgraph = 0;
+	} else if (!strcmp(n, "dump-raw-trace")) {
+		S->dump = 0;
+	} else if (!strcmp(n, "header")) {
+		S->header &= ~1;
+	} else if (!strcmp(n, "header-only")) {
+		S->header &= ~2;
+		S->header_only = 0;
+	} else if (!strcmp(n, "force")) {
+		;
+	} else if (!strcmp(n, "json")) {
+		S->flags &= ~PFR_OUT_JSON;
+	} else if (!strcmp(n, "samples")) {
+		S->samples_only = 0;
+	} else if (!strcmp(n, "file-order")) {
+		S->file_order = 0;
+	} else if (!strcmp(n, "demangle") || !strcmp(n, "inline")) {
+		fprintf(stderr,
+			"perfring script: %s: no equivalent in perfring; it "
+			"always %s\n",
+			a,
+			n[0] == 'd' ? "demangles C++ and Rust names"
+				    : "shows inlined frames of DWARF stacks");
+		return -1;
+	} else {
+		for (size_t k = 0;
+		     k < sizeof(pfr_perf_only) / sizeof(pfr_perf_only[0]); k++)
+			if (!strcmp(n, pfr_perf_only[k]))
+				return 1;
+		return 0;
+	}
+	return 1;
+}
+
 int pfr_script_opts(struct pfr_script *S, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -569,6 +687,11 @@ int pfr_script_opts(struct pfr_script *S, int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return 1;
 		if (pfr_flag(S, argv[i]))
+			continue;
+		r = pfr_negated(S, argv[i]);
+		if (r < 0)
+			return -1;
+		if (r)
 			continue;
 		r = pfr_valopt(S, argc, argv, &i);
 		if (r < 0)

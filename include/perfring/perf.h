@@ -73,6 +73,7 @@ enum pfr_perf_error {
 	PFR_PERF_E_FILTER, /* the kernel refused a tracepoint filter */
 	PFR_PERF_E_MMAP, /* a ring could not be mapped */
 	PFR_PERF_E_EXEC, /* the command could not be executed */
+	PFR_PERF_E_COMPRESSED, /* compressed records, no decompressor set */
 	PFR_PERF_E__END
 };
 
@@ -390,9 +391,34 @@ PFR_API uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 					const void *payload, uint32_t len);
 /* Next record of the data section: 1 with *rec filled (payload valid until
  * the file is closed), 0 at the end, -PFR_E_RECSIZE_* for a record that
- * is too small or runs past the section, or -PFR_E_INVAL (also for a file
- * opened for writing). */
+ * is too small or runs past the section, -PFR_PERF_E_COMPRESSED for a
+ * compressed record (perf record -z) and no decompressor
+ * (pfr_perf_file_set_inflate()), or -PFR_E_INVAL (also for a file opened
+ * for writing). */
 PFR_API int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec);
+
+/* A decompressor for the PERF_RECORD_COMPRESSED records that perf record
+ * -z and perfring record -z write: one zstd stream for the whole file, fed
+ * record by record.  It decompresses what it can of in_len bytes at in
+ * into out_cap bytes at out, stores how many input bytes it took in
+ * *in_used, and returns how many bytes it wrote, or -1 on an error.  The
+ * library calls it again with the rest of the input, with more room, and
+ * with no input while it fills all the room it was given (the stream may
+ * hold more). */
+typedef long (*pfr_perf_inflate_fn)(void *arg, const void *in, size_t in_len,
+				    size_t *in_used, void *out, size_t out_cap);
+/* Sets the decompressor pfr_perf_file_next() uses for f (NULL: none).  The
+ * library links no compression library: without a decompressor,
+ * pfr_perf_file_next() stops at a compressed record with
+ * -PFR_PERF_E_COMPRESSED, and stays there (one may be set, and the call
+ * repeated); with one, it returns the records inside, as if stored
+ * uncompressed (rec->pos: the compressed record's position), and
+ * -PFR_PERF_E_FILE_LAYOUT when the decompressor fails or a record is cut
+ * off at the end of the compressed stream.  Returns 0, or -PFR_E_INVAL (f
+ * NULL, opened for writing, or a compressed record already decompressed:
+ * the stream cannot change decompressor in its middle). */
+PFR_API int pfr_perf_file_set_inflate(struct pfr_perf_file *f,
+				      pfr_perf_inflate_fn fn, void *arg);
 
 /* Builds the name perf derives for an attr without a name ("cpu-clock",
  * "raw 0x..."), into buf.  Concurrency: pure function.

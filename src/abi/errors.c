@@ -65,6 +65,8 @@ static const char *const pfr_perf_errors[] = {
 		"the kernel refused a tracepoint filter",
 	[PFR_PERF_E_MMAP - PFR_PERF_E_BASE] = "cannot map a perf ring",
 	[PFR_PERF_E_EXEC - PFR_PERF_E_BASE] = "cannot execute the command",
+	[PFR_PERF_E_COMPRESSED - PFR_PERF_E_BASE] =
+		"compressed records (perf record -z) and no decompressor",
 };
 
 const char *pfr_strerror(int err)

@@ -110,6 +110,19 @@ static int pfr_zstd_load(void)
 }
 #endif
 
+void pfr__file_set_bpf(struct pfr_perf_file *f, const unsigned char *info,
+		       size_t info_len, uint32_t nprog,
+		       const unsigned char *btf, size_t btf_len, uint32_t nbtf)
+{
+	f->bpf_info = info;
+	f->bpf_info_len = info_len;
+	f->bpf_nprog = nprog;
+	f->bpf_btf = btf;
+	f->bpf_btf_len = btf_len;
+	f->bpf_nbtf = nbtf;
+	f->bpf_set = 1;
+}
+
 int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
 		       int zlevel)
 {
@@ -958,6 +971,20 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 					(uint64_t)r.tv_nsec);
 		return 0;
 	}
+	case PFR_FEAT_BPF_PROG_INFO:
+		if (!f->bpf_set)
+			return -1;
+		pfr__put_u32(o, f->bpf_nprog);
+		if (f->bpf_info_len)
+			fwrite(f->bpf_info, f->bpf_info_len, 1, o);
+		return 0;
+	case PFR_FEAT_BPF_BTF:
+		if (!f->bpf_set)
+			return -1;
+		pfr__put_u32(o, f->bpf_nbtf);
+		if (f->bpf_btf_len)
+			fwrite(f->bpf_btf, f->bpf_btf_len, 1, o);
+		return 0;
 	case PFR_FEAT_COMPRESSED:
 		if (!f->zlevel)
 			return -1;
@@ -1138,6 +1165,10 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		free((void *)f->map);
 		free(f->tail);
 		free(f->win);
+		free(f->zdec);
+		while (f->nzkeep)
+			free(f->zkeep[--f->nzkeep]);
+		free(f->zkeep);
 		if (f->in_fd >= 0)
 			close(f->in_fd);
 		pfr__file_free(f);

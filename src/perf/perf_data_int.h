@@ -61,6 +61,8 @@ enum {
 	PFR_FEAT_SAMPLE_TIME = 21,
 	PFR_FEAT_MEM_TOPOLOGY = 22,
 	PFR_FEAT_CLOCKID = 23,
+	PFR_FEAT_BPF_PROG_INFO = 25,
+	PFR_FEAT_BPF_BTF = 26,
 	PFR_FEAT_COMPRESSED = 27,
 	PFR_FEAT_CPU_PMU_CAPS = 28,
 	PFR_FEAT_PMU_CAPS = 31,
@@ -127,6 +129,11 @@ struct pfr_perf_file {
 	size_t zused;
 	uint64_t zin, zout; /* bytes before and after, for the ratio */
 	void *zctx; /* ZSTD_CCtx */
+	/* BPF_PROG_INFO and BPF_BTF: count, then the entries (not owned) */
+	const unsigned char *bpf_info, *bpf_btf;
+	size_t bpf_info_len, bpf_btf_len;
+	uint32_t bpf_nprog, bpf_nbtf;
+	int bpf_set;
 	/* reading */
 	const unsigned char *map; /* the file, or in a stream its head */
 	size_t map_len; /* the file's length (in a stream too) */
@@ -140,6 +147,17 @@ struct pfr_perf_file {
 	const unsigned char *tracing; /* HEADER_TRACING_DATA's bytes, or NULL */
 	uint64_t tracing_len;
 	uint64_t pos, end;
+	/* reading COMPRESSED records: the decompressed bytes [zpos, zlen) of
+	 * zdec are records still to return (a stream reuses zdec; a file read
+	 * whole keeps each buffer in zkeep until close, for the payloads) */
+	pfr_perf_inflate_fn inflate;
+	void *inflate_arg;
+	unsigned char *zdec;
+	size_t zpos, zlen, zcap;
+	uint64_t zrec_pos; /* the COMPRESSED record's position */
+	unsigned char **zkeep;
+	size_t nzkeep;
+	int zstarted; /* a COMPRESSED record was decompressed */
 	/* both */
 	struct pfr_file_event *ev;
 	uint32_t nr_ev;

@@ -681,18 +681,19 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 	return pfr__file_event_of_id(f, id);
 }
 
-int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
+/* The next record as stored (a COMPRESSED one too): as
+ * pfr_perf_file_next(). */
+static int pfr_next_stored(struct pfr_perf_file *f, struct pfr_record *rec)
 {
 	struct pfr_record_header h;
 
-	if (!f || !rec || !f->map)
-		return -PFR_E_INVAL;
 	if (f->pipe) { /* perf's own records are not data */
 		uint64_t skip;
 		int r;
 
 		while ((r = pfr_pipe_peek(f, &h, &skip)) == 1 &&
-		       h.type >= PFR_RECORD_HEADER_ATTR)
+		       h.type >= PFR_RECORD_HEADER_ATTR &&
+		       h.type != PFR_RECORD_COMPRESSED)
 			f->pos += skip;
 		if (r <= 0)
 			return r;
@@ -732,4 +733,144 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 	rec->pos = f->pos;
 	f->pos += h.size;
 	return 1;
+}
+
+int pfr_perf_file_set_inflate(struct pfr_perf_file *f, pfr_perf_inflate_fn fn,
+			      void *arg)
+{
+	if (!f || !f->map || f->zstarted)
+		return -PFR_E_INVAL;
+	f->inflate = fn;
+	f->inflate_arg = arg;
+	return 0;
+}
+
+/* Bounds what one COMPRESSED record may decompress to (perf's records
+ * hold at most a ring's worth, perfring's 256 KiB). */
+#define PFR_ZDEC_MAX (256u << 20)
+
+/*
+ * Decompresses a COMPRESSED record's payload after the bytes of zdec not
+ * yet returned (a record may continue from one COMPRESSED record into the
+ * next).  A stream moves them to the start of its one buffer; a file read
+ * whole starts a new buffer and keeps the old one, whose records the
+ * caller may still hold.  Returns 0 or -PFR_PERF_E_FILE_LAYOUT.
+ */
+static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
+{
+	size_t rest = f->zlen - f->zpos, used = 0, cap = f->zcap;
+	unsigned char *buf = f->zdec;
+	long got = 0;
+	int full = 0;
+
+	if (cap < rest + 2 * (size_t)c->len + (64u << 10))
+		cap = rest + 2 * (size_t)c->len + (64u << 10);
+	if (f->in_fd < 0 && f->zdec) { /* keep the old buffer's records */
+		unsigned char **k =
+			realloc(f->zkeep, (f->nzkeep + 1) * sizeof(*k));
+
+		if (!k)
+			return -PFR_E_SYSTEM;
+		f->zkeep = k;
+		buf = malloc(cap);
+		if (!buf)
+			return -PFR_E_SYSTEM;
+		memcpy(buf, f->zdec + f->zpos, rest);
+		f->zkeep[f->nzkeep++] = f->zdec;
+	} else {
+		if (rest && f->zpos)
+			memmove(buf, buf + f->zpos, rest);
+		if (cap > f->zcap) {
+			unsigned char *b = realloc(buf, cap);
+
+			if (!b)
+				return -PFR_E_SYSTEM;
+			buf = b;
+		}
+	}
+	f->zdec = buf;
+	f->zcap = cap;
+	f->zpos = 0;
+	f->zlen = rest;
+	/* Until the input is taken and the decompressor left room unused
+	 * (a full buffer: it may hold more). */
+	while (used < c->len || full) {
+		size_t in_used = 0, room;
+
+		if (f->zcap - f->zlen < (64u << 10)) {
+			unsigned char *b;
+
+			if (f->zcap >= PFR_ZDEC_MAX)
+				return -PFR_PERF_E_FILE_LAYOUT;
+			b = realloc(f->zdec, 2 * f->zcap);
+			if (!b)
+				return -PFR_E_SYSTEM;
+			f->zdec = b;
+			f->zcap *= 2;
+		}
+		room = f->zcap - f->zlen;
+		got = f->inflate(f->inflate_arg,
+				 (const unsigned char *)c->payload + used,
+				 c->len - used, &in_used, f->zdec + f->zlen,
+				 room);
+		if (got < 0 || (size_t)got > room || in_used > c->len - used ||
+		    (!got && !in_used && used < c->len))
+			return -PFR_PERF_E_FILE_LAYOUT;
+		used += in_used;
+		f->zlen += (size_t)got;
+		full = (size_t)got == room;
+	}
+	f->zrec_pos = c->pos;
+	return 0;
+}
+
+/* The next whole record of zdec: 1, or 0 when none is whole there. */
+static int pfr_next_inflated(struct pfr_perf_file *f, struct pfr_record *rec)
+{
+	struct pfr_record_header h;
+	size_t rest = f->zlen - f->zpos;
+
+	if (rest < sizeof(h))
+		return 0;
+	memcpy(&h, f->zdec + f->zpos, sizeof(h));
+	if (h.size < sizeof(h))
+		return -PFR_E_RECSIZE_ZERO;
+	if (h.size > rest)
+		return 0;
+	rec->hdr = h;
+	rec->payload = f->zdec + f->zpos + sizeof(h);
+	rec->len = h.size - (uint32_t)sizeof(h);
+	rec->pos = f->zrec_pos;
+	f->zpos += h.size;
+	return 1;
+}
+
+int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
+{
+	int r;
+
+	if (!f || !rec || !f->map)
+		return -PFR_E_INVAL;
+	for (;;) {
+		if (f->zpos < f->zlen) {
+			r = pfr_next_inflated(f, rec);
+			if (r)
+				return r;
+		}
+		r = pfr_next_stored(f, rec);
+		if (r != 1 || rec->hdr.type != PFR_RECORD_COMPRESSED) {
+			/* a record cut off at the end of the stream */
+			if (r >= 0 && f->zpos < f->zlen)
+				return -PFR_PERF_E_FILE_LAYOUT;
+			return r;
+		}
+		if (!f->inflate) { /* stays at it, for a decompressor */
+			f->pos -= rec->hdr.size;
+			return -PFR_PERF_E_COMPRESSED;
+		}
+		f->zstarted = 1;
+		r = pfr_inflate_rec(f, rec);
+		if (r)
+			return r;
+	}
 }

@@ -54,4 +54,11 @@ int pfr__file_write_round(struct pfr_perf_file *f);
 /* The data bytes written so far (staged ones included). */
 uint64_t pfr__file_bytes(const struct pfr_perf_file *f);
 
+/* The BPF_PROG_INFO and BPF_BTF features' entries (perf's layout), kept
+ * by the caller until the file is closed; without a call, neither
+ * feature is written. */
+void pfr__file_set_bpf(struct pfr_perf_file *f, const unsigned char *info,
+		       size_t info_len, uint32_t nprog,
+		       const unsigned char *btf, size_t btf_len, uint32_t nbtf);
+
 #endif

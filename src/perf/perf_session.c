@@ -215,6 +215,9 @@ void pfr_perf_session_destroy(struct pfr_perf_session *s)
 	free(s->reader_of_cpu);
 	free(s->pfd);
 	free(s->snap_last);
+	free(s->bpf_info);
+	free(s->bpf_btf);
+	free(s->bpf_btf_ids);
 	free(s);
 }
 
@@ -545,6 +548,11 @@ static int add_tracking(struct pfr_perf_session *s)
 	a.use_clockid = f->use_clockid;
 	a.clockid = f->clockid;
 	a.sample_type = f->sample_type;
+	/* the user stack and registers too (the kernel refuses STACK_USER
+	 * with no size), as perf's dummy:HG takes them */
+	a.sample_regs_user = f->sample_regs_user;
+	a.sample_stack_user = f->sample_stack_user;
+	a.exclude_callchain_user = f->exclude_callchain_user;
 	a.exclude_kernel = f->exclude_kernel;
 	a.exclude_user = f->exclude_user;
 	a.exclude_hv = f->exclude_hv;
@@ -922,6 +930,10 @@ static int open_file(struct pfr_perf_session *s, const char *path)
 					      (int)i, -1, 0);
 	if (s->file_argc)
 		pfr_perf_file_set_cmdline(s->file, s->file_argc, s->file_argv);
+	if (s->bpf_collected) /* a switched file: the programs again */
+		pfr__file_set_bpf(s->file, s->bpf_info, s->bpf_info_len,
+				  s->bpf_nprog, s->bpf_btf, s->bpf_btf_len,
+				  s->bpf_nbtf_ids);
 	s->init_done = 0;
 	if (write_id_index(s) || write_maps(s))
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,

@@ -65,6 +65,12 @@ struct pfr_perf_session {
 	int delayed; /* events wait for delay_ms */
 	int64_t enable_at_ms; /* CLOCK_MONOTONIC ms when they are enabled */
 	int has_ksymbol; /* the kernel takes attr.ksymbol and bpf_event */
+	/* the BPF programs loaded at the start (perf_bpf.c): BPF_PROG_INFO's
+	 * and BPF_BTF's entries, for every file of the session */
+	int bpf_collected;
+	unsigned char *bpf_info, *bpf_btf;
+	size_t bpf_info_len, bpf_info_cap, bpf_btf_len, bpf_btf_cap;
+	uint32_t bpf_nprog, *bpf_btf_ids, bpf_nbtf_ids;
 	uint32_t nr_readers; /* reader threads (0: the session's thread) */
 	uint32_t *reader_of_cpu, nr_reader_map; /* CPU -> reader */
 	struct pfr_merge *merge;
@@ -105,6 +111,18 @@ int pfr__sess_run_threads(struct pfr_perf_session *s);
 /* CLOCK_MONOTONIC in ms; the events -D held back, enabled. */
 int64_t pfr__sess_now_ms(void);
 void pfr__sess_enable_delayed(struct pfr_perf_session *s);
+
+/* A synthesized record of type (body padded to 8 bytes, then the
+ * trailer of pid/tid): 1, 0 when too large, or -PFR_E_SYSTEM
+ * (perf_synth.c). */
+int pfr__sess_synth(struct pfr_perf_session *s, uint32_t type, uint16_t misc,
+		    const void *body, uint32_t blen, uint32_t pid,
+		    uint32_t tid);
+/* perf_bpf.c: the loaded BPF programs into the session's BPF_PROG_INFO
+ * and BPF_BTF entries (0, or -PFR_E_SYSTEM); their KSYMBOL and BPF_EVENT
+ * records (how many, or -PFR_E_SYSTEM). */
+int pfr__sess_bpf_collect(struct pfr_perf_session *s);
+int pfr__sess_bpf_synth(struct pfr_perf_session *s);
 
 /* Reads "Key: N" from <proc>/pid/status; -1 when absent. */
 long pfr__sess_status_field(const struct pfr_perf_session *s, pid_t pid,

@@ -112,6 +112,22 @@ static int flush(struct pfr_perf_session *s, uint64_t limit)
 	return 0;
 }
 
+/* A sample's time, read at its place (after IDENTIFIER, IP and TID)
+ * without decoding the rest: 0, or -1 when the layout has none or the
+ * sample is too short. */
+static int sample_time(const struct pfr_perf_layout *lay,
+		       const struct pfr_record *rec, uint64_t *t)
+{
+	uint64_t st = lay->sample_type;
+	uint32_t off = 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) +
+			    !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID));
+
+	if (!(st & PERF_SAMPLE_TIME) || rec->len < off + 8)
+		return -1;
+	memcpy(t, (const unsigned char *)rec->payload + off, 8);
+	return 0;
+}
+
 /* Account one record from a ring and queue it. */
 int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec)
 {
@@ -124,6 +140,13 @@ int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec)
 		s->st.by_type[rec->hdr.type]++;
 	else
 		s->st.other_types++;
+	/* Samples, most of the records: only their time is needed here
+	 * (the file's writer decodes them for itself). */
+	if (rec->hdr.type == PERF_RECORD_SAMPLE &&
+	    !sample_time(&s->lay, rec, &time)) {
+		s->st.samples++;
+		goto queue;
+	}
 	if (pfr_perf_decode(&s->lay, &rec->hdr, rec->payload, rec->len, &d)) {
 		s->st.decode_errors++;
 		return 0; /* counted, skipped by its size */
@@ -138,6 +161,7 @@ int pfr__sess_take(struct pfr_perf_session *s, const struct pfr_record *rec)
 	}
 	if (d.type == PERF_RECORD_LOST_SAMPLES)
 		s->st.lost_samples += d.u.lost.lost; /* dropped by the PMU */
+queue:
 	if (time > s->round_max)
 		s->round_max = time;
 	if (pfr__sess_push(s, &rec->hdr, rec->payload, rec->len, time))

@@ -9,11 +9,13 @@
  * point it at a fixture.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "perf/perf_header.h"
 #include "perf/perf_session_int.h"
 
 uint32_t pfr__sess_trailer(const struct pfr_perf_session *s, unsigned char *buf,
@@ -72,8 +74,8 @@ long pfr__sess_status_field(const struct pfr_perf_session *s, pid_t pid,
 
 /* Queues body[0..blen) padded to 8 bytes and followed by the sample_id
  * trailer, as the kernel writes such a record.  1 queued, or an error. */
-static int synth(struct pfr_perf_session *s, uint32_t type, uint16_t misc,
-		 const void *body, uint32_t blen, uint32_t pid, uint32_t tid)
+int pfr__sess_synth(struct pfr_perf_session *s, uint32_t type, uint16_t misc,
+		    const void *body, uint32_t blen, uint32_t pid, uint32_t tid)
 {
 	unsigned char buf[PFR_RECORD_MAX];
 	struct pfr_record_header h;
@@ -132,8 +134,8 @@ static int synth_kernel(struct pfr_perf_session *s)
 	v = text;
 	memcpy(body + 24, &v, 8);
 	memcpy(body + 32, kname, sizeof(kname));
-	return synth(s, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body,
-		     (uint32_t)sizeof(body), pid, tid);
+	return pfr__sess_synth(s, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+			       body, (uint32_t)sizeof(body), pid, tid);
 }
 
 static int synth_comms(struct pfr_perf_session *s, pid_t pid)
@@ -164,9 +166,9 @@ static int synth_comms(struct pfr_perf_session *s, pid_t pid)
 		memcpy(body, &upid, 4);
 		memcpy(body + 4, &tid, 4);
 		snprintf((char *)body + 8, 16, "%s", comm);
-		err = synth(s, PERF_RECORD_COMM, 0, body,
-			    8 + (uint32_t)strlen((char *)body + 8) + 1, upid,
-			    tid);
+		err = pfr__sess_synth(
+			s, PERF_RECORD_COMM, 0, body,
+			8 + (uint32_t)strlen((char *)body + 8) + 1, upid, tid);
 		if (err < 0) {
 			closedir(d);
 			return err;
@@ -222,10 +224,11 @@ static int synth_map(struct pfr_perf_session *s, pid_t pid, const char *line)
 	memcpy(body + 56, &prot, 4);
 	memcpy(body + 60, &flags, 4);
 	snprintf((char *)body + 64, 4096, "%s", q);
-	return synth(s, PERF_RECORD_MMAP2,
-		     PERF_RECORD_MISC_USER |
-			     (perm[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-		     body, 64 + (uint32_t)strlen(q) + 1, upid, upid);
+	return pfr__sess_synth(
+		s, PERF_RECORD_MMAP2,
+		PERF_RECORD_MISC_USER |
+			(perm[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+		body, 64 + (uint32_t)strlen(q) + 1, upid, upid);
 }
 
 /* COMM for each thread, MMAP2 for each mapping; a process gone: 0. */
@@ -269,13 +272,32 @@ static int synth_all(struct pfr_perf_session *s)
 
 int pfr_perf_session_synthesize(struct pfr_perf_session *s)
 {
-	int n, err = 0;
+	int n, nb = 0, err = 0;
 
 	if (!s)
 		return -PFR_E_INVAL;
+	/* perf's order: the BPF programs (none with --no-bpf-event), then
+	 * the kernel and the tasks; the programs' features go in every
+	 * file */
+	if (!s->bpf_collected) {
+		if (!(s->o.flags & PFR_PERF_SESSION_NO_BPF_EVENT) &&
+		    pfr__sess_bpf_collect(s))
+			return pfr__sess_fail(s, -PFR_E_SYSTEM,
+					      PFR_PERF_STEP_MEMORY, ENOMEM, -1,
+					      -1, 0);
+		s->bpf_collected = 1;
+		if (s->file)
+			pfr__file_set_bpf(s->file, s->bpf_info, s->bpf_info_len,
+					  s->bpf_nprog, s->bpf_btf,
+					  s->bpf_btf_len, s->bpf_nbtf_ids);
+		nb = pfr__sess_bpf_synth(s);
+		if (nb < 0)
+			return nb;
+	}
 	n = synth_kernel(s);
 	if (n < 0)
 		return n;
+	n += nb;
 	if (s->synth_all) {
 		err = synth_all(s);
 		n += err > 0 ? err : 0;

@@ -10,7 +10,8 @@
 # with no options (./perf.data, mode 0600, the old one kept as
 # perf.data.old), and the options whose effect the file shows (-C, globs,
 # the cycles fallback, dummy:HG and perf's records on -a, -z, -B, -k,
-# --switch-output, --max-size, -D).
+# --switch-output, --max-size, -D), and perf's --no-NAME negations of
+# record's and script's options.
 . "$(dirname "$0")/lib.sh"
 need_perf_events
 need_perf_tool
@@ -100,6 +101,7 @@ works "-g" -g -- "$S" 0.02
 works "--call-graph fp" --call-graph fp -- true
 REPORT=1 works "--call-graph dwarf" --call-graph dwarf -- "$S" 0.02
 works_long "--call-graph=dwarf,4096" --call-graph=dwarf,4096 -- true
+works "-a -F 99 --call-graph dwarf" -a -F 99 --call-graph dwarf -- sleep 0.02
 REPORT=1 works "-a" -a -- sleep 0.02
 works_long "-ag" -ag -- sleep 0.02
 works "-C 0" -C 0 -- sleep 0.02
@@ -158,6 +160,96 @@ for o in -I --intr-regs=ax -b "-j any" -W --per-thread --off-cpu \
 	refused $o
 done
 
+# perf's negations (--no-NAME, and --NAME of a --no-NAME option): perf
+# 6.1's parse-options takes one for every long option of record and
+# script.  Each is taken (its default back, or "without it") or refused
+# in one line; none is an unknown option.
+negs_rec="no-affinity no-aio no-all-cgroups no-all-cpus no-all-kernel
+no-all-user no-aux-sample no-branch-any no-branch-filter no-buildid-all
+no-buildid-mmap no-call-graph no-cgroup no-clang-opt no-clang-path
+no-clockid no-code-page-size no-compression-level no-control no-count
+no-cpu no-data no-data-page-size no-debuginfod no-delay no-dry-run
+no-event no-exclude-perf no-filter no-freq no-group no-intr-regs
+no-kcore no-kernel-callchains no-max-size no-mmap-flush no-mmap-pages
+no-namespaces bpf-event buffering buildid buildid-cache inherit samples
+no-num-thread-synthesize no-off-cpu no-output no-overwrite
+no-per-thread no-period no-phys-data no-pid no-proc-map-timeout
+no-quiet no-raw-samples no-realtime no-running-time no-sample-cpu
+no-sample-identifier no-snapshot no-stat no-strict-freq
+no-switch-events no-switch-max-files no-switch-output
+no-switch-output-event no-synth no-tail-synthesize no-threads no-tid
+no-timestamp no-timestamp-boundary no-timestamp-filename
+no-transaction no-uid no-user-callchains no-user-regs no-verbose
+no-vmlinux no-weight"
+bad=""
+nn=0
+for n in $negs_rec; do
+	nn=$((nn + 1))
+	"$P" record --dry-run -q "--$n" -- true >neg.out 2>neg.err
+	rc=$?
+	{ [ $rc -eq 0 ] && [ ! -s neg.err ]; } ||
+		{ [ $rc -eq 2 ] && [ "$(wc -l <neg.err)" -eq 1 ] &&
+			grep -q 'no equivalent in perfring' neg.err; } ||
+		bad="$bad --$n"
+done
+ok $([ -z "$bad" ]; echo $?) \
+	"record: perf's $nn negations taken or refused in one line${bad:+; not:$bad}"
+negs_scr="no-addr-range no-all-cpus no-call-ret-trace no-call-trace
+no-comms no-cpu no-debug-mode no-deltatime no-demangle
+no-demangle-kernel no-dlarg no-dlfilter no-dsos no-dump-raw-trace
+no-dump-unsorted-raw-trace no-fields no-force no-full-source-path
+no-gen-script no-graph-function no-guest-code no-guestkallsyms
+no-guestmodules no-guestmount no-guestvmlinux no-header no-header-only
+no-hide-call-graph no-inline no-input no-insn-trace no-itrace
+no-kallsyms no-list no-list-dlfilters no-max-blocks no-max-stack no-ns
+no-per-event-dump no-pid no-reltime no-script no-show-bpf-events
+no-show-cgroup-events no-show-info no-show-kernel-path
+no-show-lost-events no-show-mmap-events no-show-namespace-events
+no-show-on-off-events no-show-round-events no-show-switch-events
+no-show-task-events no-show-text-poke-events no-stitch-lbr no-stop-bt
+no-switch-off no-switch-on no-symfs no-tid no-time no-verbose
+no-vmlinux no-xed"
+"$P" record -q -o s.data -- "$S" 0.02 2>/dev/null
+"$P" script -i s.data >s.ref 2>/dev/null
+bad=""
+nn=0
+for n in $negs_scr; do
+	nn=$((nn + 1))
+	"$P" script -i s.data "--$n" >neg.out 2>neg.err
+	rc=$?
+	case $n in
+	no-input) ;; # ./perf.data: none here
+	*)
+		{ [ $rc -eq 0 ] && [ ! -s neg.err ] && cmp -s neg.out s.ref; } ||
+			{ [ $rc -eq 2 ] && [ "$(wc -l <neg.err)" -eq 1 ] &&
+				grep -q 'no equivalent in perfring' neg.err; } ||
+			bad="$bad --$n"
+		;;
+	esac
+done
+ok $([ -z "$bad" ]; echo $?) \
+	"script: perf's $nn negations give the default output or are refused in one line${bad:+; not:$bad}"
+# ... with perf's meaning: the option back to its default.
+"$P" record -q -B --buildid -o nb.data -- true
+perf report --header-only -i nb.data 2>/dev/null |
+	grep -q '^# missing features:.* BUILD_ID '
+ok $([ $? -ne 0 ]; echo $?) "-B --buildid: build ids in the file again"
+"$P" record -q --no-inherit --inherit -o ni.data -- true
+perf evlist -v -i ni.data 2>/dev/null | grep -q 'inherit: 1'
+ok $? "--no-inherit --inherit: inherit: 1 in the attr"
+"$P" record -q -g --no-call-graph -o ng.data -- true
+perf evlist -v -i ng.data 2>/dev/null | grep -q 'CALLCHAIN'
+ok $([ $? -ne 0 ]; echo $?) "-g --no-call-graph: no call chains sampled"
+"$P" record -q -z --no-compression-level -o nz.data -- true
+perf report --header-only -i nz.data 2>/dev/null | grep -q '^# compressed'
+ok $([ $? -ne 0 ]; echo $?) "-z --no-compression-level: not compressed"
+"$P" script -i s.data --show-task-events --no-show-task-events >neg.out 2>&1
+cmp -s neg.out s.ref
+ok $? "script --show-task-events --no-show-task-events: samples only"
+"$P" script -i s.data --header --no-header >neg.out 2>&1
+cmp -s neg.out s.ref
+ok $? "script --header --no-header: no header"
+
 # perf's pipe format, and --dry-run.
 "$P" record -q -o - -- true 2>/dev/null | perf report --stdio -i - >rep.out 2>rep.err
 ok $? "works: perfring record -o - | perf report -i -"
@@ -208,6 +300,63 @@ perf report -D -i a.data 2>/dev/null |
 	sort -u >a.recs
 ok $([ "$(wc -l <a.recs)" -eq 5 ]; echo $?) \
 	"-a: ID_INDEX, THREAD_MAP, CPU_MAP, FINISHED_INIT, FINISHED_ROUND ($(tr '\n' ' ' <a.recs))"
+# BPF programs loaded at the start: KSYMBOL and BPF_EVENT records and the
+# BPF_PROG_INFO feature, as perf writes them (a socket filter of two
+# instructions, loaded by this test, is one; where bpf() is refused there
+# is none to describe).
+cat >bpfload.c <<'EOC'
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void)
+{
+	struct bpf_insn insn[2] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (unsigned long)insn;
+	a.insn_cnt = 2;
+	a.license = (unsigned long)"MIT";
+	strcpy(a.prog_name, "pfr_compat");
+	fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd < 0)
+		return 1;
+	puts("loaded");
+	fflush(stdout);
+	sleep(5);
+	return 0;
+}
+EOC
+if cc -o bpfload bpfload.c 2>/dev/null && { ./bpfload >bpf.out & bp=$!; } &&
+	sleep 0.5 && grep -q loaded bpf.out; then
+	"$P" record -q -a -o bpf.data -- sleep 0.05
+	perf record -q -a -o bpfp.data -- sleep 0.05 2>/dev/null
+	"$P" record -q -a --no-bpf-event -o nbpf.data -- sleep 0.05
+	kill $bp 2>/dev/null
+	wait $bp 2>/dev/null
+	for f in bpf bpfp; do
+		perf report --header-only -I -i $f.data 2>/dev/null |
+			grep -o '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_pfr_compat addr 0x[0-9a-f]* size [0-9]*' >$f.info
+		perf report -D -i $f.data 2>/dev/null |
+			grep -Eo 'PERF_RECORD_(KSYMBOL .*pfr_compat|BPF_EVENT type 1, flags 0, id [0-9]+)' |
+			sort -u >$f.recs
+	done
+	ok $([ -s bpf.info ] && cmp -s bpf.info bpfp.info &&
+		[ "$(wc -l <bpf.recs)" -ge 2 ] && cmp -s bpf.recs bpfp.recs; echo $?) \
+		"a BPF program loaded: BPF_PROG_INFO, KSYMBOL and BPF_EVENT as perf writes them ($(cat bpf.info))"
+	perf report -D -i nbpf.data 2>/dev/null | grep -q 'PERF_RECORD_KSYMBOL'
+	ok $([ $? -ne 0 ]; echo $?) "--no-bpf-event: no KSYMBOL records"
+else
+	skip "no BPF program can be loaded here (bpf() refused)" \
+		"a BPF program loaded: BPF_PROG_INFO, KSYMBOL and BPF_EVENT"
+fi
 "$P" record -q -z -a -o z.data -- sleep 0.05
 perf report --header-only -i z.data 2>/dev/null | grep -q '^# compressed : Zstd, level = 1'
 ok $? "-z: perf's COMPRESSED feature (zstd, level 1)"

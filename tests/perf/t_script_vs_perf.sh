@@ -4,7 +4,8 @@
 # (recorded by perf record and by perfring record: a C++ program with an
 # inlined function and a template, with no call chain, with -g, with
 # --call-graph dwarf, and sched tracepoints system-wide, also as perf's
-# pipe stream), the same options (-F field sets, per-type -F, +/- edits,
+# pipe stream, and compressed with -z: PERF_RECORD_COMPRESSED, zstd), the
+# same options (-F field sets, per-type -F, +/- edits,
 # --ns, --reltime, -G, --time windows, --tid, --pid, --comms, -C,
 # --show-task-events, --show-mmap-events, --header-only, -D), the same
 # output.  The differences docs/script.md lists are normalised away
@@ -74,6 +75,13 @@ rec pfr_tp "$P" record -q -o pfr_tp.data -e sched:sched_switch -a \
 perf record -q -o - -e sched:sched_switch -a -- sleep 0.2 >perf_pipe.data \
 	2>/dev/null
 ok $? "recorded perf_pipe (perf record -o - -e sched:sched_switch -a)"
+rec perf_z perf record -z -o perf_z.data -g -F 1000 ./box
+rec pfr_z "$P" record -q -z -o pfr_z.data -g -F 1000 -- ./box
+rec pfr_ztp "$P" record -q -z -o pfr_ztp.data -e sched:sched_switch -a \
+	-- sleep 0.2
+perf record -q -z -o - -e sched:sched_switch -a -- sleep 0.2 \
+	>perf_zpipe.data 2>/dev/null
+ok $? "recorded perf_zpipe (perf record -z -o - -e sched:sched_switch -a)"
 
 # The documented differences, made equal on both sides (docs/script.md).
 norm() {
@@ -136,6 +144,13 @@ pid=$(perf script -i perf_tp.data -F pid 2>/dev/null | sed -n 5p | tr -d ' ')
 same perf_tp.data --pid "$pid"
 same perf_tp.data --time "$t1,"
 same perf_tp.data --time ",$t2"
+# -z: the records decompressed (zstd), as perf script does.
+for f in perf_z pfr_z; do
+	same $f.data
+	same $f.data -F comm,tid,time,ip,sym --show-task-events
+done
+same pfr_ztp.data
+same pfr_ztp.data -F trace:comm,tid,event,trace
 same perf_dwarf.data --header-only
 same perf_tp.data --header-only
 same pfr_dwarf.data --header-only
@@ -147,6 +162,12 @@ same pfr_dwarf.data --header-only
 ok $? "script -i - of perf's pipe stream: the same $(wc -l <b.out) lines"
 grep -q 'prev_comm=.*==> next_comm=' a.out
 ok $? "... with sched_switch's fields decoded"
+
+# ... compressed (-z) too.
+"$P" script -i - <perf_zpipe.data >a.out 2>a.err &&
+	perf script -i perf_zpipe.data >b.out 2>/dev/null && [ -s b.out ] &&
+	cmp -s a.out b.out
+ok $? "script -i - of perf's compressed pipe stream: the same $(wc -l <b.out) lines"
 
 # -D: the hex dumps, in perf's order (its own records as read, the
 # kernel's in time order).

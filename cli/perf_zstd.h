@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfring script's decompressor for perf record -z files: Debian's
+ * libzstd, loaded (dlopen) on the first compressed file, handed to the
+ * library's reader (pfr_perf_file_set_inflate()), which links none.
+ */
+#ifndef PFR_CLI_PERF_ZSTD_H
+#define PFR_CLI_PERF_ZSTD_H
+
+#include <perfring/perf.h>
+
+/*
+ * Sets f's decompressor to a zstd stream.  Returns 0, or -1 with *why
+ * saying what is missing (this build has no zstd.h, or libzstd.so.1
+ * cannot be loaded): f then reads as without one, and stops at its first
+ * compressed record with -PFR_PERF_E_COMPRESSED.
+ */
+int pfr_zstd_reader(struct pfr_perf_file *f, const char **why);
+
+/* Frees what pfr_zstd_reader() set up (NULL: none). */
+void pfr_zstd_reader_free(void);
+
+#endif
