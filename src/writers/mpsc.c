@@ -1143,6 +1143,14 @@ int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r)
 	err = pfr__head_check(h, r->tail, r->mask + 1);
 	if (err)
 		return err;
+	/* Reserved but not written: stop here now, so that every later
+	 * poll (begin's and next's) loads prod_pos.  Without it a reader
+	 * that calls begin() and next() in turn, with begin() on the
+	 * 64th idle poll each time, saw the bytes in begin() while next()
+	 * got 0 from the idle count and never reached pfr__mpsc_hole():
+	 * no stall report, and a dead producer's hole never skipped. */
+	if (h != r->tail)
+		pfr__mpsc_stop(r);
 	return (int64_t)(h - r->tail);
 }
 
