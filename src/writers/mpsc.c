@@ -1077,11 +1077,21 @@ static int pfr__mpsc_zeroes(const struct pfr_mpsc_reader *r, uint64_t from,
  * the longest announcement that covers only zero words (the other's, if
  * longer, would cover the next record's header).  No announcement at all
  * (hostile memory): -PFR_E_STALLED at every call.
+ *
+ * The next record's header may not be written either (nothing reserved
+ * after the hole yet, or its owner stalled too): the words past the real
+ * end are then zero as well, and a longer stale announcement would take
+ * the reader past prod_pos or over a live producer's reservation, which
+ * it would then free under it.  So no announcement may end past `lim`:
+ * prod_pos, or the start of any announced reservation above the tail
+ * (reservations do not overlap; an owner's announcement names its space
+ * until its header is written, and a slot is not reused before the
+ * reader has passed it).  The real owner's end is never past lim.
  */
 static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 {
 	struct pfr_mpsc_slot *table = r->m->table;
-	uint64_t now = pfr__mpsc_stop(r), tail = r->tail, best = 0;
+	uint64_t now = pfr__mpsc_stop(r), tail = r->tail, best = 0, lim;
 	uint64_t left = r->mask + 1 - (tail - r->published);
 	unsigned dead = 0;
 
@@ -1090,6 +1100,18 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 	if (r->last_check && now - r->last_check < PFR__MPSC_CHECK_NS)
 		return pfr__mpsc_stalled(r);
 	r->last_check = now;
+	/* C1: as in pfr__mpsc_begin_slow() (prod_pos only grows: a later
+	 * value bounds the hole's record as well) */
+	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
+	for (uint32_t i = 0; i < r->max_producers; i++) {
+		struct pfr_mpsc_slot *s = &table[i];
+		/* N: as below */
+		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
+		uint64_t re = PFR_READ_ONCE(s->res_end);
+
+		if (rp != re && rp - tail - 1 < lim - tail - 1)
+			lim = rp; /* a reservation starts above the tail */
+	}
 	for (uint32_t i = 0; i < r->max_producers; i++) {
 		struct pfr_mpsc_slot *s = &table[i];
 		/* N: pairs with the store_release of res_pos in
@@ -1104,6 +1126,8 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 		if (!pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
 					  UINT32_MAX))
 			return pfr__mpsc_stalled(r);
+		if (re - tail > lim - tail)
+			continue; /* past lim: not the tail's record */
 		if (++dead == 1) {
 			best = re;
 			continue;
