@@ -854,6 +854,74 @@ static void test_two_dead(void)
 }
 
 /*
+ * A stale dead announcement longer than the dead owner's real one, with
+ * nothing written behind the real one: (after 0) nothing reserved after
+ * it, (after 1) a live producer's unwritten reservation right after it.
+ * The words past the real record are all zero, yet the reader must not
+ * take the stale end: it would skip past prod_pos, or over the live
+ * producer's reservation (which it would then free under it).
+ */
+static void test_stale_overshoot(void)
+{
+	for (int after = 0; after < 2; after++) {
+		struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+		struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+		struct pfr_mpsc_producer q;
+		struct pfr_mpsc_reader r;
+		struct pfr_mpsc_stats st;
+		unsigned char *d = data_of(m);
+		uint64_t base, t0, qpos = 0;
+		int rc = 0, stalled = 0;
+
+		pfr_mpsc_reader(m, &r);
+		pfr_mpsc_set_stall(&r, 5000000ull);
+		base = stale_base = c->prod_pos;
+		dead_child(m, announce_only, 64); /* stale: lost its CAS */
+		dead_child(m, announce_take, 16); /* real: died before header */
+		pfr_mpsc_join(m, &q);
+		if (after)
+			qpos = plant_unwritten(&q, 32); /* live, not written */
+		t0 = now_ns();
+		while (now_ns() - t0 < 300000000ull) {
+			rc = drain(&r, NULL, 0);
+			stalled += rc == -PFR_E_STALLED;
+			if (rc && rc != -PFR_E_STALLED)
+				break;
+			sleep_ms(1);
+		}
+		pfr_mpsc_stats(m, &r, &st);
+		ok(st.dead_skipped == 1 && r.tail == base + 16,
+		   "after %d: the dead owner's 16 bytes skipped, not the "
+		   "stale 64 (tail at +%llu, rc %d)",
+		   after, (unsigned long long)(r.tail - base), rc);
+		ok(c->cons_pos <= c->prod_pos, "after %d: never past prod_pos",
+		   after);
+		if (after) {
+			uint64_t h = pfr__mpsc_hdr(T_TYPE, q.index, 32);
+
+			ok(rc == -PFR_E_STALLED && stalled > 0,
+			   "after 1: the live reservation stalls the reader");
+			/* q writes its record (as a commit would) */
+			memset(d + (qpos & 4095) + 8, 0x5c, 24);
+			pfr_smp_store_release((uint64_t *)(d + (qpos & 4095)),
+					      h);
+			rc = drain(&r, NULL, 0);
+			is_int(rc, 1, "after 1: then its record is read");
+		} else {
+			uint64_t v = 1;
+
+			ok(rc == 0 || rc == -PFR_E_STALLED,
+			   "after 0: drained, no error (rc %d)", rc);
+			pfr_mpsc_write(&q, T_TYPE, &v, 8);
+			rc = drain(&r, NULL, 0);
+			is_int(rc, 1, "after 0: the next record is read");
+		}
+		pfr_mpsc_reader_close(&r);
+		pfr_mpsc_close(m);
+	}
+}
+
+/*
  * A reader killed while zeroing what it had read (pfr_mpsc_end(): free_pos
  * stored, part of the range zeroed, cons_pos not yet stored).  The next
  * reader finishes the zeroing, frees the range and resumes at free_pos:
@@ -1205,6 +1273,7 @@ int main(void)
 	test_dead_thread();
 	test_dead_process();
 	test_two_dead();
+	test_stale_overshoot();
 	test_reader_killed_zeroing();
 	test_roles();
 	test_hostile();
