@@ -921,6 +921,79 @@ static void test_stale_overshoot(void)
 	}
 }
 
+/* pfr_mpsc_wait() at a dead producer's unwritten reservation: it sleeps
+ * no longer than the stall time-out, skips the hole, and returns with the
+ * record behind it ready. */
+static void test_wait_hole(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, PFR_MPSC_WAIT, 4);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	struct pfr_record rec;
+	uint64_t v = 5, t0, base;
+	int64_t av;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 20000000ull);
+	base = pfr_mpsc_ctl(m)->prod_pos;
+	dead_child(m, announce_take, 24);
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	t0 = now_ns();
+	av = pfr_mpsc_wait(&r, 3000000000ull);
+	ok(av > 0, "wait: returns with data after the hole (%lld)",
+	   (long long)av);
+	ok(now_ns() - t0 < 1500000000ull, "after about the stall time-out");
+	is_int(pfr_mpsc_next(&r, &rec), 1, "q's record read");
+	is_uint(rec.pos, base + 24, "at its place");
+	pfr_mpsc_end(&r);
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.dead_skipped, 1, "wait: the hole skipped once");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/* A dead producer's unwritten reservation across the end of the data
+ * area (its PAD record not written either): skipped whole, the record
+ * behind it read at the start of the next lap, the space zeroed. */
+static void test_hole_wraps(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	unsigned char *d = data_of(m);
+	uint64_t buf[8] = {0}, base;
+	int rc, nz = 0;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 5000000ull);
+	pfr_mpsc_join(m, &q);
+	for (int i = 0; i < 63; i++) /* 63 * 64 = 4032 */
+		pfr_mpsc_write(&q, T_TYPE, buf, 56);
+	pfr_mpsc_write(&q, T_TYPE, buf, 40); /* 4080 */
+	drain(&r, NULL, 0);
+	base = c->prod_pos;
+	is_uint(base & 4095, 4080, "16 bytes before the end");
+	dead_child(m, announce_take, 16 + 64); /* PAD + record */
+	buf[0] = 77;
+	pfr_mpsc_write(&q, T_TYPE, buf, 8);
+	rc = poll_records(&r, 5000000000ull, NULL);
+	pfr_mpsc_stats(m, &r, &st);
+	ok(rc == 1 && st.dead_skipped == 1 && r.tail == base + 80 + 16,
+	   "the hole across the end skipped, the next record read (rc %d)",
+	   rc);
+	for (int i = 0; i < 4096; i += 8)
+		nz += *(uint64_t *)(d + i) != 0;
+	is_int(nz, 0, "everything read is zeroed");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
 /*
  * A reader killed while zeroing what it had read (pfr_mpsc_end(): free_pos
  * stored, part of the range zeroed, cons_pos not yet stored).  The next
@@ -1274,6 +1347,8 @@ int main(void)
 	test_dead_process();
 	test_two_dead();
 	test_stale_overshoot();
+	test_wait_hole();
+	test_hole_wraps();
 	test_reader_killed_zeroing();
 	test_roles();
 	test_hostile();
