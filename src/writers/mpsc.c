@@ -699,6 +699,16 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 			PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & p->mask)),
 				       pfr__mpsc_hdr(PFR_RECORD_PAD, p->index,
 						     at - pos));
+		/* BUSY first: nothing is stored into a record's space
+		 * before its header, so a hole's words are all zero up to
+		 * its owner's end (pfr__mpsc_hole() tells a stale
+		 * announcement from the real one by that).  Killed with
+		 * the payload stored under a zero header, two dead
+		 * announcements at one place (one stale) both failed the
+		 * zero check: the ring stalled for good. */
+		PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
+			       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index,
+					     lost_size));
 		lr.id = p->index;
 		lr.lost = p->lost;
 		memcpy(d + (at & p->mask) + 8, &lr.id, 16);
