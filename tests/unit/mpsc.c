@@ -994,6 +994,92 @@ static void test_hole_wraps(void)
 	pfr_mpsc_close(m);
 }
 
+/* The real owner of a hole had dropped records: its reservation holds a
+ * LOST record and then its record.  Killed while writing the LOST record
+ * (its BUSY header and payload stored, not its final header), with a
+ * stale dead announcement naming the same place: the LOST record is
+ * skipped as a dead producer's, then the unwritten record. */
+static void die_in_lost(struct pfr_mpsc_producer *p, uint64_t size)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	unsigned char *d = (unsigned char *)c + c->data_offset;
+	uint64_t pos = plant_unwritten(p, 24 + size), id = p->index, lost = 3;
+
+	/* as pfr__mpsc_reserve_slow() stores the LOST record, up to its
+	 * final header: BUSY first, then the payload */
+	if (pos == UINT64_MAX)
+		_exit(1);
+	PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & 4095)),
+		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, 24));
+	memcpy(d + (pos & 4095) + 8, &id, 8);
+	memcpy(d + (pos & 4095) + 16, &lost, 8);
+	PFR_WRITE_ONCE(p->slot->lost_due, 3);
+}
+
+static void test_dead_in_lost(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	uint64_t v = 9, base, t0;
+	int rc = 0;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 5000000ull);
+	base = stale_base = c->prod_pos;
+	dead_child(m, announce_only, 16); /* stale, shorter */
+	dead_child(m, die_in_lost, 16); /* real: LOST + 16 */
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	t0 = now_ns();
+	while (now_ns() - t0 < 2000000000ull) {
+		if (pfr_mpsc_begin(&r) < 0)
+			break;
+		rc = pfr_mpsc_next(&r, &rec);
+		if (rc == 1 || (rc < 0 && rc != -PFR_E_STALLED))
+			break;
+		pfr_mpsc_end(&r);
+		sleep_ms(1);
+	}
+	ok(rc == 1 && rec.pos == base + 40 && rec.hdr.type == T_TYPE &&
+		   rec.hdr.misc == q.index,
+	   "killed writing its LOST record: the hole skipped whole, the "
+	   "next record read at its place (rc %d, at +%llu)",
+	   rc, (unsigned long long)(rec.pos - base));
+	pfr_mpsc_end(&r);
+	{
+		struct pfr_mpsc_stats st;
+		struct pfr_mpsc_producer x, y, z;
+		uint64_t l = 0;
+
+		pfr_mpsc_stats(m, &r, &st);
+		is_uint(st.dead_skipped, 2, "its BUSY LOST record, its record");
+		/* its 3 drops were never read: the slot's next owner
+		 * reports them (slot 1: the real owner's) */
+		pfr_mpsc_join(m, &y); /* slot 3, free */
+		pfr_mpsc_join(m, &x); /* slot 0, the stale announcer's */
+		is_int(pfr_mpsc_join(m, &z), 0, "a dead owner's slot rejoined");
+		is_uint(z.index, 1, "the real owner's");
+		pfr_mpsc_write(&z, T_TYPE, &v, 8);
+		pfr_mpsc_begin(&r);
+		while (pfr_mpsc_next(&r, &rec) == 1)
+			if (rec.hdr.type == PFR_RECORD_LOST &&
+			    rec.hdr.misc == 1)
+				memcpy(&l, (const char *)rec.payload + 8, 8);
+		pfr_mpsc_end(&r);
+		is_uint(l, 3, "the dead owner's 3 drops reported by slot 1's "
+			      "next owner");
+		pfr_mpsc_leave(&x);
+		pfr_mpsc_leave(&y);
+		pfr_mpsc_leave(&z);
+	}
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
 /*
  * A reader killed while zeroing what it had read (pfr_mpsc_end(): free_pos
  * stored, part of the range zeroed, cons_pos not yet stored).  The next
@@ -1349,6 +1435,7 @@ int main(void)
 	test_stale_overshoot();
 	test_wait_hole();
 	test_hole_wraps();
+	test_dead_in_lost();
 	test_reader_killed_zeroing();
 	test_roles();
 	test_hostile();
