@@ -180,7 +180,11 @@ struct pfr_mpsc_ctl {
 	uint64_t reader_start; /* its start time */
 	uint32_t writer_waiting; /* futex: BLOCK producers asleep */
 	uint32_t pad2a;
-	uint8_t pad2[PFR_RING_LINE - 40];
+	uint64_t lost_upto; /* LOST records below this position are counted
+			     * in their slot's lost_reported (a reader that
+			     * reads them again after a reader's death does
+			     * not count them twice) */
+	uint8_t pad2[PFR_RING_LINE - 48];
 
 	/* line 3: wake-up */
 	uint32_t reader_waiting; /* futex: the reader is asleep */

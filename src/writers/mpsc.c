@@ -1188,19 +1188,29 @@ int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r)
 	return (int64_t)(h - r->tail);
 }
 
-/* A LOST record read: its count is reported (the slot's lost_reported,
- * which the slot's next owner reads once the reader has passed). */
-static void pfr__mpsc_reported(struct pfr_mpsc_reader *r,
+/* A LOST record read at pos: its count is reported (the slot's
+ * lost_reported, which the slot's next owner reads once the reader has
+ * passed).  A batch is read again after its reader's death (at least
+ * once: the new reader resumes at cons_pos), LOST records included; each
+ * counts once, by lost_upto, stored before the count (a reader killed
+ * between the two stores leaves one record uncounted: its drops are then
+ * reported again by the slot's next owner, never a negative count).
+ * Without it the twice-counted drops made lost_due - lost_reported
+ * negative: the next owner's LOST record said 2^64 - n. */
+static void pfr__mpsc_reported(struct pfr_mpsc_reader *r, uint64_t pos,
 			       const struct pfr_record_header *h,
 			       const unsigned char *payload)
 {
+	struct pfr_mpsc_ctl *c = r->ctl;
 	struct pfr_mpsc_slot *s;
 	uint64_t lost;
 
-	if (h->misc >= r->max_producers)
+	if (h->misc >= r->max_producers ||
+	    (int64_t)(pos - PFR_READ_ONCE(c->lost_upto)) < 0)
 		return;
 	s = &r->m->table[h->misc];
 	memcpy(&lost, payload + 8, sizeof(lost));
+	PFR_WRITE_ONCE(c->lost_upto, pos + h->size);
 	PFR_WRITE_ONCE(s->lost_reported, PFR_READ_ONCE(s->lost_reported) + lost);
 }
 
@@ -1256,7 +1266,8 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 		if (h.type == PFR_RECORD_LOST) {
 			if (h.size < sizeof(struct pfr_lost_record))
 				return -PFR_E_RECSIZE_SHORT;
-			pfr__mpsc_reported(r, &h, r->data + off + 8);
+			pfr__mpsc_reported(r, r->tail, &h,
+					   r->data + off + 8);
 		}
 		rec->hdr = h;
 		rec->payload = r->data + off + sizeof(h);
