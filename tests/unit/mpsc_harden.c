@@ -297,6 +297,67 @@ static void test_lost_across_death(void)
 	}
 }
 
+/*
+ * A reader killed after reading a LOST record, before pfr_mpsc_end():
+ * the next reader reads the batch again (at least once), LOST record
+ * included.  The slot's drops must still count once: when the producer
+ * dies, the slot's next owner reports none (not lost_due - lost_reported
+ * gone negative: a LOST record of 2^64 - 5).
+ */
+static void test_reader_killed_after_lost(void)
+{
+	struct pfr_mpsc *m = mk(PFR_POLICY_DROP, 0, 1);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	uint64_t recs = 0, lost = 0, v = 2;
+	int c2p[2], p2c[2], status;
+	pid_t pid, rpid;
+
+	pfr_mpsc_reader(m, &r);
+	if (pipe(c2p) || pipe(p2c))
+		return;
+	pid = lost_child(m, LD_READ_THEN_DIE, c2p[1], p2c[0]);
+	get(c2p[0]); /* 5 dropped */
+	drain(&r, &recs, &lost);
+	pfr_mpsc_reader_close(&r);
+	put(p2c[1]);
+	get(c2p[0]); /* LOST record + record written */
+	rpid = fork();
+	if (rpid == 0) {
+		struct pfr_mpsc_reader rk;
+		struct pfr_record rec;
+
+		if (pfr_mpsc_reader(m, &rk) || pfr_mpsc_begin(&rk) <= 0)
+			_exit(1);
+		while (pfr_mpsc_next(&rk, &rec) == 1)
+			;
+		raise(SIGKILL); /* read, never ended */
+		_exit(1);
+	}
+	waitpid(rpid, &status, 0);
+	ok(WIFSIGNALED(status), "a reader read the LOST record and was killed");
+	put(p2c[1]);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status), "then the producer was killed");
+	is_int(pfr_mpsc_reader(m, &r), 0, "a new reader");
+	lost = recs = 0;
+	drain(&r, &recs, &lost);
+	is_uint(lost, 5, "it reads the batch again, LOST record included");
+	is_int(pfr_mpsc_join(m, &q), 0, "the slot rejoined");
+	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0, "the new owner writes");
+	lost = recs = 0;
+	drain(&r, &recs, &lost);
+	is_uint(lost, 0, "no drop reported again, no negative count");
+	is_uint(recs, 1, "its record");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+	close(c2p[0]);
+	close(c2p[1]);
+	close(p2c[0]);
+	close(p2c[1]);
+}
+
 /* A slot left by its owner hands its unreported drops (lost_left) to the
  * next owner, who reports them. */
 static void test_left_drops(void)
@@ -470,6 +531,7 @@ int main(void)
 	test_killed_pending();
 	test_lost_across_death();
 	test_left_drops();
+	test_reader_killed_after_lost();
 	test_wake_clamped();
 	test_reader_fail();
 	test_block_deadline();
