@@ -15,10 +15,11 @@
  * ring's batch through pfr_reader_consume(), the callback inlined).
  * mpsc: one shared ring (<perfring/mpsc.h>) of the run's capacity, BLOCK:
  * each writer joins, writes each message with pfr_mpsc_write() (reserve
- * under the lock, copy, commit) and leaves; the reader takes batches with
- * pfr_mpsc_begin/next/end and checks each record in place; "burst"
- * writes up to run->batch messages per pfr_mpsc_write_burst() (one lock
- * acquisition; the size mix goes one by one).
+ * with one CAS on the producer position, copy, commit) and leaves; the
+ * reader takes batches with pfr_mpsc_begin/next/end and checks each
+ * record in place; "burst" writes up to run->batch messages per
+ * pfr_mpsc_write_burst() (one CAS for the stretch; the size mix goes one
+ * by one).
  * Both keep each writer's order, and both run between processes (private
  * shared memory, inherited over fork).
  */
@@ -246,8 +247,8 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 	free(m);
 }
 
-/* Up to run->batch messages per pfr_mpsc_write_burst() (one lock
- * acquisition); the size mix, whose lengths differ, goes one by one. */
+/* Up to run->batch messages per pfr_mpsc_write_burst() (one CAS on the
+ * producer position); the size mix, whose lengths differ, goes one by one. */
 static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;

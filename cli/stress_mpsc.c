@@ -27,7 +27,9 @@
  * and pfr_mpsc_reader_alive() says 0) and exit with status 3, and a new
  * reader then re-attaches and drains what is left, checking every record
  * (from each writer's first record it finds: the batch the dead reader
- * had read but not freed comes again).
+ * had read but not freed comes again).  The new reader must start where
+ * the dead one was freeing (free_pos: it finishes a zeroing the kill cut
+ * short), with cons_pos moved there.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -252,8 +254,8 @@ static int ms_write(struct ms_wctx *x)
 		PFR_WRITE_ONCE(w->progress, seq);
 		if (err == -PFR_E_NOSPC || err == -PFR_E_TIMEDOUT ||
 		    err == -PFR_E_STALLED) {
-			/* dropped and counted (no space, or the lock held
-			 * past the time-out); a dead reader frees nothing.
+			/* dropped and counted (no space, or BLOCK's
+			 * time-out); a dead reader frees nothing.
 			 * DROP's progress: reserve returned */
 			if (p.policy == PFR_POLICY_DROP)
 				ms_progress(w, &last, 0);
@@ -384,6 +386,9 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 	struct pfr_record rec;
 	unsigned nw = cfg->writers;
 	unsigned char resync[MS_MAX_WRITERS];
+	/* a reader killed while zeroing what it had read left free_pos
+	 * ahead of cons_pos: the new one finishes and resumes there */
+	uint64_t freeing = PFR_READ_ONCE(pfr_mpsc_ctl(m)->free_pos);
 	int err = pfr_mpsc_reader(m, &r), rc, done = 0;
 
 	if (err) {
@@ -391,6 +396,14 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 		PFR_WRITE_ONCE(sh->stop, 1);
 		return;
 	}
+	if (resync_first &&
+	    (r.tail != freeing ||
+	     PFR_READ_ONCE(pfr_mpsc_ctl(m)->cons_pos) != freeing))
+		ms_fail(sh,
+			"the new reader starts at %llu, not at the dead "
+			"one's free position %llu",
+			(unsigned long long)r.tail,
+			(unsigned long long)freeing);
 	PFR_WRITE_ONCE(sh->reader_started, 1);
 	memset(resync, resync_first, sizeof(resync));
 	pfr_mpsc_set_stall(&r, 20000000ull); /* 20 ms */

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/mpsc-reserve-bench.c - the measurement behind the shared MPSC
- * ring's choice of reservation primitive (docs/mpsc.md): the library's
- * lock-based reservation (<perfring/mpsc.h>) against a lock-free one, a
- * CAS loop on the producer position, on the same record format, ring
- * size and reader.  Threads: N producers, one reader; every record is
- * checked (producer, sequence).
+ * tools/mpsc-reserve-bench.c - the shared MPSC ring's reservation
+ * measured (docs/mpsc.md): the library's (<perfring/mpsc.h>, since layout
+ * 3 lock-free: the producer announces its range in its slot, then one
+ * release CAS on prod_pos) against a bare CAS loop on the producer
+ * position, on the same record format, ring size and reader, with no
+ * announcement, no fairness flag and no dead-producer recovery.  Threads:
+ * N producers, one reader; every record is checked (producer, sequence).
  *
- * The CAS variant is the design the library rejects: prod_pos moves
- * before the BUSY header is stored, so its reader must zero the bytes it
- * consumes before releasing them (a zero header = not written yet), and a
- * producer dying between its CAS and its header store would leave a
- * record of unknown size.  It is here only to be measured.
+ * The bare variant is the floor the library's extra stores are measured
+ * against: its reader zeroes what it consumes as the library's does (a
+ * zero header = not written yet), but a producer dying between its CAS
+ * and its header store would leave a record of unknown size, which the
+ * library sizes from the announcement.  It is here only to be measured.
  *
  *   make mpsc-reserve-bench && build/mpsc-reserve-bench [SECONDS] [SIZE]
  *
@@ -52,11 +53,11 @@ static uint64_t now_ns(void)
 }
 
 struct run {
-	int variant; /* 0 lock (library), 1 CAS */
+	int variant; /* 0 the library, 1 bare CAS */
 	unsigned np;
 	volatile int stop;
 	uint64_t read, bad, attempts[MAXP], written[MAXP];
-	/* lock variant */
+	/* the library */
 	struct pfr_mpsc *m;
 	/* CAS variant: its own ring */
 	uint64_t prod __attribute__((aligned(128)));
@@ -154,9 +155,9 @@ static void *cas_reader(void *arg)
 	return NULL;
 }
 
-/* ---- lock variant: the library ---- */
+/* ---- the library ---- */
 
-static void *lock_reader(void *arg)
+static void *lib_reader(void *arg)
 {
 	struct run *r = arg;
 	struct pfr_mpsc_reader rd;
@@ -277,7 +278,7 @@ static void *pair_producer(void *arg)
 static void *pair_reader(void *arg)
 {
 	pin(getenv("READER_CPU") ? atoi(getenv("READER_CPU")) : 1);
-	return lock_reader(arg);
+	return lib_reader(arg);
 }
 
 static int pair_mode(int reps)
@@ -362,7 +363,7 @@ static double run_one(int variant, unsigned np, double *per_cpu)
 	} else {
 		r.data = calloc(1, RING);
 	}
-	pthread_create(&rt, NULL, variant ? cas_reader : lock_reader, &r);
+	pthread_create(&rt, NULL, variant ? cas_reader : lib_reader, &r);
 	t0 = now_ns();
 	for (unsigned i = 0; i < np; i++) {
 		x[i] = (struct pctx){&r, i};
@@ -380,7 +381,7 @@ static double run_one(int variant, unsigned np, double *per_cpu)
 	dt = (double)(now_ns() - t0) / 1e9;
 	if (r.bad)
 		fprintf(stderr, "%s: %llu bad records\n",
-			variant ? "cas" : "lock", (unsigned long long)r.bad);
+			variant ? "cas" : "lib", (unsigned long long)r.bad);
 	if (variant == 0)
 		pfr_mpsc_close(r.m);
 	else
@@ -409,7 +410,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "payload: 16..56, a multiple of 8\n");
 		return 2;
 	}
-	/* interleaved repetitions: lock, cas, lock, cas, ... */
+	/* interleaved repetitions: lib, cas, lib, cas, ... */
 	for (int rep = 0; rep < 7; rep++)
 		for (int k = 0; k < 4; k++)
 			for (int v = 0; v < 2; v++)
@@ -419,8 +420,8 @@ int main(int argc, char **argv)
 	       "payload, 64 KiB ring, DROP;\nwall: per second of wall time; "
 	       "cpu: per CPU-second of this process\n",
 	       payload);
-	printf("producers  lock wall            CAS wall             "
-	       "lock cpu  CAS cpu\n");
+	printf("producers  lib wall             CAS wall             "
+	       "lib cpu   CAS cpu\n");
 	for (int k = 0; k < 4; k++) {
 		for (int v = 0; v < 2; v++)
 			for (int i = 0; i < 7; i++)

@@ -117,34 +117,38 @@ PFR__EXTERN_C_BEGIN
 #define PFR_MPSC_GEN_MASK 0x3fffffffu
 
 #define PFR_MPSC_MAGIC 0x4353504d52524650ull /* "PFRRMPSC" little-endian */
-#define PFR_MPSC_VERSION 2u /* 2: the slot's lost_pos, the flag starving */
+#define PFR_MPSC_VERSION 3u /* 3: lock-free reservation, zeroing reader */
 #define PFR_MPSC_PRODUCERS_MAX 4096u
 /* Flags: the reader may sleep in pfr_mpsc_wait() (one smp_mb per commit). */
 #define PFR_MPSC_WAIT 0x1u
 
 /* A producer slot in the shared table (64 bytes).  owner packs the slot's
  * generation (high 32 bits, incremented at every join) and the owning
- * thread id (low 32 bits, 0 when free); it is claimed with one CAS. */
+ * thread id (low 32 bits, 0 when free); it is claimed with one CAS.
+ * res_pos/res_end announce the reservation the owner is making or holds
+ * ([res_pos, res_end), stored before its CAS on prod_pos): the reader
+ * sizes a dead owner's unwritten record from them. */
 struct pfr_mpsc_slot {
 	uint64_t owner;
 	uint64_t start_time; /* stat field 22 of the thread, 0: unknown */
-	uint64_t lost_total; /* records this producer dropped, ever */
-	uint64_t lost_pending; /* dropped, not yet reported in a LOST record */
-	uint64_t records; /* records committed, at the last flush/leave */
-	/* reservation that carries lost_pending in a LOST record, + 1 (0:
-	 * none): set under the lock before R, cleared after lost_pending */
-	uint64_t lost_pos;
-	uint8_t pad[16];
+	uint64_t lost_total; /* records this owner dropped */
+	uint64_t lost_due; /* drops to report, ever, every owner (+1 each) */
+	uint64_t lost_reported; /* drops the reader has read in LOST records,
+				 * ever (written by the reader only) */
+	uint64_t lost_left; /* drops a leaving owner could not report */
+	uint64_t res_pos; /* announced reservation: start ... */
+	uint64_t res_end; /* ... and end (res_pos == res_end: none) */
 };
 
 /*
  * The control block at the start of the shared object.  Line 0 is written
- * once at creation; line 1 is the producers' (written under the lock);
+ * once at creation; line 1 is the producers' (one CAS per reservation);
  * line 2 the reader's, with writer_waiting, which the reader loads after
  * each consumer store; line 3 the wake-up words, written when a side goes
  * to sleep and loaded by the other side after each commit or consume.
  * The producer table starts at table_offset, the data area (a power of
- * two) at data_offset (a page multiple).
+ * two) at data_offset (a page multiple).  The reader polls the data area
+ * (the header at its position), not line 1.
  */
 struct pfr_mpsc_ctl {
 	/* line 0: immutable after creation */
@@ -161,22 +165,26 @@ struct pfr_mpsc_ctl {
 	uint64_t pidns; /* inode of the creator's pid namespace */
 	uint8_t pad0[PFR_RING_LINE - 64];
 
-	/* line 1: the producers', under the lock */
-	uint64_t lock; /* 0, or (generation << 32) | (index + 1) */
+	/* line 1: the producers' */
 	uint64_t prod_pos; /* end of the last reservation (R -> C1) */
-	uint64_t cons_cache; /* cons_pos as last loaded by a producer (A) */
-	uint64_t records; /* records reserved, ever */
-	uint64_t starving; /* 0, or the lock word of a producer that goes
-			    * next (fairness, pfr__mpsc_lock()) */
-	uint8_t pad1[PFR_RING_LINE - 40];
+	uint64_t starving; /* 0, or the stamp of a producer the others let
+			    * go first (fairness, pfr__mpsc_reserve_slow()) */
+	uint64_t records; /* records reserved, ever (PFR_MPSC_WAIT rings) */
+	uint8_t pad1[PFR_RING_LINE - 24];
 
 	/* line 2: the reader's */
-	uint64_t cons_pos; /* consumed up to here (D -> A) */
+	uint64_t cons_pos; /* consumed and zeroed up to here (D -> A) */
+	uint64_t free_pos; /* being zeroed up to here (a reader killed
+			    * while zeroing: the next one finishes) */
 	uint64_t reader_owner; /* reader's tid (low 32 bits), 0: none */
 	uint64_t reader_start; /* its start time */
 	uint32_t writer_waiting; /* futex: BLOCK producers asleep */
 	uint32_t pad2a;
-	uint8_t pad2[PFR_RING_LINE - 32];
+	uint64_t lost_upto; /* LOST records below this position are counted
+			     * in their slot's lost_reported (a reader that
+			     * reads them again after a reader's death does
+			     * not count them twice) */
+	uint8_t pad2[PFR_RING_LINE - 48];
 
 	/* line 3: wake-up */
 	uint32_t reader_waiting; /* futex: the reader is asleep */
@@ -188,8 +196,8 @@ struct pfr_mpsc_ctl {
 };
 
 PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_slot) == 64, "slot size");
-PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, lock) == PFR_RING_LINE,
-		   "lock starts line 1");
+PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, prod_pos) == PFR_RING_LINE,
+		   "prod_pos starts line 1");
 PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, cons_pos) == 2 * PFR_RING_LINE,
 		   "cons_pos starts line 2");
 PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, reader_waiting) ==
@@ -217,7 +225,8 @@ struct pfr_mpsc_producer {
 	struct pfr_mpsc_slot *slot;
 	unsigned char *data;
 	uint64_t mask; /* data_size - 1 */
-	uint64_t lock_word; /* (gen << 32) | (index + 1) */
+	uint64_t lock_word; /* stamp: (gen << 32) | (index + 1) */
+	uint64_t cons_cache; /* cons_pos as last loaded (A), private */
 	uint64_t res_pos; /* reserved record's position */
 	uint64_t records; /* records committed, ever */
 	uint64_t lost; /* dropped since the last LOST record */
@@ -236,7 +245,7 @@ struct pfr_mpsc_reader {
 	struct pfr_mpsc *m;
 	const unsigned char *data;
 	uint64_t mask;
-	uint64_t head; /* prod_pos loaded by begin (C1) */
+	uint64_t head; /* end of the record begin found (or tail) */
 	uint64_t tail; /* consumed so far (private) */
 	uint64_t published; /* tail as last stored (D) */
 	uint64_t stall_pos; /* BUSY record the reader stopped at, or ~0 */
@@ -245,6 +254,7 @@ struct pfr_mpsc_reader {
 	uint64_t last_check; /* last liveness check of that owner */
 	uint64_t busy_stops, stalls, stall_ns, stall_max_ns;
 	uint64_t dead_skipped, discarded, records;
+	uint64_t idle; /* polls that found nothing at the tail */
 	uint32_t max_producers;
 	uint32_t flags;
 };
@@ -418,29 +428,30 @@ PFR_API void pfr_mpsc_stats(const struct pfr_mpsc *m,
 
 /* ---- internals of the inline functions (not for callers) ---- */
 
-PFR_API int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
-				   int locked);
+PFR_API int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size);
 PFR_API void pfr__mpsc_wake_reader(struct pfr_mpsc_producer *p, uint64_t pos,
 				   uint64_t end);
 PFR_API int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r,
 				struct pfr_record *rec);
+PFR_API int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r);
 PFR_API void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r);
 
 /*
  * The shared ring's compare-and-swap, with the caller's ordering on
  * success (relaxed on failure).  The model build (tests/model/) maps the
  * same call, ordering included, onto its checker, so a weakened order at
- * a call site is a mutant the model sees.  The header and the lock are
+ * a call site is a mutant the model sees.  Positions and headers are
  * 8-byte words: one untorn access on every target perfring supports.
  */
 #ifndef pfr__mpsc_cas
 #define pfr__mpsc_cas(p, expp, v, mo)                                          \
 	__atomic_compare_exchange_n((p), (expp), (v), 0, (mo), __ATOMIC_RELAXED)
 #endif
-/* The lock's CAS: pairs with the release in pfr__mpsc_unlock(). */
-#define pfr__mpsc_cas_acquire(p, expp, v)                                      \
-	/* purpose: the lock; pairs with the release in pfr__mpsc_unlock() */  \
-	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQUIRE)
+/* R: the reservation's CAS on prod_pos. */
+#define pfr__mpsc_cas_release(p, expp, v)                                      \
+	/* R: pairs with C1 (load_acquire of prod_pos) in the reader's */      \
+	/* stall path: the announcement before the position it names */        \
+	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_RELEASE)
 
 /* The header word of {type, misc, size}: the perf header's bytes, loaded
  * and stored as one 8-byte word (the same bytes on either endianness). */
@@ -456,33 +467,16 @@ PFR__INLINE uint64_t pfr__mpsc_hdr(uint32_t type, uint32_t misc, uint64_t size)
 	return w;
 }
 
-PFR__INLINE int pfr__mpsc_trylock(struct pfr_mpsc_producer *p)
+/* Announces [pos, end) in the producer's own slot before the CAS that
+ * takes it (N). */
+PFR__INLINE void pfr__mpsc_announce(struct pfr_mpsc_producer *p, uint64_t pos,
+				    uint64_t end)
 {
-	uint64_t free_word = 0;
-
-	/* held, or a producer that waited too long goes first (fairness:
-	 * the flag shares the lock's line) */
-	if (PFR_READ_ONCE(p->ctl->lock) != 0 ||
-	    PFR_READ_ONCE(p->ctl->starving) != 0)
-		return 0;
-	/* purpose: the lock's acquire; pairs with the release store in
-	 * pfr__mpsc_unlock() of the previous holder */
-	return pfr__mpsc_cas_acquire(&p->ctl->lock, &free_word, p->lock_word);
-}
-
-PFR__INLINE void pfr__mpsc_unlock(struct pfr_mpsc_producer *p)
-{
-	/* purpose: the lock's release; pairs with the acquire CAS in
-	 * pfr__mpsc_trylock() of the next holder */
-	pfr_smp_store_release(&p->ctl->lock, (uint64_t)0);
-}
-
-/* R: publishes a reservation (its BUSY header stored before). */
-PFR__INLINE void pfr__mpsc_publish(struct pfr_mpsc_ctl *c, uint64_t end)
-{
-	/* R: pairs with C1 (load_acquire of prod_pos) in pfr_mpsc_begin():
-	 * the BUSY header before the position that covers it */
-	pfr_smp_store_release(&c->prod_pos, end);
+	PFR_WRITE_ONCE(p->slot->res_end, end);
+	/* N: pairs with the load_acquire of res_pos in the reader's
+	 * pfr__mpsc_hole(): this producer's earlier commit (B) before the
+	 * announcement that replaces the one naming it */
+	pfr_smp_store_release(&p->slot->res_pos, pos);
 }
 
 /* C2: loads the header at offset off of the data area. */
@@ -499,7 +493,7 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 {
 	struct pfr_mpsc_ctl *c = p->ctl;
 	uint64_t size = pfr__record_size(len), pos, end, mask = p->mask;
-	int locked = 0, err;
+	int err;
 
 	if (__builtin_expect(len + 8 > p->max_record || len > p->max_record ||
 				     type > PFR_RECORD_USER_MAX ||
@@ -507,33 +501,35 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 			     0))
 		return -PFR_E_INVAL;
 	p->res_type = type;
-	if (__builtin_expect(!p->lost, 1) && pfr__mpsc_trylock(p)) {
-		locked = 1;
-		pos = PFR_READ_ONCE(c->prod_pos);
-		end = pos + size;
-		/* Fast path: 8-aligned, room by the cached consumer position
-		 * (a lower bound of the real one: end - cache <= size also
-		 * rules out a hostile prod_pos), no wrap at the end. */
-		if (__builtin_expect(
-			    !(pos & 7) &&
-				    end - PFR_READ_ONCE(c->cons_cache) <=
-					    mask + 1 &&
-				    (pos & mask) + size <= mask + 1,
-			    1)) {
+	pos = PFR_READ_ONCE(c->prod_pos);
+	end = pos + size;
+	/* Fast path: nothing to report, no producer waiting its turn,
+	 * 8-aligned, room by the cached consumer position (a lower bound
+	 * of the real one: end - cache <= size also rules out a hostile
+	 * prod_pos), no wrap at the end; then one CAS. */
+	if (__builtin_expect(!p->lost && !(pos & 7) &&
+				     !PFR_READ_ONCE(c->starving) &&
+				     end - p->cons_cache <= mask + 1 &&
+				     (pos & mask) + size <= mask + 1,
+			     1)) {
+		pfr__mpsc_announce(p, pos, end); /* N */
+		if (__builtin_expect(pfr__mpsc_cas_release(&c->prod_pos, &pos,
+							   end), /* R */
+				     1)) {
+			/* after the CAS only: the space is ours */
 			PFR_WRITE_ONCE(*(uint64_t *)(p->data + (pos & mask)),
 				       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen,
 						     p->index, size));
-			PFR_WRITE_ONCE(c->records,
-				       PFR_READ_ONCE(c->records) + 1);
-			pfr__mpsc_publish(c, end); /* R */
-			pfr__mpsc_unlock(p);
+			if (p->wait_flag)
+				__atomic_fetch_add(&c->records, 1,
+						   __ATOMIC_RELAXED);
 			p->res_pos = pos;
 			p->res_size = (uint32_t)size;
 			*payload = p->data + (pos & mask) + 8;
 			return 0;
 		}
 	}
-	err = pfr__mpsc_reserve_slow(p, (uint32_t)size, locked);
+	err = pfr__mpsc_reserve_slow(p, (uint32_t)size);
 	if (err)
 		return err;
 	*payload = p->data + (p->res_pos & mask) + 8;
@@ -595,43 +591,47 @@ PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
 
 PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r)
 {
-	uint64_t h;
-	int err;
+	uint64_t raw;
+	struct pfr_record_header h;
 
 	if (__builtin_expect(!r->ctl, 0))
 		return -PFR_E_INVAL; /* zeroed, or closed */
-	/* C1: pairs with R (store_release of prod_pos) in
-	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow() */
-	h = pfr_smp_load_acquire(&r->ctl->prod_pos);
-	err = pfr__head_check(h, r->tail, r->mask + 1);
-	if (err)
-		return err;
-	r->head = h;
-	return (int64_t)(h - r->tail);
+	/* The reader polls the header at its position, not prod_pos:
+	 * consumed space is zeroed, so a nonzero header was written in
+	 * this lap (C2, as in pfr_mpsc_next()). */
+	raw = pfr__mpsc_load_hdr(r, r->tail & r->mask);
+	if (__builtin_expect(!raw, 0))
+		return pfr__mpsc_begin_slow(r);
+	memcpy(&h, &raw, sizeof(h));
+	r->head = r->tail + h.size;
+	return h.size ? (int64_t)h.size : 8;
 }
 
 PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 {
 	uint64_t tail = r->tail, off = tail & r->mask;
-	uint64_t avail = r->head - tail, room = r->mask + 1 - off;
+	/* what this batch may still read: the rest of the data area
+	 * before its end, and at most one lap beyond the last free */
+	uint64_t left = r->mask + 1 - (tail - r->published);
+	uint64_t room = r->mask + 1 - off;
 	struct pfr_record_header h;
 	uint64_t raw;
 
-	if (!avail) {
+	if (__builtin_expect(!r->data, 0)) {
 		memset(rec, 0, sizeof(*rec));
-		return 0;
+		return 0; /* zeroed, or closed */
 	}
 	raw = pfr__mpsc_load_hdr(r, off); /* C2, into a private copy */
 	memcpy(&h, &raw, sizeof(h));
-	if (room < avail)
-		avail = room;
-	/* Fast path: a committed user record within the reserved bytes and
-	 * the data area; anything else (BUSY, PAD, DISCARD, LOST, a bad
-	 * size) goes to the slow path, which says what it is. */
-	if (__builtin_expect(h.type > PFR_RECORD_USER_MAX ||
+	if (room < left)
+		left = room;
+	/* Fast path: a committed user record within bounds; anything
+	 * else (nothing yet, BUSY, PAD, DISCARD, LOST, a bad size) goes to
+	 * the slow path, which says what it is. */
+	if (__builtin_expect(!raw || h.type > PFR_RECORD_USER_MAX ||
 				     h.type == PFR_RECORD_LOST ||
 				     tail == r->stall_pos || (h.size & 7) ||
-				     (uint64_t)h.size - 8 > avail - 8,
+				     (uint64_t)h.size - 1 >= left,
 			     0)) {
 		struct pfr_record slow;
 		int rc = pfr__mpsc_next_slow(r, &slow);
@@ -659,13 +659,33 @@ PFR__INLINE void pfr__mpsc_end_wake(struct pfr_mpsc_reader *r)
 		pfr__mpsc_wake_writers(r);
 }
 
+/* Zeroes [from, to) of the data area (at most one lap, wrapping). */
+PFR__INLINE void pfr__mpsc_zero(unsigned char *data, uint64_t mask,
+				uint64_t from, uint64_t to)
+{
+	uint64_t off = from & mask, n = to - from, first = mask + 1 - off;
+
+	if (first > n)
+		first = n;
+	memset(data + off, 0, (size_t)first);
+	if (n > first)
+		memset(data, 0, (size_t)(n - first));
+}
+
 PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r)
 {
 	if (r->tail == r->published)
 		return;
+	/* What was read is zeroed before it is freed: below prod_pos, a
+	 * zero header is a reservation not written yet.  free_pos first,
+	 * so that a reader killed while zeroing leaves the next one the
+	 * range to finish (pfr_mpsc_reader()). */
+	PFR_WRITE_ONCE(r->ctl->free_pos, r->tail);
+	pfr__mpsc_zero((unsigned char *)r->data, r->mask, r->published,
+		       r->tail);
 	/* D: pairs with A (load_acquire of cons_pos) in
-	 * pfr__mpsc_reserve_slow(): the record loads before the store
-	 * that frees their space */
+	 * pfr__mpsc_reserve_slow(): the record loads and the zeroing
+	 * before the store that frees their space */
 	pfr_smp_store_release(&r->ctl->cons_pos, r->tail);
 	r->published = r->tail;
 	if (r->flags & 1u) /* BLOCK ring */

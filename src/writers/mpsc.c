@@ -52,16 +52,20 @@ struct pfr_mpsc {
 	/* purpose: the slot claim, pairs with itself and with the leave */    \
 	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQ_REL)
 
-/* How many times a producer spins on a held lock before it yields and
- * starts checking the holder's liveness (every PFR__MPSC_CHECK_NS). */
-#ifndef PFR__MPSC_LOCK_SPINS
-#define PFR__MPSC_LOCK_SPINS 1024
-#endif
+/* Liveness checks of a stalled owner: at most once per this long. */
 #define PFR__MPSC_CHECK_NS 1000000ull
-/* Fairness: times a producer sees the lock taken by others before it
- * raises the flag that makes the others let it go first. */
-#ifndef PFR__MPSC_FAIR_SPINS
-#define PFR__MPSC_FAIR_SPINS 64
+/* Fairness: CASes on prod_pos a producer loses before it raises the flag
+ * that makes the others let it go first, and how long (spins) the others
+ * defer to a raised flag. */
+#ifndef PFR__MPSC_FAIR_TRIES
+#define PFR__MPSC_FAIR_TRIES 16
+#endif
+#ifndef PFR__MPSC_DEFER_SPINS
+#define PFR__MPSC_DEFER_SPINS 1024
+#endif
+/* Polls of an unwritten header before the reader looks at prod_pos. */
+#ifndef PFR__MPSC_IDLE_POLLS
+#define PFR__MPSC_IDLE_POLLS 64
 #endif
 /* BLOCK: checks for space before the producer sleeps. */
 #ifndef PFR__MPSC_BLOCK_SPINS
@@ -390,25 +394,33 @@ static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
 }
 
 /*
- * The drops a slot's previous owner left unreported (it died, or left
- * with a LOST record that did not fit): lost_pending, unless its LOST
- * record was published (lost_pos names a reservation that prod_pos has
- * passed; a holder that died before R has it cleared by the producer
- * that takes its lock over, pfr__mpsc_lock()).  Called by a new owner.
+ * Whether a free or dead owner's slot may be claimed, and the drops its
+ * previous owner left unreported (*lost).  A slot is reusable once the
+ * reader has passed everything its previous owner reserved: its
+ * announcement [res_pos, res_end) is below cons_pos, or was never taken
+ * (prod_pos has not passed res_pos, and the reader has read up to it).
+ * Until then the reader may still need the announcement (to size a dead
+ * owner's unwritten record) and may still read the owner's LOST records.
+ * Then a free slot hands on what its owner could not report (lost_left);
+ * a dead owner's slot what the reader never read (lost_due - the drops
+ * read in LOST records, both counted over every owner).
  */
-static uint64_t pfr__mpsc_inherit_lost(struct pfr_mpsc_ctl *c,
-				       struct pfr_mpsc_slot *s)
+static int pfr__mpsc_reusable(struct pfr_mpsc_ctl *c, struct pfr_mpsc_slot *s,
+			      int dead, uint64_t *lost)
 {
-	/* purpose: prod_pos before the slot's lost_pos; pairs with R in
-	 * pfr__mpsc_reserve_slow() (lost_pos cleared before it by a
-	 * take-over) */
-	uint64_t prod = pfr_smp_load_acquire(&c->prod_pos);
-	uint64_t pending = PFR_READ_ONCE(s->lost_pending);
-	uint64_t lp = PFR_READ_ONCE(s->lost_pos);
+	/* A: as in pfr__mpsc_load_cons(); also orders the reader's
+	 * lost_reported stores (before its D) before our load of it */
+	uint64_t cons = pfr_smp_load_acquire(&c->cons_pos);
+	uint64_t prod = PFR_READ_ONCE(c->prod_pos);
+	uint64_t rp = PFR_READ_ONCE(s->res_pos), re = PFR_READ_ONCE(s->res_end);
 
-	if (lp && lp - 1 != prod)
-		return 0; /* its LOST record went out */
-	return pending;
+	if ((int64_t)(cons - rp) < 0 ||
+	    ((int64_t)(prod - rp) > 0 && (int64_t)(cons - re) < 0))
+		return 0;
+	*lost = dead ? PFR_READ_ONCE(s->lost_due) -
+			       PFR_READ_ONCE(s->lost_reported)
+		     : PFR_READ_ONCE(s->lost_left);
+	return 1;
 }
 
 /* Fills *p for the slot it claimed (index i, generation gen). */
@@ -449,27 +461,25 @@ int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 	for (int pass = 0; pass < 2; pass++) {
 		for (i = 0; i < m->max_producers; i++) {
 			struct pfr_mpsc_slot *s = &m->table[i];
-			uint64_t owner = PFR_READ_ONCE(s->owner), want;
+			uint64_t owner = PFR_READ_ONCE(s->owner), want, lost;
 			uint32_t gen = (uint32_t)(owner >> 32) + 1;
+			int dead = (uint32_t)owner != 0;
 
-			if ((uint32_t)owner != 0 &&
+			if (dead &&
 			    (pass == 0 ||
 			     !pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
 						   UINT32_MAX)))
 				continue;
+			if (!pfr__mpsc_reusable(m->ctl, s, dead, &lost))
+				continue;
 			want = ((uint64_t)gen << 32) | tid;
-			uint64_t lost;
-
 			if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
 				continue;
-			/* the slot's unreported drops stay pending (a kill
-			 * here loses nothing) and go out in our LOST record */
-			lost = pfr__mpsc_inherit_lost(m->ctl, s);
+			/* the slot's unreported drops go out in our LOST
+			 * record; lost_due already counts them */
 			PFR_WRITE_ONCE(s->start_time, start);
 			PFR_WRITE_ONCE(s->lost_total, 0);
-			PFR_WRITE_ONCE(s->lost_pending, lost);
-			PFR_WRITE_ONCE(s->lost_pos, 0);
-			PFR_WRITE_ONCE(s->records, 0);
+			PFR_WRITE_ONCE(s->lost_left, 0);
 			pfr__mpsc_fill_producer(m, p, i, gen, lost);
 			return 0;
 		}
@@ -483,24 +493,11 @@ void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns)
 		p->timeout_ns = ns;
 }
 
-/* ---- the lock ---- */
+/* ---- fairness ---- */
 
-/* After taking the lock over from the holder named by w: a LOST record
- * it was placing at prod_pos (lost_pos) never went out, and its slot's
- * lost_pending stays to be reported (pfr__mpsc_inherit_lost()). */
-static void pfr__mpsc_took_over(struct pfr_mpsc_producer *p, uint64_t w)
-{
-	struct pfr_mpsc_slot *s = p->slot - p->index + ((uint32_t)w - 1);
-
-	if ((uint32_t)w == 0 || (uint32_t)w - 1 >= p->max_producers)
-		return;
-	if (PFR_READ_ONCE(s->lost_pos) - 1 == PFR_READ_ONCE(p->ctl->prod_pos))
-		PFR_WRITE_ONCE(s->lost_pos, 0);
-}
-
-/* Whether the holder named by lock word w can no longer run its critical
- * section: a malformed word, or a holder proven gone. */
-static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
+/* Whether the producer stamped w can no longer reserve: a malformed
+ * stamp, or a producer proven gone. */
+static int pfr__mpsc_stamp_gone(struct pfr_mpsc_producer *p, uint64_t w)
 {
 	struct pfr_mpsc_slot *table = p->slot - p->index;
 	uint32_t idx = (uint32_t)w - 1, gen = (uint32_t)(w >> 32);
@@ -510,14 +507,14 @@ static int pfr__mpsc_holder_gone(struct pfr_mpsc_producer *p, uint64_t w)
 	return pfr__mpsc_owner_gone(&table[idx], gen, UINT32_MAX);
 }
 
-/* Sets the fairness flag (starving) to this producer's lock word if no
- * one else holds it: 1 when set. */
+/* Sets the fairness flag (starving) to this producer's stamp if no one
+ * else holds it: 1 when set. */
 static int pfr__mpsc_flag(struct pfr_mpsc_ctl *c, uint64_t mine)
 {
 	uint64_t none = 0;
 
-	/* relaxed: the flag only steers who may try the lock's CAS; the
-	 * lock's acquire and release order the reservation state */
+	/* relaxed: the flag only steers who tries the CAS on prod_pos;
+	 * that CAS orders the reservations */
 	return pfr__mpsc_cas(&c->starving, &none, mine, __ATOMIC_RELAXED);
 }
 
@@ -531,98 +528,24 @@ static void pfr__mpsc_unflag(struct pfr_mpsc_ctl *c, uint64_t mine)
 }
 
 /*
- * The lock's slow checks, once it has spun PFR__MPSC_LOCK_SPINS times: every
- * PFR__MPSC_CHECK_NS, a fairness flag (s) naming a producer proven gone (or
- * malformed) is cleared, and a holder (w) proven gone is replaced by a CAS
- * from its own lock word.  0: the lock is ours (taken over); 1: keep
- * waiting; -PFR_E_STALLED: the time-out passed.
+ * A producer that finds the flag raised by another defers to it: it
+ * spins up to PFR__MPSC_DEFER_SPINS times while the flag stays up, then
+ * goes on anyway (so a flag's producer that is preempted, or dead, delays
+ * the others by a bounded spin, never stops them); a flag whose producer
+ * is proven gone is cleared.
  */
-static int pfr__mpsc_lock_check(struct pfr_mpsc_producer *p, uint64_t w,
-				uint64_t s, uint64_t *checked,
-				uint64_t *deadline)
+static void pfr__mpsc_defer(struct pfr_mpsc_producer *p, uint64_t s)
 {
 	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t now = pfr__mpsc_now();
 
-	if (!*checked) {
-		*checked = now;
-		*deadline = pfr__deadline(now, p->timeout_ns);
-	}
-	if (now - *checked >= PFR__MPSC_CHECK_NS) {
-		*checked = now;
-		if (s && s != p->lock_word && pfr__mpsc_holder_gone(p, s))
-			/* relaxed, as in pfr__mpsc_flag() */
-			pfr__mpsc_cas(&c->starving, &s, 0, __ATOMIC_RELAXED);
-		/* purpose: the take-over is an acquire like any lock; the
-		 * dead holder released nothing (its stores are ordered by
-		 * its prod_pos release, pairs with this acquire) */
-		if (w && pfr__mpsc_holder_gone(p, w) &&
-		    pfr__mpsc_cas_acquire(&c->lock, &w, p->lock_word)) {
-			pfr__mpsc_took_over(p, w);
-			return 0;
-		}
-	}
-	return now >= *deadline ? -PFR_E_STALLED : 1;
-}
-
-/*
- * Takes the lock: spins, then yields, checking the holder's liveness
- * every millisecond.  A holder proven dead is replaced by a CAS from its
- * own lock word: the critical section stores only beyond prod_pos and
- * then prod_pos, so whatever point it died at, the ring is consistent
- * (no reservation, or a whole BUSY record that names the dead owner).
- * A lock word naming this very producer cannot be a live holder (one
- * thread per producer): it is taken over at once.  A live holder that
- * keeps the lock past the producer's time-out (a hostile peer, or one
- * stopped inside its critical section) ends the wait with
- * -PFR_E_STALLED.
- *
- * Fairness: a producer that has seen the lock taken by others
- * PFR__MPSC_FAIR_SPINS times raises the flag `starving` (its lock word,
- * on the lock's line); while it is up, no other producer tries the lock
- * (pfr__mpsc_trylock() and this loop both look), so the flagged producer
- * takes it as soon as the holder releases it, bypassed at most by the
- * producers already past their look at the flag.  A flag whose producer
- * is proven gone is cleared like a dead holder's lock.
- */
-static int pfr__mpsc_lock(struct pfr_mpsc_producer *p)
-{
-	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t spins = 0, checked = 0, deadline = 0, mine = p->lock_word;
-	int flagged = 0, rc;
-
-	for (;;) {
-		uint64_t w = PFR_READ_ONCE(c->lock);
-		uint64_t s = PFR_READ_ONCE(c->starving);
-
-		if ((w == 0 || w == mine) && (s == 0 || s == mine)) {
-			/* purpose: the lock's acquire; pairs with the
-			 * release in pfr__mpsc_unlock() */
-			if (pfr__mpsc_cas_acquire(&c->lock, &w, mine)) {
-				if (s == mine)
-					PFR_WRITE_ONCE(c->starving, 0);
-				return 0;
-			}
-			continue;
-		}
-		if (++spins >= PFR__MPSC_FAIR_SPINS && !flagged && s == 0)
-			flagged = pfr__mpsc_flag(c, mine);
-		if (spins < PFR__MPSC_LOCK_SPINS) {
-			pfr_cpu_relax();
-			continue;
-		}
-		rc = pfr__mpsc_lock_check(p, w, s, &checked, &deadline);
-		if (rc <= 0) {
-			if (flagged)
-				pfr__mpsc_unflag(c, mine);
-			return rc;
-		}
-#ifndef PFR__MPSC_MODEL
-		sched_yield();
-#else
+	for (int i = 0; i < PFR__MPSC_DEFER_SPINS; i++) {
 		pfr_cpu_relax();
-#endif
+		if (PFR_READ_ONCE(c->starving) != s)
+			return;
 	}
+	if (pfr__mpsc_stamp_gone(p, s))
+		/* relaxed, as in pfr__mpsc_flag() */
+		pfr__mpsc_cas(&c->starving, &s, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- the reservation's slow path ---- */
@@ -631,7 +554,7 @@ static void pfr__mpsc_count_lost(struct pfr_mpsc_producer *p)
 {
 	p->lost++;
 	p->lost_total++;
-	PFR_WRITE_ONCE(p->slot->lost_pending, p->lost);
+	PFR_WRITE_ONCE(p->slot->lost_due, PFR_READ_ONCE(p->slot->lost_due) + 1);
 	PFR_WRITE_ONCE(p->slot->lost_total, p->lost_total);
 }
 
@@ -639,13 +562,13 @@ static void pfr__mpsc_count_lost(struct pfr_mpsc_producer *p)
 static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
 {
 	/* A: pairs with D (store_release of cons_pos) in pfr_mpsc_end():
-	 * the reader's loads of the freed records before our stores into
-	 * them */
+	 * the reader's loads and zeroing of the freed records before our
+	 * stores into them */
 	return pfr_smp_load_acquire(&c->cons_pos);
 }
 
 /* BLOCK: waits for the reader to move cons_pos from `seen` (or the
- * deadline).  Never holds the lock. */
+ * deadline).  Holds no reservation and announces none. */
 static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 				uint64_t *deadline)
 {
@@ -679,53 +602,94 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	return 0;
 }
 
-int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
-			   int locked)
+/* Gives up a reservation attempt: the announcement names an empty range
+ * at pos (a lower bound of any later reservation of ours), and the
+ * fairness flag is cleared if ours. */
+static int pfr__mpsc_give_up(struct pfr_mpsc_producer *p, uint64_t pos,
+			     int flagged, int err, int count)
+{
+	pfr__mpsc_announce(p, pos, pos); /* N */
+	if (flagged)
+		pfr__mpsc_unflag(p->ctl, p->lock_word);
+	if (count)
+		pfr__mpsc_count_lost(p);
+	return err;
+}
+
+/*
+ * Reserves `extra` bytes of LOST record (when drops are pending) and
+ * `size` bytes of record at prod_pos, with PAD records where a record
+ * would straddle the end: one CAS on prod_pos (R), after announcing the
+ * whole range in the producer's slot (N).  Nothing is stored into the
+ * data area before the CAS succeeds; then the PAD and LOST records are
+ * written whole and the record's header is BUSY.  A producer killed
+ * anywhere leaves either no reservation (prod_pos unchanged: the
+ * announcement names space it never took) or one the reader can size:
+ * by its BUSY header, or, before that header, by the announcement.
+ */
+int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 {
 	const uint64_t lost_size = sizeof(struct pfr_lost_record);
 	struct pfr_mpsc_ctl *c = p->ctl;
-	uint64_t ring = p->mask + 1, deadline = 0, pos, end, cons, at;
+	uint64_t ring = p->mask + 1, deadline = 0, pos, end, cons, at, s;
 	unsigned char *d = p->data;
-	int err;
+	unsigned fails = 0;
+	int flagged = 0, err;
 
 	for (;;) {
-		if (!locked && (err = pfr__mpsc_lock(p)) != 0) {
-			pfr__mpsc_count_lost(p);
-			return err;
-		}
-		locked = 0;
 		pos = PFR_READ_ONCE(c->prod_pos);
-		cons = PFR_READ_ONCE(c->cons_cache);
+		s = PFR_READ_ONCE(c->starving);
+		if (s && s != p->lock_word) {
+			pfr__mpsc_defer(p, s);
+			pos = PFR_READ_ONCE(c->prod_pos);
+		}
 		end = pos;
 		if (p->lost)
 			pfr__place(&end, lost_size, p->mask);
 		pfr__place(&end, size, p->mask);
-		if ((pos & 7) || end - cons > ring) {
+		if ((pos & 7) || end - p->cons_cache > ring) {
 			cons = pfr__mpsc_load_cons(c); /* A */
-			if ((pos & 7) || (cons & 7) || pos - cons > ring) {
-				pfr__mpsc_unlock(p);
-				return (pos & 7) || (cons & 7) ? -PFR_E_LAYOUT
-				       : (int64_t)(pos - cons) < 0
-					       ? -PFR_E_HEAD_BEHIND
-					       : -PFR_E_HEAD_AHEAD;
+			/* prod_pos again, after cons_pos: the reader may have
+			 * read past the position loaded first */
+			pos = PFR_READ_ONCE(c->prod_pos);
+			end = pos;
+			if (p->lost)
+				pfr__place(&end, lost_size, p->mask);
+			pfr__place(&end, size, p->mask);
+			if ((pos & 7) || (cons & 7) || pos - cons > ring)
+				return pfr__mpsc_give_up(
+					p, cons, flagged,
+					(pos & 7) || (cons & 7) ? -PFR_E_LAYOUT
+					: (int64_t)(pos - cons) < 0
+						? -PFR_E_HEAD_BEHIND
+						: -PFR_E_HEAD_AHEAD,
+					0);
+			p->cons_cache = cons;
+			if (end - cons > ring) {
+				if (p->policy == PFR_POLICY_DROP)
+					return pfr__mpsc_give_up(
+						p, pos, flagged,
+						-PFR_E_NOSPC, 1);
+				pfr__mpsc_announce(p, pos, pos); /* N */
+				err = pfr__mpsc_wait_space(p, cons, &deadline);
+				if (err)
+					return pfr__mpsc_give_up(p, pos, flagged,
+								 err, 1);
+				continue;
 			}
-			PFR_WRITE_ONCE(c->cons_cache, cons);
 		}
-		if (end - cons <= ring)
-			break; /* still holding the lock */
-		pfr__mpsc_unlock(p);
-		if (p->policy == PFR_POLICY_DROP) {
-			pfr__mpsc_count_lost(p);
-			return -PFR_E_NOSPC;
-		}
-		err = pfr__mpsc_wait_space(p, cons, &deadline);
-		if (err) {
-			pfr__mpsc_count_lost(p);
-			return err;
-		}
+		pfr__mpsc_announce(p, pos, end); /* N */
+		if (pfr__mpsc_cas_release(&c->prod_pos, &pos, end)) /* R */
+			break;
+		/* Fairness: after PFR__MPSC_FAIR_TRIES lost CASes, the flag
+		 * asks the others to let this producer go first. */
+		if (++fails >= PFR__MPSC_FAIR_TRIES && !flagged)
+			flagged = pfr__mpsc_flag(c, p->lock_word);
+		pfr_cpu_relax();
 	}
-	/* Under the lock: PAD, LOST and BUSY headers beyond prod_pos, then
-	 * prod_pos (R).  A holder killed here leaves prod_pos as it was. */
+	if (flagged)
+		pfr__mpsc_unflag(c, p->lock_word);
+	/* The space [pos, end) is ours: PAD, LOST and BUSY headers. */
 	end = pos;
 	if (p->lost) {
 		struct pfr_lost_record lr;
@@ -735,16 +699,26 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 			PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & p->mask)),
 				       pfr__mpsc_hdr(PFR_RECORD_PAD, p->index,
 						     at - pos));
+		/* BUSY first: nothing is stored into a record's space
+		 * before its header, so a hole's words are all zero up to
+		 * its owner's end (pfr__mpsc_hole() tells a stale
+		 * announcement from the real one by that).  Killed with
+		 * the payload stored under a zero header, two dead
+		 * announcements at one place (one stale) both failed the
+		 * zero check: the ring stalled for good. */
+		PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
+			       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index,
+					     lost_size));
 		lr.id = p->index;
 		lr.lost = p->lost;
 		memcpy(d + (at & p->mask) + 8, &lr.id, 16);
-		PFR_WRITE_ONCE(
-			*(uint64_t *)(d + (at & p->mask)),
+		/* B (commit): pairs with C2 (load_acquire of the header)
+		 * in pfr_mpsc_next(): the LOST payload before its header */
+		pfr_smp_store_release(
+			(uint64_t *)(d + (at & p->mask)),
 			pfr__mpsc_hdr(PFR_RECORD_LOST, p->index, lost_size));
-		/* published with R: lost_pending is then reported */
-		PFR_WRITE_ONCE(p->slot->lost_pos, pos + 1);
+		p->lost = 0;
 		pos = end;
-		PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
 	}
 	at = pfr__place(&end, size, p->mask);
 	if (at != pos)
@@ -753,14 +727,8 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 			pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
 	PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
 		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, size));
-	PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + 1);
-	pfr__mpsc_publish(c, end); /* R */
-	pfr__mpsc_unlock(p);
-	if (p->lost) {
-		p->lost = 0;
-		PFR_WRITE_ONCE(p->slot->lost_pending, 0);
-		PFR_WRITE_ONCE(p->slot->lost_pos, 0);
-	}
+	if (p->wait_flag)
+		__atomic_fetch_add(&c->records, 1, __ATOMIC_RELAXED);
 	p->res_pos = at;
 	p->res_size = size;
 	return 0;
@@ -768,13 +736,13 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size,
 
 /*
  * One stretch of n records of `size` bytes at prod_pos, or 0 when the
- * fast conditions do not hold (the caller then writes one by one).  The
- * first header, stored under the lock before R, is BUSY with the whole
+ * fast conditions do not hold (the caller then writes one by one).  One
+ * CAS takes the whole stretch; the first header is BUSY with the
  * stretch's size: the reader stops at it, and skips the whole stretch if
- * its owner dies.  The other headers are stored after the unlock, before
- * B, the release store of the first header's final value; the reader
- * loads each of them after its acquire of the header before (C2), so
- * they are ordered by B like the payloads.
+ * its owner dies.  The other headers are stored before B, the release
+ * store of the first header's final value; the reader loads each of them
+ * after its acquire of the header before (C2), so they are ordered by B
+ * like the payloads.
  */
 static int pfr__mpsc_burst_fast(struct pfr_mpsc_producer *p, uint32_t type,
 				const unsigned char *src, size_t len, size_t n,
@@ -783,22 +751,31 @@ static int pfr__mpsc_burst_fast(struct pfr_mpsc_producer *p, uint32_t type,
 	struct pfr_mpsc_ctl *c = p->ctl;
 	uint64_t mask = p->mask, span = size * n, pos, end;
 	unsigned char *at;
+	int tries = 0;
 
-	if (p->lost || !pfr__mpsc_trylock(p))
+	if (p->lost)
 		return 0;
 	pos = PFR_READ_ONCE(c->prod_pos);
-	end = pos + span;
-	if ((pos & 7) || end - PFR_READ_ONCE(c->cons_cache) > mask + 1 ||
-	    (pos & mask) + span > mask + 1) {
-		pfr__mpsc_unlock(p);
-		return 0;
+	for (;;) {
+		end = pos + span;
+		if ((pos & 7) || PFR_READ_ONCE(c->starving) ||
+		    end - p->cons_cache > mask + 1 ||
+		    (pos & mask) + span > mask + 1 ||
+		    tries++ == PFR__MPSC_FAIR_TRIES) {
+			if (tries > 1)
+				pfr__mpsc_announce(p, pos, pos); /* N */
+			return 0;
+		}
+		pfr__mpsc_announce(p, pos, end); /* N */
+		if (pfr__mpsc_cas_release(&c->prod_pos, &pos, end)) /* R */
+			break;
+		pfr_cpu_relax();
 	}
 	at = p->data + (pos & mask);
 	PFR_WRITE_ONCE(*(uint64_t *)at,
 		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, span));
-	PFR_WRITE_ONCE(c->records, PFR_READ_ONCE(c->records) + n);
-	pfr__mpsc_publish(c, end); /* R */
-	pfr__mpsc_unlock(p);
+	if (p->wait_flag)
+		__atomic_fetch_add(&c->records, n, __ATOMIC_RELAXED);
 	for (size_t i = 1; i < n; i++) {
 		unsigned char *r = at + i * size;
 
@@ -853,12 +830,13 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 	if (p->lost && !p->res_size) {
 		uint8_t policy = p->policy;
 		uint64_t lost = p->lost, lost_total = p->lost_total;
+		uint64_t due = PFR_READ_ONCE(p->slot->lost_due);
 
 		/* A PAD record behind the LOST record (the slow path writes
 		 * LOST records in front of another); never waits. */
 		p->policy = PFR_POLICY_DROP;
 		p->res_type = PFR_RECORD_PAD;
-		err = pfr__mpsc_reserve_slow(p, 8, 0);
+		err = pfr__mpsc_reserve_slow(p, 8);
 		p->policy = policy;
 		if (err == 0) {
 			p->res_type = PFR_RECORD_PAD;
@@ -867,11 +845,10 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 			/* the probe is not a record: not lost */
 			p->lost = lost;
 			p->lost_total = lost_total;
-			PFR_WRITE_ONCE(p->slot->lost_pending, lost);
+			PFR_WRITE_ONCE(p->slot->lost_due, due);
 			PFR_WRITE_ONCE(p->slot->lost_total, lost_total);
 		}
 	}
-	PFR_WRITE_ONCE(p->slot->records, p->records);
 	return err;
 }
 
@@ -883,6 +860,8 @@ void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
 		return;
 	pfr_mpsc_discard(p);
 	pfr_mpsc_flush(p);
+	/* what no LOST record carries, for the slot's next owner */
+	PFR_WRITE_ONCE(s->lost_left, p->lost);
 	/* purpose: the counters before the slot is free; pairs with the
 	 * CAS (acq_rel) of the next join and with the load_acquire in
 	 * pfr__mpsc_owner_gone() */
@@ -937,7 +916,8 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 {
 	struct pfr_mpsc_ctl *c;
 	uint32_t tid;
-	uint64_t owner, start, tail;
+	uint64_t owner, start, tail, freed, prod;
+	int err = 0;
 
 	if (!m || !r)
 		return -PFR_E_INVAL;
@@ -953,6 +933,9 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 	pfr__mpsc_tid_state(tid, &start);
 	PFR_WRITE_ONCE(c->reader_start, start);
 	tail = PFR_READ_ONCE(c->cons_pos);
+	freed = PFR_READ_ONCE(c->free_pos);
+	/* C1: pairs with R; only bounds the range checked below */
+	prod = pfr_smp_load_acquire(&c->prod_pos);
 	memset(r, 0, sizeof(*r));
 	r->ctl = c;
 	r->m = m;
@@ -962,13 +945,26 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 	r->flags = m->policy == PFR_POLICY_BLOCK ? 1u : 0u;
 	r->stall_pos = UINT64_MAX;
 	r->stall_timeout = 1000000000ull;
-	if (tail & 7) {
+	if ((tail & 7) || (freed & 7))
+		err = -PFR_E_RECSIZE_ALIGN;
+	else if (freed != tail && (freed - tail > r->mask + 1 ||
+				   freed - tail > prod - tail))
+		err = -PFR_E_LAYOUT;
+	if (err) {
 		/* a failed open keeps no role: release it */
 		memset(r, 0, sizeof(*r));
 		PFR_WRITE_ONCE(c->reader_owner, 0);
-		return -PFR_E_RECSIZE_ALIGN;
+		return err;
 	}
 	r->tail = r->head = r->published = tail;
+	if (freed != tail) {
+		/* the previous reader was killed while freeing what it had
+		 * read: finish its zeroing, then free it (D) */
+		pfr__mpsc_zero((unsigned char *)r->data, r->mask, tail, freed);
+		/* D: as in pfr_mpsc_end() */
+		pfr_smp_store_release(&c->cons_pos, freed);
+		r->tail = r->head = r->published = freed;
+	}
 	return 0;
 }
 
@@ -979,6 +975,7 @@ void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r)
 	pfr_mpsc_end(r);
 	PFR_WRITE_ONCE(r->ctl->reader_owner, 0);
 	r->ctl = NULL;
+	r->data = NULL;
 }
 
 void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns)
@@ -993,7 +990,7 @@ void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r)
 	pfr__futex_wake(&r->ctl->writer_waiting);
 }
 
-/* The reader left the BUSY record it had stopped at: account the stop. */
+/* The reader left the record it had stopped at: account the stop. */
 static void pfr__mpsc_unstall(struct pfr_mpsc_reader *r)
 {
 	uint64_t d = pfr__mpsc_now() - r->stall_start;
@@ -1002,6 +999,42 @@ static void pfr__mpsc_unstall(struct pfr_mpsc_reader *r)
 	if (d > r->stall_max_ns)
 		r->stall_max_ns = d;
 	r->stall_pos = UINT64_MAX;
+}
+
+/* The reader stops at its tail (a BUSY or unwritten record): starts the
+ * stall's clock.  Returns the time now. */
+static uint64_t pfr__mpsc_stop(struct pfr_mpsc_reader *r)
+{
+	uint64_t now = pfr__mpsc_now();
+
+	if (r->stall_pos != r->tail) {
+		r->stall_pos = r->tail;
+		r->stall_start = now;
+		r->last_check = 0;
+		r->busy_stops++;
+		r->flags &= ~2u; /* not reported yet */
+	}
+	return now;
+}
+
+/* A live owner holds the reader past the time-out: -PFR_E_STALLED,
+ * counted once per stop. */
+static int pfr__mpsc_stalled(struct pfr_mpsc_reader *r)
+{
+	if (!(r->flags & 2u)) {
+		r->flags |= 2u;
+		r->stalls++;
+	}
+	return -PFR_E_STALLED;
+}
+
+/* Skips a dead owner's record: the tail moves to end. */
+static int pfr__mpsc_skip_dead(struct pfr_mpsc_reader *r, uint64_t end)
+{
+	pfr__mpsc_unstall(r);
+	r->dead_skipped++;
+	r->tail = end;
+	return 1;
 }
 
 /*
@@ -1013,51 +1046,197 @@ static void pfr__mpsc_unstall(struct pfr_mpsc_reader *r)
 static int pfr__mpsc_busy(struct pfr_mpsc_reader *r,
 			  const struct pfr_record_header *h)
 {
-	uint64_t now = pfr__mpsc_now();
 	struct pfr_mpsc_slot *table = r->m->table;
+	uint64_t now;
 
 	if (h->misc >= r->max_producers)
 		return -PFR_E_LAYOUT;
-	if (r->stall_pos != r->tail) {
-		r->stall_pos = r->tail;
-		r->stall_start = now;
-		r->last_check = 0;
-		r->busy_stops++;
-		r->flags &= ~2u; /* not reported yet */
-	}
+	now = pfr__mpsc_stop(r);
 	if (now - r->stall_start < r->stall_timeout)
 		return 0;
 	if (!r->last_check || now - r->last_check >= PFR__MPSC_CHECK_NS) {
 		r->last_check = now;
 		if (pfr__mpsc_owner_gone(&table[h->misc],
 					 h->type & PFR_MPSC_GEN_MASK,
-					 PFR_MPSC_GEN_MASK)) {
-			pfr__mpsc_unstall(r);
-			r->dead_skipped++;
-			r->tail += h->size;
-			return 1;
+					 PFR_MPSC_GEN_MASK))
+			return pfr__mpsc_skip_dead(r, r->tail + h->size);
+	}
+	return pfr__mpsc_stalled(r);
+}
+
+/* 1 when the 8-byte words of [from, to) of the data area are all zero. */
+static int pfr__mpsc_zeroes(const struct pfr_mpsc_reader *r, uint64_t from,
+			    uint64_t to)
+{
+	for (uint64_t at = from; at != to; at += 8)
+		if (PFR_READ_ONCE(*(const uint64_t *)(r->data +
+						      (at & r->mask))))
+			return 0;
+	return 1;
+}
+
+/*
+ * The header at the reader's tail, below prod_pos, was never written:
+ * its owner is between its CAS on prod_pos and its BUSY store.  After the
+ * stall time-out, the producers' announcements say whose it is: a
+ * producer whose announced [res_pos, res_end) holds the tail.  Any such
+ * producer alive: wait (-PFR_E_STALLED).  All dead: the record ends at
+ * the announced end.  Two dead producers can name the same space only
+ * when one of them died between a lost CAS and its next announcement; the
+ * owner died before storing anything into its space, so the reader takes
+ * the longest announcement that covers only zero words (the other's, if
+ * longer, would cover the next record's header).  No announcement at all
+ * (hostile memory): -PFR_E_STALLED at every call.
+ *
+ * The next record's header may not be written either (nothing reserved
+ * after the hole yet, or its owner stalled too): the words past the real
+ * end are then zero as well, and a longer stale announcement would take
+ * the reader past prod_pos or over a live producer's reservation, which
+ * it would then free under it.  So no announcement may end past `lim`:
+ * prod_pos, or the start of any announced reservation above the tail
+ * (reservations do not overlap; an owner's announcement names its space
+ * until its header is written, and a slot is not reused before the
+ * reader has passed it).  The real owner's end is never past lim.
+ */
+static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
+{
+	struct pfr_mpsc_slot *table = r->m->table;
+	uint64_t now = pfr__mpsc_stop(r), tail = r->tail, best = 0, lim;
+	uint64_t left = r->mask + 1 - (tail - r->published);
+	unsigned dead = 0;
+
+	if (now - r->stall_start < r->stall_timeout)
+		return 0;
+	if (r->last_check && now - r->last_check < PFR__MPSC_CHECK_NS)
+		return pfr__mpsc_stalled(r);
+	r->last_check = now;
+	/* C1: as in pfr__mpsc_begin_slow() (prod_pos only grows: a later
+	 * value bounds the hole's record as well) */
+	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
+	for (uint32_t i = 0; i < r->max_producers; i++) {
+		struct pfr_mpsc_slot *s = &table[i];
+		/* N: as below */
+		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
+		uint64_t re = PFR_READ_ONCE(s->res_end);
+
+		if (rp != re && rp - tail - 1 < lim - tail - 1)
+			lim = rp; /* a reservation starts above the tail */
+	}
+	for (uint32_t i = 0; i < r->max_producers; i++) {
+		struct pfr_mpsc_slot *s = &table[i];
+		/* N: pairs with the store_release of res_pos in
+		 * pfr__mpsc_announce(): an announcement that no longer
+		 * names the tail comes after its owner's commit there */
+		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
+		uint64_t re = PFR_READ_ONCE(s->res_end);
+		uint64_t owner = pfr_smp_load_acquire(&s->owner);
+
+		if (tail - rp >= re - rp || re - tail > left || (re & 7))
+			continue; /* not the tail's, or out of bounds */
+		if (!pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
+					  UINT32_MAX))
+			return pfr__mpsc_stalled(r);
+		if (re - tail > lim - tail)
+			continue; /* past lim: not the tail's record */
+		if (++dead == 1) {
+			best = re;
+			continue;
 		}
+		/* more than one: only announcements over zero words */
+		if (dead == 2 && !pfr__mpsc_zeroes(r, tail, best))
+			best = 0;
+		if (pfr__mpsc_zeroes(r, tail, re) &&
+		    (!best || re - tail > best - tail))
+			best = re;
 	}
-	if (!(r->flags & 2u)) {
-		r->flags |= 2u;
-		r->stalls++;
-	}
-	return -PFR_E_STALLED;
+	if (!best)
+		return pfr__mpsc_stalled(r);
+	/* the header may have been written since our first look */
+	if (PFR_READ_ONCE(*(const uint64_t *)(r->data + (tail & r->mask))))
+		return 0;
+	return pfr__mpsc_skip_dead(r, best);
+}
+
+/*
+ * Nothing at the tail (a zero header): drained, or a reservation not
+ * written yet.  Every PFR__MPSC_IDLE_POLLS polls, or once stopped, the
+ * reader loads prod_pos to tell which (C1).  Returns 0, the bytes
+ * reserved beyond the tail, or an error for a hostile prod_pos.
+ */
+int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r)
+{
+	uint64_t h;
+	int err;
+
+	r->head = r->tail;
+	if (r->stall_pos != r->tail && ++r->idle % PFR__MPSC_IDLE_POLLS)
+		return 0;
+	/* C1: pairs with R (the CAS on prod_pos, release) in
+	 * pfr_mpsc_reserve(): the announcements before the position */
+	h = pfr_smp_load_acquire(&r->ctl->prod_pos);
+	err = pfr__head_check(h, r->tail, r->mask + 1);
+	if (err)
+		return err;
+	/* Reserved but not written: stop here now, so that every later
+	 * poll (begin's and next's) loads prod_pos.  Without it a reader
+	 * that calls begin() and next() in turn, with begin() on the
+	 * 64th idle poll each time, saw the bytes in begin() while next()
+	 * got 0 from the idle count and never reached pfr__mpsc_hole():
+	 * no stall report, and a dead producer's hole never skipped. */
+	if (h != r->tail)
+		pfr__mpsc_stop(r);
+	return (int64_t)(h - r->tail);
+}
+
+/* A LOST record read at pos: its count is reported (the slot's
+ * lost_reported, which the slot's next owner reads once the reader has
+ * passed).  A batch is read again after its reader's death (at least
+ * once: the new reader resumes at cons_pos), LOST records included; each
+ * counts once, by lost_upto, stored before the count (a reader killed
+ * between the two stores leaves one record uncounted: its drops are then
+ * reported again by the slot's next owner, never a negative count).
+ * Without it the twice-counted drops made lost_due - lost_reported
+ * negative: the next owner's LOST record said 2^64 - n. */
+static void pfr__mpsc_reported(struct pfr_mpsc_reader *r, uint64_t pos,
+			       const struct pfr_record_header *h,
+			       const unsigned char *payload)
+{
+	struct pfr_mpsc_ctl *c = r->ctl;
+	struct pfr_mpsc_slot *s;
+	uint64_t lost;
+
+	if (h->misc >= r->max_producers ||
+	    (int64_t)(pos - PFR_READ_ONCE(c->lost_upto)) < 0)
+		return;
+	s = &r->m->table[h->misc];
+	memcpy(&lost, payload + 8, sizeof(lost));
+	PFR_WRITE_ONCE(c->lost_upto, pos + h->size);
+	PFR_WRITE_ONCE(s->lost_reported, PFR_READ_ONCE(s->lost_reported) + lost);
 }
 
 int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 {
 	for (;;) {
-		uint64_t avail = r->head - r->tail;
 		uint64_t off = r->tail & r->mask, room = r->mask + 1 - off;
+		uint64_t left = r->mask + 1 - (r->tail - r->published);
 		struct pfr_record_header h;
 		uint64_t raw;
+		int64_t reserved;
 		int rc;
 
 		memset(rec, 0, sizeof(*rec));
-		if (!avail)
-			return 0;
+		if (!left)
+			return 0; /* a whole lap read: pfr_mpsc_end() first */
 		raw = pfr__mpsc_load_hdr(r, off); /* C2 */
+		if (!raw) {
+			reserved = pfr__mpsc_begin_slow(r);
+			if (reserved <= 0)
+				return (int)reserved;
+			rc = pfr__mpsc_hole(r);
+			if (rc == 1)
+				continue;
+			return rc;
+		}
 		memcpy(&h, &raw, sizeof(h));
 		if (r->stall_pos == r->tail &&
 		    (h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY)
@@ -1067,7 +1246,7 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 		if (h.size & 7)
 			return -PFR_E_RECSIZE_ALIGN;
 		/* records never straddle the end of this ring */
-		if (h.size > avail || h.size > room)
+		if (h.size > left || h.size > room)
 			return -PFR_E_RECSIZE_PAST_HEAD;
 		if ((h.type & PFR_MPSC_BUSY) == PFR_MPSC_BUSY) {
 			rc = pfr__mpsc_busy(r, &h);
@@ -1084,9 +1263,12 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 			r->tail += h.size;
 			continue;
 		}
-		if (h.type == PFR_RECORD_LOST &&
-		    h.size < sizeof(struct pfr_lost_record))
-			return -PFR_E_RECSIZE_SHORT;
+		if (h.type == PFR_RECORD_LOST) {
+			if (h.size < sizeof(struct pfr_lost_record))
+				return -PFR_E_RECSIZE_SHORT;
+			pfr__mpsc_reported(r, r->tail, &h,
+					   r->data + off + 8);
+		}
 		rec->hdr = h;
 		rec->payload = r->data + off + sizeof(h);
 		rec->len = h.size - (uint32_t)sizeof(h);
@@ -1109,33 +1291,43 @@ void pfr_mpsc_set_wakeup(struct pfr_mpsc_reader *r, uint32_t bytes,
 }
 
 /*
- * pfr_mpsc_wait()'s condition: > 0 (bytes) when the record at the tail is
- * not BUSY and the thresholds are met, 0 when not yet, < 0 for an error
- * (a hostile position or header, or a stall past its time-out).  BUSY
- * records of dead producers are skipped (and the skip published).
+ * pfr_mpsc_wait()'s condition: > 0 (bytes) when a record at the tail is
+ * written (not BUSY) and the thresholds are met, 0 when not yet, < 0 for
+ * an error (a hostile position or header, or a stall past its time-out).
+ * Records of dead producers are skipped (and the skip published).
  */
 static int64_t pfr__mpsc_ready(struct pfr_mpsc_reader *r, uint64_t mark,
 			       uint32_t wb, uint32_t wr)
 {
 	for (;;) {
-		int64_t avail = pfr_mpsc_begin(r);
+		/* C1: pairs with R, as in pfr__mpsc_begin_slow() */
+		uint64_t prod = pfr_smp_load_acquire(&r->ctl->prod_pos);
+		int err = pfr__head_check(prod, r->tail, r->mask + 1);
+		int64_t avail = (int64_t)(prod - r->tail);
 		struct pfr_record_header h;
 		uint64_t raw;
 		int rc;
 
+		if (err)
+			return err;
 		if (avail <= 0)
-			return avail;
+			return 0;
 		raw = pfr__mpsc_load_hdr(r, r->tail & r->mask); /* C2 */
 		memcpy(&h, &raw, sizeof(h));
-		if ((h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY || h.size == 0 ||
-		    (h.size & 7) || h.size > (uint64_t)avail)
+		if (!raw) {
+			rc = pfr__mpsc_hole(r);
+		} else if ((h.type & PFR_MPSC_BUSY) != PFR_MPSC_BUSY ||
+			   h.size == 0 || (h.size & 7) ||
+			   h.size > (uint64_t)avail) {
 			return pfr__wake_met((uint64_t)avail,
 					     PFR_READ_ONCE(r->ctl->records) -
 						     mark,
 					     wb, wr)
 				       ? avail
 				       : 0;
-		rc = pfr__mpsc_busy(r, &h);
+		} else {
+			rc = pfr__mpsc_busy(r, &h);
+		}
 		if (rc == 0)
 			return 0;
 		if (rc < 0)

@@ -5,8 +5,10 @@
  *
  *  1. raw: the input becomes the whole shared object (a memfd); when
  *     pfr_mpsc_attach_fd() accepts it, the ring is exercised (below);
- *  2. patched: a valid ring with records of two producers in it (one
- *     committed, one BUSY, one discarded, a LOST count pending) is
+ *  2. patched: a valid ring with records of three producers in it
+ *     (committed, BUSY, discarded, an unwritten reservation sized only by
+ *     its announcement, a LOST count pending, a reader killed while
+ *     zeroing) is
  *     patched with the input, read as { u16 offset; u64 value } pairs
  *     (the control block, the producer table and the data area are all
  *     fair game), then attached and exercised.
@@ -14,8 +16,8 @@
  * Exercising a ring: a reader drains it (stall time-out 0, so BUSY
  * records go through the owner check at once; every payload byte read),
  * a producer joins and writes, reserves and discards, flushes and
- * leaves (time-outs of 1 ms: a lock or space that never comes is an
- * error, not a hang), the reader drains again, the counters are read.
+ * leaves (time-outs of 1 ms: space that never comes is an error, not a
+ * hang), the reader drains again, the counters are read.
  * No input may crash, hang, leak or read out of bounds.  Built with
  * clang -fsanitize=fuzzer,address,undefined by tests/fuzz/t_fuzz_mpsc.sh.
  */
@@ -102,15 +104,31 @@ static int memfd_with(const uint8_t *data, size_t size)
 	return fd;
 }
 
-/* A valid ring: 4 producer slots, 4 KiB of data, records of two
- * producers: committed, BUSY (the second producer's last), discarded,
- * and a LOST count pending.  Returns the memfd. */
+/* Reads up to n records of r's ring (a batch, not ended). */
+static void read_some(struct pfr_mpsc_reader *r, int n)
+{
+	struct pfr_record rec;
+
+	if (pfr_mpsc_begin(r) <= 0)
+		return;
+	while (n-- > 0 && pfr_mpsc_next(r, &rec) == 1)
+		;
+}
+
+/* A valid ring: 4 producer slots, 4 KiB of data, records of three
+ * producers: committed, discarded, BUSY (the second producer's last),
+ * an unwritten reservation (the third producer's: announced in its slot,
+ * prod_pos moved past it, its header zero, as a kill between the CAS and
+ * the header leaves it), a LOST count pending, and a reader killed while
+ * zeroing (free_pos ahead of cons_pos, half the range zeroed).  Returns
+ * the memfd. */
 static int template_ring(void)
 {
 	struct pfr_mpsc_opts o;
 	struct pfr_mpsc *m = NULL;
-	struct pfr_mpsc_producer a, b;
-	uint64_t buf[8] = {9, 8, 7};
+	struct pfr_mpsc_producer a, b, c;
+	struct pfr_mpsc_reader r;
+	uint64_t buf[8] = {9, 8, 7}, pos;
 	void *dst;
 	int fd;
 
@@ -122,15 +140,30 @@ static int template_ring(void)
 		abort();
 	pfr_mpsc_join(m, &a);
 	pfr_mpsc_join(m, &b);
+	pfr_mpsc_join(m, &c);
+	if (pfr_mpsc_reader(m, &r))
+		abort();
 	for (int i = 0; i < 40; i++)
 		(void)pfr_mpsc_write(i & 1 ? &a : &b, 3, buf, 8 * (i % 6));
 	for (int i = 0; i < 100; i++)
 		(void)pfr_mpsc_write(&a, 3, buf, 56); /* fills: LOST later */
+	read_some(&r, 30);
+	pfr_mpsc_end(&r); /* room for what follows */
 	if (pfr_mpsc_reserve(&b, 4, 16, &dst) == 0)
 		pfr_mpsc_discard(&b);
+	pos = PFR_READ_ONCE(c.ctl->prod_pos);
+	pfr__mpsc_announce(&c, pos, pos + 32);
+	(void)pfr__mpsc_cas_release(&c.ctl->prod_pos, &pos, pos + 32);
 	(void)pfr_mpsc_reserve(&b, 4, 16, &dst); /* stays BUSY */
+	/* the reader reads on and is "killed" in pfr_mpsc_end(): free_pos
+	 * stored, half of its range zeroed, cons_pos not stored */
+	read_some(&r, 10);
+	PFR_WRITE_ONCE(r.ctl->free_pos, r.tail);
+	pfr__mpsc_zero((unsigned char *)r.data, r.mask, r.published,
+		       r.published + (r.tail - r.published) / 16 * 8);
 	fd = dup(pfr_mpsc_fd(m));
-	pfr_mpsc_close(m); /* the slots stay claimed, owners this thread */
+	pfr_mpsc_close(m); /* the slots and the reader role stay claimed,
+			    * owners this thread */
 	return fd;
 }
 

@@ -16,7 +16,10 @@ srcs=("$top/tests/fuzz/fuzz_mpsc.c" "$top/src/writers/mpsc.c" "$top/src/ring/rin
 fuzz_build "$bin" "$out/build.log" "${srcs[@]}"
 # seeds: nothing (the template alone), and one patch of each region
 printf '' >"$out/corpus/empty"
-printf '\x40\x00\x00\x00\x00\x00\x00\x00\x00\x10' >"$out/corpus/lock"
+# line 1: prod_pos, starving; line 2: cons_pos, free_pos
+printf '\x40\x00\x00\x00\x00\x00\x00\x00\x00\x10' >"$out/corpus/prod"
+printf '\x48\x00\x01\x00\x00\x00\x07\x00\x00\x00' >"$out/corpus/starving"
+printf '\x88\x00\x08\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/free"
 printf '\x00\x12\x00\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/data"
 fuzz_run "$bin" "$out" "$secs" 9000
 tap_done

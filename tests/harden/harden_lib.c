@@ -335,7 +335,10 @@ static void emfile_group(void)
 	pfr_group_close(g);
 }
 
-static void emfile_mpsc(void)
+/* hole: the producer holds a reservation it has taken (announcement, CAS
+ * on prod_pos) but not written (its header zero), which the reader sizes
+ * from the announcements; otherwise a BUSY record. */
+static void emfile_mpsc(int hole)
 {
 	struct pfr_mpsc_opts o = {.sz = sizeof(o),
 				  .data_size = 4096,
@@ -355,8 +358,20 @@ static void emfile_mpsc(void)
 		struct pfr_mpsc_producer p;
 		void *pl;
 
-		if (pfr_mpsc_join(m, &p) ||
-		    pfr_mpsc_reserve(&p, 1, 8, &pl) != 0)
+		if (pfr_mpsc_join(m, &p))
+			_exit(93);
+		if (hole) {
+			uint64_t pos = PFR_READ_ONCE(p.ctl->prod_pos);
+
+			pfr__mpsc_announce(&p, pos, pos + 16);
+			if (!pfr__mpsc_cas_release(&p.ctl->prod_pos, &pos,
+						   pos + 16))
+				_exit(93);
+			put(c2p[1], 1);
+			get(p2c[0]);
+			_exit(0);
+		}
+		if (pfr_mpsc_reserve(&p, 1, 8, &pl) != 0)
 			_exit(93);
 		memset(pl, 0x11, 8);
 		put(c2p[1], 1);
@@ -399,11 +414,13 @@ static void emfile_mpsc(void)
 	put(p2c[1], 1);
 	waitpid(wp, NULL, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) != 10 && WEXITSTATUS(st) != 11,
-	   "mpsc: the reader ran out of file descriptors (status %d)",
+	   "mpsc%s: the reader ran out of file descriptors (status %d)",
+	   hole ? " (unwritten reservation)" : "",
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "mpsc: a live producer's reserved record is not skipped, the "
+	   "mpsc%s: a live producer's reserved record is not skipped, the "
 	   "reader reports the stall (status %d)",
+	   hole ? " (unwritten reservation)" : "",
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	pfr_mpsc_close(m);
 }
@@ -629,7 +646,8 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(what, "emfile")) {
 		emfile_group();
-		emfile_mpsc();
+		emfile_mpsc(0);
+		emfile_mpsc(1);
 	}
 	if (all || !strcmp(what, "eventfd"))
 		eventfd_check();

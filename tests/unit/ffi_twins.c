@@ -311,7 +311,8 @@ static void test_mpsc(void)
 	is_int(F.mpsc_reserve(&p, 3, 24, &pl), 0, "mpsc reserve again");
 	fill(pl, 24, 2);
 	F.mpsc_commit(&p);
-	ok(F.mpsc_begin(&r) > 0, "mpsc begin twin");
+	is_int(F.mpsc_begin(&r), 32,
+	       "mpsc begin twin: the size of the header at the tail");
 	while (F.mpsc_next(&r, &rec) == 1) {
 		uint64_t seq = got ? 2 : 0;
 		unsigned char want[24];
@@ -322,6 +323,19 @@ static void test_mpsc(void)
 	}
 	is_int(got, 2, "mpsc next twin: 2 records, the discarded one skipped");
 	F.mpsc_end(&r);
+	{
+		const unsigned char *d =
+			(const unsigned char *)pfr_mpsc_ctl(m) +
+			pfr_mpsc_ctl(m)->data_offset;
+		int nz = 0;
+
+		for (int i = 0; i < 3 * 32; i++)
+			nz += d[i] != 0;
+		is_int(nz, 0, "mpsc end twin: what was read is zeroed");
+		is_uint(pfr_mpsc_ctl(m)->cons_pos, 96,
+			"mpsc end twin: and freed");
+	}
+	is_int(F.mpsc_begin(&r), 0, "mpsc begin twin: nothing at the tail");
 	is_uint(F.mpsc_lost(&p), 0, "mpsc lost twin");
 	F.mpsc_reader_close(&r);
 	F.mpsc_leave(&p);

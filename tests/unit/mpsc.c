@@ -7,8 +7,9 @@
  * discard, DROP and BLOCK loss accounting (written = read + lost per
  * producer, LOST records carrying the producer's index), the blocking
  * wait, stalls (-PFR_E_STALLED), the dead-producer rule (a thread that
- * exits and a process killed between reserve and commit), a dead lock
- * holder, the producer table (full, reclaim of a dead slot), the reader
+ * exits; a process killed between its CAS on prod_pos and its header,
+ * sized from its announcement; two dead announcements naming the same
+ * place), a reader killed while zeroing, the producer table (full, reclaim of a dead slot), the reader
  * role, and hostile shared memory.
  */
 #include <errno.h>
@@ -61,7 +62,12 @@ static struct pfr_mpsc *mk(uint64_t size, enum pfr_policy pol, uint32_t flags,
 	return m;
 }
 
-/* Reads everything readable now; returns records read or a -error. */
+/* Copies of the first payload bytes of the records drain() returns: a
+ * payload is valid until pfr_mpsc_end(), which zeroes what was read. */
+static unsigned char drained[16][64];
+
+/* Reads everything readable now; returns records read or a -error.
+ * recs[i].payload points to a copy of (up to 64 bytes of) the payload. */
 static int drain(struct pfr_mpsc_reader *r, struct pfr_record *recs, int max)
 {
 	int n = 0, rc;
@@ -70,8 +76,12 @@ static int drain(struct pfr_mpsc_reader *r, struct pfr_record *recs, int max)
 	if (pfr_mpsc_begin(r) < 0)
 		return -1000;
 	while ((rc = pfr_mpsc_next(r, &rec)) == 1) {
-		if (recs && n < max)
+		if (recs && n < max && n < 16) {
+			memcpy(drained[n], rec.payload,
+			       rec.len < 64 ? rec.len : 64);
 			recs[n] = rec;
+			recs[n].payload = drained[n];
+		}
 		n++;
 	}
 	pfr_mpsc_end(r);
@@ -248,7 +258,8 @@ static int read_is(struct pfr_mpsc_reader *r, const struct pfr_mpsc_producer *p,
 
 static void test_burst(void)
 {
-	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	/* PFR_MPSC_WAIT: the ring counts reserved records (`records`) */
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, PFR_MPSC_WAIT, 4);
 	struct pfr_mpsc_producer p, q;
 	struct pfr_mpsc_reader r;
 	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
@@ -630,16 +641,57 @@ static void test_dead_thread(void)
 	pfr_mpsc_close(m);
 }
 
+/* Plants what a producer killed between its CAS on prod_pos (R) and its
+ * BUSY header store leaves: the announcement [pos, pos + size) in its
+ * slot, prod_pos moved past it, the header still zero.  Uses the
+ * library's own announce and CAS, as pfr_mpsc_reserve() does. */
+static uint64_t plant_unwritten(struct pfr_mpsc_producer *p, uint64_t size)
+{
+	uint64_t pos = PFR_READ_ONCE(p->ctl->prod_pos);
+
+	pfr__mpsc_announce(p, pos, pos + size);
+	if (!pfr__mpsc_cas_release(&p->ctl->prod_pos, &pos, pos + size))
+		return UINT64_MAX;
+	return pos;
+}
+
+/* Polls until a record comes or `ns` passes; counts -PFR_E_STALLED. */
+static int poll_records(struct pfr_mpsc_reader *r, uint64_t ns, int *stalled)
+{
+	uint64_t t0 = now_ns();
+	int rc;
+
+	while (now_ns() - t0 < ns) {
+		rc = drain(r, NULL, 0);
+		if (rc == -PFR_E_STALLED && stalled)
+			(*stalled)++;
+		if (rc > 0)
+			return rc;
+		if (rc < 0 && rc != -PFR_E_STALLED)
+			return rc;
+		sleep_ms(1);
+	}
+	return 0;
+}
+
+/*
+ * A producer process killed between its CAS on prod_pos and its BUSY
+ * store: a zero header below prod_pos.  While it lives the reader reports
+ * -PFR_E_STALLED and never skips; its slot is not reused before the
+ * reader has passed its announcement; once it is dead the reader sizes
+ * the hole from the announcement, skips it (dead_skipped 1) and reads the
+ * record behind it.
+ */
 static void test_dead_process(void)
 {
-	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 1);
-	struct pfr_mpsc_producer q;
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 2);
+	struct pfr_mpsc_producer q, x;
 	struct pfr_mpsc_reader r;
 	struct pfr_mpsc_stats st;
-	int pfd[2], status, rc = 0, got = 0, stalled = 0;
-	uint64_t v = 3, t0, lock_word = 0;
+	int pfd[2], status, rc, stalled = 0;
+	uint64_t v = 3, hole = 0;
+	unsigned char *d = data_of(m);
 	pid_t pid;
-	char c;
 
 	pfr_mpsc_reader(m, &r);
 	pfr_mpsc_set_stall(&r, 10000000ull);
@@ -648,59 +700,491 @@ static void test_dead_process(void)
 	pid = fork();
 	if (pid == 0) {
 		struct pfr_mpsc_producer p;
-		void *dst = NULL;
+		uint64_t pos;
 
-		if (pfr_mpsc_join(m, &p) ||
-		    pfr_mpsc_reserve(&p, T_TYPE, 64, &dst))
+		if (pfr_mpsc_join(m, &p))
 			_exit(1);
-		memset(dst, 0xdd, 24);
-		/* hand over our lock word: the parent plants it as if we
-		 * had died holding the lock */
-		if (write(pfd[1], &p.lock_word, 8) != 8)
+		pos = plant_unwritten(&p, 72);
+		if (write(pfd[1], &pos, 8) != 8)
 			_exit(1);
 		for (;;)
-			pause();
+			pause(); /* alive, never writes its header */
 	}
 	close(pfd[1]);
-	ok(read(pfd[0], &lock_word, 8) == 8, "child reserved, stopped");
+	ok(read(pfd[0], &hole, 8) == 8 && hole != UINT64_MAX,
+	   "child announced and took 72 bytes, stopped before its header");
 	close(pfd[0]);
-	is_int(pfr_mpsc_join(m, &q), -PFR_E_BUSY,
-	       "table of one, held by a live child: -PFR_E_BUSY");
-	rc = drain(&r, NULL, 0);
-	sleep_ms(20);
-	rc = drain(&r, NULL, 0);
-	is_int(rc, -PFR_E_STALLED, "live child mid-record: stall reported");
+	is_int(pfr_mpsc_join(m, &q), 0, "a second producer joins");
+	is_int(pfr_mpsc_join(m, &x), -PFR_E_BUSY,
+	       "table of two, both live: -PFR_E_BUSY");
+	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0, "q writes behind the hole");
+	ok(!memcmp(d + (hole & 4095), "\0\0\0\0\0\0\0\0", 8),
+	   "the hole's header is zero");
+	is_int(poll_records(&r, 300000000ull, &stalled), 0,
+	       "live owner of an unwritten reservation: nothing read");
+	ok(stalled > 0, "the stall is reported (-PFR_E_STALLED)");
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.dead_skipped, 0, "a live announcement is never skipped");
+	is_uint(st.stalls, 1, "one stall counted");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	ok(WIFSIGNALED(status), "child killed with SIGKILL");
-	/* the dead child's slot is reclaimed, and the lock it "held" */
-	pfr_mpsc_ctl(m)->lock = lock_word;
-	is_int(pfr_mpsc_join(m, &q), 0, "the dead producer's slot reclaimed");
-	ok(q.gen != ((lock_word >> 32) & PFR_MPSC_GEN_MASK),
-	   "with a new generation");
-	t0 = now_ns();
-	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0,
-	       "a lock held by a dead producer is taken over");
-	t0 = now_ns();
-	while (now_ns() - t0 < 5000000000ull) {
-		rc = drain(&r, NULL, 0);
-		if (rc == -PFR_E_STALLED)
-			stalled++;
-		if (rc > 0) {
-			got += rc;
-			break;
-		}
-		if (rc < 0 && rc != -PFR_E_STALLED)
-			break;
-		sleep_ms(2);
-	}
-	is_int(got, 1, "the dead child's record skipped, the next read");
+	is_int(pfr_mpsc_join(m, &x), -PFR_E_BUSY,
+	       "the dead child's slot is not reused before the reader "
+	       "passed its announcement");
+	stalled = 0;
+	rc = poll_records(&r, 5000000000ull, &stalled);
+	is_int(rc, 1, "the dead child's hole skipped, q's record read");
 	pfr_mpsc_stats(m, &r, &st);
 	is_uint(st.dead_skipped, 1, "dead_skipped 1");
-	is_uint(st.stalls, 1, "the stall reported once before");
-	(void)c;
+	is_uint(st.stalls, 1, "the stall counted once");
+	is_uint(st.cons_pos, hole + 72 + 16, "consumed past the hole and q's");
+	is_int(pfr_mpsc_join(m, &x), 0,
+	       "past its announcement: the dead producer's slot reclaimed");
+	ok(x.index != q.index, "the dead child's slot");
+	is_int(pfr_mpsc_write(&x, T_TYPE, &v, 8), 0, "its next owner writes");
+	is_int(drain(&r, NULL, 0), 1, "and is read");
+	pfr_mpsc_leave(&x);
 	pfr_mpsc_leave(&q);
 	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/* A child joins, runs fn on its producer, and exits without leaving:
+ * a dead producer whose slot holds what fn planted. */
+static void dead_child(struct pfr_mpsc *m, void (*fn)(struct pfr_mpsc_producer *,
+						     uint64_t),
+		       uint64_t arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct pfr_mpsc_producer p;
+
+		if (pfr_mpsc_join(m, &p))
+			_exit(1);
+		fn(&p, arg);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+}
+
+/* A CAS lost to another producer: the announcement stays, prod_pos is
+ * not moved (the producer died before announcing again). */
+static uint64_t stale_base; /* the position the stale CAS expected */
+
+static void announce_only(struct pfr_mpsc_producer *p, uint64_t size)
+{
+	pfr__mpsc_announce(p, stale_base, stale_base + size);
+}
+
+static void announce_take(struct pfr_mpsc_producer *p, uint64_t size)
+{
+	(void)plant_unwritten(p, size);
+}
+
+/*
+ * Two dead announcements name the tail: one stale (its owner lost the CAS
+ * and died before announcing again), one whose owner won the CAS and died
+ * before its header.  The reader takes the announcement over zero words:
+ * the stale one, longer, covers the next record's header.  Both orders of
+ * the slots, and a stale one shorter than the real one.
+ */
+static void test_two_dead(void)
+{
+	static const struct {
+		uint64_t first, second; /* sizes; 0 = stale in the first */
+		int stale_first;
+		uint64_t taken;
+	} cases[] = {
+		{64, 16, 1, 16}, /* stale longer, lower slot */
+		{16, 64, 0, 16}, /* stale longer, higher slot */
+		{16, 48, 1, 48}, /* stale shorter: the real one, longer */
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+		struct pfr_mpsc_producer q;
+		struct pfr_mpsc_reader r;
+		struct pfr_mpsc_stats st;
+		struct pfr_record rec;
+		uint64_t v = 11, base, t0;
+		int rc = 0;
+
+		pfr_mpsc_reader(m, &r);
+		pfr_mpsc_set_stall(&r, 5000000ull);
+		base = pfr_mpsc_ctl(m)->prod_pos;
+		stale_base = base;
+		if (cases[k].stale_first) {
+			dead_child(m, announce_only, cases[k].first);
+			dead_child(m, announce_take, cases[k].second);
+		} else {
+			dead_child(m, announce_take, cases[k].first);
+			dead_child(m, announce_only, cases[k].second);
+		}
+		ok(pfr_mpsc_ctl(m)->prod_pos == base + cases[k].taken,
+		   "case %zu: one CAS taken (%llu bytes)", k,
+		   (unsigned long long)cases[k].taken);
+		ok(pfr_mpsc_join(m, &q) == 0, "case %zu: q joins", k);
+		ok(pfr_mpsc_write(&q, T_TYPE, &v, 8) == 0,
+		   "case %zu: q writes after the hole", k);
+		t0 = now_ns();
+		while (now_ns() - t0 < 5000000000ull) {
+			if (pfr_mpsc_begin(&r) < 0)
+				break;
+			rc = pfr_mpsc_next(&r, &rec);
+			if (rc == 1 || (rc < 0 && rc != -PFR_E_STALLED))
+				break;
+			pfr_mpsc_end(&r);
+			sleep_ms(1);
+		}
+		ok(rc == 1 && rec.pos == base + cases[k].taken &&
+			   rec.hdr.misc == q.index,
+		   "case %zu: the hole sized from the announcement over "
+		   "zero words, q's record read at its place (rc %d)",
+		   k, rc);
+		pfr_mpsc_end(&r);
+		pfr_mpsc_stats(m, &r, &st);
+		ok(st.dead_skipped == 1, "case %zu: dead_skipped 1", k);
+		pfr_mpsc_leave(&q);
+		pfr_mpsc_reader_close(&r);
+		pfr_mpsc_close(m);
+	}
+}
+
+/*
+ * A stale dead announcement longer than the dead owner's real one, with
+ * nothing written behind the real one: (after 0) nothing reserved after
+ * it, (after 1) a live producer's unwritten reservation right after it.
+ * The words past the real record are all zero, yet the reader must not
+ * take the stale end: it would skip past prod_pos, or over the live
+ * producer's reservation (which it would then free under it).
+ */
+static void test_stale_overshoot(void)
+{
+	for (int after = 0; after < 2; after++) {
+		struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+		struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+		struct pfr_mpsc_producer q;
+		struct pfr_mpsc_reader r;
+		struct pfr_mpsc_stats st;
+		unsigned char *d = data_of(m);
+		uint64_t base, t0, qpos = 0;
+		int rc = 0, stalled = 0;
+
+		pfr_mpsc_reader(m, &r);
+		pfr_mpsc_set_stall(&r, 5000000ull);
+		base = stale_base = c->prod_pos;
+		dead_child(m, announce_only, 64); /* stale: lost its CAS */
+		dead_child(m, announce_take, 16); /* real: died before header */
+		pfr_mpsc_join(m, &q);
+		if (after)
+			qpos = plant_unwritten(&q, 32); /* live, not written */
+		t0 = now_ns();
+		while (now_ns() - t0 < 300000000ull) {
+			rc = drain(&r, NULL, 0);
+			stalled += rc == -PFR_E_STALLED;
+			if (rc && rc != -PFR_E_STALLED)
+				break;
+			sleep_ms(1);
+		}
+		pfr_mpsc_stats(m, &r, &st);
+		ok(st.dead_skipped == 1 && r.tail == base + 16,
+		   "after %d: the dead owner's 16 bytes skipped, not the "
+		   "stale 64 (tail at +%llu, rc %d)",
+		   after, (unsigned long long)(r.tail - base), rc);
+		ok(c->cons_pos <= c->prod_pos, "after %d: never past prod_pos",
+		   after);
+		if (after) {
+			uint64_t h = pfr__mpsc_hdr(T_TYPE, q.index, 32);
+
+			ok(rc == -PFR_E_STALLED && stalled > 0,
+			   "after 1: the live reservation stalls the reader");
+			/* q writes its record (as a commit would) */
+			memset(d + (qpos & 4095) + 8, 0x5c, 24);
+			pfr_smp_store_release((uint64_t *)(d + (qpos & 4095)),
+					      h);
+			rc = drain(&r, NULL, 0);
+			is_int(rc, 1, "after 1: then its record is read");
+		} else {
+			uint64_t v = 1;
+
+			ok(rc == 0 || rc == -PFR_E_STALLED,
+			   "after 0: drained, no error (rc %d)", rc);
+			pfr_mpsc_write(&q, T_TYPE, &v, 8);
+			rc = drain(&r, NULL, 0);
+			is_int(rc, 1, "after 0: the next record is read");
+		}
+		pfr_mpsc_reader_close(&r);
+		pfr_mpsc_close(m);
+	}
+}
+
+/* pfr_mpsc_wait() at a dead producer's unwritten reservation: it sleeps
+ * no longer than the stall time-out, skips the hole, and returns with the
+ * record behind it ready. */
+static void test_wait_hole(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, PFR_MPSC_WAIT, 4);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	struct pfr_record rec;
+	uint64_t v = 5, t0, base;
+	int64_t av;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 20000000ull);
+	base = pfr_mpsc_ctl(m)->prod_pos;
+	dead_child(m, announce_take, 24);
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	t0 = now_ns();
+	av = pfr_mpsc_wait(&r, 3000000000ull);
+	ok(av > 0, "wait: returns with data after the hole (%lld)",
+	   (long long)av);
+	ok(now_ns() - t0 < 1500000000ull, "after about the stall time-out");
+	is_int(pfr_mpsc_next(&r, &rec), 1, "q's record read");
+	is_uint(rec.pos, base + 24, "at its place");
+	pfr_mpsc_end(&r);
+	pfr_mpsc_stats(m, &r, &st);
+	is_uint(st.dead_skipped, 1, "wait: the hole skipped once");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/* A dead producer's unwritten reservation across the end of the data
+ * area (its PAD record not written either): skipped whole, the record
+ * behind it read at the start of the next lap, the space zeroed. */
+static void test_hole_wraps(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_mpsc_stats st;
+	unsigned char *d = data_of(m);
+	uint64_t buf[8] = {0}, base;
+	int rc, nz = 0;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 5000000ull);
+	pfr_mpsc_join(m, &q);
+	for (int i = 0; i < 63; i++) /* 63 * 64 = 4032 */
+		pfr_mpsc_write(&q, T_TYPE, buf, 56);
+	pfr_mpsc_write(&q, T_TYPE, buf, 40); /* 4080 */
+	drain(&r, NULL, 0);
+	base = c->prod_pos;
+	is_uint(base & 4095, 4080, "16 bytes before the end");
+	dead_child(m, announce_take, 16 + 64); /* PAD + record */
+	buf[0] = 77;
+	pfr_mpsc_write(&q, T_TYPE, buf, 8);
+	rc = poll_records(&r, 5000000000ull, NULL);
+	pfr_mpsc_stats(m, &r, &st);
+	ok(rc == 1 && st.dead_skipped == 1 && r.tail == base + 80 + 16,
+	   "the hole across the end skipped, the next record read (rc %d)",
+	   rc);
+	for (int i = 0; i < 4096; i += 8)
+		nz += *(uint64_t *)(d + i) != 0;
+	is_int(nz, 0, "everything read is zeroed");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/* The real owner of a hole had dropped records: its reservation holds a
+ * LOST record and then its record.  Killed while writing the LOST record
+ * (its BUSY header and payload stored, not its final header), with a
+ * stale dead announcement naming the same place: the LOST record is
+ * skipped as a dead producer's, then the unwritten record. */
+static void die_in_lost(struct pfr_mpsc_producer *p, uint64_t size)
+{
+	struct pfr_mpsc_ctl *c = p->ctl;
+	unsigned char *d = (unsigned char *)c + c->data_offset;
+	uint64_t pos = plant_unwritten(p, 24 + size), id = p->index, lost = 3;
+
+	/* as pfr__mpsc_reserve_slow() stores the LOST record, up to its
+	 * final header: BUSY first, then the payload */
+	if (pos == UINT64_MAX)
+		_exit(1);
+	PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & 4095)),
+		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, 24));
+	memcpy(d + (pos & 4095) + 8, &id, 8);
+	memcpy(d + (pos & 4095) + 16, &lost, 8);
+	PFR_WRITE_ONCE(p->slot->lost_due, 3);
+}
+
+static void test_dead_in_lost(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	struct pfr_record rec;
+	uint64_t v = 9, base, t0;
+	int rc = 0;
+
+	pfr_mpsc_reader(m, &r);
+	pfr_mpsc_set_stall(&r, 5000000ull);
+	base = stale_base = c->prod_pos;
+	dead_child(m, announce_only, 16); /* stale, shorter */
+	dead_child(m, die_in_lost, 16); /* real: LOST + 16 */
+	pfr_mpsc_join(m, &q);
+	pfr_mpsc_write(&q, T_TYPE, &v, 8);
+	t0 = now_ns();
+	while (now_ns() - t0 < 2000000000ull) {
+		if (pfr_mpsc_begin(&r) < 0)
+			break;
+		rc = pfr_mpsc_next(&r, &rec);
+		if (rc == 1 || (rc < 0 && rc != -PFR_E_STALLED))
+			break;
+		pfr_mpsc_end(&r);
+		sleep_ms(1);
+	}
+	ok(rc == 1 && rec.pos == base + 40 && rec.hdr.type == T_TYPE &&
+		   rec.hdr.misc == q.index,
+	   "killed writing its LOST record: the hole skipped whole, the "
+	   "next record read at its place (rc %d, at +%llu)",
+	   rc, (unsigned long long)(rec.pos - base));
+	pfr_mpsc_end(&r);
+	{
+		struct pfr_mpsc_stats st;
+		struct pfr_mpsc_producer x, y, z;
+		uint64_t l = 0;
+
+		pfr_mpsc_stats(m, &r, &st);
+		is_uint(st.dead_skipped, 2, "its BUSY LOST record, its record");
+		/* its 3 drops were never read: the slot's next owner
+		 * reports them (slot 1: the real owner's) */
+		pfr_mpsc_join(m, &y); /* slot 3, free */
+		pfr_mpsc_join(m, &x); /* slot 0, the stale announcer's */
+		is_int(pfr_mpsc_join(m, &z), 0, "a dead owner's slot rejoined");
+		is_uint(z.index, 1, "the real owner's");
+		pfr_mpsc_write(&z, T_TYPE, &v, 8);
+		pfr_mpsc_begin(&r);
+		while (pfr_mpsc_next(&r, &rec) == 1)
+			if (rec.hdr.type == PFR_RECORD_LOST &&
+			    rec.hdr.misc == 1)
+				memcpy(&l, (const char *)rec.payload + 8, 8);
+		pfr_mpsc_end(&r);
+		is_uint(l, 3, "the dead owner's 3 drops reported by slot 1's "
+			      "next owner");
+		pfr_mpsc_leave(&x);
+		pfr_mpsc_leave(&y);
+		pfr_mpsc_leave(&z);
+	}
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+}
+
+/*
+ * A reader killed while zeroing what it had read (pfr_mpsc_end(): free_pos
+ * stored, part of the range zeroed, cons_pos not yet stored).  The next
+ * reader finishes the zeroing, frees the range and resumes at free_pos:
+ * nothing is read twice, and the producers get the space back.
+ */
+static void test_reader_killed_zeroing(void)
+{
+	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 2);
+	struct pfr_mpsc_ctl *c = pfr_mpsc_ctl(m);
+	struct pfr_mpsc_producer p;
+	struct pfr_mpsc_reader r;
+	unsigned char *d = data_of(m);
+	uint64_t v, freed = 0, cons0, nz = 0, buf[7] = {0};
+	int pfd[2], status, bad = 0, n;
+	pid_t pid;
+
+	pfr_mpsc_join(m, &p);
+	/* a lap in: the range being freed wraps around the end */
+	for (v = 0; v < 60; v++)
+		(buf[0] = v, pfr_mpsc_write(&p, T_TYPE, buf, 56));
+	{
+		struct pfr_mpsc_reader r0;
+
+		pfr_mpsc_reader(m, &r0);
+		drain(&r0, NULL, 0);
+		pfr_mpsc_reader_close(&r0);
+	}
+	for (v = 0; v < 40; v++)
+		if ((buf[0] = v, pfr_mpsc_write(&p, T_TYPE, buf, 56)))
+			bad++;
+	is_int(bad, 0, "40 records written across the end");
+	cons0 = c->cons_pos;
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct pfr_mpsc_reader rk;
+		struct pfr_record rec;
+		int k = 0;
+
+		if (pfr_mpsc_reader(m, &rk) || pfr_mpsc_begin(&rk) <= 0)
+			_exit(1);
+		while (k < 30 && pfr_mpsc_next(&rk, &rec) == 1)
+			k++;
+		/* pfr_mpsc_end() cut short: free_pos, half the zeroing */
+		PFR_WRITE_ONCE(c->free_pos, rk.tail);
+		pfr__mpsc_zero(d, rk.mask, rk.published,
+			       rk.published + (rk.tail - rk.published) / 2);
+		if (write(pfd[1], &rk.tail, 8) != 8)
+			_exit(1);
+		raise(SIGKILL);
+		_exit(1);
+	}
+	close(pfd[1]);
+	ok(read(pfd[0], &freed, 8) == 8 && freed == cons0 + 30 * 64,
+	   "the reader read 30 records, died zeroing them");
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status), "killed");
+	is_uint(c->cons_pos, cons0, "cons_pos not stored");
+	for (uint64_t at = cons0; at < freed; at += 8)
+		nz += *(uint64_t *)(d + (at & 4095)) != 0;
+	ok(nz > 0, "the range is partly zeroed");
+	is_int(pfr_mpsc_reader(m, &r), 0, "a new reader takes the role");
+	is_uint(c->cons_pos, freed, "it freed up to free_pos");
+	is_uint(r.tail, freed, "and resumes there");
+	nz = 0;
+	for (uint64_t at = cons0; at < freed; at += 8)
+		nz += *(uint64_t *)(d + (at & 4095)) != 0;
+	is_uint(nz, 0, "the killed reader's zeroing finished");
+	{
+		struct pfr_record recs[16];
+		uint64_t first;
+
+		n = drain(&r, recs, 16);
+		memcpy(&first, recs[0].payload, 8);
+		ok(n == 10 && first == 30,
+		   "the 10 records not read are read, none twice (%d)", n);
+	}
+	bad = 0;
+	for (v = 0; v < 63; v++)
+		if ((buf[0] = v, pfr_mpsc_write(&p, T_TYPE, buf, 56)))
+			bad++;
+	is_int(bad, 0, "a whole lap of space is the producers' again");
+	is_int(drain(&r, NULL, 0), 63, "and read");
+	/* hostile free_pos: refused, the role not kept */
+	pfr_mpsc_reader_close(&r);
+	c->free_pos = c->cons_pos + 4;
+	is_int(pfr_mpsc_reader(m, &r), -PFR_E_RECSIZE_ALIGN,
+	       "misaligned free_pos refused");
+	c->free_pos = c->cons_pos + 8192;
+	is_int(pfr_mpsc_reader(m, &r), -PFR_E_LAYOUT,
+	       "free_pos more than a lap ahead refused");
+	c->free_pos = c->prod_pos + 64;
+	is_int(pfr_mpsc_reader(m, &r), -PFR_E_LAYOUT,
+	       "free_pos past prod_pos refused");
+	c->free_pos = c->cons_pos - 64;
+	is_int(pfr_mpsc_reader(m, &r), -PFR_E_LAYOUT,
+	       "free_pos behind cons_pos refused");
+	is_uint(c->reader_owner, 0, "no role kept");
+	c->free_pos = c->cons_pos;
+	is_int(pfr_mpsc_reader(m, &r), 0, "repaired: the reader opens");
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_leave(&p);
 	pfr_mpsc_close(m);
 }
 
@@ -744,6 +1228,17 @@ static void test_roles(void)
 
 /* ---- hostile shared memory ---- */
 
+/* Polls begin until it loads prod_pos (every PFR__MPSC_IDLE_POLLS polls
+ * of a zero header): its last return. */
+static int64_t begin_polled(struct pfr_mpsc_reader *r)
+{
+	int64_t rc = 0;
+
+	for (int i = 0; i < 1000 && rc == 0; i++)
+		rc = pfr_mpsc_begin(r);
+	return rc;
+}
+
 static void test_hostile(void)
 {
 	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
@@ -759,21 +1254,8 @@ static void test_hostile(void)
 	pfr_mpsc_reader(m, &r);
 	pfr_mpsc_set_stall(&r, 5000000ull);
 	pfr_mpsc_write(&p, T_TYPE, &v, 8);
-	save = c->prod_pos;
-	c->prod_pos = save + 8192;
-	is_int(pfr_mpsc_begin(&r), -PFR_E_HEAD_AHEAD,
-	       "producer position far ahead");
-	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_HEAD_AHEAD,
-	       "producer refuses it too");
-	c->prod_pos = save - 8;
-	r.tail = save;
-	is_int(pfr_mpsc_begin(&r), -PFR_E_HEAD_BEHIND, "position behind");
-	r.tail = 0;
-	c->prod_pos = save + 4;
-	is_int(pfr_mpsc_begin(&r), -PFR_E_RECSIZE_ALIGN, "misaligned position");
-	c->prod_pos = save;
 
-	/* forged lengths */
+	/* forged lengths, on the record at the reader's tail */
 	{
 		uint64_t h0;
 
@@ -784,9 +1266,12 @@ static void test_hostile(void)
 		((struct pfr_record_header *)d)->size = 12;
 		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_ALIGN,
 		       "size 12");
-		((struct pfr_record_header *)d)->size = 4000;
+		/* the reader does not load prod_pos per record: a size
+		 * within the lap reads zeroed space; one past the end of
+		 * the data area or the lap is refused */
+		((struct pfr_record_header *)d)->size = 4104;
 		is_int(pfr_mpsc_next(&r, &rec), -PFR_E_RECSIZE_PAST_HEAD,
-		       "size past the producer position");
+		       "size past the lap");
 		((struct pfr_record_header *)d)->size = 16;
 		((struct pfr_record_header *)d)->type = PFR_MPSC_BUSY | 1;
 		((struct pfr_record_header *)d)->misc = 999;
@@ -814,40 +1299,124 @@ static void test_hostile(void)
 		is_int(pfr_mpsc_next(&r, &rec), 0,
 		       "owner slot garbage: the record is skipped");
 		p.slot->owner = save;
-		memcpy(d, &h0, 8);
+		pfr_mpsc_end(&r);
+		is_uint(c->cons_pos, 16, "skipped and freed");
+		(void)h0;
 	}
-	/* garbage in the lock word: taken over, no hang */
-	c->lock = 0x1234567800000077ull;
+
+	/* hostile producer positions, seen when the reader polls an
+	 * empty tail (it loads prod_pos every so many polls) */
+	save = c->prod_pos;
+	c->prod_pos = save + 8192;
+	is_int(begin_polled(&r), -PFR_E_HEAD_AHEAD,
+	       "producer position far ahead");
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_HEAD_AHEAD,
+	       "producer refuses it too");
+	c->prod_pos = save - 8;
+	is_int(begin_polled(&r), -PFR_E_HEAD_BEHIND, "position behind");
+	c->prod_pos = save + 4;
+	is_int(begin_polled(&r), -PFR_E_RECSIZE_ALIGN, "misaligned position");
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_LAYOUT,
+	       "producer refuses a misaligned position");
+	c->prod_pos = save;
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0, "repaired: writes");
+	is_int(drain(&r, NULL, 0), 1, "and reads");
+
+	/* an unwritten reservation with no announcement (hostile): the
+	 * reader reports the stall at every call, never guesses a size */
+	{
+		struct pfr_mpsc_stats st;
+		uint64_t skipped0;
+		int stalls = 0;
+
+		pfr_mpsc_stats(m, &r, &st);
+		skipped0 = st.dead_skipped;
+		c->prod_pos += 32;
+		t0 = now_ns();
+		while (now_ns() - t0 < 100000000ull) {
+			rc = drain(&r, NULL, 0);
+			stalls += rc == -PFR_E_STALLED;
+			if (rc && rc != -PFR_E_STALLED)
+				break;
+		}
+		ok(rc == -PFR_E_STALLED && stalls > 1,
+		   "a hole nobody announced: -PFR_E_STALLED, again (%d)", rc);
+		pfr_mpsc_stats(m, &r, &st);
+		is_uint(st.dead_skipped, skipped0, "and never skipped");
+		c->prod_pos -= 32;
+	}
+
+	/* garbage in the fairness flag: a stamp naming no slot is cleared,
+	 * no hang */
+	c->starving = 0x1234567800000077ull;
 	t0 = now_ns();
 	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
-	       "garbage lock word taken over");
-	/* a lock held by a live producer (another of this thread's) past
-	 * the time-out: -PFR_E_STALLED, counted as lost, no hang */
+	       "garbage starving flag: the write goes on");
+	is_uint(c->starving, 0, "and the flag is cleared");
+	c->starving = UINT64_MAX;
+	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0, "starving ~0: writes");
+	is_uint(c->starving, 0, "cleared");
+	/* a flag naming a live producer that never reserves: deferred to
+	 * for a bounded spin at each reservation, never a hang */
 	{
 		struct pfr_mpsc_producer q;
-		uint64_t lost0 = pfr_mpsc_lost(&p);
+		int bad = 0;
 
 		pfr_mpsc_join(m, &q);
-		c->lock = q.lock_word;
-		pfr_mpsc_set_timeout(&p, 20000000ull);
-		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_STALLED,
-		       "lock held by a live producer: -PFR_E_STALLED");
-		is_uint(pfr_mpsc_lost(&p), lost0 + 1, "and counted as lost");
-		c->lock = p.lock_word;
-		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
-		       "a lock word naming the producer itself is taken");
+		c->starving = q.lock_word;
+		for (int i = 0; i < 20; i++)
+			bad += pfr_mpsc_write(&p, T_TYPE, &v, 8) != 0;
+		is_int(bad, 0, "a live producer's flag: deferred, not stopped");
+		ok(now_ns() - t0 < 2000000000ull, "quickly");
+		is_uint(c->starving, q.lock_word, "a live producer's flag stays");
 		pfr_mpsc_leave(&q);
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
+		       "its producer left: writes");
+		is_uint(c->starving, 0, "the flag of a producer gone: cleared");
+		c->starving = p.lock_word;
+		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
+		       "a flag naming the producer itself: writes");
+		c->starving = 0;
 	}
+	ok(drain(&r, NULL, 0) > 0, "the reader reads them");
+
 	/* a hostile consumer position */
 	c->cons_pos = c->prod_pos + 4096;
-	c->cons_cache = c->prod_pos + 4096;
+	p.cons_cache = c->prod_pos + 4096;
 	rc = pfr_mpsc_write(&p, T_TYPE, &v, 8);
 	ok(rc == 0 || rc == -PFR_E_HEAD_BEHIND,
 	   "consumer ahead of producer: no crash (%s)", pfr_strerror(rc));
 	c->cons_pos = 3;
-	c->cons_cache = c->prod_pos - 4096;
+	p.cons_cache = c->prod_pos - 4096;
 	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), -PFR_E_LAYOUT,
 	       "misaligned consumer position");
+	/* a new reader on hostile consumer positions: refused or errors */
+	pfr_mpsc_reader_close(&r);
+	c->cons_pos = 3;
+	c->free_pos = 3;
+	is_int(pfr_mpsc_reader(m, &r), -PFR_E_RECSIZE_ALIGN,
+	       "reader: misaligned cons_pos refused");
+	c->cons_pos = c->free_pos = c->prod_pos + 8192;
+	rc = pfr_mpsc_reader(m, &r);
+	if (rc == 0) {
+		is_int(begin_polled(&r), -PFR_E_HEAD_BEHIND,
+		       "reader: cons_pos past prod_pos: -PFR_E_HEAD_BEHIND");
+		pfr_mpsc_reader_close(&r);
+	} else {
+		ok(rc < 0, "reader: cons_pos past prod_pos refused");
+	}
+	c->cons_pos = c->free_pos = c->prod_pos - 8192;
+	rc = pfr_mpsc_reader(m, &r);
+	if (rc == 0) {
+		int64_t b = begin_polled(&r);
+
+		ok(b == -PFR_E_HEAD_AHEAD || (b > 0 && b <= 4096),
+		   "reader: cons_pos a lap behind: an error, no crash");
+		pfr_mpsc_reader_close(&r);
+	} else {
+		ok(rc < 0, "reader: cons_pos a lap behind refused");
+	}
+	pfr_mpsc_leave(&p);
 	pfr_mpsc_close(m);
 }
 
@@ -862,6 +1431,12 @@ int main(void)
 	test_stall();
 	test_dead_thread();
 	test_dead_process();
+	test_two_dead();
+	test_stale_overshoot();
+	test_wait_hole();
+	test_hole_wraps();
+	test_dead_in_lost();
+	test_reader_killed_zeroing();
 	test_roles();
 	test_hostile();
 	return tap_done();

@@ -2,8 +2,10 @@
 /*
  * Hardening of <perfring/mpsc.h>: loss counts that survive a producer's
  * death (a killed producer's pending drops go out in the LOST record of
- * the slot's next owner; a LOST record already published is not counted
- * twice), wake-up thresholds read from shared memory are clamped (a
+ * the slot's next owner, also when it died between its CAS and its LOST
+ * record; a LOST record already read is not counted twice; the slot is
+ * not reused before the reader passed the dead owner's announcement),
+ * wake-up thresholds read from shared memory are clamped (a
  * peer's wake_bytes = ~0 cannot keep the reader asleep), a failed
  * pfr_mpsc_reader() keeps no reader role, and the BLOCK deadline holds
  * while cons_pos moves without freeing enough space.
@@ -127,50 +129,267 @@ static void test_killed_pending(void)
 	pfr_mpsc_close(m);
 }
 
-/* A producer whose LOST record went out but which died before clearing
- * lost_pending (forged here: the counters as that kill leaves them): the
- * next owner reports nothing twice. */
-static void test_published_not_twice(void)
+static void put(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		_exit(90);
+}
+
+static void get(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(91);
+}
+
+enum lost_death {
+	LD_READ_THEN_DIE, /* its LOST record read, then killed */
+	LD_DIE_THEN_READ, /* LOST record written, killed, then read */
+	LD_DIE_IN_HOLE, /* killed between its CAS and its LOST record */
+	LD_DIE_ANNOUNCED, /* killed after announcing, before its CAS */
+};
+
+/* A producer process drops 5 records; after the parent has drained, it
+ * goes on as `how` says and is killed.  Returns its pid. */
+static pid_t lost_child(struct pfr_mpsc *m, enum lost_death how, int c2p,
+			int p2c)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct pfr_mpsc_producer p;
+		unsigned char buf[56] = {0};
+		uint64_t n = 0, w = 0, v = 1, pos;
+
+		if (pfr_mpsc_join(m, &p))
+			_exit(1);
+		while (n < 5 && w < 1000)
+			if (pfr_mpsc_write(&p, T_TYPE, buf, sizeof(buf)) ==
+			    -PFR_E_NOSPC)
+				n++;
+			else
+				w++;
+		put(c2p);
+		get(p2c); /* the parent drained */
+		pos = PFR_READ_ONCE(p.ctl->prod_pos);
+		switch (how) {
+		case LD_READ_THEN_DIE:
+		case LD_DIE_THEN_READ:
+			if (pfr_mpsc_write(&p, T_TYPE, &v, 8))
+				_exit(2);
+			put(c2p);
+			if (how == LD_READ_THEN_DIE)
+				get(p2c); /* the parent read it */
+			break;
+		case LD_DIE_IN_HOLE:
+			/* the LOST record and the record announced and
+			 * taken; nothing written */
+			pfr__mpsc_announce(&p, pos,
+					   pos + sizeof(struct pfr_lost_record) +
+						   16);
+			if (!pfr__mpsc_cas_release(
+				    &p.ctl->prod_pos, &pos,
+				    pos + sizeof(struct pfr_lost_record) + 16))
+				_exit(3);
+			put(c2p);
+			break;
+		case LD_DIE_ANNOUNCED:
+			pfr__mpsc_announce(&p, pos,
+					   pos + sizeof(struct pfr_lost_record) +
+						   16);
+			put(c2p);
+			break;
+		}
+		raise(SIGKILL); /* no flush, no leave */
+		_exit(1);
+	}
+	return pid;
+}
+
+/*
+ * The lost accounting across a producer's death, against the slot's
+ * lost_due/lost_reported/lost_left: a LOST record read (before or after
+ * its producer died) is not reported again by the slot's next owner; a
+ * LOST record that never went out (the producer killed between its CAS
+ * and the record, or before its CAS) is reported by the next owner; and
+ * the slot is not reused before the reader has passed the dead owner's
+ * announcement.
+ */
+static void test_lost_across_death(void)
+{
+	static const char *const names[] = {
+		"LOST record read, then killed",
+		"LOST record written, killed, then read",
+		"killed between its CAS and its LOST record",
+		"killed after announcing, before its CAS",
+	};
+
+	for (int how = LD_READ_THEN_DIE; how <= LD_DIE_ANNOUNCED; how++) {
+		struct pfr_mpsc *m = mk(PFR_POLICY_DROP, 0, 1);
+		struct pfr_mpsc_producer q;
+		struct pfr_mpsc_reader r;
+		struct pfr_mpsc_stats st;
+		uint64_t recs = 0, lost = 0, total_lost = 0, v = 2, t0;
+		int c2p[2], p2c[2], status;
+		pid_t pid;
+
+		tap_diag("%s", names[how]);
+		pfr_mpsc_reader(m, &r);
+		pfr_mpsc_set_stall(&r, 5000000ull);
+		if (pipe(c2p) || pipe(p2c))
+			return;
+		pid = lost_child(m, (enum lost_death)how, c2p[1], p2c[0]);
+		get(c2p[0]); /* 5 dropped */
+		drain(&r, &recs, &lost);
+		ok(recs > 0 && lost == 0, "its records read, no LOST yet");
+		put(p2c[1]);
+		get(c2p[0]); /* it went on */
+		if (how == LD_READ_THEN_DIE) {
+			recs = 0;
+			drain(&r, &recs, &lost);
+			is_uint(lost, 5, "its LOST record read: 5");
+			total_lost = lost;
+			put(p2c[1]);
+		}
+		waitpid(pid, &status, 0);
+		ok(WIFSIGNALED(status), "killed");
+		if (how == LD_DIE_THEN_READ || how == LD_DIE_IN_HOLE) {
+			is_int(pfr_mpsc_join(m, &q), -PFR_E_BUSY,
+			       "its slot is not reused before the reader "
+			       "passed its announcement");
+			lost = 0;
+			t0 = now_ns();
+			while (now_ns() - t0 < 5000000000ull &&
+			       r.tail != pfr_mpsc_ctl(m)->prod_pos) {
+				if (drain(&r, &recs, &lost) < 0 &&
+				    how != LD_DIE_IN_HOLE)
+					break;
+				sleep_us(500);
+			}
+			is_uint(r.tail, pfr_mpsc_ctl(m)->prod_pos,
+				"the reader passed it");
+			pfr_mpsc_stats(m, &r, &st);
+			is_uint(st.dead_skipped, how == LD_DIE_IN_HOLE,
+				"the hole skipped (in-hole death only)");
+			is_uint(lost, how == LD_DIE_THEN_READ ? 5 : 0,
+				"the LOST record read (if written)");
+			total_lost += lost;
+		}
+		is_int(pfr_mpsc_join(m, &q), 0, "the slot rejoined");
+		is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0,
+		       "the new owner writes");
+		recs = lost = 0;
+		ok(drain(&r, &recs, &lost) == 0, "read");
+		total_lost += lost;
+		is_uint(recs, 1, "the new owner's record");
+		is_uint(total_lost, 5,
+			"the 5 drops reported exactly once in all");
+		pfr_mpsc_leave(&q);
+		pfr_mpsc_reader_close(&r);
+		pfr_mpsc_close(m);
+		close(c2p[0]);
+		close(c2p[1]);
+		close(p2c[0]);
+		close(p2c[1]);
+	}
+}
+
+/*
+ * A reader killed after reading a LOST record, before pfr_mpsc_end():
+ * the next reader reads the batch again (at least once), LOST record
+ * included.  The slot's drops must still count once: when the producer
+ * dies, the slot's next owner reports none (not lost_due - lost_reported
+ * gone negative: a LOST record of 2^64 - 5).
+ */
+static void test_reader_killed_after_lost(void)
+{
+	struct pfr_mpsc *m = mk(PFR_POLICY_DROP, 0, 1);
+	struct pfr_mpsc_producer q;
+	struct pfr_mpsc_reader r;
+	uint64_t recs = 0, lost = 0, v = 2;
+	int c2p[2], p2c[2], status;
+	pid_t pid, rpid;
+
+	pfr_mpsc_reader(m, &r);
+	if (pipe(c2p) || pipe(p2c))
+		return;
+	pid = lost_child(m, LD_READ_THEN_DIE, c2p[1], p2c[0]);
+	get(c2p[0]); /* 5 dropped */
+	drain(&r, &recs, &lost);
+	pfr_mpsc_reader_close(&r);
+	put(p2c[1]);
+	get(c2p[0]); /* LOST record + record written */
+	rpid = fork();
+	if (rpid == 0) {
+		struct pfr_mpsc_reader rk;
+		struct pfr_record rec;
+
+		if (pfr_mpsc_reader(m, &rk) || pfr_mpsc_begin(&rk) <= 0)
+			_exit(1);
+		while (pfr_mpsc_next(&rk, &rec) == 1)
+			;
+		raise(SIGKILL); /* read, never ended */
+		_exit(1);
+	}
+	waitpid(rpid, &status, 0);
+	ok(WIFSIGNALED(status), "a reader read the LOST record and was killed");
+	put(p2c[1]);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status), "then the producer was killed");
+	is_int(pfr_mpsc_reader(m, &r), 0, "a new reader");
+	lost = recs = 0;
+	drain(&r, &recs, &lost);
+	is_uint(lost, 5, "it reads the batch again, LOST record included");
+	is_int(pfr_mpsc_join(m, &q), 0, "the slot rejoined");
+	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0, "the new owner writes");
+	lost = recs = 0;
+	drain(&r, &recs, &lost);
+	is_uint(lost, 0, "no drop reported again, no negative count");
+	is_uint(recs, 1, "its record");
+	pfr_mpsc_leave(&q);
+	pfr_mpsc_reader_close(&r);
+	pfr_mpsc_close(m);
+	close(c2p[0]);
+	close(c2p[1]);
+	close(p2c[0]);
+	close(p2c[1]);
+}
+
+/* A slot left by its owner hands its unreported drops (lost_left) to the
+ * next owner, who reports them. */
+static void test_left_drops(void)
 {
 	struct pfr_mpsc *m = mk(PFR_POLICY_DROP, 0, 1);
 	struct pfr_mpsc_producer p, q;
 	struct pfr_mpsc_reader r;
-	struct pfr_mpsc_slot *s;
-	uint64_t recs = 0, lost = 0, n = 0, pos, v = 1;
 	unsigned char buf[56] = {0};
+	uint64_t recs = 0, lost = 0, n = 0, w = 0, v = 3;
 
 	pfr_mpsc_reader(m, &r);
 	pfr_mpsc_join(m, &p);
-	s = p.slot;
-	while (n < 5)
+	while (n < 4 && w < 1000)
 		if (pfr_mpsc_write(&p, T_TYPE, buf, sizeof(buf)) ==
 		    -PFR_E_NOSPC)
 			n++;
+		else
+			w++;
+	pfr_mpsc_leave(&p); /* its flush finds no room: left pending */
+	is_uint(((struct pfr_mpsc_slot *)((char *)pfr_mpsc_ctl(m) +
+					  pfr_mpsc_ctl(m)->table_offset))
+			->lost_left,
+		4,
+		"4 drops left for the next owner");
 	drain(&r, &recs, &lost);
-	pos = pfr_mpsc_ctl(m)->prod_pos;
-	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0, "LOST record + record");
-	/* as a kill between R and the clearing leaves the slot */
-	s->lost_pending = 5;
-	s->lost_pos = pos + 1;
-	s->owner &= ~0xffffffffull; /* and the slot free */
-	memset(&p, 0, sizeof(p));
+	is_uint(lost, 0, "no LOST record went out");
 	is_int(pfr_mpsc_join(m, &q), 0, "rejoined");
 	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0, "the next owner writes");
-	recs = lost = 0;
+	recs = 0;
 	drain(&r, &recs, &lost);
-	is_uint(lost, 5, "5 drops reported once, not twice");
-	is_uint(recs, 2, "both records read");
-	/* and one that died in its critical section before R: lost_pos at
-	 * prod_pos, never published: reported by the next owner */
-	s->lost_pending = 3;
-	s->lost_pos = pfr_mpsc_ctl(m)->prod_pos + 1;
-	s->owner &= ~0xffffffffull;
-	memset(&q, 0, sizeof(q));
-	is_int(pfr_mpsc_join(m, &q), 0, "rejoined");
-	is_int(pfr_mpsc_write(&q, T_TYPE, &v, 8), 0, "the next owner writes");
-	recs = lost = 0;
-	drain(&r, &recs, &lost);
-	is_uint(lost, 3, "unpublished LOST record: its 3 drops reported");
+	is_uint(lost, 4, "the left drops reported by the next owner");
+	is_uint(recs, 1, "then its record");
 	pfr_mpsc_leave(&q);
 	pfr_mpsc_reader_close(&r);
 	pfr_mpsc_close(m);
@@ -310,7 +529,9 @@ static void test_block_deadline(void)
 int main(void)
 {
 	test_killed_pending();
-	test_published_not_twice();
+	test_lost_across_death();
+	test_left_drops();
+	test_reader_killed_after_lost();
 	test_wake_clamped();
 	test_reader_fail();
 	test_block_deadline();
