@@ -4,7 +4,8 @@
  * own code (model_mpsc.c includes src/writers/mpsc.c, compiled as C against
  * relacy-mpsc-barrier.h) and its Relacy harness (relacy_mpsc.cc).
  * Test-only.  The load, store, fence, memcpy and syscall hooks are those
- * of model.h; this adds the CAS and the scenario.
+ * of model.h; this adds the CAS, fetch-add and memset hooks, the model's
+ * threads (identity, death, the end of a producer) and the scenario.
  */
 #ifndef PFR_MODEL_MPSC_H
 #define PFR_MODEL_MPSC_H
@@ -17,31 +18,79 @@ extern "C" {
 
 #define PFR_MODEL_ACQ_REL 3 /* a CAS with acquire and release */
 
-/* A 64-bit compare-and-swap on a control-block word: returns 1 and
- * stores v if *p == *expected, else 0 and *expected = *p. */
+/* A 64-bit compare-and-swap on a shared word: returns 1 and stores v if
+ * *p == *expected, else 0 and *expected = *p. */
 int pfr_model_cas(volatile void *p, uint64_t *expected, uint64_t v, int mo,
 		  PFR_MODEL_SITE_ARGS);
+/* __atomic_fetch_add on a shared word (the reservation counter). */
+uint64_t pfr_model_fetch_add(volatile void *p, size_t size, uint64_t v, int mo,
+			     PFR_MODEL_SITE_ARGS);
+/* memset(): the reader's zeroing of consumed space is a plain store of
+ * every word (race-checked); private memory is set for real. */
+void *pfr_model_memset(void *d, int c, size_t n, PFR_MODEL_SITE_ARGS);
+
+/* The model's threads: producer i is thread i (tid 10 + i), the reader
+ * the last one (tid 99); in the harness's before() the tid the scenario
+ * set.  alive: 0 once the producer died (its death is seen with acquire,
+ * as /proc shows a thread gone after its last store). */
+uint32_t pfr_model_mpsc_gettid(void);
+int pfr_model_mpsc_alive(uint32_t tid);
+/* A producer thread ended (left, or died): the count of ended producers,
+ * loaded with acquire by the reader to know when to stop. */
+void pfr_model_mpsc_finished(void);
+unsigned pfr_model_mpsc_done(void);
+/* Kills producer thread t now (model_mpsc.c: longjmp to its start; the
+ * harness calls it at the case's death point). */
+void pfr_model_mpsc_die(unsigned t);
 
 enum pfr_model_mpsc_scenario {
-	PFR_MODEL_MPSC_PROTO = 0, /* BLOCK producers, polling reader */
+	PFR_MODEL_MPSC_PROTO = 0, /* polling reader */
 	PFR_MODEL_MPSC_WAKE = 1, /* reader asleep in pfr_mpsc_wait() */
 	PFR_MODEL_MPSC_BURST = 2, /* as PROTO, records in pairs (burst) */
 };
 
-#define PFR_MODEL_MPSC_MAXP 3
+/* Where a producer is killed (its death_at-th record, counting from 1). */
+enum pfr_model_mpsc_death {
+	PFR_MODEL_LIVE = 0,
+	PFR_MODEL_DIE_AFTER_CAS = 1, /* won its CAS on prod_pos, no header */
+	PFR_MODEL_DIE_AFTER_BUSY = 2, /* BUSY header stored, no commit */
+	PFR_MODEL_DIE_LOST_CAS = 3, /* lost a CAS on prod_pos (any record
+				     * from death_at on); if it never loses
+				     * one it ends without leaving */
+};
+
+#define PFR_MODEL_MPSC_MAXT 4 /* producer threads */
+#define PFR_MODEL_MPSC_SLOTS 4
 #define PFR_MODEL_MPSC_DATA 64
 
 struct pfr_model_mpsc_cfg {
 	int scenario;
-	unsigned producers; /* 2 or 3 */
+	unsigned producers; /* threads joined before the run */
+	unsigned joiners; /* threads that join during the run (slot reuse) */
+	unsigned max_producers; /* slots of the table (<= 4) */
 	unsigned records; /* per producer */
+	unsigned payload[PFR_MODEL_MPSC_MAXT]; /* bytes, multiple of 8 */
+	int drop; /* DROP policy (else BLOCK) */
 	unsigned block_spins; /* BLOCK producers' spins before sleeping */
-	unsigned reader_delay; /* yields before the reader starts */
+	int stall; /* the clock runs: stalls time out, deaths are seen */
+	unsigned death_at[PFR_MODEL_MPSC_MAXT];
+	int death[PFR_MODEL_MPSC_MAXT]; /* enum pfr_model_mpsc_death */
+	int strict; /* a -PFR_E_HEAD_AHEAD from pfr_mpsc_write fails the
+		     * case (else the producer tries again and the harness
+		     * counts it) */
 };
 
-/* Every control-block and producer-table field, as (offset, size). */
+/* The tid gettid gives in the harness's before() (set by open). */
+extern uint32_t pfr_model_mpsc_before_tid;
+/* Spurious -PFR_E_HEAD_AHEAD returns the producers retried. */
+extern unsigned long pfr_model_mpsc_spurious;
+/* Set by producer i before the write at which it may die. */
+extern int pfr_model_mpsc_armed[PFR_MODEL_MPSC_MAXT];
+
+/* Every control-block and producer-table field, as (offset, size, name). */
 struct pfr_model_field {
 	size_t off, size;
+	const char *name;
 };
 size_t pfr_model_mpsc_fields(struct pfr_model_field *f, size_t max);
 
@@ -50,6 +99,8 @@ void pfr_model_mpsc_setup(const struct pfr_model_mpsc_cfg *cfg);
 int pfr_model_mpsc_open(void);
 void pfr_model_mpsc_producer(unsigned i);
 void pfr_model_mpsc_reader(void);
+/* Offset of the header type in the data area's header word, and BUSY. */
+uint64_t pfr_model_mpsc_busy_mask(void);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,18 @@
  * tests/model/relacy-mpsc-barrier.h - the barrier backend of the MPSC
  * model build: relacy-barrier.h's mapping (every ONCE access, acquire,
  * release, fence, memcpy() and syscall() a call into the harness), plus
- * the shared ring's CAS macro (its ordering argument kept).  Selected with
- * -DPFR_BARRIER_OVERRIDE='"relacy-mpsc-barrier.h"'.  Test-only.
+ * the shared ring's seams, all macros, so that mpsc.c and mpsc.h are
+ * compiled unchanged:
+ *
+ *   pfr__mpsc_cas()        the harness's CAS, with the order the call site
+ *                          passes (R, the slot claim, the fairness flag,
+ *                          the reader role)
+ *   __atomic_fetch_add()   the harness's fetch-add (the record counter)
+ *   memset()               the reader's zeroing of consumed space: a
+ *                          plain store of every data word
+ *
+ * Selected with -DPFR_BARRIER_OVERRIDE='"relacy-mpsc-barrier.h"'.
+ * Test-only.
  */
 #include "relacy-barrier.h"
 #include "model_mpsc.h"
@@ -29,5 +39,19 @@ static inline int pfr_model_mpsc_order(int gcc_mo)
 }
 
 #define pfr__mpsc_cas(p, expp, v, mo)                                          \
-	pfr_model_cas((p), (expp), (v), pfr_model_mpsc_order(mo),              \
-		      PFR_MODEL_SITE)
+	({                                                                     \
+		uint64_t pfr__me = (uint64_t) * (expp);                        \
+		int pfr__mr = pfr_model_cas((p), &pfr__me, (uint64_t)(v),      \
+					    pfr_model_mpsc_order(mo),          \
+					    PFR_MODEL_SITE);                   \
+		*(expp) = (__typeof__(*(expp)))pfr__me;                        \
+		pfr__mr;                                                       \
+	})
+
+#define __atomic_fetch_add(p, v, mo)                                           \
+	((__typeof__(*(p)))pfr_model_fetch_add((p), sizeof(*(p)),              \
+					       (uint64_t)(v),                  \
+					       pfr_model_mpsc_order(mo),       \
+					       PFR_MODEL_SITE))
+
+#define memset(d, c, n) pfr_model_memset((d), (c), (n), PFR_MODEL_SITE)

@@ -1,31 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/model/relacy_mpsc.cc - model checking of the shared MPSC ring's
- * own code (<perfring/mpsc.h>, src/writers/mpsc.c) with Relacy: 2 and 3 producers
- * and one reader under the C++11 memory model, with data-race detection.
+ * own code (<perfring/mpsc.h>, src/writers/mpsc.c) with Relacy: 2 and 3
+ * producers (one of them possibly joining during the run, or killed) and
+ * one reader under the C++11 memory model, with data-race detection.
  *
  * The ring's code (model_mpsc.c, compiled as C against
  * relacy-mpsc-barrier.h) calls the hooks below for every marked access,
- * CAS, barrier, record copy and futex call:
+ * CAS, fetch-add, barrier, record copy, zeroing and futex call:
  *
  *   control-block and producer-table field        rl::atomic<u64>
- *   data-area word, marked access (the headers)   rl::atomic<u64>
- *   data-area word, memcpy (the payloads)         rl::var<u64> (race-checked)
+ *   data-area word, marked access (the headers,   rl::atomic<u64>
+ *     the reader's scan of an unwritten record)
+ *   data-area word, memcpy / memset (payloads,    rl::var<u64> (race-
+ *     the reader's zeroing)                         checked), and a relaxed
+ *                                                   store of the atomic, so
+ *                                                   that a marked load of
+ *                                                   the word reads it
  *   barrier                                       rl fence
  *   futex wait/wake                               rl::mutex + condition
  *
- * A record's header is loaded and stored only with marked accesses (the
- * reader polls a BUSY header while its producer commits it) and its
- * payload only with memcpy; the 16-byte records of a 64-byte ring keep
- * every word in one role across laps, so payload reuse (A with D) and
- * publication (R with C1, B with C2) are both race-checked.
+ * A word is a header in one lap and a payload word in another (records
+ * of 16 to 40 bytes in a 64-byte ring, PAD records at the wrap): the
+ * payload stores and the reader's zeroing are race-checked against each
+ * other and against the payload loads (A with D, B with C2), and every
+ * value the reader reads is checked.
  *
- * Mutants are made by the hooks from the calling function's name: while
- * a named function runs, its fences are dropped and its acquire, release
- * and CAS orderings become relaxed.  Each ordering point lives in its own
- * function (pfr__mpsc_publish R, pfr__mpsc_load_cons A, pfr__mpsc_finish
- * B, pfr_mpsc_begin C1, pfr__mpsc_load_hdr C2, pfr_mpsc_end D, the lock's
- * CAS and release, the two hand-shakes), so a mutant is one barrier.
+ * Mutants are made by the hooks: a case names "function[:op[:field]]"
+ * entries (op: load, store, cas, rmw, fence; field: a control-block or
+ * slot field's name); while a named function runs, its matching fences
+ * are dropped and its matching acquire, release and CAS orderings become
+ * relaxed.  A producer the case kills stops right after the access of its
+ * death point (the CAS on prod_pos it won, or lost; its BUSY header
+ * store): the hook marks it dead and longjmps to the start of its thread.
  *
  * Usage: relacy_mpsc [-l] [-v] [-s full|random|bound] [-i N] [-b N] [-x N]
  *                    [CASE...]
@@ -54,13 +61,15 @@ namespace
 
 enum { WORDS = PFR_MODEL_MPSC_DATA / 8, MAX_FIELDS = 64 };
 
-enum expect { PASS, RACE_OR_VALUE, LOST_WAKEUP };
+/* PASS: no failure; RACE_OR_VALUE: a data race or a failed check;
+ * LOST_WAKEUP: a deadlock or livelock; BUG: the ring as written fails
+ * (a protocol bug, kept as a case until it is fixed). */
+enum expect { PASS, RACE_OR_VALUE, LOST_WAKEUP, BUG };
 
 struct model_case {
 	const char *name;
-	int scenario;
-	unsigned producers, records, spins;
-	const char *mutant_fns; /* "a|b": functions mutated; nullptr: none */
+	pfr_model_mpsc_cfg cfg;
+	const char *mutant; /* "fn[:op[:field]]|...": mutated; nullptr */
 	expect want;
 	const char *what;
 	rl::scheduler_type_e search;
@@ -73,11 +82,16 @@ const model_case *g_case;
 pfr_model_mpsc_cfg g_cfg;
 struct pfr_model_layout g_lay;
 unsigned long g_sleeps[2];
+bool g_in_before;
+size_t g_prod_field = ~(size_t)0;
+uint64_t g_busy;
 
 struct shadows {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
 	rl::atomic<uint64_t> hword[WORDS];
 	rl::var<uint64_t> word[WORDS];
+	rl::atomic<int> dead[PFR_MODEL_MPSC_MAXT];
+	rl::atomic<unsigned> done;
 	rl::mutex futex_mtx;
 	rl::condition_variable futex_cv[2];
 };
@@ -91,6 +105,7 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 		const unsigned char *ctl = (const unsigned char *)g_lay.ctl;
 
 		g_sh = &sh;
+		g_in_before = true;
 		pfr_model_mpsc_setup(&g_cfg);
 		for (size_t i = 0; i < g_nfields; i++) {
 			uint64_t v = 0;
@@ -103,7 +118,11 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 			sh.hword[i].store(0, rl::mo_relaxed, $);
 			sh.word[i]($) = 0;
 		}
+		for (unsigned i = 0; i < PFR_MODEL_MPSC_MAXT; i++)
+			sh.dead[i].store(0, rl::mo_relaxed, $);
+		sh.done.store(0, rl::mo_relaxed, $);
 		RL_ASSERT(pfr_model_mpsc_open() == 0);
+		g_in_before = false;
 	}
 
 	void after()
@@ -120,19 +139,40 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 	}
 };
 
+unsigned nthreads()
+{
+	return g_cfg.producers + g_cfg.joiners;
+}
+
 /* No std::string here: Relacy replaces operator new while it simulates. */
-bool mutated(const char *func)
+bool seg_match(const char *s, const char *e, const char *want)
+{
+	size_t n = std::strlen(want);
+
+	return (size_t)(e - s) == n && std::strncmp(s, want, n) == 0;
+}
+
+/* Whether the access (function func, operation op, field fname or null)
+ * is mutated by the case: an entry "fn", "fn:op" or "fn:op:field". */
+bool mutated(const char *func, const char *op, const char *fname)
 {
 	const char *s, *e;
-	size_t n = std::strlen(func);
 
-	if (!g_case || !g_case->mutant_fns)
+	if (!g_case || !g_case->mutant)
 		return false;
-	for (s = g_case->mutant_fns;; s = e + 1) {
+	for (s = g_case->mutant;; s = e + 1) {
+		const char *c1, *c2;
+
 		e = std::strchr(s, '|');
 		if (!e)
 			e = s + std::strlen(s);
-		if ((size_t)(e - s) == n && std::strncmp(s, func, n) == 0)
+		c1 = (const char *)std::memchr(s, ':', (size_t)(e - s));
+		c2 = c1 ? (const char *)std::memchr(c1 + 1, ':',
+						     (size_t)(e - c1 - 1))
+			: nullptr;
+		if (seg_match(s, c1 ? c1 : e, func) &&
+		    (!c1 || seg_match(c1 + 1, c2 ? c2 : e, op)) &&
+		    (!c2 || (fname && seg_match(c2 + 1, e, fname))))
 			return true;
 		if (!*e)
 			return false;
@@ -151,16 +191,16 @@ bool in(const volatile void *p, size_t n, const void *base, size_t len)
 	return a < b + len && a + n > b;
 }
 
-rl::atomic<uint64_t> *field_at(const volatile void *p, size_t size,
-			       const rl::debug_info &info)
+size_t field_index(const volatile void *p, size_t size,
+		   const rl::debug_info &info)
 {
 	size_t off = (uintptr_t)p - (uintptr_t)g_lay.ctl;
 
 	for (size_t i = 0; i < g_nfields; i++)
 		if (g_fields[i].off == off && g_fields[i].size == size)
-			return &g_sh->field[i];
+			return i;
 	fail("unmodelled control-block access", info);
-	return nullptr;
+	return ~(size_t)0;
 }
 
 size_t word_index(const volatile void *p, size_t size,
@@ -174,9 +214,10 @@ size_t word_index(const volatile void *p, size_t size,
 	return off / 8;
 }
 
-rl::memory_order order(int mo, const char *func)
+rl::memory_order order(int mo, const char *func, const char *op,
+		       const char *fname)
 {
-	if (mutated(func))
+	if (mutated(func, op, fname))
 		return rl::mo_relaxed;
 	switch (mo) {
 	case PFR_MODEL_ACQUIRE:
@@ -222,6 +263,29 @@ void plain_store(volatile void *p, size_t size, uint64_t v)
 	}
 }
 
+/* The calling producer thread, or -1 (the reader, or before()). */
+int producer_thread()
+{
+	if (g_in_before)
+		return -1;
+	unsigned t = rl::thread_index();
+
+	return t < nthreads() ? (int)t : -1;
+}
+
+/* Kills producer t now: dead (release, seen with acquire by the liveness
+ * check), ended, and back to the start of its thread. */
+void die_now(unsigned t)
+{
+	/* purpose: a thread's death is seen after its last store; pairs
+	 * with the acquire in pfr_model_mpsc_alive() */
+	g_sh->dead[t].store(1, rl::mo_release, $);
+	/* purpose: the reader's end of run; pairs with the acquire in
+	 * pfr_model_mpsc_done() */
+	g_sh->done.fetch_add(1, rl::mo_release, $);
+	pfr_model_mpsc_die(t);
+}
+
 } /* namespace */
 
 extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
@@ -231,17 +295,22 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 	bool ok;
 
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
-		rl::atomic<uint64_t> *a = field_at(p, size, info);
+		size_t i = field_index(p, size, info);
 
+		if (i == ~(size_t)0)
+			return 0;
 		/* purpose: the ring's READ_ONCE or load_acquire, with the
 		 * order its code asked for (pairs as the caller names) */
-		return a ? a->load(order(mo, func), info) : 0;
+		return g_sh->field[i].load(
+			order(mo, func, "load", g_fields[i].name), info);
 	}
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
 		size_t i = word_index(p, size, info, &ok);
 
 		/* purpose: a header load (marked), pairs as above */
-		return ok ? g_sh->hword[i].load(order(mo, func), info) : 0;
+		return ok ? g_sh->hword[i].load(order(mo, func, "load", nullptr),
+						info)
+			  : 0;
 	}
 	return plain_load(p, size);
 }
@@ -253,19 +322,28 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 	bool ok;
 
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
-		rl::atomic<uint64_t> *a = field_at(p, size, info);
+		size_t i = field_index(p, size, info);
 
 		if (size < 8)
 			v &= (1ull << (8 * size)) - 1;
-		if (a)
-			a->store(v, order(mo, func), info);
+		if (i != ~(size_t)0)
+			g_sh->field[i].store(
+				v, order(mo, func, "store", g_fields[i].name),
+				info);
 		return;
 	}
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
 		size_t i = word_index(p, size, info, &ok);
+		int t = producer_thread();
 
-		if (ok)
-			g_sh->hword[i].store(v, order(mo, func), info);
+		if (!ok)
+			return;
+		g_sh->hword[i].store(v, order(mo, func, "store", nullptr),
+				     info);
+		if (t >= 0 && (v & g_busy) == g_busy &&
+		    pfr_model_mpsc_armed[t] &&
+		    g_cfg.death[t] == PFR_MODEL_DIE_AFTER_BUSY)
+			die_now((unsigned)t);
 		return;
 	}
 	plain_store(p, size, v);
@@ -275,18 +353,71 @@ extern "C" int pfr_model_cas(volatile void *p, uint64_t *expected, uint64_t v,
 			     int mo, PFR_MODEL_SITE_ARGS)
 {
 	rl::debug_info info(func, file, (unsigned)line);
-	rl::atomic<uint64_t> *a;
+	size_t i;
+	int ok, t;
 
 	if (!in(p, 8, g_lay.ctl, g_lay.ctl_size)) {
 		fail("CAS outside the control block", info);
 		return 0;
 	}
-	a = field_at(p, 8, info);
-	if (!a)
+	i = field_index(p, 8, info);
+	if (i == ~(size_t)0)
 		return 0;
-	/* purpose: the lock's or the slot claim's CAS, with its order */
-	return a->compare_exchange_strong(*expected, v, order(mo, func), info,
-					  rl::mo_relaxed, info);
+	/* purpose: R, the slot claim, the flag or the reader role's CAS,
+	 * with the order of its call site */
+	ok = g_sh->field[i].compare_exchange_strong(
+		*expected, v, order(mo, func, "cas", g_fields[i].name), info,
+		rl::mo_relaxed, info);
+	t = producer_thread();
+	if (i == g_prod_field && t >= 0 && pfr_model_mpsc_armed[t] &&
+	    ((ok && g_cfg.death[t] == PFR_MODEL_DIE_AFTER_CAS) ||
+	     (!ok && g_cfg.death[t] == PFR_MODEL_DIE_LOST_CAS)))
+		die_now((unsigned)t);
+	return ok;
+}
+
+extern "C" uint64_t pfr_model_fetch_add(volatile void *p, size_t size,
+					uint64_t v, int mo, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	size_t i;
+
+	if (!in(p, size, g_lay.ctl, g_lay.ctl_size)) {
+		fail("fetch-add outside the control block", info);
+		return 0;
+	}
+	i = field_index(p, size, info);
+	if (i == ~(size_t)0)
+		return 0;
+	/* purpose: the record counter, with its call site's order */
+	return g_sh->field[i].fetch_add(
+		v, order(mo, func, "rmw", g_fields[i].name), info);
+}
+
+extern "C" void *pfr_model_memset(void *d, int c, size_t n, PFR_MODEL_SITE_ARGS)
+{
+	rl::debug_info info(func, file, (unsigned)line);
+	bool ok;
+
+	if (in(d, n, g_lay.ctl, g_lay.ctl_size)) {
+		fail("unmodelled memset of the control block", info);
+		return d;
+	}
+	if (!in(d, n, g_lay.data, g_lay.data_size))
+		return std::memset(d, c, n);
+	if (c != 0 || (n & 7)) {
+		fail("unmodelled memset of the data area", info);
+		return d;
+	}
+	for (size_t k = 0; k < n; k += 8) {
+		size_t i = word_index((unsigned char *)d + k, 8, info, &ok);
+
+		if (!ok)
+			return d;
+		g_sh->word[i](info) = 0;
+		g_sh->hword[i].store(0, rl::mo_relaxed, info);
+	}
+	return d;
 }
 
 extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
@@ -294,7 +425,7 @@ extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
 	rl::debug_info info(func, file, (unsigned)line);
 	rl::memory_order mo;
 
-	if (mutated(func))
+	if (mutated(func, "fence", nullptr))
 		return;
 	switch (kind) {
 	case PFR_MODEL_RMB:
@@ -345,6 +476,7 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 				return dst;
 			std::memcpy(&v, (const unsigned char *)src + k, 8);
 			g_sh->word[i](info) = v;
+			g_sh->hword[i].store(v, rl::mo_relaxed, info);
 		} else {
 			size_t i = word_index((const unsigned char *)src + k, 8,
 					      info, &ok);
@@ -382,10 +514,11 @@ extern "C" long pfr_model_syscall(PFR_MODEL_SITE_ARGS, long nr, ...)
 	}
 	if (op == FUTEX_WAIT) {
 		unsigned val = va_arg(ap, unsigned);
-		rl::atomic<uint64_t> *a = field_at(word, 4, info);
+		size_t i = field_index(word, 4, info);
 
 		g_sh->futex_mtx.lock(info);
-		if (a && a->load(rl::mo_relaxed, info) == val) {
+		if (i != ~(size_t)0 &&
+		    g_sh->field[i].load(rl::mo_relaxed, info) == val) {
 			g_sleeps[which]++;
 			g_sh->futex_cv[which].wait(g_sh->futex_mtx, info);
 		}
@@ -407,62 +540,216 @@ extern "C" void pfr_model_check(int ok, const char *what, PFR_MODEL_SITE_ARGS)
 		fail(what, rl::debug_info(func, file, (unsigned)line));
 }
 
+extern "C" uint32_t pfr_model_mpsc_gettid(void)
+{
+	int t = producer_thread();
+
+	if (g_in_before)
+		return pfr_model_mpsc_before_tid;
+	return t >= 0 ? 10 + (uint32_t)t : 99;
+}
+
+extern "C" int pfr_model_mpsc_alive(uint32_t tid)
+{
+	if (g_in_before || tid < 10 || tid >= 10 + nthreads())
+		return tid == 99 || (tid >= 10 && tid < 10 + nthreads());
+	/* purpose: the liveness check sees a death after the dead
+	 * thread's last store; pairs with the release in die_now() */
+	return !g_sh->dead[tid - 10].load(rl::mo_acquire, $);
+}
+
+extern "C" void pfr_model_mpsc_finished(void)
+{
+	/* purpose: the reader's end of run; pairs with the acquire in
+	 * pfr_model_mpsc_done() */
+	g_sh->done.fetch_add(1, rl::mo_release, $);
+}
+
+extern "C" unsigned pfr_model_mpsc_done(void)
+{
+	/* purpose: the reader's end of run: every producer's records and
+	 * counts before; pairs with the release in finished/die_now */
+	return g_sh->done.load(rl::mo_acquire, $);
+}
+
 namespace
 {
+
+/* A case's configuration: scenario, producers, records each, payload
+ * bytes of each producer; 256 BLOCK spins, 4 slots, BLOCK, no stall. */
+pfr_model_mpsc_cfg C(int scn, unsigned np, unsigned recs, unsigned p0,
+		     unsigned p1, unsigned p2 = 8, unsigned p3 = 8)
+{
+	pfr_model_mpsc_cfg c;
+
+	std::memset(&c, 0, sizeof(c));
+	c.scenario = scn;
+	c.producers = np;
+	c.max_producers = PFR_MODEL_MPSC_SLOTS;
+	c.records = recs;
+	c.payload[0] = p0;
+	c.payload[1] = p1;
+	c.payload[2] = p2;
+	c.payload[3] = p3;
+	c.block_spins = 256;
+	return c;
+}
+
+pfr_model_mpsc_cfg spins(pfr_model_mpsc_cfg c, unsigned n)
+{
+	c.block_spins = n;
+	return c;
+}
+
+pfr_model_mpsc_cfg strict(pfr_model_mpsc_cfg c)
+{
+	c.strict = 1;
+	return c;
+}
+
+pfr_model_mpsc_cfg drop(pfr_model_mpsc_cfg c)
+{
+	c.drop = 1;
+	return c;
+}
+
+/* Producer t dies at its record `at` (how: enum pfr_model_mpsc_death);
+ * the clock runs. */
+pfr_model_mpsc_cfg kill(pfr_model_mpsc_cfg c, unsigned t, unsigned at, int how)
+{
+	c.stall = 1;
+	c.death_at[t] = at;
+	c.death[t] = how;
+	return c;
+}
+
+/* One more producer joins during the run; the table has `slots`. */
+pfr_model_mpsc_cfg joiner(pfr_model_mpsc_cfg c, unsigned slots)
+{
+	c.joiners = 1;
+	c.max_producers = slots;
+	return c;
+}
 
 #define P PFR_MODEL_MPSC_PROTO
 #define W PFR_MODEL_MPSC_WAKE
 #define BU PFR_MODEL_MPSC_BURST
 #define CB(n) rl::sched_bound, n
 #define RS rl::sched_random, 0
+#define AFTER_CAS PFR_MODEL_DIE_AFTER_CAS
+#define AFTER_BUSY PFR_MODEL_DIE_AFTER_BUSY
+#define LOST_CAS PFR_MODEL_DIE_LOST_CAS
 
-const model_case cases[] = {
-	/* The ring as written. */
-	{"proto-2p", P, 2, 3, 256, nullptr, PASS,
-	 "2 producers x 3 records, 64-byte ring: R/C1, B/C2, A/D, the lock",
-	 RS},
-	{"proto-3p", P, 3, 2, 256, nullptr, PASS,
-	 "3 producers x 2 records: reservation order, space reuse", RS},
-	{"block-2p", P, 2, 3, 1, nullptr, PASS,
-	 "2 BLOCK producers sleeping for space, woken by pfr_mpsc_end", CB(1)},
-	{"wake-2p", W, 2, 2, 256, nullptr, PASS,
-	 "reader asleep in pfr_mpsc_wait, woken by a commit", RS},
-	{"burst-2p", BU, 2, 4, 256, nullptr, PASS,
-	 "2 producers x 2 bursts of 2 (pfr_mpsc_write_burst): one BUSY "
-	 "header, R, then the other headers before B",
-	 RS},
+std::vector<model_case> g_cases;
 
-	/* Mutants of the orderings: each must be caught. */
-	{"no-release-R", P, 2, 3, 256, "pfr__mpsc_publish", RACE_OR_VALUE,
-	 "relaxed reservation: prod_pos stored without release", RS},
-	{"no-acquire-C1", P, 2, 3, 256, "pfr_mpsc_begin", RACE_OR_VALUE,
-	 "prod_pos loaded without acquire", RS},
-	{"no-release-B", P, 2, 3, 256, "pfr__mpsc_finish", RACE_OR_VALUE,
-	 "commit without release (the committed header)", RS},
-	{"no-acquire-C2", P, 2, 3, 256, "pfr__mpsc_load_hdr", RACE_OR_VALUE,
-	 "BUSY/committed header loaded without acquire", RS},
-	{"no-acquire-A", P, 2, 3, 256, "pfr__mpsc_load_cons", RACE_OR_VALUE,
-	 "cons_pos loaded without acquire before reusing space", RS},
-	{"no-release-D", P, 2, 3, 256, "pfr_mpsc_end", RACE_OR_VALUE,
-	 "cons_pos stored without release", RS},
-	{"lock-relaxed-cas", P, 2, 3, 256, "pfr__mpsc_trylock|pfr__mpsc_lock",
-	 RACE_OR_VALUE, "the lock's CAS without acquire", RS},
-	{"lock-relaxed-unlock", P, 2, 3, 256, "pfr__mpsc_unlock", RACE_OR_VALUE,
-	 "the lock released without release", RS},
-	{"burst-no-release-R", BU, 2, 4, 256, "pfr__mpsc_publish",
-	 RACE_OR_VALUE, "burst: prod_pos stored without release", RS},
-	{"burst-no-release-B", BU, 2, 4, 256, "pfr__mpsc_finish", RACE_OR_VALUE,
-	 "burst: the first header committed without release", RS},
-	/* Mutants of the hand-shakes: a lost wake-up must be found. */
-	{"wake-no-commit-mb", W, 2, 2, 256, "pfr__mpsc_commit_wake",
-	 LOST_WAKEUP, "reader wake-up without smp_mb after the commit", RS},
-	{"wake-no-reader-mb", W, 2, 2, 256, "pfr_mpsc_wait", LOST_WAKEUP,
-	 "reader wake-up without smp_mb in pfr_mpsc_wait", RS},
-	{"block-no-reader-mb", P, 2, 3, 1, "pfr__mpsc_end_wake", LOST_WAKEUP,
-	 "BLOCK wake-up without smp_mb after the cons_pos store", CB(1)},
-	{"block-no-writer-mb", P, 2, 3, 1, "pfr__mpsc_wait_space", LOST_WAKEUP,
-	 "BLOCK wake-up without smp_mb in pfr__mpsc_wait_space", CB(1)},
-};
+void make_cases()
+{
+	/* 2 producers, records of 16 and 24 bytes in 64: PAD at the wrap,
+	 * zeroed space reused, the BLOCK wait */
+	const pfr_model_mpsc_cfg proto = C(P, 2, 3, 8, 16);
+	const pfr_model_mpsc_cfg proto3 = C(P, 3, 2, 8, 16, 8);
+	const pfr_model_mpsc_cfg block = spins(C(P, 2, 3, 16, 16), 1);
+	const pfr_model_mpsc_cfg wake = C(W, 2, 2, 8, 8);
+	const pfr_model_mpsc_cfg burst = C(BU, 2, 4, 8, 8);
+	const pfr_model_mpsc_cfg lost = drop(C(P, 2, 3, 16, 16));
+	const pfr_model_mpsc_cfg reuse = joiner(drop(C(P, 2, 2, 16, 16, 8)), 2);
+	const pfr_model_mpsc_cfg dcas = kill(C(P, 2, 2, 8, 16), 0, 2, AFTER_CAS);
+	const pfr_model_mpsc_cfg dbusy =
+		kill(C(P, 2, 2, 8, 16), 0, 2, AFTER_BUSY);
+	const pfr_model_mpsc_cfg dlost =
+		kill(kill(C(P, 3, 1, 32, 16, 16), 0, 1, LOST_CAS), 1, 1,
+		     AFTER_CAS);
+
+	g_cases = {
+		/* The ring as written. */
+		{"proto-2p", proto, nullptr, PASS,
+		 "2 producers x 3 records of 16 and 24 bytes, 64-byte ring: "
+		 "B/C2, A/D, PAD, zeroing",
+		 RS},
+		{"proto-3p", proto3, nullptr, PASS,
+		 "3 producers x 2 records: reservation order, space reuse", RS},
+		{"block-2p", block, nullptr, PASS,
+		 "2 BLOCK producers sleeping for space, woken by pfr_mpsc_end",
+		 CB(1)},
+		{"wake-2p", wake, nullptr, PASS,
+		 "reader asleep in pfr_mpsc_wait, woken by a commit", RS},
+		{"burst-2p", burst, nullptr, PASS,
+		 "2 producers x 2 bursts of 2 (pfr_mpsc_write_burst): one BUSY "
+		 "header, the other headers before B",
+		 RS},
+		{"lost-2p", lost, nullptr, PASS,
+		 "DROP: drops reported in LOST records (B of the LOST header) "
+		 "or lost_left",
+		 RS},
+		{"dead-cas", dcas, nullptr, PASS,
+		 "a producer killed between its CAS (R) and its BUSY header: "
+		 "the reader sizes the hole from its announcement (N, C1)",
+		 RS},
+		{"dead-busy", dbusy, nullptr, PASS,
+		 "a producer killed between BUSY and commit: the reader skips "
+		 "the record",
+		 RS},
+		{"reuse-3p", reuse, nullptr, PASS,
+		 "DROP, 2 slots: a third producer joins a slot another left "
+		 "(claim CAS, leave's release, lost_left)",
+		 RS},
+		{"dead-2-lost-cas", dlost, nullptr, PASS,
+		 "a producer killed after a lost CAS (its announcement stale), "
+		 "another after its CAS, a third alive",
+		 RS},
+
+		/* Bugs of the ring as written (README.md, "Bugs found"). */
+		{"bug-head-ahead", strict(proto), nullptr, BUG,
+		 "a spurious -PFR_E_HEAD_AHEAD: cons_pos loaded (stale) before "
+		 "prod_pos in pfr__mpsc_reserve_slow",
+		 RS},
+		{"bug-pad-behind", strict(C(P, 2, 3, 8, 16)), nullptr, BUG,
+		 "a spurious -PFR_E_HEAD_BEHIND from pfr_mpsc_next: a PAD "
+		 "header (relaxed) seen before the CAS that reserved it",
+		 RS},
+
+		/* Mutants of the orderings: each must be caught. */
+		{"relaxed-A", proto, "pfr__mpsc_load_cons", RACE_OR_VALUE,
+		 "cons_pos loaded without acquire before storing into freed "
+		 "space",
+		 RS},
+		{"relaxed-D", proto, "pfr_mpsc_end:store", RACE_OR_VALUE,
+		 "cons_pos stored without release after the zeroing", RS},
+		{"relaxed-B", proto, "pfr__mpsc_finish:store", RACE_OR_VALUE,
+		 "commit without release", RS},
+		{"relaxed-B-lost", lost, "pfr__mpsc_reserve_slow:store",
+		 RACE_OR_VALUE, "LOST header stored without release", RS},
+		{"relaxed-B-burst", burst, "pfr__mpsc_finish:store",
+		 RACE_OR_VALUE, "burst: the first header without release", RS},
+		{"relaxed-C2", proto, "pfr__mpsc_load_hdr", RACE_OR_VALUE,
+		 "header loaded without acquire", RS},
+		{"relaxed-R", dcas,
+		 "pfr_mpsc_reserve:cas|pfr__mpsc_reserve_slow:cas",
+		 RACE_OR_VALUE, "the reservation's CAS without release", RS},
+		{"relaxed-C1", dcas, "pfr__mpsc_begin_slow|pfr__mpsc_ready",
+		 RACE_OR_VALUE, "prod_pos loaded without acquire", RS},
+		{"relaxed-N", dcas, "pfr__mpsc_announce", RACE_OR_VALUE,
+		 "announcement's res_pos stored without release", RS},
+		{"relaxed-N-reader", dcas, "pfr__mpsc_hole:load:res_pos",
+		 RACE_OR_VALUE, "announcement's res_pos loaded without acquire",
+		 RS},
+		{"relaxed-claim", reuse, "pfr_mpsc_join:cas", RACE_OR_VALUE,
+		 "the slot claim's CAS relaxed", RS},
+		{"relaxed-leave", reuse, "pfr_mpsc_leave:store:owner",
+		 RACE_OR_VALUE, "the slot freed without release", RS},
+		/* Mutants of the hand-shakes: a lost wake-up must be found. */
+		{"wake-no-commit-mb", wake, "pfr__mpsc_commit_wake", LOST_WAKEUP,
+		 "reader wake-up without smp_mb after the commit", RS},
+		{"wake-no-reader-mb", wake, "pfr_mpsc_wait:fence", LOST_WAKEUP,
+		 "reader wake-up without smp_mb in pfr_mpsc_wait", RS},
+		{"block-no-reader-mb", block, "pfr__mpsc_end_wake", LOST_WAKEUP,
+		 "BLOCK wake-up without smp_mb after the cons_pos store",
+		 CB(1)},
+		{"block-no-writer-mb", block, "pfr__mpsc_wait_space:fence",
+		 LOST_WAKEUP,
+		 "BLOCK wake-up without smp_mb in pfr__mpsc_wait_space", CB(1)},
+	};
+}
 
 #undef P
 #undef W
@@ -543,12 +830,7 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	bool ok, pass;
 
 	g_case = &c;
-	g_cfg.scenario = c.scenario;
-	g_cfg.producers = c.producers;
-	g_cfg.records = c.records;
-	g_cfg.block_spins = c.spins;
-	/* one spin: the BLOCK cases, where the producers must sleep */
-	g_cfg.reader_delay = c.spins == 1 ? 16 : 0;
+	g_cfg = c.cfg;
 	p.search_type =
 		o.search >= 0 ? (rl::scheduler_type_e)o.search : c.search;
 	p.iteration_count = o.iterations ? o.iterations : 100000;
@@ -558,7 +840,8 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	p.progress_stream = &out;
 	g_report.clear();
 	g_sleeps[0] = g_sleeps[1] = 0;
-	if (c.producers == 3)
+	pfr_model_mpsc_spurious = 0;
+	if (nthreads() == 3)
 		ok = rl::simulate<mpsc_test<3>>(p);
 	else
 		ok = rl::simulate<mpsc_test<2>>(p);
@@ -574,7 +857,8 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 		       p.test_result == rl::test_result_livelock;
 	else
 		pass = p.test_result == rl::test_result_data_race ||
-		       p.test_result == rl::test_result_user_assert_failed;
+		       p.test_result == rl::test_result_user_assert_failed ||
+		       (c.want == BUG && !ok);
 	char search[64];
 
 	if (p.search_type == rl::sched_bound)
@@ -586,7 +870,12 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 							      : "random");
 	std::printf("%s %u - %s: %s", pass ? "ok" : "not ok", num, c.name,
 		    c.what);
-	if (c.want == PASS)
+	if (c.want == BUG)
+		std::printf(" -> the bug %s at iteration %llu (%s, %.2f s)",
+			    ok ? "was NOT reproduced (fixed? make it PASS)"
+			       : how.c_str(),
+			    (unsigned long long)p.stop_iteration, search, dt);
+	else if (c.want == PASS)
 		std::printf(" (%s, %llu iterations, %.1f s)%s", search,
 			    (unsigned long long)p.stop_iteration, dt,
 			    ok ? "" : " FAILED");
@@ -594,8 +883,9 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 		std::printf(" -> caught: %s at iteration %llu (%s, %.2f s)",
 			    ok ? "nothing (passed)" : how.c_str(),
 			    (unsigned long long)p.stop_iteration, search, dt);
-	std::printf("\n# futex sleeps: reader %lu, producers %lu\n",
-		    g_sleeps[0], g_sleeps[1]);
+	std::printf("\n# futex sleeps: reader %lu, producers %lu; spurious "
+		    "HEAD_AHEAD retried: %lu\n",
+		    g_sleeps[0], g_sleeps[1], pfr_model_mpsc_spurious);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 
@@ -625,11 +915,16 @@ int main(int argc, char **argv)
 	std::setvbuf(stdout, nullptr, _IOLBF, 0);
 	pfr_model_mpsc_layout(&g_lay);
 	g_nfields = pfr_model_mpsc_fields(g_fields, MAX_FIELDS);
+	for (size_t i = 0; i < g_nfields; i++)
+		if (std::strcmp(g_fields[i].name, "prod_pos") == 0)
+			g_prod_field = i;
+	g_busy = pfr_model_mpsc_busy_mask();
+	make_cases();
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 
 		if (a == "-l") {
-			for (const model_case &c : cases)
+			for (const model_case &c : g_cases)
 				std::printf("%s\t%s\n", c.name, c.what);
 			return 0;
 		} else if (a == "-v") {
@@ -649,7 +944,7 @@ int main(int argc, char **argv)
 		} else {
 			bool found = false;
 
-			for (const model_case &c : cases)
+			for (const model_case &c : g_cases)
 				if (a == c.name) {
 					todo.push_back(&c);
 					found = true;
@@ -662,7 +957,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (todo.empty())
-		for (const model_case &c : cases)
+		for (const model_case &c : g_cases)
 			todo.push_back(&c);
 	std::printf("1..%zu\n", todo.size());
 	for (const model_case *c : todo)
