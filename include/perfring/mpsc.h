@@ -130,7 +130,9 @@ PFR__EXTERN_C_BEGIN
  * sizes a dead owner's unwritten record from them. */
 struct pfr_mpsc_slot {
 	uint64_t owner;
-	uint64_t start_time; /* stat field 22 of the thread, 0: unknown */
+	uint64_t start_time; /* stat field 22 of the thread (low 40 bits),
+			      * tagged with the generation (its low 24 bits
+			      * above them); 0: unknown */
 	uint64_t lost_total; /* records this owner dropped */
 	uint64_t lost_due; /* drops to report, ever, every owner (+1 each) */
 	uint64_t lost_reported; /* drops the reader has read in LOST records,
@@ -479,6 +481,29 @@ PFR__INLINE void pfr__mpsc_announce(struct pfr_mpsc_producer *p, uint64_t pos,
 	pfr_smp_store_release(&p->slot->res_pos, pos);
 }
 
+/* H: stores a header into the producer's reserved space (BUSY, or a
+ * PAD) after the CAS that took it. */
+PFR__INLINE void pfr__mpsc_store_hdr(struct pfr_mpsc_producer *p, uint64_t pos,
+				     uint64_t hdr)
+{
+	/* H: pairs with C2 (load_acquire of the header) in pfr_mpsc_next()
+	 * and pfr_mpsc_begin(): the reservation's CAS (R) before its
+	 * header, so that a reader that moves past the header (a PAD, or
+	 * a dead owner's BUSY record) and frees it (D) has the CAS before:
+	 * cons_pos never passes a prod_pos loaded after it (a producer's
+	 * reserve, the reader's begin) */
+	pfr_smp_store_release((uint64_t *)(p->data + (pos & p->mask)), hdr);
+}
+
+/* H: the BUSY header of a record of `size` bytes at pos. */
+PFR__INLINE void pfr__mpsc_store_busy(struct pfr_mpsc_producer *p, uint64_t pos,
+				      uint64_t size)
+{
+	pfr__mpsc_store_hdr(p, pos,
+			    pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index,
+					  size));
+}
+
 /* C2: loads the header at offset off of the data area. */
 PFR__INLINE uint64_t pfr__mpsc_load_hdr(const struct pfr_mpsc_reader *r,
 					uint64_t off)
@@ -516,10 +541,8 @@ PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 		if (__builtin_expect(pfr__mpsc_cas_release(&c->prod_pos, &pos,
 							   end), /* R */
 				     1)) {
-			/* after the CAS only: the space is ours */
-			PFR_WRITE_ONCE(*(uint64_t *)(p->data + (pos & mask)),
-				       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen,
-						     p->index, size));
+			/* after the CAS only: the space is ours (H) */
+			pfr__mpsc_store_busy(p, pos, size);
 			if (p->wait_flag)
 				__atomic_fetch_add(&c->records, 1,
 						   __ATOMIC_RELAXED);

@@ -77,6 +77,10 @@ struct pfr_mpsc {
 #define PFR__MPSC_ALIGN 4096ull
 #define PFR__MPSC_DEFAULT_LIMIT ((1ull << 30) + (1ull << 20))
 #define PFR__MPSC_NO_STALL UINT64_MAX
+/* The slot's start_time word: start time bits, generation tag bits. */
+#define PFR__MPSC_START_BITS 40
+#define PFR__MPSC_START_MASK ((1ull << PFR__MPSC_START_BITS) - 1)
+#define PFR__MPSC_TAG_MASK 0xffffffu
 
 /* ---- time, thread identity (the model build supplies its own) ---- */
 
@@ -387,10 +391,33 @@ static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
 	 * claim; pairs with the CAS (acq_rel) in pfr_mpsc_join() */
 	uint64_t owner = pfr_smp_load_acquire(&s->owner);
 	uint32_t tid = (uint32_t)owner, sgen = (uint32_t)(owner >> 32);
+	uint64_t st, now_start;
 
 	if (((sgen ^ gen) & gen_mask) || tid == 0)
 		return 1;
-	return pfr__mpsc_tid_dead(tid, PFR_READ_ONCE(s->start_time));
+	if (pfr__mpsc_tid_state(tid, &now_start))
+		return 1;
+	/* The start time is stored after the claim, so this load may see
+	 * the previous owner's (another thread's start: taken as proof of
+	 * death, a live producer's record was skipped under it).  Its tag
+	 * names the generation that stored it: another one's means not
+	 * known yet, and the thread's existence is all we go by. */
+	st = PFR_READ_ONCE(s->start_time);
+	if (!st || (st >> PFR__MPSC_START_BITS) != (sgen & PFR__MPSC_TAG_MASK))
+		return 0;
+	return (now_start & PFR__MPSC_START_MASK) !=
+	       (st & PFR__MPSC_START_MASK);
+}
+
+/* The slot's start_time word: the owner's start time (its low 40 bits:
+ * 348 years of clock ticks at 100 Hz) tagged with the low 24 bits of its
+ * generation; 0 when unknown. */
+static uint64_t pfr__mpsc_start_word(uint64_t start, uint32_t gen)
+{
+	if (!start)
+		return 0;
+	return ((uint64_t)(gen & PFR__MPSC_TAG_MASK) << PFR__MPSC_START_BITS) |
+	       (start & PFR__MPSC_START_MASK);
 }
 
 /*
@@ -405,8 +432,7 @@ static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
  * a dead owner's slot what the reader never read (lost_due - the drops
  * read in LOST records, both counted over every owner).
  */
-static int pfr__mpsc_reusable(struct pfr_mpsc_ctl *c, struct pfr_mpsc_slot *s,
-			      int dead, uint64_t *lost)
+static int pfr__mpsc_reusable(struct pfr_mpsc_ctl *c, struct pfr_mpsc_slot *s)
 {
 	/* A: as in pfr__mpsc_load_cons(); also orders the reader's
 	 * lost_reported stores (before its D) before our load of it */
@@ -414,13 +440,22 @@ static int pfr__mpsc_reusable(struct pfr_mpsc_ctl *c, struct pfr_mpsc_slot *s,
 	uint64_t prod = PFR_READ_ONCE(c->prod_pos);
 	uint64_t rp = PFR_READ_ONCE(s->res_pos), re = PFR_READ_ONCE(s->res_end);
 
-	if ((int64_t)(cons - rp) < 0 ||
-	    ((int64_t)(prod - rp) > 0 && (int64_t)(cons - re) < 0))
-		return 0;
-	*lost = dead ? PFR_READ_ONCE(s->lost_due) -
-			       PFR_READ_ONCE(s->lost_reported)
-		     : PFR_READ_ONCE(s->lost_left);
-	return 1;
+	return !((int64_t)(cons - rp) < 0 ||
+		 ((int64_t)(prod - rp) > 0 && (int64_t)(cons - re) < 0));
+}
+
+/* The drops a claimed slot's previous owner left unreported (see
+ * pfr__mpsc_reusable()), read after the claim's CAS: a leaving owner
+ * stores lost_left before its release of the owner word, which the CAS
+ * (acq_rel) reads.  Read before the CAS, a joiner could take a stale
+ * lost_left (the model's reuse case). */
+static uint64_t pfr__mpsc_inherited(struct pfr_mpsc_slot *s, int dead)
+{
+	if (!dead)
+		return PFR_READ_ONCE(s->lost_left);
+	/* the reader's lost_reported stores are ordered before these
+	 * loads by the load_acquire of cons_pos in pfr__mpsc_reusable() */
+	return PFR_READ_ONCE(s->lost_due) - PFR_READ_ONCE(s->lost_reported);
 }
 
 /* Fills *p for the slot it claimed (index i, generation gen). */
@@ -470,14 +505,16 @@ int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 			     !pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
 						   UINT32_MAX)))
 				continue;
-			if (!pfr__mpsc_reusable(m->ctl, s, dead, &lost))
+			if (!pfr__mpsc_reusable(m->ctl, s))
 				continue;
 			want = ((uint64_t)gen << 32) | tid;
 			if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
 				continue;
+			lost = pfr__mpsc_inherited(s, dead);
 			/* the slot's unreported drops go out in our LOST
 			 * record; lost_due already counts them */
-			PFR_WRITE_ONCE(s->start_time, start);
+			PFR_WRITE_ONCE(s->start_time,
+				       pfr__mpsc_start_word(start, gen));
 			PFR_WRITE_ONCE(s->lost_total, 0);
 			PFR_WRITE_ONCE(s->lost_left, 0);
 			pfr__mpsc_fill_producer(m, p, i, gen, lost);
@@ -567,6 +604,29 @@ static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
 	return pfr_smp_load_acquire(&c->cons_pos);
 }
 
+/*
+ * prod_pos, loaded after cons_pos (A) in the reservation's slow path.
+ * With the acquire, the position is consistent with the cons_pos loaded
+ * before and after it:
+ * - not above it: every record the reader passed has a header stored
+ *   with release after its reservation's CAS (B, H) or was sized by a
+ *   prod_pos the reader loaded with acquire (C1), so the CAS that
+ *   reserved it happens before the reader's D, and so before our load
+ *   of prod_pos (coherence);
+ * - not more than a ring ahead of a cons_pos loaded after it: the
+ *   producer whose CAS stored pos had loaded a consumer position of at
+ *   least pos - ring (A, before its CAS), so that D happens before our
+ *   next load of cons_pos.
+ * Loaded relaxed, the first was the model's bug-head-ahead (a spurious
+ * -PFR_E_HEAD_AHEAD).
+ */
+static inline uint64_t pfr__mpsc_load_prod(struct pfr_mpsc_ctl *c)
+{
+	/* purpose: pairs with R (the release CAS on prod_pos) of the
+	 * producer that stored it: see above */
+	return pfr_smp_load_acquire(&c->prod_pos);
+}
+
 /* BLOCK: waits for the reader to move cons_pos from `seen` (or the
  * deadline).  Holds no reservation and announces none. */
 static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
@@ -649,9 +709,14 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 		pfr__place(&end, size, p->mask);
 		if ((pos & 7) || end - p->cons_cache > ring) {
 			cons = pfr__mpsc_load_cons(c); /* A */
-			/* prod_pos again, after cons_pos: the reader may have
-			 * read past the position loaded first */
-			pos = PFR_READ_ONCE(c->prod_pos);
+			pos = pfr__mpsc_load_prod(c);
+			/* Honest positions: cons <= pos by H (see
+			 * pfr__mpsc_load_prod()); pos - cons > ring only
+			 * when the reader freed space between the two loads
+			 * and producers took it: cons again, now at least
+			 * what the producer of pos had seen. */
+			if ((int64_t)(pos - cons) > (int64_t)ring)
+				cons = pfr__mpsc_load_cons(c); /* A */
 			end = pos;
 			if (p->lost)
 				pfr__place(&end, lost_size, p->mask);
@@ -695,10 +760,10 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 		struct pfr_lost_record lr;
 
 		at = pfr__place(&end, lost_size, p->mask);
-		if (at != pos)
-			PFR_WRITE_ONCE(*(uint64_t *)(d + (pos & p->mask)),
-				       pfr__mpsc_hdr(PFR_RECORD_PAD, p->index,
-						     at - pos));
+		if (at != pos) /* H */
+			pfr__mpsc_store_hdr(p, pos,
+					    pfr__mpsc_hdr(PFR_RECORD_PAD,
+							  p->index, at - pos));
 		/* BUSY first: nothing is stored into a record's space
 		 * before its header, so a hole's words are all zero up to
 		 * its owner's end (pfr__mpsc_hole() tells a stale
@@ -706,9 +771,7 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 		 * the payload stored under a zero header, two dead
 		 * announcements at one place (one stale) both failed the
 		 * zero check: the ring stalled for good. */
-		PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
-			       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index,
-					     lost_size));
+		pfr__mpsc_store_busy(p, at, lost_size); /* H */
 		lr.id = p->index;
 		lr.lost = p->lost;
 		memcpy(d + (at & p->mask) + 8, &lr.id, 16);
@@ -721,12 +784,10 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 		pos = end;
 	}
 	at = pfr__place(&end, size, p->mask);
-	if (at != pos)
-		PFR_WRITE_ONCE(
-			*(uint64_t *)(d + (pos & p->mask)),
-			pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
-	PFR_WRITE_ONCE(*(uint64_t *)(d + (at & p->mask)),
-		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, size));
+	if (at != pos) /* H */
+		pfr__mpsc_store_hdr(
+			p, pos, pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
+	pfr__mpsc_store_busy(p, at, size); /* H */
 	if (p->wait_flag)
 		__atomic_fetch_add(&c->records, 1, __ATOMIC_RELAXED);
 	p->res_pos = at;
@@ -772,8 +833,7 @@ static int pfr__mpsc_burst_fast(struct pfr_mpsc_producer *p, uint32_t type,
 		pfr_cpu_relax();
 	}
 	at = p->data + (pos & mask);
-	PFR_WRITE_ONCE(*(uint64_t *)at,
-		       pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, span));
+	pfr__mpsc_store_busy(p, pos, span); /* H */
 	if (p->wait_flag)
 		__atomic_fetch_add(&c->records, n, __ATOMIC_RELAXED);
 	for (size_t i = 1; i < n; i++) {

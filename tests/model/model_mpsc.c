@@ -112,6 +112,7 @@ size_t pfr_model_mpsc_fields(struct pfr_model_field *f, size_t max)
 	F(records);
 	F(cons_pos);
 	F(free_pos);
+	F(lost_upto);
 	F(reader_owner);
 	F(reader_start);
 	F(writer_waiting);
