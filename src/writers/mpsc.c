@@ -1118,8 +1118,19 @@ static int pfr__mpsc_busy(struct pfr_mpsc_reader *r,
 		r->last_check = now;
 		if (pfr__mpsc_owner_gone(&table[h->misc],
 					 h->type & PFR_MPSC_GEN_MASK,
-					 PFR_MPSC_GEN_MASK))
+					 PFR_MPSC_GEN_MASK)) {
+			/* The header again, now that its owner is known
+			 * dead: it may have committed before it died (the
+			 * BUSY header we hold was loaded before the check).
+			 * Its death, as this thread learned it (the kernel
+			 * reaped the thread, then our read of /proc, both
+			 * under the task's locks), orders its last stores
+			 * before this load (C2). */
+			if (pfr__mpsc_load_hdr(r, r->tail & r->mask) !=
+			    pfr__mpsc_hdr(h->type, h->misc, h->size))
+				return 1; /* not BUSY any more: read it */
 			return pfr__mpsc_skip_dead(r, r->tail + h->size);
+		}
 	}
 	return pfr__mpsc_stalled(r);
 }

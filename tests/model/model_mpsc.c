@@ -72,7 +72,6 @@ static uint64_t pfr__mpsc_pidns(void)
 #define PFR_MODEL_MPSC_MAXW 4 /* payload words */
 
 int pfr_model_mpsc_armed[PFR_MODEL_MPSC_MAXT];
-unsigned long pfr_model_mpsc_spurious;
 
 static struct pfr_model_mpsc {
 	struct pfr_model_mpsc_cfg cfg;
@@ -253,20 +252,6 @@ void pfr_model_mpsc_producer(unsigned i)
 		} else {
 			err = pfr_mpsc_write(p, PFR_MODEL_MPSC_TYPE, buf, len);
 		}
-		if ((err == -PFR_E_HEAD_AHEAD || err == -PFR_E_HEAD_BEHIND) &&
-		    !x->cfg.strict) {
-			/* the known bugs (tests/model/README.md, "Bugs
-			 * found"): a spurious HEAD_AHEAD from a stale
-			 * cons_pos, a spurious HEAD_BEHIND from a cons_pos
-			 * past a PAD record whose CAS is not visible; the
-			 * caller's only recourse is to try again, which the
-			 * model does */
-			pfr_model_mpsc_spurious++;
-			/* a burst's records before the failed one stay */
-			x->committed[i] += (unsigned)(p->records - before);
-			k += (unsigned)(p->records - before) - 1;
-			continue;
-		}
 		if (err == 0)
 			x->committed[i] += n;
 		else if (err == -PFR_E_NOSPC && x->cfg.drop)
@@ -358,23 +343,12 @@ void pfr_model_mpsc_reader(void)
 					PFR_MODEL_SITE);
 		} else {
 			avail = pfr_mpsc_begin(r);
-			pfr_model_check(avail >= 0 ||
-						(!x->cfg.strict &&
-						 avail == -PFR_E_HEAD_BEHIND),
-					"pfr_mpsc_begin failed", PFR_MODEL_SITE);
+			pfr_model_check(avail >= 0, "pfr_mpsc_begin failed",
+					PFR_MODEL_SITE);
 		}
 		while ((rc = pfr_mpsc_next(r, &rec)) == 1) {
 			pfr_model_mpsc_check(&rec, last, got, &lost);
 			n++;
-		}
-		if (!x->cfg.strict &&
-		    (rc == -PFR_E_HEAD_BEHIND || avail == -PFR_E_HEAD_BEHIND)) {
-			/* the known bug (README.md, "Bugs found"): past a
-			 * PAD record, prod_pos may not be visible yet; the
-			 * reader tries again */
-			pfr_model_mpsc_spurious++;
-			rc = 0;
-			avail = 0;
 		}
 		pfr_model_check(rc == 0 || rc == -PFR_E_STALLED,
 				rc == -PFR_E_LAYOUT ? "pfr_mpsc_next: LAYOUT"

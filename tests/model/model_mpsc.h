@@ -75,15 +75,10 @@ struct pfr_model_mpsc_cfg {
 	int stall; /* the clock runs: stalls time out, deaths are seen */
 	unsigned death_at[PFR_MODEL_MPSC_MAXT];
 	int death[PFR_MODEL_MPSC_MAXT]; /* enum pfr_model_mpsc_death */
-	int strict; /* a -PFR_E_HEAD_AHEAD from pfr_mpsc_write fails the
-		     * case (else the producer tries again and the harness
-		     * counts it) */
 };
 
 /* The tid gettid gives in the harness's before() (set by open). */
 extern uint32_t pfr_model_mpsc_before_tid;
-/* Spurious -PFR_E_HEAD_AHEAD returns the producers retried. */
-extern unsigned long pfr_model_mpsc_spurious;
 /* Set by producer i before the write at which it may die. */
 extern int pfr_model_mpsc_armed[PFR_MODEL_MPSC_MAXT];
 
