@@ -1181,8 +1181,10 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 	if (r->last_check && now - r->last_check < PFR__MPSC_CHECK_NS)
 		return pfr__mpsc_stalled(r);
 	r->last_check = now;
-	/* C1: as in pfr__mpsc_begin_slow() (prod_pos only grows: a later
-	 * value bounds the hole's record as well) */
+	/* C1: pairs with R (the release CAS on prod_pos) in
+	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow(): the
+	 * announcement (N) of every reservation below lim before the
+	 * loads of the announcements below */
 	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
 	for (uint32_t i = 0; i < r->max_producers; i++) {
 		struct pfr_mpsc_slot *s = &table[i];
@@ -1242,9 +1244,14 @@ int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r)
 	r->head = r->tail;
 	if (r->stall_pos != r->tail && ++r->idle % PFR__MPSC_IDLE_POLLS)
 		return 0;
-	/* C1: pairs with R (the CAS on prod_pos, release) in
-	 * pfr_mpsc_reserve(): the announcements before the position */
-	h = pfr_smp_load_acquire(&r->ctl->prod_pos);
+	/* Relaxed: nothing is read on the strength of this value.  The
+	 * header at the tail is loaded with its own acquire (C2), and the
+	 * announcements are loaded by pfr__mpsc_hole() after its own load
+	 * of prod_pos (C1).  Nor can it be below the tail: the tail passed
+	 * only headers stored (B, H) after their reservation's CAS, which
+	 * therefore happens before this load (coherence), or holes
+	 * bounded by a prod_pos this thread loaded before. */
+	h = PFR_READ_ONCE(r->ctl->prod_pos);
 	err = pfr__head_check(h, r->tail, r->mask + 1);
 	if (err)
 		return err;
@@ -1371,8 +1378,8 @@ static int64_t pfr__mpsc_ready(struct pfr_mpsc_reader *r, uint64_t mark,
 			       uint32_t wb, uint32_t wr)
 {
 	for (;;) {
-		/* C1: pairs with R, as in pfr__mpsc_begin_slow() */
-		uint64_t prod = pfr_smp_load_acquire(&r->ctl->prod_pos);
+		/* relaxed, as in pfr__mpsc_begin_slow() */
+		uint64_t prod = PFR_READ_ONCE(r->ctl->prod_pos);
 		int err = pfr__head_check(prod, r->tail, r->mask + 1);
 		int64_t avail = (int64_t)(prod - r->tail);
 		struct pfr_record_header h;

@@ -719,7 +719,7 @@ void make_cases()
 		{"relaxed-R", dcas,
 		 "pfr_mpsc_reserve:cas|pfr__mpsc_reserve_slow:cas",
 		 RACE_OR_VALUE, "the reservation's CAS without release", RS},
-		{"relaxed-C1", dcas, "pfr__mpsc_begin_slow|pfr__mpsc_ready",
+		{"relaxed-C1", dcas, "pfr__mpsc_hole:load:prod_pos",
 		 RACE_OR_VALUE, "prod_pos loaded without acquire", RS},
 		{"relaxed-N", dcas, "pfr__mpsc_announce", RACE_OR_VALUE,
 		 "announcement's res_pos stored without release", RS},
