@@ -33,6 +33,19 @@ The group's files, from litmus/group.table (see its header):
                                    L, S, F and R of group.c cites a file
                                    of the table
 
+The shared MPSC ring's files, from litmus/mpsc.table (see its header):
+
+  litmus-gen.py mpsc-shipped DIR   write every "mutant" row as
+                                   DIR/FILE.litmus, from its shape's file
+  litmus-gen.py mpsc-check-code    TAP: every "barrier" row against
+                                   include/perfring/mpsc.h and
+                                   src/writers/mpsc.c (tools/mutate.py's
+                                   barriers, and the CAS of the macros
+                                   that wrap pfr__mpsc_cas()) and against
+                                   its shape's file; every N, R, H, B, C1,
+                                   C2, A and D there cites a file of the
+                                   table
+
 Python 3 standard library only.  The files speak the C dialect of herd7's
 Linux-kernel memory model (tools/memory-model in the kernel tree).
 """
@@ -816,7 +829,9 @@ GROUP_TABLE = os.path.join(TOP, "litmus", "group.table")
 GROUP_SRC = "src/writers/group.c"
 
 
-def read_group_table(path=GROUP_TABLE):
+def read_group_table(path=GROUP_TABLE, kind_words=1):
+    """shape, barrier and mutant rows; a barrier's KIND is kind_words
+    words (litmus/mpsc.table: "CAS release")."""
     shapes, barriers, mutants = [], [], []
     for n, line in enumerate(open(path, encoding="utf-8"), 1):
         line = line.rstrip("\n")
@@ -827,9 +842,10 @@ def read_group_table(path=GROUP_TABLE):
         parts = [x.strip() for x in rest.split(" | ")] if rest else []
         if w[0] == "shape" and len(w) == 2 and not parts:
             shapes.append(w[1])
-        elif w[0] == "barrier" and len(w) == 5 and len(parts) == 1:
+        elif w[0] == "barrier" and 5 <= len(w) <= 4 + kind_words and \
+                len(parts) == 1:
             barriers.append({"shape": w[1], "label": w[2], "fn": w[3],
-                             "kind": w[4], "line": parts[0]})
+                             "kind": " ".join(w[4:]), "line": parts[0]})
         elif w[0] == "mutant" and len(w) == 5 and len(parts) == 3:
             mutants.append({"shape": w[1], "file": w[2], "result": w[3],
                             "race": w[4], "line": parts[0],
@@ -893,8 +909,8 @@ def render_group_mutant(m):
     return "\n".join(out)
 
 
-def cmd_group_shipped(outdir):
-    _, _, mutants = read_group_table()
+def cmd_group_shipped(outdir, table=GROUP_TABLE, kind_words=1):
+    _, _, mutants = read_group_table(table, kind_words)
     os.makedirs(outdir, exist_ok=True)
     for m in mutants:
         write(os.path.join(outdir, m["file"] + ".litmus"),
@@ -966,6 +982,137 @@ def cmd_group_check_code():
     return 1 if bad else 0
 
 
+# ---- the shared MPSC ring's files (litmus/mpsc.table) ----
+
+MPSC_TABLE = os.path.join(TOP, "litmus", "mpsc.table")
+MPSC_SRCS = ("include/perfring/mpsc.h", "src/writers/mpsc.c")
+# the labels of the ring's pairings: each such barrier cites a file
+MPSC_LABELS = ("N", "R", "H", "B", "C1", "C2", "A", "D")
+
+
+class MacroSite:
+    """A CAS that tools/mutate.py does not see: a call of a macro whose
+    definition passes __ATOMIC_<ORDER> to pfr__mpsc_cas()."""
+
+    def __init__(self, path, line, func, label, kind, cite_lines):
+        self.path, self.line, self.func = path, line, func
+        self.label, self.kind, self.cite_lines = label, kind, cite_lines
+        self.id = "%s:%d" % (path, line)
+
+
+def mpsc_macro_sites(mutate):
+    """Every call of a macro that wraps pfr__mpsc_cas() with an ordering
+    other than relaxed, in MPSC_SRCS: its label and the lines cited for it
+    are the macro definition's (its comment, in or above the definition);
+    its function the caller's."""
+    texts = {p: open(os.path.join(TOP, p), encoding="utf-8").read()
+             for p in MPSC_SRCS}
+    macros = {}
+    for p, text in texts.items():
+        lines = text.split("\n")
+        for i, ln in enumerate(lines):
+            m = re.match(r"\s*#\s*define\s+(\w+)\(", ln)
+            if not m:
+                continue
+            j = i
+            while lines[j].rstrip().endswith("\\"):
+                j += 1
+            body = "\n".join(lines[i:j + 1])
+            o = re.search(r"pfr__mpsc_cas\s*\(.*?__ATOMIC_(\w+)", body, re.S)
+            if not o or o.group(1) == "RELAXED" or m.group(1) == "pfr__mpsc_cas":
+                continue
+            k = i - 1
+            above = []
+            while k >= 0 and re.match(r"^\s*(/\*|\*|//)", lines[k]):
+                above.insert(0, lines[k])
+                k -= 1
+            cl = above + lines[i:j + 1]
+            com = " ".join(re.sub(r"^\s*(/\*+|\*+/?|//)\s?", "",
+                                  re.sub(r"\\\s*$", "", x).strip())
+                           for x in lines[i + 1:j + 1])
+            lm = mutate.LABEL_RE.match(com)
+            label = lm.group(1) if lm else (
+                "purpose" if re.search(r"purpose:", com, re.I) else "?")
+            macros[m.group(1)] = (label, "CAS %s -> relaxed" %
+                                  o.group(1).lower(), cl)
+    sites = []
+    for p, text in texts.items():
+        lines = text.split("\n")
+        for i, ln in enumerate(lines):
+            if re.match(r"\s*#\s*define", ln) or \
+                    re.match(r"^\s*(\*|/\*|//)", ln):
+                continue
+            for name, (label, kind, cl) in macros.items():
+                if re.search(r"\b%s\s*\(" % name, ln):
+                    sites.append(MacroSite(p, i + 1,
+                                           mutate.function_of(lines, i),
+                                           label, kind, cl))
+    return sites
+
+
+def cmd_mpsc_check_code():
+    shapes, barriers, mutants = read_group_table(MPSC_TABLE, 2)
+    mutate = load_mutate()
+    sites = [s for s in mutate.discover(TOP) if s.path in MPSC_SRCS]
+    sites += mpsc_macro_sites(mutate)
+    src = {p: open(os.path.join(TOP, p), encoding="utf-8").read().split("\n")
+           for p in MPSC_SRCS}
+    n, bad = 0, 0
+
+    def tap(ok, what):
+        nonlocal n, bad
+        n += 1
+        bad += not ok
+        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
+
+    def cites(s):
+        """The litmus files cited at site s: a macro's comment, or the
+        barrier's line, the statement's lines above it and the comment
+        block above (as group-check-code reads them)."""
+        if isinstance(s, MacroSite):
+            block = s.cite_lines
+        else:
+            lines = src[s.path]
+            j = s.line - 1
+            block = [lines[j]]
+            k = j - 1
+            while k >= 0 and (re.match(r"^\s*(/\*|\*|//)", lines[k]) or
+                              not re.search(r"[;{}]\s*(/\*.*\*/)?\s*$",
+                                            lines[k])):
+                block.insert(0, lines[k])
+                k -= 1
+        return set(re.findall(r"litmus/([\w.+-]+)\.litmus", " ".join(block)))
+
+    for b in barriers:
+        label = "purpose" if b["label"] == "-" else b["label"]
+        hits = [s for s in sites if s.func == b["fn"] and
+                s.label == label and s.kind.startswith(b["kind"])]
+        files = {b["shape"]} | {m["file"] for m in mutants
+                                if m["shape"] == b["shape"]}
+        citing = [s for s in hits if cites(s) & files]
+        tap(bool(citing), "%s %s in %s() citing litmus/%s.litmus or a "
+            "mutant of it (%s)" % (
+                b["kind"], b["label"], b["fn"], b["shape"],
+                ", ".join(s.id for s in citing) or
+                "found: " + (", ".join(s.id for s in hits) or "none")))
+        lines = open(os.path.join(TOP, "litmus", b["shape"] + ".litmus"),
+                     encoding="utf-8").read().split("\n")
+        tap(find_line(lines, b["line"]) >= 0, "litmus/%s.litmus has %r" %
+            (b["shape"], b["line"]))
+    # every barrier labelled with a pairing of the ring cites a file of
+    # the table, and every shape has a barrier row
+    known = set(shapes) | {m["file"] for m in mutants}
+    for s in sites:
+        if s.label in MPSC_LABELS:
+            tap(bool(cites(s) & known), "%s (%s in %s()) cites an mpsc "
+                "litmus file" % (s.id, s.label, s.func))
+    for sh in shapes:
+        tap(any(b["shape"] == sh for b in barriers),
+            "litmus/%s.litmus: a barrier row ties it to the code" % sh)
+    print("1..%d" % n)
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "shipped" and len(argv) == 3:
         cmd_shipped(argv[2])
@@ -981,6 +1128,10 @@ def main(argv):
         cmd_group_shipped(argv[2])
     elif len(argv) == 2 and argv[1] == "group-check-code":
         return cmd_group_check_code()
+    elif len(argv) == 3 and argv[1] == "mpsc-shipped":
+        cmd_group_shipped(argv[2], MPSC_TABLE, 2)
+    elif len(argv) == 2 and argv[1] == "mpsc-check-code":
+        return cmd_mpsc_check_code()
     else:
         sys.stderr.write(__doc__)
         return 2

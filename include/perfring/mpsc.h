@@ -453,6 +453,7 @@ PFR_API void pfr__mpsc_wake_writers(struct pfr_mpsc_reader *r);
 #define pfr__mpsc_cas_release(p, expp, v)                                      \
 	/* R: pairs with C1 (load_acquire of prod_pos) in the reader's */      \
 	/* stall path: the announcement before the position it names */        \
+	/* (R pairs with C1: litmus/mpsc-reserve.litmus) */                    \
 	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_RELEASE)
 
 /* The header word of {type, misc, size}: the perf header's bytes, loaded
@@ -477,7 +478,8 @@ PFR__INLINE void pfr__mpsc_announce(struct pfr_mpsc_producer *p, uint64_t pos,
 	PFR_WRITE_ONCE(p->slot->res_end, end);
 	/* N: pairs with the load_acquire of res_pos in the reader's
 	 * pfr__mpsc_hole(): this producer's earlier commit (B) before the
-	 * announcement that replaces the one naming it */
+	 * announcement that replaces the one naming it
+	 * (litmus/mpsc-announce.litmus) */
 	pfr_smp_store_release(&p->slot->res_pos, pos);
 }
 
@@ -491,7 +493,7 @@ PFR__INLINE void pfr__mpsc_store_hdr(struct pfr_mpsc_producer *p, uint64_t pos,
 	 * header, so that a reader that moves past the header (a PAD, or
 	 * a dead owner's BUSY record) and frees it (D) has the CAS before:
 	 * cons_pos never passes a prod_pos loaded after it (a producer's
-	 * reserve, the reader's begin) */
+	 * reserve, the reader's begin): litmus/mpsc-pad.litmus */
 	pfr_smp_store_release((uint64_t *)(p->data + (pos & p->mask)), hdr);
 }
 
@@ -509,7 +511,8 @@ PFR__INLINE uint64_t pfr__mpsc_load_hdr(const struct pfr_mpsc_reader *r,
 					uint64_t off)
 {
 	/* C2: pairs with B (store_release of the committed header) in
-	 * pfr__mpsc_finish(): the header before the payload loads */
+	 * pfr__mpsc_finish(): the header before the payload loads
+	 * (litmus/mpsc-commit.litmus); and with H (litmus/mpsc-pad.litmus) */
 	return pfr_smp_load_acquire((const uint64_t *)(r->data + off));
 }
 
@@ -564,7 +567,8 @@ PFR__INLINE void pfr__mpsc_commit_wake(struct pfr_mpsc_producer *p,
 				       uint64_t pos, uint64_t end)
 {
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-	 * pfr_mpsc_wait(): header store before reader_waiting load */
+	 * pfr_mpsc_wait(): header store before reader_waiting load
+	 * (litmus/mpsc-wake-commit.litmus) */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(p->ctl->reader_waiting))
 		pfr__mpsc_wake_reader(p, pos, end);
@@ -578,7 +582,8 @@ PFR__INLINE void pfr__mpsc_finish(struct pfr_mpsc_producer *p, uint32_t type)
 	if (!size)
 		return;
 	/* B (commit): pairs with C2 (load_acquire of the header) in
-	 * pfr_mpsc_next(): the payload before the committed header */
+	 * pfr_mpsc_next(): the payload before the committed header
+	 * (litmus/mpsc-commit.litmus) */
 	pfr_smp_store_release((uint64_t *)(p->data + (pos & p->mask)),
 			      pfr__mpsc_hdr(type, p->index, size));
 	p->res_size = 0;
@@ -676,7 +681,7 @@ PFR__INLINE void pfr__mpsc_end_wake(struct pfr_mpsc_reader *r)
 {
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
 	 * pfr__mpsc_wait_space(): cons_pos store before the writer_waiting
-	 * load */
+	 * load (litmus/mpsc-wake-space.litmus) */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(r->ctl->writer_waiting))
 		pfr__mpsc_wake_writers(r);
@@ -708,7 +713,7 @@ PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r)
 		       r->tail);
 	/* D: pairs with A (load_acquire of cons_pos) in
 	 * pfr__mpsc_reserve_slow(): the record loads and the zeroing
-	 * before the store that frees their space */
+	 * before the store that frees their space (litmus/mpsc-reuse.litmus) */
 	pfr_smp_store_release(&r->ctl->cons_pos, r->tail);
 	r->published = r->tail;
 	if (r->flags & 1u) /* BLOCK ring */

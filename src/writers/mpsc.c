@@ -49,6 +49,7 @@ struct pfr_mpsc {
 /* The slot claim's CAS (acquire and release: the claim orders the slot's
  * earlier state before our stores to it, and our stores after it). */
 #define pfr__mpsc_cas_acqrel(p, expp, v)                                       \
+	/* the leave with the claim: litmus/mpsc-slot-handover.litmus */       \
 	/* purpose: the slot claim, pairs with itself and with the leave */    \
 	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQ_REL)
 
@@ -434,7 +435,8 @@ static uint64_t pfr__mpsc_start_word(uint64_t start, uint32_t gen)
  */
 static int pfr__mpsc_reusable(struct pfr_mpsc_ctl *c, struct pfr_mpsc_slot *s)
 {
-	/* A: as in pfr__mpsc_load_cons(); also orders the reader's
+	/* A: pairs with D, as in pfr__mpsc_load_cons()
+	 * (litmus/mpsc-reuse.litmus); also orders the reader's
 	 * lost_reported stores (before its D) before our load of it */
 	uint64_t cons = pfr_smp_load_acquire(&c->cons_pos);
 	uint64_t prod = PFR_READ_ONCE(c->prod_pos);
@@ -600,7 +602,7 @@ static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
 {
 	/* A: pairs with D (store_release of cons_pos) in pfr_mpsc_end():
 	 * the reader's loads and zeroing of the freed records before our
-	 * stores into them */
+	 * stores into them (litmus/mpsc-reuse.litmus) */
 	return pfr_smp_load_acquire(&c->cons_pos);
 }
 
@@ -623,7 +625,7 @@ static inline uint64_t pfr__mpsc_load_cons(struct pfr_mpsc_ctl *c)
 static inline uint64_t pfr__mpsc_load_prod(struct pfr_mpsc_ctl *c)
 {
 	/* purpose: pairs with R (the release CAS on prod_pos) of the
-	 * producer that stored it: see above */
+	 * producer that stored it: see above (litmus/mpsc-prod-bound.litmus) */
 	return pfr_smp_load_acquire(&c->prod_pos);
 }
 
@@ -654,7 +656,8 @@ static int pfr__mpsc_wait_space(struct pfr_mpsc_producer *p, uint64_t seen,
 	}
 	PFR_WRITE_ONCE(c->writer_waiting, 1);
 	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
-	 * pfr_mpsc_end(): writer_waiting store before the cons_pos load */
+	 * pfr_mpsc_end(): writer_waiting store before the cons_pos load
+	 * (litmus/mpsc-wake-space.litmus) */
 	pfr_smp_mb();
 	if (PFR_READ_ONCE(c->cons_pos) != seen)
 		return 0;
@@ -776,7 +779,8 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 		lr.lost = p->lost;
 		memcpy(d + (at & p->mask) + 8, &lr.id, 16);
 		/* B (commit): pairs with C2 (load_acquire of the header)
-		 * in pfr_mpsc_next(): the LOST payload before its header */
+		 * in pfr_mpsc_next(): the LOST payload before its header
+		 * (litmus/mpsc-commit.litmus) */
 		pfr_smp_store_release(
 			(uint64_t *)(d + (at & p->mask)),
 			pfr__mpsc_hdr(PFR_RECORD_LOST, p->index, lost_size));
@@ -923,8 +927,8 @@ void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
 	/* what no LOST record carries, for the slot's next owner */
 	PFR_WRITE_ONCE(s->lost_left, p->lost);
 	/* purpose: the counters before the slot is free; pairs with the
-	 * CAS (acq_rel) of the next join and with the load_acquire in
-	 * pfr__mpsc_owner_gone() */
+	 * CAS (acq_rel) of the next join (litmus/mpsc-slot-handover.litmus)
+	 * and with the load_acquire in pfr__mpsc_owner_gone() */
 	pfr_smp_store_release(&s->owner, (p->lock_word >> 32) << 32);
 	p->slot = NULL;
 	p->max_record = 0; /* reserve and write: -PFR_E_INVAL from now */
@@ -994,8 +998,12 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 	PFR_WRITE_ONCE(c->reader_start, start);
 	tail = PFR_READ_ONCE(c->cons_pos);
 	freed = PFR_READ_ONCE(c->free_pos);
-	/* C1: pairs with R; only bounds the range checked below */
-	prod = pfr_smp_load_acquire(&c->prod_pos);
+	/* Relaxed: only bounds the range checked below.  The previous
+	 * reader's stores (free_pos, cons_pos) reach us through its death,
+	 * which pfr__mpsc_tid_dead() learned from the kernel; the
+	 * reservations below them happened before those stores, so a load
+	 * of prod_pos after them is not below them (coherence). */
+	prod = PFR_READ_ONCE(c->prod_pos);
 	memset(r, 0, sizeof(*r));
 	r->ctl = c;
 	r->m = m;
@@ -1021,7 +1029,8 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 		/* the previous reader was killed while freeing what it had
 		 * read: finish its zeroing, then free it (D) */
 		pfr__mpsc_zero((unsigned char *)r->data, r->mask, tail, freed);
-		/* D: as in pfr_mpsc_end() */
+		/* D: pairs with A, as in pfr_mpsc_end()
+		 * (litmus/mpsc-reuse.litmus) */
 		pfr_smp_store_release(&c->cons_pos, freed);
 		r->tail = r->head = r->published = freed;
 	}
@@ -1184,11 +1193,13 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 	/* C1: pairs with R (the release CAS on prod_pos) in
 	 * pfr_mpsc_reserve() and pfr__mpsc_reserve_slow(): the
 	 * announcement (N) of every reservation below lim before the
-	 * loads of the announcements below */
+	 * loads of the announcements below
+	 * (litmus/mpsc-reserve.litmus) */
 	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
 	for (uint32_t i = 0; i < r->max_producers; i++) {
 		struct pfr_mpsc_slot *s = &table[i];
-		/* N: as below */
+		/* N: pairs with N in pfr__mpsc_announce(), as below
+		 * (litmus/mpsc-announce.litmus) */
 		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
 		uint64_t re = PFR_READ_ONCE(s->res_end);
 
@@ -1199,9 +1210,12 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 		struct pfr_mpsc_slot *s = &table[i];
 		/* N: pairs with the store_release of res_pos in
 		 * pfr__mpsc_announce(): an announcement that no longer
-		 * names the tail comes after its owner's commit there */
+		 * names the tail comes after its owner's commit there
+		 * (litmus/mpsc-announce.litmus) */
 		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
 		uint64_t re = PFR_READ_ONCE(s->res_end);
+		/* purpose: as in pfr__mpsc_owner_gone(); pairs with the CAS
+		 * (acq_rel) in pfr_mpsc_join() and the leave's release */
 		uint64_t owner = pfr_smp_load_acquire(&s->owner);
 
 		if (tail - rp >= re - rp || re - tail > left || (re & 7))
@@ -1436,7 +1450,7 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 		PFR_WRITE_ONCE(c->reader_waiting, 1);
 		/* purpose: store-buffering hand-shake; pairs with smp_mb()
 		 * in pfr__mpsc_finish(): reader_waiting store before the
-		 * header and prod_pos loads */
+		 * header and prod_pos loads (litmus/mpsc-wake-commit.litmus) */
 		pfr_smp_mb();
 		rc = pfr__mpsc_ready(r, mark, wb, wr);
 		if (rc) {

@@ -370,6 +370,7 @@ void pfr_model_mpsc_reader(void)
 		}
 		pfr_mpsc_end(r);
 		if (done == nt && rc == 0 &&
+		    /* C1: pairs with R, as in pfr__mpsc_begin_slow() */
 		    r->tail == pfr_smp_load_acquire(&r->ctl->prod_pos))
 			break; /* every producer ended, all read */
 		if (!n)

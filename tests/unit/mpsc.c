@@ -903,6 +903,7 @@ static void test_stale_overshoot(void)
 			   "after 1: the live reservation stalls the reader");
 			/* q writes its record (as a commit would) */
 			memset(d + (qpos & 4095) + 8, 0x5c, 24);
+			/* B: pairs with C2, as in pfr__mpsc_finish() */
 			pfr_smp_store_release((uint64_t *)(d + (qpos & 4095)),
 					      h);
 			rc = drain(&r, NULL, 0);
