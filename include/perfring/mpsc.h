@@ -3,92 +3,134 @@
  * <perfring/mpsc.h> - one shared ring, many producers, one reader (the BPF
  * ring buffer's model, in user space, across threads and processes).
  *
- * Producers reserve space by advancing one shared producer position under
- * a short lock, write the record's header with a BUSY marker, then fill
- * the payload in place and commit it (the header's final type replaces
- * BUSY with one release store) or discard it (DISCARD replaces BUSY).
- * Records become readable in reservation order: the reader stops at the
- * first BUSY record and never reads past it.  The records are perf records
- * as in <perfring/ring.h> (the reader hands out struct pfr_record), with
- * misc holding the writing producer's index.
+ * A producer announces the range it means to take in its own slot of the
+ * producer table, takes it with one compare-and-swap on the shared
+ * producer position, then writes the record's header with a BUSY marker,
+ * fills the payload in place and commits it (the final type replaces BUSY
+ * with one release store) or discards it (DISCARD replaces BUSY).  The
+ * reader polls the header at its own position, never the producers' line,
+ * and zeroes what it has read before it frees it: below prod_pos a zero
+ * header is a reservation not written yet, a nonzero one was written in
+ * this lap.  Records come out in reservation order: the reader stops at
+ * the first BUSY or unwritten record.  The records are perf records as in
+ * <perfring/ring.h> (struct pfr_record), misc holding the producer index.
  *
- *   PRODUCER (any number)                      READER (one)
- *   lock(L)            CAS, acquire            prod = LOAD(->prod_pos)  (C1)
- *   cons = LOAD(->cons_pos)            (A)     hdr = LOAD(header)       (C2)
- *   if (space) STORE header = BUSY             if (BUSY) stop
- *   STORE(->prod_pos, new)             (R)     LOAD record
- *   unlock(L)          release                 STORE(->cons_pos, new)   (D)
- *   STORE payload
- *   STORE header = type                (B: commit)
+ *   PRODUCER (any number)                 READER (one)
+ *   pos = LOAD(->prod_pos)                hdr = LOAD(header at tail)  (C2)
+ *   [cons = LOAD(->cons_pos)]      (A)    if (!hdr, 64th poll or stopped)
+ *   STORE slot->res_end = end               prod = LOAD(->prod_pos)   (C1)
+ *   STORE slot->res_pos = pos      (N)    if (BUSY, or 0 below prod) stop
+ *   CAS(->prod_pos, pos, end)      (R)    LOAD record
+ *   STORE header = BUSY (PAD, LOST) (H)   STORE(->free_pos, tail)
+ *   STORE payload                         zero what was read
+ *   STORE header = type            (B)    STORE(->cons_pos, tail)     (D)
+ *
+ * [A] only when the private copy of cons_pos shows too little room; a CAS
+ * that fails starts again from the top.
  *
  * A pairs with D: a producer stores into freed space only after loading
- * the consumer position that freed it, and the reader's loads of a record
- * happen before its store of that position (load buffering; A is an
- * acquire load, D a release store).
- * R pairs with C1: the BUSY header of every reserved record is stored
- * before the producer position that covers it is released, so the reader
- * never reads a header left from the previous lap as if it were new
- * (message passing; R a release store, C1 an acquire load).
+ * the consumer position that freed it, and the reader's loads and zeroing
+ * of that space happen before its store of the position (load buffering;
+ * A an acquire load, D a release store); the private copy is a lower
+ * bound from an earlier A.
+ * R pairs with C1: the announcement (N) is stored before the CAS that
+ * takes the space, so a reader that sees prod_pos past a zero header sees
+ * the announcement naming it (message passing; R a release CAS).
+ * N pairs with the reader's acquire load of res_pos in pfr__mpsc_hole():
+ * an announcement that no longer names the tail comes after its owner's
+ * commit there (B before the next N, in program order).
+ * H pairs with C2: the CAS is ordered before every header stored in the
+ * space it took, so a reader that passes a PAD or a dead owner's BUSY
+ * record and frees it (D) has seen the CAS: cons_pos never passes a
+ * prod_pos loaded after it.
  * B pairs with C2: the payload stores happen before the committed header
  * (a release store of the whole 8-byte header); the reader loads the
  * header with acquire and only then the payload (message passing).
- * The lock's acquire CAS pairs with its release in the unlock: the
- * reservation state (prod_pos, the cached cons_pos, the record count)
- * moves from one holder to the next.
+ * Zeroing: the reader's zero stores come before D, and a producer's H and
+ * B after A, so the zeroes of one lap never land on the next lap's
+ * headers, and a header the reader loads nonzero is this lap's.
  *
- * Why a lock.  Three primitives were candidates: a CAS loop on prod_pos,
- * fetch-add with roll-back, and a lock around the header store and the
- * prod_pos store (the kernel's choice).  With a CAS or a fetch-add,
- * prod_pos moves before the reservation's header is written; the reader
- * then finds, below prod_pos, a header from the previous lap.  Zeroing
- * consumed space closes that window (0 = not written yet), but a producer
- * killed between its CAS and its header store leaves a zero header whose
- * size nobody knows: the ring is stuck for good, and no identity check
- * can help.  Under the lock the header (with the size, the producer's
- * index and its generation) is stored before prod_pos is released, so
- * every reserved record can be skipped once its producer is proven dead;
- * and the reader needs no zeroing pass.  The critical section is a few
- * stores, and it is idempotent, which makes recovery from a dead holder
- * safe: it writes only beyond prod_pos and then prod_pos itself, so a
- * holder killed at any point leaves either no reservation (the header
- * beyond prod_pos is overwritten by the next holder) or a complete BUSY
- * record with its owner's identity.  The lock word holds the owner's
- * generation and index; a producer that cannot take it after a bounded
- * spin checks the owner's liveness and, only when it is proven dead,
- * takes the lock over with a CAS from the dead owner's word.  The
- * measured cost (docs/mpsc.md): see the comparison there with a CAS-based
- * reservation on the same ring format.
+ * Why this design.  The goal: one read-modify-write on one shared line
+ * per reservation, no store into the data area before the space is
+ * taken, a reader that does not poll the producers' line, and a ring that
+ * no producer killed at any instruction can wedge.  Counted per
+ * uncontended reservation (docs/mpsc.md counts the whole paths):
+ * - announce + CAS (chosen): one RMW (the CAS on line 1; a relaxed
+ *   fetch-add of `records` as well on PFR_MPSC_WAIT rings), two stores to
+ *   the producer's own slot, then the headers.  Contended, one CAS per
+ *   attempt, and a lost CAS means another producer's won (lock-free).
+ *   Killed before R: nothing taken; its announcement is stale and names
+ *   space it never took.  Between R and H: the header stays zero, and the
+ *   reader sizes the hole from the announcement.  Between H and B: the
+ *   BUSY header names its owner (index, generation) and its size.
+ * - fetch-and-add with a per-producer intent: one RMW that never fails,
+ *   but the position is known only after it, so the intent that names it
+ *   is stored after the RMW (a producer killed in between leaves a hole
+ *   nothing sizes), and space cannot be checked before it is taken (an
+ *   overshoot owns space still being read, which DROP cannot give back,
+ *   and a reservation across the end must be padded by someone later).
+ * - a queue lock with the header written after publication: first come,
+ *   first served, but one RMW to take it and a store to a shared line to
+ *   pass it on, and a holder or queued waiter preempted or killed stops
+ *   every producer behind it until it runs again or is proven dead and
+ *   its queue repaired.
+ * - combining (one producer reserves for the requests others published):
+ *   one RMW per batch, but a request store and a reply store per record,
+ *   and a combiner preempted or killed holds every request it took.
+ * Only the first is lock-free and keeps every reservation either untaken
+ * or sizable from memory its owner wrote before taking it; it costs a
+ * zeroing reader (a store per consumed word, in the reader's batch) and a
+ * fairness flag.
+ *
+ * Fairness.  A CAS loop is lock-free, not starvation-free.  A producer
+ * that lost PFR__MPSC_FAIR_TRIES CASes raises `starving` (its stamp, on
+ * line 1); the others' fast path sees it and their slow path spins until
+ * it drops, up to a bound, then goes on, so a preempted or dead flag
+ * holder delays each reservation by that spin only, and a flag whose
+ * owner is proven gone (or a malformed one) is cleared.
  *
  * Markers.  BUSY and DISCARD live in the header's type, which perfring
  * already reserves above PFR_RECORD_USER_MAX: BUSY is 0xc0000000 | the
  * producer slot's generation (30 bits), DISCARD is PFR_RECORD_DISCARD.
  * misc holds the producer index and size the record's size, in every
  * state, so a BUSY record can always be skipped and its owner named; the
- * whole header is loaded and stored as one 8-byte word.
+ * whole header is loaded and stored as one 8-byte word.  Nothing is
+ * stored into a record's space before its header (a LOST record's BUSY
+ * header precedes its payload), so an unwritten record is all zero.
  *
- * Stalls and dead producers.  A producer preempted between reserve and
- * commit stalls the reader; the kernel's producers cannot be preempted
- * there, ours can.  The reader stops at the BUSY record (pfr_mpsc_next()
- * returns 0: drained for now), counts the stall and its duration, and
- * after the stall time-out (pfr_mpsc_set_stall(), default 1 s) checks
- * the owner: a producer proven dead (its slot's generation moved on, or
- * its thread id is gone, a zombie, or now another thread: the start time
- * in /proc/<tid>/task/<tid>/stat, field 22, differs from the one recorded
- * at join) can never write into the record again, and the record is
- * skipped as discarded; a live owner makes pfr_mpsc_next() return
- * -PFR_E_STALLED (the reader stays at the record and may call again).
- * The start time is used rather than a pidfd because producers are often
- * threads (a pidfd names a thread group leader before Linux 6.9), because
- * an fd cannot be shared through the ring's memory, and because the check
- * runs only on the stall path.  All producers and the reader must share a
- * pid namespace (join refuses one from another namespace).
+ * Stalls and dead producers.  A producer preempted between its CAS and
+ * its commit stalls the reader; the kernel's producers cannot be
+ * preempted there, ours can.  The reader stops (pfr_mpsc_next() returns
+ * 0: drained for now), counts the stop and its duration, and after the
+ * stall time-out (pfr_mpsc_set_stall(), default 1 s) checks the owner, at
+ * most once a millisecond: a producer proven dead (its slot's generation
+ * moved on, or its thread is gone, a zombie, or another thread: the start
+ * time in /proc/<tid>/task/<tid>/stat, field 22, differs from the one its
+ * join recorded, tagged with the generation) can never write into the
+ * record again.  A dead owner's BUSY record is loaded again (it may have
+ * committed before it died) and then skipped; a zero header is sized by
+ * pfr__mpsc_hole() from the announcements that cover it: all their owners
+ * dead, the longest that covers only zero words and ends neither past
+ * prod_pos nor past the start of another announced reservation.  A live
+ * owner makes pfr_mpsc_next() return -PFR_E_STALLED (the reader stays at
+ * the record and may call again).  Thread start times rather than pidfds:
+ * producers are often threads (a pidfd names a thread group leader before
+ * Linux 6.9), an fd cannot live in the ring's memory, and the check runs
+ * only on the stall path.  All parties share a pid namespace (join
+ * refuses another).  Join claims a slot with a CAS, and only once the
+ * reader has passed its previous owner's announcement.  A reader killed
+ * while zeroing leaves free_pos ahead of cons_pos: the next reader
+ * finishes the zeroing; LOST records read again after a reader's death
+ * are counted once (lost_upto).
  *
  * Hostile shared memory is an input error, never a crash, hang or access
  * out of bounds: a producer position more than the data size ahead of the
- * reader (-PFR_E_HEAD_AHEAD) or behind it (-PFR_E_HEAD_BEHIND), a forged
- * size (-PFR_E_RECSIZE_*), a BUSY header naming a producer slot that does
- * not exist (-PFR_E_LAYOUT), a BUSY header that never clears (-PFR_E_STALLED
- * after the time-out, every call after).
+ * reader (-PFR_E_HEAD_AHEAD), behind it (-PFR_E_HEAD_BEHIND) or misaligned
+ * (-PFR_E_RECSIZE_ALIGN; to a producer, -PFR_E_LAYOUT), a forged size
+ * (-PFR_E_RECSIZE_*), a BUSY header naming a producer slot that does not
+ * exist (-PFR_E_LAYOUT), a BUSY header that never clears or a zero header
+ * no announcement names (-PFR_E_STALLED after the time-out, every call
+ * after), a free_pos out of range (pfr_mpsc_reader(): -PFR_E_LAYOUT).
  *
  * Policies: DROP (a record that does not fit is counted as lost for its
  * producer; a LOST record { id = producer index, lost } precedes the
@@ -304,16 +346,17 @@ PFR_API struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m);
 
 /* Join as a producer: claims a free slot of the producer table (one CAS),
  * or the slot of a producer proven dead, records this thread's id and
- * start time, and fills *p.  -PFR_E_BUSY when every slot is taken by a
- * live producer, -PFR_E_INVAL from another pid namespace.
+ * start time, and fills *p.  A slot is claimed only once the reader has
+ * passed its previous owner's announced reservation.  -PFR_E_BUSY when
+ * no slot is free and passed, -PFR_E_INVAL from another pid namespace.
  * Concurrency: any thread, one struct pfr_mpsc_producer per thread.
  * Progress: lock-free (reads /proc when the table is full). */
 PFR_API int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p);
 /* Leave: discards an open reservation, stores the counters, frees the
  * slot.  Concurrency: the producer's thread.  Progress: wait-free. */
 PFR_API void pfr_mpsc_leave(struct pfr_mpsc_producer *p);
-/* How long pfr_mpsc_reserve() waits for space (BLOCK) and for the
- * reservation lock (both policies): default 1 s; UINT64_MAX: forever. */
+/* How long pfr_mpsc_reserve() waits for space on a BLOCK ring: default
+ * 1 s; UINT64_MAX: forever.  (A DROP ring never waits for space.) */
 PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
 
 /* Reserve space for a record of `len` payload bytes (rounded up to 8) of
@@ -323,15 +366,15 @@ PFR_API void pfr_mpsc_set_timeout(struct pfr_mpsc_producer *p, uint64_t ns);
  * The reader sees nothing of it until pfr_mpsc_commit(), and stops at it
  * until then: commit (or discard) soon.  One reservation at a time per
  * producer.  Returns 0, -PFR_E_NOSPC (DROP: counted as lost),
- * -PFR_E_TIMEDOUT (BLOCK: counted as lost), -PFR_E_STALLED (a live
- * producer held the reservation lock past this producer's time-out:
- * counted as lost), -PFR_E_INVAL (too large, a
+ * -PFR_E_TIMEDOUT (BLOCK: counted as lost), -PFR_E_INVAL (too large, a
  * reserved type, or a reservation already open: not counted), or
  * -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND / -PFR_E_LAYOUT for hostile
- * shared positions (not counted).
+ * shared positions (not counted).  It never returns -PFR_E_STALLED: no
+ * other producer holds anything a reservation waits for.
  * Concurrency: any number of producers at once, each with its own
- * struct pfr_mpsc_producer.  Progress: blocking (a short lock; BLOCK
- * waits for space). */
+ * struct pfr_mpsc_producer.  Progress: DROP lock-free (one CAS per try;
+ * a lost CAS means another producer's won; a raised fairness flag costs a
+ * bounded spin); BLOCK blocking (waits for space, up to the time-out). */
 PFR__INLINE int pfr_mpsc_reserve(struct pfr_mpsc_producer *p, uint32_t type,
 				 size_t len, void **payload);
 /* Make the reserved record readable (B).  Wakes a sleeping reader on
@@ -347,20 +390,21 @@ PFR__INLINE int pfr_mpsc_write(struct pfr_mpsc_producer *p, uint32_t type,
 /* Writes n records of `type`, each of `len` payload bytes, from buf (the
  * payloads back to back, len bytes apart).  When the ring has room for
  * all n in one stretch (no wrap at the end, no LOST record pending, at
- * most PFR_RECORD_MAX bytes in all) they take one lock
- * acquisition, one BUSY header and one producer position store (R); the
- * other headers are plain stores, and one release store of the first
- * header (B) commits them all.  Otherwise the records go one by one as
+ * most PFR_RECORD_MAX bytes in all, no fairness flag raised, the CAS won
+ * within PFR__MPSC_FAIR_TRIES tries) they take one announcement (N), one
+ * CAS on the producer position (R) and one BUSY header (H); the other
+ * headers are plain stores, and one release store of the first header
+ * (B) commits them all.  Otherwise the records go one by one as
  * with pfr_mpsc_write().  Returns 0, -PFR_E_INVAL (as reserve, or n * len
  * overflows: nothing written) or the first record's reserve error (the
  * records before it are written, those after are not tried).
- * Concurrency: as pfr_mpsc_reserve().  Progress: blocking (the lock). */
+ * Concurrency and progress: as pfr_mpsc_reserve(). */
 PFR_API int pfr_mpsc_write_burst(struct pfr_mpsc_producer *p, uint32_t type,
 				 const void *buf, size_t len, size_t n);
 /* Writes a pending LOST record if it fits now (never waits) and stores
  * the producer's counters in its slot.  0, or -PFR_E_NOSPC when the LOST
  * record did not fit (it stays pending).  Concurrency: the producer's
- * thread.  Progress: blocking (the lock). */
+ * thread.  Progress: lock-free (as a DROP reservation). */
 PFR_API int pfr_mpsc_flush(struct pfr_mpsc_producer *p);
 /* The producer's index (misc of its records, id of its LOST records). */
 static inline unsigned
@@ -390,23 +434,27 @@ PFR_API int pfr_mpsc_reader_alive(struct pfr_mpsc *m);
 PFR_API int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r);
 /* Release the reader role (the ring stays). */
 PFR_API void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r);
-/* Start a batch: load the producer position once (C1).  Returns the bytes
- * reserved beyond the reader (committed or not), or -PFR_E_HEAD_AHEAD /
- * -PFR_E_HEAD_BEHIND / -PFR_E_RECSIZE_ALIGN for a hostile position.
- * Concurrency: the reader only.  Progress: wait-free. */
+/* Start a batch: load the header at the reader's position (C2).  Returns
+ * its size when something is written there (committed or not; 8 for a
+ * size 0, which next reports), else 0; every 64th such poll, and every
+ * poll while stopped at an unwritten reservation, it loads the producer
+ * position (C1) and returns the bytes reserved beyond the reader, or
+ * -PFR_E_HEAD_AHEAD / -PFR_E_HEAD_BEHIND / -PFR_E_RECSIZE_ALIGN for a
+ * hostile one.  Concurrency: the reader only.  Progress: wait-free. */
 PFR__INLINE int64_t pfr_mpsc_begin(struct pfr_mpsc_reader *r);
-/* Next committed record before the position begin loaded: 1 with *rec
+/* Next committed record at the reader's position: 1 with *rec
  * filled (payload valid until pfr_mpsc_end()), 0 when drained or stopped
  * at a BUSY record (for now), -PFR_E_STALLED when a BUSY record's live
  * owner held it past the stall time-out, or a -PFR_E_RECSIZE_* /
  * -PFR_E_LAYOUT error for a hostile header (the reader stays at it).
- * Skips PAD and DISCARD records, and BUSY records of dead producers.
+ * Skips PAD and DISCARD records, and BUSY or unwritten records of dead
+ * producers.
  * Concurrency: the reader only.  Progress: wait-free (reads /proc when a
  * stall passes its time-out, at most once per millisecond). */
 PFR__INLINE int pfr_mpsc_next(struct pfr_mpsc_reader *r,
 			      struct pfr_record *rec);
-/* End the batch: store the consumer position (D), freeing what was read;
- * wakes BLOCK producers that sleep for space. */
+/* End the batch: zero what was read, then store the consumer position
+ * (D), freeing it; wakes BLOCK producers that sleep for space. */
 PFR__INLINE void pfr_mpsc_end(struct pfr_mpsc_reader *r);
 /* End the batch, then sleep until a committed record is ready and the
  * reserved bytes or records reach the thresholds, a BUSY record at the

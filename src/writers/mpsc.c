@@ -2,11 +2,11 @@
 /*
  * The shared ring's out-of-line parts (<perfring/mpsc.h> draws the
  * protocol and its pairings): creation and attachment, the producer
- * table (join, leave, liveness), the lock's slow path and its recovery
- * from a dead holder, the reservation's slow path (wrap padding, LOST
- * records, DROP and BLOCK), the reader's slow path (BUSY, PAD, DISCARD
- * and LOST records, stalls, dead producers, hostile headers), the
- * futex waits and the counters.
+ * table (join, leave, liveness), the fairness flag, the reservation's
+ * slow path (wrap padding, LOST records, DROP and BLOCK), the reader's
+ * slow path (BUSY, PAD, DISCARD and LOST records, unwritten reservations
+ * and the sizing of a dead owner's hole, stalls, dead producers, hostile
+ * headers), the futex waits and the counters.
  *
  * The two blocking hand-shakes are the store-buffering shape, as in the
  * single ring (src/ring/ring.c): a side going to sleep stores its "waiting"
