@@ -642,7 +642,7 @@ void make_cases()
 	 * zeroed space reused, the BLOCK wait */
 	const pfr_model_mpsc_cfg proto = C(P, 2, 3, 8, 16);
 	const pfr_model_mpsc_cfg proto3 = C(P, 3, 2, 8, 16, 8);
-	const pfr_model_mpsc_cfg block = spins(C(P, 2, 3, 16, 16), 1);
+	const pfr_model_mpsc_cfg block = spins(C(P, 2, 2, 16, 16), 1);
 	const pfr_model_mpsc_cfg wake = C(W, 2, 2, 8, 8);
 	const pfr_model_mpsc_cfg burst = C(BU, 2, 4, 8, 8);
 	const pfr_model_mpsc_cfg lost = drop(C(P, 2, 3, 16, 16));
