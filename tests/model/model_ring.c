@@ -155,7 +155,8 @@ static void pfr_model_kernel_writer(void)
 			rec[1 + k] = PFR_MODEL_WORD(i, k);
 		memcpy(m->obj.data + (head & (m->cfg.data_size - 1)), rec,
 		       size);
-		/* B: the kernel's smp_wmb() in perf_output_put_handle() */
+		/* B: pairs with C, as the kernel's smp_wmb() in
+		 * perf_output_put_handle() */
 		pfr_smp_wmb();
 		PFR_WRITE_ONCE(pg->data_head, head);
 	}
