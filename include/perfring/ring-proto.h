@@ -337,7 +337,13 @@ PFR__INLINE int pfr__inband_fits(const struct pfr_writer *w, uint64_t head,
  * header equal to the last one that passed (the same 64 bits) needs only
  * the bound, as in pfr_reader_consume().  A header that fails stops the
  * walk; if it is the first unread one, its error is returned (nothing
- * else is readable before it).  Returns the bytes shown (>= 0) or that
+ * else is readable before it).  A PAD that ends the lap is shown only
+ * with the header after it: the writer commits the PAD when it reserves
+ * the record that follows, at the start of the data area, and commits
+ * that record only after its payload; a head-polled ring shows both with
+ * one store of head, and so does this walk (a reader waiting for one
+ * record, begin > 0, then has it); the walk goes on past its stop to
+ * the header after such a PAD.  Returns the bytes shown (>= 0) or that
  * error. */
 PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 {
@@ -349,6 +355,9 @@ PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 	uint64_t ring_end = r->published + mask + 1 - 8 - tail;
 	uint64_t lap_end = mask + 1 - (tail & mask);
 	uint64_t hard, lim, ok_raw = 0, size = 0;
+	/* a PAD ending the lap: where it starts, and where it ends (0: none
+	 * walked) */
+	uint64_t pad_d = 0, pad_end = 0;
 	int err = 0;
 
 	/* the end of the lap d is in (a walk may have ended at one) */
@@ -389,8 +398,20 @@ PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 				break;
 			}
 			d += size;
-			if (d > stop)
-				break; /* the walk's own bound */
+			if (d == lap_end) {
+				struct pfr_record_header hd;
+
+				memcpy(&hd, &raw, sizeof(hd));
+				if (hd.type == PFR_RECORD_PAD) {
+					pad_d = d - size;
+					pad_end = d;
+				}
+			}
+			/* the walk's own bound, but never right after the
+			 * lap's PAD, which would be taken back below: one
+			 * more header, at the start of the data area */
+			if (d > stop && d != pad_end)
+				break;
 			if (d == lap_end) {
 				/* the record (a PAD) ends the lap */
 				p = data;
@@ -406,6 +427,9 @@ PFR__INLINE int64_t pfr__begin_inband(struct pfr_reader *r)
 		d += size;
 		p += size;
 	}
+	/* nothing committed after the lap's PAD yet: not the PAD either */
+	if (d == pad_end)
+		d = pad_d;
 	r->head = tail + d;
 	if (err && !d)
 		return err;

@@ -473,7 +473,9 @@ PFR_API void pfr_writer_flush(struct pfr_writer *w);
  * record headers from where the reader stands (acquire loads, Ci; at
  * most 4 KiB per call) up to the first zero word, and returns what it
  * walked, or a -PFR_E_RECSIZE_* / -PFR_E_HEAD_AHEAD error for a header no
- * honest writer stores when nothing readable comes before it.
+ * honest writer stores when nothing readable comes before it.  As with
+ * head polling, the PAD at the end of the data area is shown only with
+ * the record committed after it.
  * A reader that loops on begin (begin, next or consume, end, begin
  * again) is paced: while its loads keep finding records in small batches
  * (a writer faster than the reader's polls), begin waits a few pauses

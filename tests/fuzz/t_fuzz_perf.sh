@@ -25,13 +25,13 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perf_out.c" \
 	"$top/cli/perf_elf.c" "$top/cli/perf_trace.c" \
 	"$top/cli/cmd_script.c" "$top/util/util.c" \
-	"$top/cli/perf_unwind.c" "$top"/cli/script_*.c \
+	"$top/cli/perf_unwind.c" "$top/cli/perf_zstd.c" "$top"/cli/script_*.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
 	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \
 	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
 	"$top/src/abi/version.c" "$top/src/abi/errors.c" $(pkg-config --cflags --libs libtraceevent \
-	libelf libdw) -liberty -lpthread -lrt 2>"$out/build.log"; then
+	libelf libdw) -liberty -ldl -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	fail "fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"
 	tap_done

@@ -517,12 +517,19 @@ static void test_inband(uint64_t base)
 	rt_put_hdr(data, mask, tail, 1, 40);
 	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_PAST_HEAD,
 	       "in band: 40 bytes with 32 left before the end");
+	/* a PAD to the end is shown with the header after it, not alone */
 	rt_put_hdr(data, mask, tail, PFR_RECORD_PAD, 32);
 	memset(data, 0, 8);
-	is_int(pfr_reader_begin(&r), 32, "a PAD to the end, then zero");
-	is_int(pfr_reader_next(&r, &rec), 0, "the PAD skipped");
+	is_int(pfr_reader_begin(&r), 0, "a PAD to the end, then zero: none");
+	rt_put_hdr(data, mask, tail + 32, 1, 12);
+	is_int(pfr_reader_begin(&r), -PFR_E_RECSIZE_ALIGN,
+	       "a PAD, then a bad header: its error");
+	rt_put_hdr(data, mask, tail + 32, 1, 16);
+	is_int(pfr_reader_begin(&r), 48, "a PAD, then a record: both");
+	ok(pfr_reader_next(&r, &rec) == 1 && rec.pos == tail + 32,
+	   "the PAD skipped, the record read");
 	pfr_reader_end(&r);
-	is_uint(tail, (base & ~mask) + ds, "tail past the PAD");
+	is_uint(tail, (base & ~mask) + ds + 16, "tail past the PAD and it");
 
 	/* a good record, then a bad one: the good one is read, the error
 	 * comes at the next begin, at the bad record */

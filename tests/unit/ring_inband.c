@@ -6,9 +6,12 @@
  * committed records, whatever head says; the wrap (PAD), LOST records,
  * deferred commits and bursts, pfr_reader_consume(); a writer that
  * replaces a dead one resumes after the last committed record; the
- * largest record fits an empty ring; and a writer thread and a reader
- * thread (paced begin, unpaced begin, poll) pass every record, in order,
- * with its contents, through DROP and BLOCK rings.
+ * largest record fits an empty ring; a wrap's PAD is shown only with the
+ * record after it; a writer thread and a reader thread (paced begin,
+ * unpaced begin, poll) pass every record, in order, with its contents,
+ * through DROP and BLOCK rings; and two threads ping-pong records of up
+ * to 65520 bytes over two rings, one at a time, as the bench's latency
+ * cell does.
  */
 #include <pthread.h>
 
@@ -370,7 +373,167 @@ static void test_largest(void)
 	pfr_ring_close(ring);
 }
 
+/* A wrap's PAD is shown only with the record after it, as one store of
+ * head shows both on a head-polled ring: a reader that waits for one
+ * record (a ping-pong) and finds begin > 0 has that record.  The PAD is
+ * committed when the slow path reserves the record after it, so the
+ * record is held between its reserve and its commit here, across many
+ * wraps of records up to the largest. */
+static void test_pad_alone(void)
+{
+	static const size_t lens[] = {256, 1024, 4096, 0};
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct pfr_record rec;
+
+	if (!ok(rt_mkring(&ring, 65536, PFR_POLICY_BLOCK, PFR_ORDER_ACQREL,
+			  PFR_RING_INBAND) == 0,
+		"in-band ring for one record at a time"))
+		return;
+	pfr_ring_writer(ring, &w);
+	pfr_ring_reader(ring, &r);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t len = lens[k] ? lens[k] : pfr_writer_max_payload(&w);
+		long early = 0, bad = 0, wraps = 0;
+
+		for (uint64_t i = 0; wraps < 4 && i < 4000; i++) {
+			uint64_t head = w.head;
+			void *p;
+			int64_t a;
+
+			if (pfr_writer_reserve(&w, 1, len, &p)) {
+				bad++;
+				break;
+			}
+			/* reserved, not committed: nothing to show, not
+			 * even the PAD in front of it */
+			if (pfr_reader_begin_unpaced(&r) != 0)
+				early++;
+			rt_fill(p, len, i);
+			pfr_writer_commit(&w);
+			wraps += w.head - head != pfr__record_size(len);
+			a = pfr_reader_begin(&r);
+			if (a <= 0 || pfr_reader_next(&r, &rec) != 1 ||
+			    rec.len != len ||
+			    rt_check(rec.payload, len, i) >= 0 ||
+			    pfr_reader_next(&r, &rec) != 0)
+				bad++;
+			pfr_reader_end(&r);
+		}
+		ok(!early && !bad && wraps == 4,
+		   "%zu-byte records one at a time, %ld wraps: the PAD shown "
+		   "with its record (%ld early, %ld wrong)",
+		   len, wraps, early, bad);
+	}
+	pfr_ring_close(ring);
+}
+
 /* ---- two threads ---- */
+
+/* A ping-pong over two in-band rings, as the bench's latency cell runs
+ * it: the client writes request i and waits for its echo, the server
+ * waits for a request and echoes it from the request ring into the reply
+ * ring.  Each side takes begin > 0 to mean a record: one record at a
+ * time, and a wrap's PAD must not be shown before the record after it. */
+struct pp_side {
+	struct pfr_writer w;
+	struct pfr_reader r;
+	size_t len;
+	uint64_t n;
+	long bad;
+	int *stop;
+};
+
+static int pp_wait(struct pp_side *s, struct pfr_record *rec)
+{
+	int64_t a;
+
+	while ((a = pfr_reader_begin(&s->r)) == 0)
+		if (__atomic_load_n(s->stop, __ATOMIC_RELAXED))
+			return 0;
+	if (a < 0 || pfr_reader_next(&s->r, rec) != 1) {
+		s->bad++;
+		__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return 1;
+}
+
+static void *pp_server(void *p)
+{
+	struct pp_side *s = (struct pp_side *)p;
+	struct pfr_record rec;
+
+	for (uint64_t i = 0; i < s->n && pp_wait(s, &rec); i++) {
+		if (pfr_writer_write(&s->w, 1, rec.payload, rec.len)) {
+			s->bad++;
+			__atomic_store_n(s->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		pfr_reader_end(&s->r);
+	}
+	return NULL;
+}
+
+static void ping_pong(size_t len)
+{
+	struct pfr_ring *req, *rsp;
+	struct pp_side c, s;
+	unsigned char *m = malloc(len ? len : 1);
+	uint64_t cap = 65536, i = 0;
+	pthread_t th;
+	int stop = 0;
+
+	while (cap < 4 * (len + 8))
+		cap *= 2;
+	if (!m ||
+	    rt_mkring(&req, cap, PFR_POLICY_BLOCK, PFR_ORDER_ACQREL,
+		      PFR_RING_INBAND) ||
+	    rt_mkring(&rsp, cap, PFR_POLICY_BLOCK, PFR_ORDER_ACQREL,
+		      PFR_RING_INBAND))
+		return (void)ok(0, "ping-pong rings");
+	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	pfr_ring_writer(req, &c.w);
+	pfr_ring_reader(rsp, &c.r);
+	pfr_ring_writer(rsp, &s.w);
+	pfr_ring_reader(req, &s.r);
+	c.len = s.len = len;
+	/* eight laps of each ring or more */
+	c.n = s.n = 8 * cap / pfr__record_size(len) + 64;
+	c.stop = s.stop = &stop;
+	if (pthread_create(&th, NULL, pp_server, &s))
+		return (void)ok(0, "pthread_create");
+	for (; i < c.n; i++) {
+		struct pfr_record rec;
+
+		rt_stamp(m, len, i);
+		if (pfr_writer_write(&c.w, 1, m, len) || !pp_wait(&c, &rec)) {
+			c.bad++;
+			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		{
+			uint64_t seq;
+
+			if (rec.len != len ||
+			    !rt_verify(rec.payload, len, &seq) || seq != i) {
+				c.bad++;
+				__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+				break;
+			}
+		}
+		pfr_reader_end(&c.r);
+	}
+	pthread_join(th, NULL);
+	ok(!c.bad && !s.bad && i == c.n,
+	   "ping-pong, %zu-byte payload: %llu of %llu echoes, in order", len,
+	   (unsigned long long)i, (unsigned long long)c.n);
+	pfr_ring_close(req);
+	pfr_ring_close(rsp);
+	free(m);
+}
 
 struct thr {
 	struct pfr_writer w;
@@ -475,10 +638,15 @@ int main(void)
 	test_laps();
 	test_resume();
 	test_largest();
+	test_pad_alone();
 	for (int mode = 0; mode < 3; mode++)
 		threaded(PFR_POLICY_BLOCK, mode, 16, 0);
 	threaded(PFR_POLICY_DROP, 0, 24, 0);
 	threaded(PFR_POLICY_BLOCK, 0, 16, 1);
 	threaded(PFR_POLICY_BLOCK, 1, 56, 1);
+	ping_pong(256);
+	ping_pong(1024);
+	ping_pong(4096);
+	ping_pong(65520);
 	return rt_done();
 }
