@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Model checking of the shared MPSC ring's own code with Relacy
-# (tests/model/relacy_mpsc.cc): src/writers/mpsc.c and <perfring/mpsc.h> compiled
-# against relacy-mpsc-barrier.h with the host's compilers; 2 and 3
-# producers and a reader pass, and each barrier mutant (R, C1, B, C2, A,
-# D, the lock's acquire and release, the wake-up hand-shakes) is caught.
-# Random search (100 000 executions) for the polling and sleeping
-# reader, a context bound of 1 for the BLOCK producers' sleep (the
-# bounded search of the polling cases, whose spin loops are free
-# switches, does not end in minutes).  In make check-long (PFR_LONG=1)
-# the bound goes one deeper and the random search runs 2 000 000.
+# (tests/model/relacy_mpsc.cc): src/writers/mpsc.c and <perfring/mpsc.h>
+# compiled against relacy-mpsc-barrier.h with the host's compilers, the
+# library's own CAS orders included.  2 and 3 producers and a reader pass
+# (records reusing zeroed space, PAD, bursts, DROP's LOST records,
+# producers killed between their CAS and their header or before their
+# commit, a stale announcement, slot reuse), and each mutant (N, R, H, B,
+# C1, C2, A, D, the slow path's acquire of prod_pos, the slot claim and
+# leave, the wake-up hand-shakes) is caught.  Random search (100 000
+# executions) for the polling and sleeping reader, a context bound of 1
+# for the BLOCK producers' sleep.  In make check-long (PFR_LONG=1) the
+# bound goes one deeper and the random search runs 2 000 000.
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
 # shellcheck source=tests/model/lib.sh
 . "$(dirname "$0")/lib.sh"
