@@ -404,8 +404,9 @@ static int pfr__mpsc_owner_gone(struct pfr_mpsc_slot *s, uint32_t gen,
 	 * names the generation that stored it: another one's means not
 	 * known yet, and the thread's existence is all we go by. */
 	st = PFR_READ_ONCE(s->start_time);
-	if (!st || (st >> PFR__MPSC_START_BITS) != (sgen & PFR__MPSC_TAG_MASK))
-		return 0;
+	if (!st || !now_start ||
+	    (st >> PFR__MPSC_START_BITS) != (sgen & PFR__MPSC_TAG_MASK))
+		return 0; /* not known (also: /proc unreadable, EMFILE) */
 	return (now_start & PFR__MPSC_START_MASK) !=
 	       (st & PFR__MPSC_START_MASK);
 }
