@@ -13,7 +13,8 @@ of the tree:
   pfr_smp_store_release(p, v)   -> PFR_WRITE_ONCE(*(p), v)   release -> plain
   pfr_smp_mb/rmb/wmb/tmb(), pfr_smp_acquire__after_ctrl_dep()
                                 -> pfr_barrier()             fence -> none
-  __ATOMIC_ACQUIRE/RELEASE/ACQ_REL/SEQ_CST in an __atomic_*() call
+  __ATOMIC_ACQUIRE/RELEASE/ACQ_REL/SEQ_CST in an __atomic_*() call or
+  in a call of the library's CAS wrapper (pfr__mpsc_cas(), in a macro)
                                 -> __ATOMIC_RELAXED (a CAS: every order
                                    of the call)               -> relaxed
 
@@ -251,12 +252,19 @@ def discover(top):
     return sites
 
 
+# The library's own compare-and-swap wrappers, which take the order as an
+# argument (the model build maps them onto its checker): a wrapper's call
+# with an __ATOMIC_* order is a CAS site like __atomic_compare_exchange_n.
+CAS_WRAPPERS = {"pfr__mpsc_cas"}
+
+
 def make_site(text, lines, path, idx, pos, tok, seen_calls):
     func = function_of(lines, idx)
     label = comment_label(lines, idx)
     if tok.startswith("__ATOMIC_"):
         name, op = enclosing_call(text, pos)
-        if op < 0 or not name.startswith("__atomic"):
+        if op < 0 or not (name.startswith("__atomic") or
+                          name in CAS_WRAPPERS):
             return None
         if op in seen_calls:
             return None  # one mutant per call
@@ -266,7 +274,8 @@ def make_site(text, lines, path, idx, pos, tok, seen_calls):
         new = re.sub(r"__ATOMIC_(ACQUIRE|RELEASE|ACQ_REL|SEQ_CST|CONSUME)",
                      "__ATOMIC_RELAXED", body)
         orders = re.findall(r"__ATOMIC_\w+", body)
-        if name.startswith("__atomic_compare_exchange"):
+        if name.startswith("__atomic_compare_exchange") or \
+                name in CAS_WRAPPERS:
             kind = "CAS %s -> relaxed" % orders[0][9:].lower()
         elif name == "__atomic_thread_fence":
             kind = "fence -> none"
