@@ -164,7 +164,9 @@ PFR__EXTERN_C_BEGIN
 /* Flags: the reader may sleep in pfr_mpsc_wait() (one smp_mb per commit). */
 #define PFR_MPSC_WAIT 0x1u
 
-/* A producer slot in the shared table (64 bytes).  owner packs the slot's
+/* A producer slot in the shared table (PFR_RING_LINE bytes: the
+ * announcement stores of one producer never touch the line pair of
+ * another, adjacent-line prefetch included).  owner packs the slot's
  * generation (high 32 bits, incremented at every join) and the owning
  * thread id (low 32 bits, 0 when free); it is claimed with one CAS.
  * res_pos/res_end announce the reservation the owner is making or holds
@@ -182,6 +184,7 @@ struct pfr_mpsc_slot {
 	uint64_t lost_left; /* drops a leaving owner could not report */
 	uint64_t res_pos; /* announced reservation: start ... */
 	uint64_t res_end; /* ... and end (res_pos == res_end: none) */
+	uint8_t pad[PFR_RING_LINE - 64];
 };
 
 /*
@@ -239,7 +242,7 @@ struct pfr_mpsc_ctl {
 	uint8_t pad3[PFR_RING_LINE - 24];
 };
 
-PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_slot) == 64, "slot size");
+PFR__STATIC_ASSERT(sizeof(struct pfr_mpsc_slot) == PFR_RING_LINE, "slot size");
 PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, prod_pos) == PFR_RING_LINE,
 		   "prod_pos starts line 1");
 PFR__STATIC_ASSERT(offsetof(struct pfr_mpsc_ctl, cons_pos) == 2 * PFR_RING_LINE,
