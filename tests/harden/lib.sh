@@ -30,9 +30,9 @@ build_tool() {
 		-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" \
 		"$top/tests/harden/harden_tool.c" "$top/cli/cmd_script.c" \
 		"$top/cli/perf_out.c" "$top/cli/perf_elf.c" \
-		"$top/cli/perf_unwind.c" "$top"/cli/script_*.c \
+		"$top/cli/perf_unwind.c" "$top/cli/perf_zstd.c" "$top"/cli/script_*.c \
 		"$top/cli/perf_trace.c" "$top/util/util.c" "$top"/src/*/*.c \
-		$libs -lpthread -lrt >"$tmp/build.log" 2>&1; then
+		$libs -ldl -lpthread -lrt >"$tmp/build.log" 2>&1; then
 		diag <"$tmp/build.log"
 		fail "$desc"
 		tap_done
