@@ -22,9 +22,37 @@
  * after); it never leaves, as a killed thread does not.  The data area
  * holds poison for the whole run; record bytes live in the harness's
  * shadows.
+ *
+ * ATTACH: one thread creates the ring in a shared-memory object
+ * (pfr__mpsc_new(), as pfr_mpsc_create_shm() and pfr_mpsc_create_memfd()
+ * do once the object is open) while another attaches to it
+ * (pfr__mpsc_map(), as pfr_mpsc_attach_fd() does with its duplicate
+ * descriptor).  The object's system calls (mmap, munmap, ftruncate,
+ * fstat, fcntl) are seams here, as in model_ring.c.  TAKEOVER: the ring
+ * starts as a reader killed while zeroing left it (cons_pos < free_pos);
+ * the new reader opens in its thread while a producer writes.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdint.h>
+
+/* ATTACH: the object's system calls, after the system headers that
+ * declare them. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define mmap pfr_model_mpsc_mmap
+#define munmap pfr_model_mpsc_munmap
+#define ftruncate pfr_model_mpsc_ftruncate
+#define fstat pfr_model_mpsc_fstat
+#define fcntl pfr_model_mpsc_fcntl
+static void *pfr_model_mpsc_mmap(void *addr, size_t len, int prot, int flags,
+				 int fd, off_t off);
+static int pfr_model_mpsc_munmap(void *addr, size_t len);
+static int pfr_model_mpsc_ftruncate(int fd, off_t len);
+static int pfr_model_mpsc_fstat(int fd, struct stat *st);
+static int pfr_model_mpsc_fcntl(int fd, int cmd, ...);
 
 #include "model_mpsc.h"
 
@@ -86,7 +114,72 @@ static struct pfr_model_mpsc {
 				     sizeof(struct pfr_mpsc_slot)]
 		__attribute__((aligned(PFR_RING_LINE)));
 	unsigned char data[PFR_MODEL_MPSC_DATA] __attribute__((aligned(64)));
+	/* ATTACH: the object's size (ftruncate), the handles made */
+	uint64_t obj_size;
+	struct pfr_mpsc *created, *attached;
 } pfr_model_mpsc;
+
+#define PFR_MODEL_MPSC_FD 1000 /* ATTACH: the object's descriptor */
+
+/* TAKEOVER: where the killed reader stopped: cons_pos 0, free_pos (and
+ * prod_pos) cfg.take_free or 48: the bytes below free_pos were read, not
+ * all zeroed. */
+#define PFR_MODEL_MPSC_TAKE_CONS 0u
+#define PFR_MODEL_MPSC_TAKE_FREE                                               \
+	(pfr_model_mpsc.cfg.take_free ? pfr_model_mpsc.cfg.take_free : 48u)
+#define PFR_MODEL_MPSC_DEAD_READER 98u /* its tid: dead for the model */
+
+/* ---- ATTACH: the object's system calls ---- */
+
+/* Both mappings (the creator's, and the attacher's of the header and then
+ * of the whole object) are the static control block and table; the
+ * data area of the object (a page after them) is never touched. */
+static void *pfr_model_mpsc_mmap(void *addr, size_t len, int prot, int flags,
+				 int fd, off_t off)
+{
+	(void)addr;
+	(void)prot;
+	(void)flags;
+	pfr_model_check(fd == PFR_MODEL_MPSC_FD && off == 0 &&
+				len >= sizeof(struct pfr_mpsc_ctl),
+			"unmodelled mmap", PFR_MODEL_SITE);
+	return pfr_model_mpsc.region;
+}
+
+static int pfr_model_mpsc_munmap(void *addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+	return 0;
+}
+
+/* The object's size: system calls, ordered as the kernel orders them (a
+ * plain variable: the model's threads share one system thread). */
+static int pfr_model_mpsc_ftruncate(int fd, off_t len)
+{
+	pfr_model_check(fd == PFR_MODEL_MPSC_FD, "unmodelled ftruncate",
+			PFR_MODEL_SITE);
+	pfr_model_mpsc.obj_size = (uint64_t)len;
+	return 0;
+}
+
+static int pfr_model_mpsc_fstat(int fd, struct stat *st)
+{
+	pfr_model_check(fd == PFR_MODEL_MPSC_FD, "unmodelled fstat",
+			PFR_MODEL_SITE);
+	__builtin_memset(st, 0, sizeof(*st));
+	st->st_size = (off_t)pfr_model_mpsc.obj_size;
+	return 0;
+}
+
+/* Seals: not supported (a POSIX shm object), so never sealed. */
+static int pfr_model_mpsc_fcntl(int fd, int cmd, ...)
+{
+	(void)fd;
+	(void)cmd;
+	errno = EINVAL;
+	return -1;
+}
 
 uint64_t pfr_model_mpsc_busy_mask(void)
 {
@@ -105,6 +198,16 @@ size_t pfr_model_mpsc_fields(struct pfr_model_field *f, size_t max)
 			n++;                                                   \
 		}                                                              \
 	} while (0)
+	F(magic); /* line 0: ATTACH */
+	F(version);
+	F(ctl_size);
+	F(data_offset);
+	F(data_size);
+	F(table_offset);
+	F(max_producers);
+	F(policy);
+	F(flags);
+	F(max_record);
 	F(pidns);
 	F(prod_pos);
 	F(starving);
@@ -163,6 +266,10 @@ void pfr_model_mpsc_setup(const struct pfr_model_mpsc_cfg *cfg)
 
 	/* real memory, before the threads (Relacy's before()) */
 	x->cfg = *cfg;
+	free(x->created);
+	free(x->attached);
+	x->created = x->attached = NULL;
+	x->obj_size = 0;
 	pfr_model_mpsc_block_spins = cfg->block_spins;
 	pfr_model_mpsc_clock_runs = cfg->stall;
 	pfr_model_mpsc_clock = 0;
@@ -173,6 +280,8 @@ void pfr_model_mpsc_setup(const struct pfr_model_mpsc_cfg *cfg)
 	__builtin_memset(x->region, 0, sizeof(x->region));
 	__builtin_memset(x->data, 0xa5, sizeof(x->data));
 	__builtin_memset(m, 0, sizeof(*m));
+	if (cfg->scenario == PFR_MODEL_MPSC_ATTACH)
+		return; /* a fresh object: zero, size 0; thread 0 creates */
 	m->ctl = c;
 	m->data_size = PFR_MODEL_MPSC_DATA;
 	m->max_producers = cfg->max_producers;
@@ -186,6 +295,20 @@ void pfr_model_mpsc_setup(const struct pfr_model_mpsc_cfg *cfg)
 	c->version = PFR_MPSC_VERSION;
 	c->max_producers = cfg->max_producers;
 	c->data_size = PFR_MODEL_MPSC_DATA;
+	if (cfg->scenario == PFR_MODEL_MPSC_TAKEOVER) {
+		/* the killed reader's state; the data words below free_pos
+		 * hold the consumed records' bytes (the harness's shadows) */
+		c->cons_pos = PFR_MODEL_MPSC_TAKE_CONS;
+		c->free_pos = PFR_MODEL_MPSC_TAKE_FREE;
+		c->prod_pos = PFR_MODEL_MPSC_TAKE_FREE;
+		c->reader_owner = PFR_MODEL_MPSC_DEAD_READER;
+		c->reader_start = PFR_MODEL_MPSC_DEAD_READER;
+	}
+}
+
+uint64_t pfr_model_mpsc_takeover_free(void)
+{
+	return PFR_MODEL_MPSC_TAKE_FREE;
 }
 
 /* Joins the producers and opens the reader, through the hooks. */
@@ -194,6 +317,8 @@ int pfr_model_mpsc_open(void)
 	struct pfr_model_mpsc *x = &pfr_model_mpsc;
 	int err;
 
+	if (x->cfg.scenario == PFR_MODEL_MPSC_ATTACH)
+		return 0; /* thread 0 creates the ring, the last attaches */
 	for (unsigned i = 0; i < x->cfg.producers; i++) {
 		pfr_model_mpsc_before_tid = 10 + i;
 		err = pfr_mpsc_join(&x->m, &x->p[i]);
@@ -201,11 +326,63 @@ int pfr_model_mpsc_open(void)
 			return err;
 		pfr_mpsc_set_timeout(&x->p[i], UINT64_MAX);
 	}
+	if (x->cfg.scenario == PFR_MODEL_MPSC_TAKEOVER)
+		return 0; /* the reader opens in its thread */
 	pfr_model_mpsc_before_tid = 99;
 	err = pfr_mpsc_reader(&x->m, &x->r);
 	if (!err && x->cfg.stall)
 		pfr_mpsc_set_stall(&x->r, 1);
 	return err;
+}
+
+/* ATTACH: the options of the ring thread 0 creates (the smallest data
+ * area, the model's table). */
+static const struct pfr_mpsc_opts pfr_model_mpsc_attach_opts = {
+	.sz = sizeof(struct pfr_mpsc_opts),
+	.data_size = 4096,
+	.max_producers = PFR_MODEL_MPSC_SLOTS,
+	.policy = PFR_POLICY_DROP,
+	.flags = PFR_MPSC_WAIT,
+};
+
+/* ATTACH, thread 0: creates the ring in the object. */
+static void pfr_model_mpsc_create(void)
+{
+	pfr_model_check(pfr__mpsc_new(&pfr_model_mpsc.created,
+				      PFR_MODEL_MPSC_FD,
+				      &pfr_model_mpsc_attach_opts) == 0,
+			"pfr__mpsc_new failed", PFR_MODEL_SITE);
+}
+
+/* ATTACH, the last thread: attaches while the ring is being created.  It
+ * may find the object too small (not yet sized) or without its magic (not
+ * yet complete); once it sees the magic, every field must be the
+ * creator's. */
+static void pfr_model_mpsc_attach(void)
+{
+	const struct pfr_mpsc_opts *o = &pfr_model_mpsc_attach_opts;
+	struct pfr_mpsc *m = NULL;
+	int err = pfr__mpsc_map(&m, PFR_MODEL_MPSC_FD, 1u << 20);
+
+	pfr_model_mpsc.attached = m;
+	if (err == -PFR_E_MAPPING || err == -PFR_E_MAGIC)
+		return;
+	pfr_model_check(err == 0,
+			"attach: a ring seen half-created (version or layout "
+			"refused)",
+			PFR_MODEL_SITE);
+	if (err)
+		return;
+	pfr_model_check(m->data_size == o->data_size &&
+				m->max_producers == o->max_producers &&
+				m->policy == (uint32_t)o->policy &&
+				m->flags == o->flags &&
+				m->max_record == pfr__mpsc_max_record(4096) &&
+				(unsigned char *)m->table ==
+					pfr_model_mpsc.region +
+						sizeof(struct pfr_mpsc_ctl),
+			"attach: the ring's fields differ from the creator's",
+			PFR_MODEL_SITE);
 }
 
 void pfr_model_mpsc_die(unsigned t)
@@ -226,6 +403,10 @@ void pfr_model_mpsc_producer(unsigned i)
 	struct pfr_mpsc_producer *p = &x->p[i];
 	unsigned len = x->cfg.payload[i], words = len / 8;
 
+	if (x->cfg.scenario == PFR_MODEL_MPSC_ATTACH) {
+		pfr_model_mpsc_create();
+		return;
+	}
 	if (setjmp(x->death[i]))
 		return; /* killed: the harness saw it ended */
 	if (i >= x->cfg.producers) {
@@ -329,6 +510,22 @@ void pfr_model_mpsc_reader(void)
 	unsigned last[PFR_MODEL_MPSC_MAXT] = {0}, got[PFR_MODEL_MPSC_MAXT] = {0};
 	uint64_t lost = 0, drops = 0;
 
+	if (x->cfg.scenario == PFR_MODEL_MPSC_ATTACH) {
+		pfr_model_mpsc_attach();
+		return;
+	}
+	if (x->cfg.scenario == PFR_MODEL_MPSC_TAKEOVER) {
+		/* a new reader replaces the killed one: it finishes the
+		 * zeroing and frees the space (D) while a producer writes */
+		pfr_model_check(pfr_mpsc_reader(&x->m, r) == 0,
+				"pfr_mpsc_reader failed (takeover)",
+				PFR_MODEL_SITE);
+		pfr_model_check(r->tail == PFR_MODEL_MPSC_TAKE_FREE,
+				"takeover: the reader starts at free_pos",
+				PFR_MODEL_SITE);
+		if (x->cfg.stall)
+			pfr_mpsc_set_stall(r, 1);
+	}
 	if (x->cfg.scenario == PFR_MODEL_MPSC_WAKE)
 		total = nt * x->cfg.records; /* no drop, no death */
 	for (;;) {

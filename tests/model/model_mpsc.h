@@ -47,6 +47,14 @@ enum pfr_model_mpsc_scenario {
 	PFR_MODEL_MPSC_PROTO = 0, /* polling reader */
 	PFR_MODEL_MPSC_WAKE = 1, /* reader asleep in pfr_mpsc_wait() */
 	PFR_MODEL_MPSC_BURST = 2, /* as PROTO, records in pairs (burst) */
+	PFR_MODEL_MPSC_ATTACH = 3, /* thread 0 creates the ring in an object
+				    * (pfr__mpsc_new()), the last thread
+				    * attaches (pfr__mpsc_map()) */
+	PFR_MODEL_MPSC_TAKEOVER = 4, /* as PROTO, but the ring starts with a
+				      * killed reader's state (cons_pos <
+				      * free_pos, the space between still
+				      * holding bytes), and the reader opens
+				      * in its thread (pfr_mpsc_reader()) */
 };
 
 /* Where a producer is killed (its death_at-th record, counting from 1). */
@@ -75,6 +83,8 @@ struct pfr_model_mpsc_cfg {
 	int stall; /* the clock runs: stalls time out, deaths are seen */
 	unsigned death_at[PFR_MODEL_MPSC_MAXT];
 	int death[PFR_MODEL_MPSC_MAXT]; /* enum pfr_model_mpsc_death */
+	unsigned take_free; /* TAKEOVER: the killed reader's free_pos and
+			     * prod_pos, bytes (0: 48); cons_pos is 0 */
 };
 
 /* The tid gettid gives in the harness's before() (set by open). */
@@ -94,6 +104,9 @@ void pfr_model_mpsc_setup(const struct pfr_model_mpsc_cfg *cfg);
 int pfr_model_mpsc_open(void);
 void pfr_model_mpsc_producer(unsigned i);
 void pfr_model_mpsc_reader(void);
+/* TAKEOVER: the killed reader's free_pos (the data below it holds
+ * consumed records' bytes at the start). */
+uint64_t pfr_model_mpsc_takeover_free(void);
 /* Offset of the header type in the data area's header word, and BUSY. */
 uint64_t pfr_model_mpsc_busy_mask(void);
 

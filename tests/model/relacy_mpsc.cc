@@ -85,6 +85,9 @@ unsigned long g_sleeps[2];
 bool g_in_before;
 size_t g_prod_field = ~(size_t)0;
 uint64_t g_busy;
+/* ATTACH: each field's value as the model last stored it (see
+ * flush_plain()). */
+uint64_t g_known[MAX_FIELDS];
 
 struct shadows {
 	rl::atomic<uint64_t> field[MAX_FIELDS];
@@ -113,10 +116,18 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 			std::memcpy(&v, ctl + g_fields[i].off,
 				    g_fields[i].size);
 			sh.field[i].store(v, rl::mo_relaxed, $);
+			g_known[i] = v;
 		}
 		for (unsigned i = 0; i < WORDS; i++) {
-			sh.hword[i].store(0, rl::mo_relaxed, $);
-			sh.word[i]($) = 0;
+			/* TAKEOVER: below free_pos, the bytes of records
+			 * the killed reader read and did not zero */
+			bool stale =
+				g_cfg.scenario == PFR_MODEL_MPSC_TAKEOVER &&
+				8 * i < pfr_model_mpsc_takeover_free();
+			uint64_t v = stale ? 0x5a5a5a5a00000000ull | i : 0;
+
+			sh.hword[i].store(v, rl::mo_relaxed, $);
+			sh.word[i]($) = v;
 		}
 		for (unsigned i = 0; i < PFR_MODEL_MPSC_MAXT; i++)
 			sh.dead[i].store(0, rl::mo_relaxed, $);
@@ -273,6 +284,33 @@ int producer_thread()
 	return t < nthreads() ? (int)t : -1;
 }
 
+bool attach_case()
+{
+	return g_cfg.scenario == PFR_MODEL_MPSC_ATTACH;
+}
+
+/* ATTACH: the creator's (thread 0's) plain stores to the control block
+ * since its last hooked operation, as relaxed stores of each modelled
+ * field whose real memory differs from what the model last stored (in
+ * field order; they are plain stores of one thread before the hooked
+ * operation, so any order is one the compiler may choose). */
+void flush_plain(const rl::debug_info &info)
+{
+	const unsigned char *ctl = (const unsigned char *)g_lay.ctl;
+
+	if (!attach_case() || g_in_before || !g_sh || rl::thread_index() != 0)
+		return;
+	for (size_t i = 0; i < g_nfields; i++) {
+		uint64_t v = 0;
+
+		std::memcpy(&v, ctl + g_fields[i].off, g_fields[i].size);
+		if (v != g_known[i]) {
+			g_sh->field[i].store(v, rl::mo_relaxed, info);
+			g_known[i] = v;
+		}
+	}
+}
+
 /* Kills producer t now: dead (release, seen with acquire by the liveness
  * check), ended, and back to the start of its thread. */
 void die_now(unsigned t)
@@ -294,6 +332,7 @@ extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
 	rl::debug_info info(func, file, (unsigned)line);
 	bool ok;
 
+	flush_plain(info);
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
 		size_t i = field_index(p, size, info);
 
@@ -321,6 +360,7 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 	rl::debug_info info(func, file, (unsigned)line);
 	bool ok;
 
+	flush_plain(info);
 	if (in(p, size, g_lay.ctl, g_lay.ctl_size)) {
 		size_t i = field_index(p, size, info);
 
@@ -330,6 +370,11 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 			g_sh->field[i].store(
 				v, order(mo, func, "store", g_fields[i].name),
 				info);
+		if (i != ~(size_t)0 && attach_case()) {
+			/* the real memory too, for flush_plain() */
+			g_known[i] = v;
+			plain_store(p, size, v);
+		}
 		return;
 	}
 	if (in(p, size, g_lay.data, g_lay.data_size)) {
@@ -356,6 +401,7 @@ extern "C" int pfr_model_cas(volatile void *p, uint64_t *expected, uint64_t v,
 	size_t i;
 	int ok, t;
 
+	flush_plain(info);
 	if (!in(p, 8, g_lay.ctl, g_lay.ctl_size)) {
 		fail("CAS outside the control block", info);
 		return 0;
@@ -382,6 +428,7 @@ extern "C" uint64_t pfr_model_fetch_add(volatile void *p, size_t size,
 	rl::debug_info info(func, file, (unsigned)line);
 	size_t i;
 
+	flush_plain(info);
 	if (!in(p, size, g_lay.ctl, g_lay.ctl_size)) {
 		fail("fetch-add outside the control block", info);
 		return 0;
@@ -399,7 +446,12 @@ extern "C" void *pfr_model_memset(void *d, int c, size_t n, PFR_MODEL_SITE_ARGS)
 	rl::debug_info info(func, file, (unsigned)line);
 	bool ok;
 
+	flush_plain(info);
 	if (in(d, n, g_lay.ctl, g_lay.ctl_size)) {
+		/* ATTACH: the creator's clearing of the control block and
+		 * table: plain stores, seen by the next flush_plain() */
+		if (attach_case() && rl::thread_index() == 0)
+			return std::memset(d, c, n);
 		fail("unmodelled memset of the control block", info);
 		return d;
 	}
@@ -425,6 +477,7 @@ extern "C" void pfr_model_fence(int kind, PFR_MODEL_SITE_ARGS)
 	rl::debug_info info(func, file, (unsigned)line);
 	rl::memory_order mo;
 
+	flush_plain(info);
 	if (mutated(func, "fence", nullptr))
 		return;
 	switch (kind) {
@@ -628,6 +681,9 @@ pfr_model_mpsc_cfg joiner(pfr_model_mpsc_cfg c, unsigned slots)
 #define P PFR_MODEL_MPSC_PROTO
 #define W PFR_MODEL_MPSC_WAKE
 #define BU PFR_MODEL_MPSC_BURST
+#define AT PFR_MODEL_MPSC_ATTACH
+#define TK PFR_MODEL_MPSC_TAKEOVER
+#define FS rl::sched_full, 0
 #define CB(n) rl::sched_bound, n
 #define RS rl::sched_random, 0
 #define AFTER_CAS PFR_MODEL_DIE_AFTER_CAS
@@ -653,6 +709,16 @@ void make_cases()
 	const pfr_model_mpsc_cfg dlost =
 		kill(kill(C(P, 3, 1, 16, 8, 8), 0, 1, LOST_CAS), 1, 1,
 		     AFTER_CAS);
+	/* thread 0 creates, thread 1 attaches (no records) */
+	const pfr_model_mpsc_cfg attach = C(AT, 1, 0, 8, 8);
+	/* 1 producer x 3 records of 16 bytes from 48: the first fits, the
+	 * second and third need the space the new reader frees (D) */
+	const pfr_model_mpsc_cfg take = C(TK, 1, 3, 8, 8);
+	/* BLOCK, 1 spin, the killed reader's range the whole ring: the
+	 * producer's first record waits (asleep) for the takeover's D */
+	pfr_model_mpsc_cfg take_full = spins(C(TK, 1, 1, 8, 8), 1);
+
+	take_full.take_free = PFR_MODEL_MPSC_DATA;
 
 	g_cases = {
 		/* The ring as written. */
@@ -691,6 +757,21 @@ void make_cases()
 		 "a producer killed after a lost CAS (its announcement stale), "
 		 "another after its CAS, a third alive",
 		 RS},
+		{"attach", attach, nullptr, PASS,
+		 "a process attaches (pfr__mpsc_map) while another creates "
+		 "the ring (pfr__mpsc_new): refused or complete, never "
+		 "half-created",
+		 FS},
+		{"reader-takeover", take, nullptr, PASS,
+		 "a reader replaces one killed while zeroing (cons_pos < "
+		 "free_pos): it zeroes the rest and frees it (D) while a "
+		 "producer writes into that space",
+		 RS},
+		{"reader-takeover-block", take_full, nullptr, BUG,
+		 "BLOCK: a producer asleep for space a killed reader read; the "
+		 "new reader frees it (D) in pfr_mpsc_reader() but wakes no "
+		 "one (no pfr__mpsc_end_wake()): a lost wake-up",
+		 CB(1)},
 
 		/* Mutants of the orderings: each must be caught. */
 		{"relaxed-A", proto, "pfr__mpsc_load_cons", RACE_OR_VALUE,
@@ -730,6 +811,17 @@ void make_cases()
 		 "the slot claim's CAS relaxed", RS},
 		{"relaxed-leave", reuse, "pfr_mpsc_leave:store:owner",
 		 RACE_OR_VALUE, "the slot freed without release", RS},
+		{"attach-no-create-wmb", attach, "pfr__mpsc_new:fence",
+		 RACE_OR_VALUE, "creation without smp_wmb before the magic",
+		 FS},
+		{"attach-no-peek-rmb", attach, "pfr__shm_peek:fence",
+		 RACE_OR_VALUE, "attachment without smp_rmb after the magic",
+		 FS},
+		{"relaxed-D-takeover", take, "pfr_mpsc_reader:store:cons_pos",
+		 RACE_OR_VALUE,
+		 "the takeover's cons_pos stored without release after its "
+		 "zeroing",
+		 RS},
 		/* Mutants of the hand-shakes: a lost wake-up must be found. */
 		{"wake-no-commit-mb", wake, "pfr__mpsc_commit_wake", LOST_WAKEUP,
 		 "reader wake-up without smp_mb after the commit", RS},
@@ -747,6 +839,9 @@ void make_cases()
 #undef P
 #undef W
 #undef BU
+#undef AT
+#undef TK
+#undef FS
 #undef CB
 #undef RS
 
@@ -835,6 +930,8 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	g_sleeps[0] = g_sleeps[1] = 0;
 	if (nthreads() == 3)
 		ok = rl::simulate<mpsc_test<3>>(p);
+	else if (nthreads() == 1)
+		ok = rl::simulate<mpsc_test<1>>(p);
 	else
 		ok = rl::simulate<mpsc_test<2>>(p);
 	dt = now_s() - t0;

@@ -6,11 +6,15 @@
 # library's own CAS orders included.  2 and 3 producers and a reader pass
 # (records reusing zeroed space, PAD, bursts, DROP's LOST records,
 # producers killed between their CAS and their header or before their
-# commit, a stale announcement, slot reuse), and each mutant (N, R, H, B,
-# C1, C2, A, D, the slow path's acquire of prod_pos, the slot claim and
-# leave, the wake-up hand-shakes) is caught.  Random search (100 000
-# executions) for the polling and sleeping reader, a context bound of 1
-# for the BLOCK producers' sleep (2 019 078 executions, about 80 s).  In
+# commit, a stale announcement, slot reuse, a reader replacing one killed
+# while zeroing), a ring attached while it is created is refused or whole,
+# and each mutant (N, R, H, B, C1, C2, A, D and the takeover's D, the slow
+# path's acquire of prod_pos, the slot claim and leave, creation's
+# smp_wmb and attachment's smp_rmb, the wake-up hand-shakes) is caught;
+# reader-takeover-block reproduces a known lost wake-up (a BUG case).
+# Random search (100 000 executions) for the polling and sleeping reader,
+# a full search for attachment, a context bound of 1 for the BLOCK
+# producers' sleep (2 019 078 executions, about 80 s).  In
 # make check-long (PFR_LONG=1) the random search runs 2 000 000; the bound
 # stays 1 (each level multiplies the BLOCK case's executions).
 # Exits 77 only when Relacy is not installed (tools/deps.sh installs it).
