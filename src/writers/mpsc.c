@@ -1034,6 +1034,11 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 		 * (litmus/mpsc-reuse.litmus) */
 		pfr_smp_store_release(&c->cons_pos, freed);
 		r->tail = r->head = r->published = freed;
+		/* BLOCK producers asleep for that space: woken as by
+		 * pfr_mpsc_end() (without it they slept to their time-out:
+		 * the model's reader-takeover-block) */
+		if (r->flags & 1u)
+			pfr__mpsc_end_wake(r);
 	}
 	return 0;
 }

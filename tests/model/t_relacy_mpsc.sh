@@ -11,7 +11,8 @@
 # and each mutant (N, R, H, B, C1, C2, A, D and the takeover's D, the slow
 # path's acquire of prod_pos, the slot claim and leave, creation's
 # smp_wmb and attachment's smp_rmb, the wake-up hand-shakes) is caught;
-# reader-takeover-block reproduces a known lost wake-up (a BUG case).
+# reader-takeover-block: the takeover wakes a BLOCK producer asleep for
+# the space it frees.
 # Random search (100 000 executions) for the polling and sleeping reader,
 # a full search for attachment, a context bound of 1 for the BLOCK
 # producers' sleep (2 019 078 executions, about 80 s).  In
