@@ -584,8 +584,17 @@ void pfr_model_mpsc_reader(void)
 		drops += x->drops[i];
 	}
 	if (x->cfg.drop) {
-		for (unsigned s = 0; s < x->cfg.max_producers; s++)
-			lost += PFR_READ_ONCE(x->m.table[s].lost_left);
+		for (unsigned s = 0; s < x->cfg.max_producers; s++) {
+			struct pfr_mpsc_slot *sl = &x->m.table[s];
+
+			lost += PFR_READ_ONCE(sl->lost_left);
+			/* a slot still owned when every producer ended: a
+			 * dead owner's, never taken; its drops the reader
+			 * did not read are what a next owner would report */
+			if ((uint32_t)PFR_READ_ONCE(sl->owner))
+				lost += PFR_READ_ONCE(sl->lost_due) -
+					PFR_READ_ONCE(sl->lost_reported);
+		}
 		pfr_model_check(lost == drops,
 				"drops != LOST records read + lost_left",
 				PFR_MODEL_SITE);

@@ -703,6 +703,8 @@ void make_cases()
 	const pfr_model_mpsc_cfg burst = C(BU, 2, 4, 8, 8);
 	const pfr_model_mpsc_cfg lost = drop(C(P, 2, 3, 16, 16));
 	const pfr_model_mpsc_cfg reuse = joiner(drop(C(P, 2, 2, 16, 16, 8)), 2);
+	const pfr_model_mpsc_cfg rdead =
+		joiner(kill(drop(C(P, 1, 4, 16, 8)), 0, 4, AFTER_CAS), 1);
 	const pfr_model_mpsc_cfg dcas = kill(C(P, 2, 2, 8, 16), 0, 2, AFTER_CAS);
 	const pfr_model_mpsc_cfg dbusy =
 		kill(C(P, 2, 2, 8, 16), 0, 2, AFTER_BUSY);
@@ -752,6 +754,11 @@ void make_cases()
 		{"reuse-3p", reuse, nullptr, PASS,
 		 "DROP, 2 slots: a third producer joins a slot another left "
 		 "(claim CAS, leave's release, lost_left)",
+		 RS},
+		{"reuse-dead", rdead, nullptr, PASS,
+		 "DROP, 1 slot: a producer killed after its CAS, its slot "
+		 "taken by a second once the reader passed it (the drops it "
+		 "inherits: lost_due - lost_reported)",
 		 RS},
 		{"dead-2-lost-cas", dlost, nullptr, PASS,
 		 "a producer killed after a lost CAS (its announcement stale), "
