@@ -7,8 +7,8 @@
 # (records reusing zeroed space, PAD, bursts, DROP's LOST records,
 # producers killed between their CAS and their header or before their
 # commit, a stale announcement, slot reuse (a dead owner's too), a reader
-# replacing one killed while zeroing), a ring attached while it is created is refused or whole,
-# and each mutant (N, R, H, B, C1, C2, A, D and the takeover's D, the slow
+# replacing one killed while zeroing), a ring attached while it is
+# created is refused or whole, and each mutant (N, R, H, B, C1, C2, A, D and the takeover's D, the slow
 # path's acquire of prod_pos, the slot claim and leave, creation's
 # smp_wmb and attachment's smp_rmb, the wake-up hand-shakes) is caught;
 # reader-takeover-block: the takeover wakes a BLOCK producer asleep for
