@@ -4,7 +4,7 @@
 # the table either records a file that perf report and perf script read
 # (exit 0, no warning), or is refused with the one-line "no equivalent"
 # message (exit 2).  Nothing perf accepts may be an "unknown option".
-# make check runs 36 of the 62 invocations and the 22 refusals;
+# make check runs 37 of the 63 invocations and the 21 refusals;
 # long_record_compat.sh (make check-long) all of them.
 # Then what a perf user relies on: `perfring record -- CMD; perf report`
 # with no options (./perf.data, mode 0600, the old one kept as
