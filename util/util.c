@@ -41,8 +41,13 @@ size_t pfr_cli_utf8_len(const unsigned char *s, size_t n)
 
 void pfr_cli_json_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
+	const unsigned char *p;
+	size_t n;
+
+	if (!s)
+		s = ""; /* e.g. a sample whose event has no name (hostile file) */
+	p = (const unsigned char *)s;
+	n = strlen(s);
 
 	fputc('"', f);
 	while (n) {

@@ -1240,6 +1240,47 @@ static int64_t begin_polled(struct pfr_mpsc_reader *r)
 	return rc;
 }
 
+/* test_hostile()'s fairness flag: garbage, a live producer's, its own. */
+static void hostile_flag(struct pfr_mpsc *m, struct pfr_mpsc_ctl *c,
+			 struct pfr_mpsc_producer *p, struct pfr_mpsc_reader *r)
+{
+	uint64_t v = 1, t0;
+
+	/* garbage in the fairness flag: a stamp naming no slot is cleared,
+	 * no hang */
+	c->starving = 0x1234567800000077ull;
+	t0 = now_ns();
+	is_int(pfr_mpsc_write(p, T_TYPE, &v, 8), 0,
+	       "garbage starving flag: the write goes on");
+	is_uint(c->starving, 0, "and the flag is cleared");
+	c->starving = UINT64_MAX;
+	is_int(pfr_mpsc_write(p, T_TYPE, &v, 8), 0, "starving ~0: writes");
+	is_uint(c->starving, 0, "cleared");
+	/* a flag naming a live producer that never reserves: deferred to
+	 * for a bounded spin at each reservation, never a hang */
+	{
+		struct pfr_mpsc_producer q;
+		int bad = 0;
+
+		pfr_mpsc_join(m, &q);
+		c->starving = q.lock_word;
+		for (int i = 0; i < 20; i++)
+			bad += pfr_mpsc_write(p, T_TYPE, &v, 8) != 0;
+		is_int(bad, 0, "a live producer's flag: deferred, not stopped");
+		ok(now_ns() - t0 < 2000000000ull, "quickly");
+		is_uint(c->starving, q.lock_word, "a live producer's flag stays");
+		pfr_mpsc_leave(&q);
+		is_int(pfr_mpsc_write(p, T_TYPE, &v, 8), 0,
+		       "its producer left: writes");
+		is_uint(c->starving, 0, "the flag of a producer gone: cleared");
+		c->starving = p->lock_word;
+		is_int(pfr_mpsc_write(p, T_TYPE, &v, 8), 0,
+		       "a flag naming the producer itself: writes");
+		c->starving = 0;
+	}
+	ok(drain(r, NULL, 0) > 0, "the reader reads them");
+}
+
 static void test_hostile(void)
 {
 	struct pfr_mpsc *m = mk(4096, PFR_POLICY_DROP, 0, 4);
@@ -1347,39 +1388,7 @@ static void test_hostile(void)
 		c->prod_pos -= 32;
 	}
 
-	/* garbage in the fairness flag: a stamp naming no slot is cleared,
-	 * no hang */
-	c->starving = 0x1234567800000077ull;
-	t0 = now_ns();
-	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
-	       "garbage starving flag: the write goes on");
-	is_uint(c->starving, 0, "and the flag is cleared");
-	c->starving = UINT64_MAX;
-	is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0, "starving ~0: writes");
-	is_uint(c->starving, 0, "cleared");
-	/* a flag naming a live producer that never reserves: deferred to
-	 * for a bounded spin at each reservation, never a hang */
-	{
-		struct pfr_mpsc_producer q;
-		int bad = 0;
-
-		pfr_mpsc_join(m, &q);
-		c->starving = q.lock_word;
-		for (int i = 0; i < 20; i++)
-			bad += pfr_mpsc_write(&p, T_TYPE, &v, 8) != 0;
-		is_int(bad, 0, "a live producer's flag: deferred, not stopped");
-		ok(now_ns() - t0 < 2000000000ull, "quickly");
-		is_uint(c->starving, q.lock_word, "a live producer's flag stays");
-		pfr_mpsc_leave(&q);
-		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
-		       "its producer left: writes");
-		is_uint(c->starving, 0, "the flag of a producer gone: cleared");
-		c->starving = p.lock_word;
-		is_int(pfr_mpsc_write(&p, T_TYPE, &v, 8), 0,
-		       "a flag naming the producer itself: writes");
-		c->starving = 0;
-	}
-	ok(drain(&r, NULL, 0) > 0, "the reader reads them");
+	hostile_flag(m, c, &p, &r);
 
 	/* a hostile consumer position */
 	c->cons_pos = c->prod_pos + 4096;
