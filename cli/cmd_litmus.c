@@ -588,7 +588,9 @@ static void help(void)
 	       "glob PATTERN,\n"
 	       "                      or whose shape is PATTERN (SB, MP, LB, "
 	       "S, R, 2+2W,\n"
-	       "                      WRC, IRIW, PUB, REUSE); repeatable\n"
+	       "                      WRC, IRIW, PUB, REUSE, RING-PUB, "
+	       "RING-REUSE,\n"
+	       "                      MPSC-PUB, GROUP-HANDOVER); repeatable\n"
 	       "      --size N        instances per round (default 1000)\n"
 	       "      --stride N      uint32 slots between instances "
 	       "(default 1)\n"
@@ -603,7 +605,13 @@ static void help(void)
 	       "is reported as a DEVIATION of the machine or emulator\nfrom "
 	       "the model, not as a failure.\n\n"
 	       "Exit status: 0 no forbidden outcome observed, 1 one was "
-	       "observed, 2 usage.\n");
+	       "observed, 2 usage.\n\n"
+	       "The code shapes (RING-PUB, RING-REUSE, MPSC-PUB, "
+	       "GROUP-HANDOVER) run the\nlibrary's own inline functions "
+	       "(pfr_writer_write, pfr_reader_begin/next/end,\npfr_mpsc_write, "
+	       "pfr_group_join/leave/consume) over iterations/100 small\n"
+	       "instances and check every record; a wrong, out-of-order or "
+	       "missing record\nis forbidden on every model.\n");
 }
 
 static int lit_selected_name(const char *name, const char *shape,
