@@ -264,6 +264,8 @@ static int lc_sync(struct lc_run *r, size_t i)
 {
 	unsigned spins = 0;
 
+	if (lc_failed(r))
+		return 1;
 	__atomic_fetch_add(&r->start[i], 1, __ATOMIC_RELAXED);
 	while (__atomic_load_n(&r->start[i], __ATOMIC_RELAXED) !=
 	       (uint32_t)r->t->nthreads) {
@@ -308,8 +310,10 @@ static void lc_ring_write(struct lc_run *r, uint64_t inst)
 		uint64_t key = lc_key(0, inst, j);
 		uint32_t len = lc_fill(buf, r->t->kind, key);
 
-		/* A lost record (time-out) shows as missing. */
-		(void)pfr_writer_write(&r->w, LC_TYPE, buf, len);
+		/* A lost record (time-out) shows as missing; after a stall
+		 * the reader is gone: do not wait out every record. */
+		if (pfr_writer_write(&r->w, LC_TYPE, buf, len) && lc_failed(r))
+			return;
 	}
 }
 
@@ -356,8 +360,8 @@ static void lc_ring_read(struct lc_run *r, struct lc_inst *in)
 
 /* ---- the shared ring: two producers ---- */
 
-static void lc_mpsc_write(struct pfr_mpsc_producer *p, uint32_t wid,
-			  uint64_t inst)
+static void lc_mpsc_write(struct lc_run *r, struct pfr_mpsc_producer *p,
+			  uint32_t wid, uint64_t inst)
 {
 	uint64_t buf[LC_MAXW];
 
@@ -365,7 +369,8 @@ static void lc_mpsc_write(struct pfr_mpsc_producer *p, uint32_t wid,
 		uint64_t key = lc_key(wid, inst, j);
 		uint32_t len = lc_fill(buf, LC_MPSC, key);
 
-		(void)pfr_mpsc_write(p, LC_TYPE, buf, len);
+		if (pfr_mpsc_write(p, LC_TYPE, buf, len) && lc_failed(r))
+			return;
 	}
 }
 
@@ -425,7 +430,8 @@ static void lc_group_write(struct lc_run *r, uint32_t wid, uint64_t inst)
 		uint64_t key = lc_key(wid, inst, j);
 		uint32_t len = lc_fill(buf, LC_GROUP, key);
 
-		(void)pfr_writer_write(&w, LC_TYPE, buf, len);
+		if (pfr_writer_write(&w, LC_TYPE, buf, len) && lc_failed(r))
+			break;
 	}
 	pfr_group_leave(r->group, &w);
 }
@@ -566,7 +572,7 @@ static void lc_round(struct lc_run *r, int tid, uint64_t base, size_t cnt)
 		if (!tid)
 			lc_read(r, i, base + i);
 		else if (kind == LC_MPSC)
-			lc_mpsc_write(&p, tid - 1, base + i);
+			lc_mpsc_write(r, &p, tid - 1, base + i);
 		else if (kind == LC_GROUP)
 			lc_group_write(r, tid - 1, base + i);
 		else
