@@ -588,7 +588,9 @@ static void help(void)
 	       "glob PATTERN,\n"
 	       "                      or whose shape is PATTERN (SB, MP, LB, "
 	       "S, R, 2+2W,\n"
-	       "                      WRC, IRIW, PUB, REUSE); repeatable\n"
+	       "                      WRC, IRIW, PUB, REUSE, RING-PUB, "
+	       "RING-REUSE,\n"
+	       "                      MPSC-PUB, GROUP-HANDOVER); repeatable\n"
 	       "      --size N        instances per round (default 1000)\n"
 	       "      --stride N      uint32 slots between instances "
 	       "(default 1)\n"
@@ -603,20 +605,31 @@ static void help(void)
 	       "is reported as a DEVIATION of the machine or emulator\nfrom "
 	       "the model, not as a failure.\n\n"
 	       "Exit status: 0 no forbidden outcome observed, 1 one was "
-	       "observed, 2 usage.\n");
+	       "observed, 2 usage.\n\n"
+	       "The code shapes (RING-PUB, RING-REUSE, MPSC-PUB, "
+	       "GROUP-HANDOVER) run the\nlibrary's own inline functions "
+	       "(pfr_writer_write, pfr_reader_begin/next/end,\npfr_mpsc_write, "
+	       "pfr_group_join/leave/consume) over iterations/100 small\n"
+	       "instances and check every record; a wrong, out-of-order or "
+	       "missing record\nis forbidden on every model.\n");
+}
+
+static int lit_selected_name(const char *name, const char *shape,
+			     char *const *pats, int npats)
+{
+	if (!npats)
+		return 1;
+	for (int i = 0; i < npats; i++)
+		if (!fnmatch(pats[i], name, 0) || !strcasecmp(pats[i], name) ||
+		    !strcasecmp(pats[i], shape))
+			return 1;
+	return 0;
 }
 
 static int lit_selected(const struct pfr_lit_test *t, char *const *pats,
 			int npats)
 {
-	if (!npats)
-		return 1;
-	for (int i = 0; i < npats; i++)
-		if (!fnmatch(pats[i], t->name, 0) ||
-		    !strcasecmp(pats[i], t->name) ||
-		    !strcasecmp(pats[i], t->shape))
-			return 1;
-	return 0;
+	return lit_selected_name(t->name, t->shape, pats, npats);
 }
 
 static int lit_host_cpus(int *cpus, int max)
@@ -743,6 +756,33 @@ static void lit_list(const struct lit_sel *sel, const struct lit_model *m,
 	}
 }
 
+/* --list for the code shapes: every one forbidden on every model. */
+static void lit_list_codes(const struct lit_sel *sel, const struct lit_model *m,
+			   int json)
+{
+	for (size_t i = 0; i < pfr_lit_ncodes; i++) {
+		const struct pfr_lit_code *t = &pfr_lit_codes[i];
+
+		if (!lit_selected_name(t->name, t->shape, sel->pats,
+				       sel->npats))
+			continue;
+		if (!json) {
+			printf("%-24s %-6s %d  %-10s %s\n", t->name, t->shape,
+			       t->nthreads, "forbidden", t->why);
+			continue;
+		}
+		printf("{\"type\":\"list\",\"name\":");
+		pfr_cli_json_str(stdout, t->name);
+		printf(",\"shape\":");
+		pfr_cli_json_str(stdout, t->shape);
+		printf(",\"threads\":%d,\"condition\":\"0:bad=1\",\"model\":",
+		       t->nthreads);
+		pfr_cli_json_str(stdout, m->name);
+		printf(",\"allowed\":false,\"beyond_contract\":false,"
+		       "\"code_shape\":true}\n");
+	}
+}
+
 /* The first line (or JSON object): what runs, where. */
 static void lit_print_meta(const struct lit_run *r, const struct lit_opts *o,
 			   const struct lit_model *m, int nsel)
@@ -817,6 +857,121 @@ static int lit_run_all(struct lit_run *r, const struct lit_opts *o,
 	return 0;
 }
 
+/* Instances of a code shape: each checks tens of records, so a hundredth
+ * of the barrier tests' count (at least one). */
+static unsigned long long lit_code_instances(const struct lit_opts *o)
+{
+	return o->iterations / 100 ? o->iterations / 100 : 1;
+}
+
+/* A code shape's result, in the barrier tests' text form: the observed
+ * item is whether an instance saw a wrong record (0:bad). */
+static void lit_print_code_text(const struct pfr_lit_code *t,
+				const struct pfr_lit_code_res *res,
+				const struct lit_model *m, double secs)
+{
+	int nstates = !!res->pos + !!res->neg;
+
+	printf("Test %s Forbidden\n", t->name);
+	for (int tid = 0; tid < t->nthreads; tid++)
+		printf("  P%d: %s\n", tid, t->code[tid]);
+	printf("Histogram (%d states)\n", nstates);
+	if (res->neg)
+		printf("%-10llu:>0:bad=0;\n", (unsigned long long)res->neg);
+	if (res->pos)
+		printf("%-10llu*>0:bad=1;\n", (unsigned long long)res->pos);
+	printf("%s\n", res->pos ? "Ok" : "No");
+	printf("Witnesses\nPositive: %llu, Negative: %llu\n",
+	       (unsigned long long)res->pos, (unsigned long long)res->neg);
+	printf("Condition exists (0:bad=1) is %svalidated\n",
+	       res->pos ? "" : "NOT ");
+	printf("Model %s: forbidden (the library's claim, every model) -- "
+	       "%s\n",
+	       m->name, t->why);
+	printf("Observation %s %s %llu %llu\n", t->name,
+	       !res->pos   ? "Never"
+	       : !res->neg ? "Always"
+			   : "Sometimes",
+	       (unsigned long long)res->pos, (unsigned long long)res->neg);
+	printf("Time %s %.2f s (%llu records checked)\n", t->name, secs,
+	       (unsigned long long)res->records);
+	if (res->pos)
+		printf("FAIL %s: the library's code showed a wrong record in "
+		       "%llu instances; first: %s\n",
+		       t->name, (unsigned long long)res->pos, res->first);
+	printf("\n");
+}
+
+static void lit_print_code_json(const struct pfr_lit_code *t,
+				const struct pfr_lit_code_res *res,
+				const struct lit_model *m, double secs)
+{
+	printf("{\"type\":\"test\",\"name\":");
+	pfr_cli_json_str(stdout, t->name);
+	printf(",\"shape\":");
+	pfr_cli_json_str(stdout, t->shape);
+	printf(",\"threads\":%d,\"code\":[", t->nthreads);
+	for (int tid = 0; tid < t->nthreads; tid++) {
+		printf("%s", tid ? "," : "");
+		pfr_cli_json_str(stdout, t->code[tid]);
+	}
+	printf("],\"condition\":\"0:bad=1\",\"model\":");
+	pfr_cli_json_str(stdout, m->name);
+	printf(",\"allowed\":false,\"beyond_contract\":false,\"why\":");
+	pfr_cli_json_str(stdout, t->why);
+	printf(",\"histogram\":[");
+	if (res->neg)
+		printf("{\"state\":\"0:bad=0;\",\"count\":%llu,"
+		       "\"witness\":false}%s",
+		       (unsigned long long)res->neg, res->pos ? "," : "");
+	if (res->pos)
+		printf("{\"state\":\"0:bad=1;\",\"count\":%llu,"
+		       "\"witness\":true}",
+		       (unsigned long long)res->pos);
+	printf("],\"positive\":%llu,\"negative\":%llu,\"observation\":\"%s\"",
+	       (unsigned long long)res->pos, (unsigned long long)res->neg,
+	       !res->pos   ? "Never"
+	       : !res->neg ? "Always"
+			   : "Sometimes");
+	printf(",\"forbidden_observed\":%s,\"deviation\":false,"
+	       "\"seconds\":%.3f,\"sync\":\"instance\",\"code_shape\":true,"
+	       "\"records\":%llu,\"first_wrong\":",
+	       res->pos ? "true" : "false", secs,
+	       (unsigned long long)res->records);
+	pfr_cli_json_str(stdout, res->first);
+	printf("}\n");
+}
+
+/* Runs every selected code shape; 0, or 1 on an error. */
+static int lit_run_codes(const struct lit_run *r, const struct lit_opts *o,
+			 const struct lit_sel *sel, const struct lit_model *m,
+			 struct lit_sum *sum)
+{
+	for (size_t i = 0; i < pfr_lit_ncodes; i++) {
+		const struct pfr_lit_code *t = &pfr_lit_codes[i];
+		struct pfr_lit_code_res res;
+		double t0;
+
+		if (!lit_selected_name(t->name, t->shape, sel->pats,
+				       sel->npats))
+			continue;
+		t0 = lit_now();
+		if (pfr_lit_code_run(t, lit_code_instances(o), r->cpus, r->ncpu,
+				     &res)) {
+			fprintf(stderr, "perfring litmus: %s did not run\n",
+				t->name);
+			return 1;
+		}
+		sum->nfail += res.pos != 0;
+		if (o->json)
+			lit_print_code_json(t, &res, m, lit_now() - t0);
+		else
+			lit_print_code_text(t, &res, m, lit_now() - t0);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 /* The last line (or JSON object): the verdicts over the run. */
 static void lit_print_summary(const struct lit_opts *o,
 			      const struct lit_model *m,
@@ -858,11 +1013,17 @@ int pfr_cmd_litmus(int argc, char **argv)
 	for (size_t i = 0; i < pfr_lit_ntests; i++)
 		if (lit_selected(&pfr_lit_tests[i], sel.pats, sel.npats))
 			nsel++;
+	for (size_t i = 0; i < pfr_lit_ncodes; i++)
+		if (lit_selected_name(pfr_lit_codes[i].name,
+				      pfr_lit_codes[i].shape, sel.pats,
+				      sel.npats))
+			nsel++;
 	if (!nsel)
 		return pfr_cli_usage_error("litmus", "no test matches '%s'",
 					   sel.pats[0]);
 	if (list) {
 		lit_list(&sel, m, o.json);
+		lit_list_codes(&sel, m, o.json);
 		return 0;
 	}
 
@@ -889,7 +1050,8 @@ int pfr_cmd_litmus(int argc, char **argv)
 	r->done_work = &done;
 	r->total_work = total;
 	r->progress_shown = &shown;
-	if (lit_run_all(r, &o, &sel, m, &sum)) {
+	if (lit_run_all(r, &o, &sel, m, &sum) ||
+	    lit_run_codes(r, &o, &sel, m, &sum)) {
 		free(r);
 		return 1;
 	}

@@ -90,4 +90,36 @@ extern const size_t pfr_lit_ntests;
  * instruction being stronger than the primitive's contract. */
 unsigned pfr_lit_beyond(const struct pfr_lit_test *t);
 
+/*
+ * Code shapes (cli/litmus_code.c): litmus tests whose threads run the
+ * library's own inline functions (the ring's publication and reuse, the
+ * shared ring's commit, the group's hand-over) over many small instances,
+ * each checking every record it reads.  An instance is positive when a
+ * record was wrong (a payload not its own, out of order or missing): the
+ * library's claim is that this is Never, on every model.
+ */
+struct pfr_lit_code_res {
+	uint64_t pos, neg; /* instances with / without a wrong record */
+	uint64_t records; /* records checked */
+	char first[256]; /* the first wrong record, said in words */
+};
+
+struct pfr_lit_code {
+	const char *name; /* e.g. "RING-PUB+ACQREL" */
+	const char *shape; /* e.g. "RING-PUB" */
+	int nthreads;
+	const char *code[PFR_LIT_MAX_THREADS]; /* what each thread runs */
+	const char *why;
+	int kind; /* private to cli/litmus_code.c */
+	int ordering; /* enum pfr_ordering of the ring or group */
+};
+
+extern const struct pfr_lit_code pfr_lit_codes[];
+extern const size_t pfr_lit_ncodes;
+
+/* Runs n instances of t on the CPUs cpus[0..ncpu-1]; 0, or -1 when a
+ * ring or a thread cannot be made (said on stderr). */
+int pfr_lit_code_run(const struct pfr_lit_code *t, unsigned long long n,
+		     const int *cpus, int ncpu, struct pfr_lit_code_res *res);
+
 #endif

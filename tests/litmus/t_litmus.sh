@@ -3,9 +3,10 @@
 # perfring litmus, short run: every listed test runs and reports its
 # histogram, witnesses and observation; no outcome the target's model
 # forbids is observed (exit status 0, no FAIL line, and every test marked
-# Forbidden is observed Never); --json is well-formed JSON Lines; usage
-# errors exit 2.  Whether SB's relaxed outcome showed is reported, not
-# asserted: it is up to the hardware and the scheduler.
+# Forbidden is observed Never, the code shapes included); --json is
+# well-formed JSON Lines; usage errors exit 2.  Whether SB's relaxed
+# outcome showed is reported, not asserted: it is up to the hardware and
+# the scheduler.
 #   PFR_LITMUS_ITERATIONS  instances per test (default 30000; 5000 in a
 #                          sanitizer build, which runs about 10x slower)
 set -u
@@ -27,7 +28,8 @@ awk '{ print $1 }' "$tmp/list" >"$tmp/names"
 ntests=$(wc -l <"$tmp/names")
 [ $rc -eq 0 ] && [ "$ntests" -ge 60 ]
 ok $? "--list exits 0 and lists the tests ($ntests)" "$tmp/list"
-for shape in SB MP LB S R 2+2W WRC IRIW PUB REUSE; do
+for shape in SB MP LB S R 2+2W WRC IRIW PUB REUSE \
+	RING-PUB RING-REUSE MPSC-PUB GROUP-HANDOVER; do
 	awk -v s="$shape" '$2 == s { f = 1 } END { exit !f }' "$tmp/list" ||
 		tap_error "shape $shape missing from --list"
 done
@@ -72,6 +74,20 @@ END {
 }' "$tmp/out"
 ok $? "every test reports histogram, witnesses, model verdict and observation"
 
+# The code shapes (the library's own inline functions, every record
+# checked) are listed, forbidden, run and observed Never.
+codes="RING-PUB+FULL RING-PUB+ACQREL RING-PUB+CTRLDEP RING-REUSE+FULL
+RING-REUSE+ACQREL RING-REUSE+CTRLDEP MPSC-PUB GROUP-HANDOVER"
+bad=0
+for t in $codes; do
+	awk -v t="$t" '$1 == t && $4 == "forbidden" { f = 1 } END { exit !f }' \
+		"$tmp/list" || { echo "# $t not listed as forbidden"; bad=1; }
+	grep -q "^Observation $t Never 0 [1-9]" "$tmp/out" ||
+		{ echo "# $t: $(grep "^Observation $t " "$tmp/out")"; bad=1; }
+	grep "^Time $t " "$tmp/out" | sed 's/^/# /'
+done
+ok $bad "code shapes listed, run and observed Never" "$tmp/out"
+
 # Witness marking: a state line is "count*>state" or "count:>state".
 grep -Eq '^[0-9]+ *[*:]>[0-9]+:r[0-9]+=' "$tmp/out"
 ok $? "histogram lines are in litmus7 form"
@@ -97,6 +113,23 @@ for r in rows[1:-1]:
 PY
 fi
 ok $ok "--json --test SB: $lines JSON lines, counts add up" "$tmp/json"
+
+# --json on a code shape: its counts add up and no wrong record.
+pr litmus --json --test MPSC-PUB --iterations 2000 >"$tmp/cjson" 2>&1
+rc=$?
+ok=1
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/cjson")" -eq 3 ] && ok=0
+if [ $ok -eq 0 ] && command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/cjson" <<'PY' || ok=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+r = rows[1]
+assert r["name"] == "MPSC-PUB" and r["code_shape"] and not r["allowed"]
+assert r["observation"] == "Never" and r["positive"] == 0
+assert r["negative"] == 20 and r["records"] == 20 * 96
+PY
+fi
+ok $ok "--json --test MPSC-PUB: 20 instances, 1920 records, Never" "$tmp/cjson"
 
 # Usage errors exit 2, --help exits 0.
 ue=0
