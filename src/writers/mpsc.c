@@ -1204,9 +1204,11 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
 	for (uint32_t i = 0; i < r->max_producers; i++) {
 		struct pfr_mpsc_slot *s = &table[i];
-		/* N: pairs with N in pfr__mpsc_announce(), as below
-		 * (litmus/mpsc-announce.litmus) */
-		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
+		/* Relaxed: the announcement of every reservation below lim
+		 * is ordered before these loads by C1 (coherence), and any
+		 * other value only lowers lim: the reader then waits and
+		 * looks again, it never goes further. */
+		uint64_t rp = PFR_READ_ONCE(s->res_pos);
 		uint64_t re = PFR_READ_ONCE(s->res_end);
 
 		if (rp != re && rp - tail - 1 < lim - tail - 1)
@@ -1220,9 +1222,9 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 		 * (litmus/mpsc-announce.litmus) */
 		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
 		uint64_t re = PFR_READ_ONCE(s->res_end);
-		/* purpose: as in pfr__mpsc_owner_gone(); pairs with the CAS
-		 * (acq_rel) in pfr_mpsc_join() and the leave's release */
-		uint64_t owner = pfr_smp_load_acquire(&s->owner);
+		/* relaxed: only its generation is used, and
+		 * pfr__mpsc_owner_gone() loads the word again with acquire */
+		uint64_t owner = PFR_READ_ONCE(s->owner);
 
 		if (tail - rp >= re - rp || re - tail > left || (re & 7))
 			continue; /* not the tail's, or out of bounds */
