@@ -27,7 +27,8 @@ first that fails (the mutant is "caught"):
                  model's own order; only the model's correct cases count
   tsan           tests/sanitize/t_tsan.sh (threaded unit tests and
                  stresses built with -fsanitize=thread)
-  litmus         tools/litmus-gen.py check-code and group-check-code:
+  litmus         tools/litmus-gen.py check-code, group-check-code and
+                 mpsc-check-code:
                  the code no longer has the shape of its litmus file,
                  whose mutant without that barrier herd7 finds Sometimes
                  (for what C11 cannot express, such as the group's R)
@@ -417,7 +418,7 @@ def litmus_catch(tree, build, log):
     """The code against its litmus files: a barrier of a shape that
     herd7 proves gone from the code fails the check."""
     env = test_env(tree, build)
-    for cmd in ("check-code", "group-check-code"):
+    for cmd in ("check-code", "group-check-code", "mpsc-check-code"):
         rc, _ = run(["python3", "tools/litmus-gen.py", cmd], tree, env, log,
                     300)
         if rc != 0:
