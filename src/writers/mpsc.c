@@ -718,9 +718,16 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 			 * pfr__mpsc_load_prod()); pos - cons > ring only
 			 * when the reader freed space between the two loads
 			 * and producers took it: cons again, now at least
-			 * what the producer of pos had seen. */
-			if ((int64_t)(pos - cons) > (int64_t)ring)
-				cons = pfr__mpsc_load_cons(c); /* A */
+			 * what the producer of pos had seen; and a cons
+			 * loaded after pos may have passed it: pos again.
+			 * A few such looks; hostile positions fail them
+			 * all. */
+			for (int k = 0; k < 4 && pos - cons > ring; k++) {
+				if ((int64_t)(pos - cons) < 0)
+					pos = pfr__mpsc_load_prod(c);
+				else
+					cons = pfr__mpsc_load_cons(c); /* A */
+			}
 			end = pos;
 			if (p->lost)
 				pfr__place(&end, lost_size, p->mask);
