@@ -170,18 +170,17 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 
 	if (__builtin_expect(len > w->max_record - 8 || n > 0x7fffffffu, 0))
 		return -PFR_E_INVAL;
-	/* Fast path: all n fit below the limit (n * size < 2^47: no wrap).
-	 * Two stores per record, header and payload; head and the record
-	 * count once for the burst. */
+	/* Fast path: all n fit below the limit (n * size < 2^47: no wrap;
+	 * the limit is at most the end of the lap, so the burst is one
+	 * stretch of the data area).  Two stores per record, header and
+	 * payload; the lines ahead, head and the record count once for the
+	 * burst. */
 	if (__builtin_expect(head + (uint64_t)n * size <= w->limit, 1)) {
-		unsigned char *data = w->data;
-		uint64_t mask = w->mask, records = w->records;
-		uint64_t limit = PFR__AHEAD_BOUND(w);
+		uint64_t records = w->records;
 
-		for (i = 0; i < n; i++, head += size)
-			pfr__put_record(data, mask, head, limit, type, size,
-					src + (size_t)i * len, len);
-		w->head = head;
+		pfr__put_burst(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
+			       type, size, src, len, n);
+		w->head = head + (uint64_t)n * size;
 		w->records = records + n;
 		pfr_writer_publish(w);
 		return (int)n;

@@ -498,7 +498,10 @@ PFR__INLINE void pfr__prefetch_w(const void *p)
  * data area: the lines at the start of the next lap are asked for too (the
  * address wraps), or the first PFR__WRITE_AHEAD bytes of every lap would
  * be written with no line asked for, a larger share of the records the
- * smaller the ring (1/32 of them at 32 KiB).  PFR__AHEAD_BOUND is a test-only
+ * smaller the ring (1/32 of them at 32 KiB).  A record shorter than a line
+ * asks again for a line an earlier one asked for; a single write has no
+ * cheaper way to know which lines were asked for, while a burst does
+ * (pfr__write_ahead_span() below).  PFR__AHEAD_BOUND is a test-only
  * override (the bench builds the old bound, the limit, as a contestant). */
 #ifndef PFR__AHEAD_BOUND
 #define PFR__AHEAD_BOUND(w) ((w)->free_end)
@@ -510,6 +513,23 @@ PFR__INLINE void pfr__write_ahead(unsigned char *data, uint64_t mask,
 		return;
 	for (uint64_t o = 0; o < size; o += 64)
 		pfr__prefetch_w(data + ((head + o + PFR__WRITE_AHEAD) & mask));
+}
+
+/* pfr__write_ahead() for a burst's `bytes` at head, once for the burst:
+ * each line that starts in them (shifted by PFR__WRITE_AHEAD, a multiple
+ * of 64) and lies below `limit` is asked for once; the lines past the
+ * limit are left out rather than the whole burst's. */
+PFR__INLINE void pfr__write_ahead_span(unsigned char *data, uint64_t mask,
+				       uint64_t head, uint64_t bytes,
+				       uint64_t limit)
+{
+	uint64_t at = (head + PFR__WRITE_AHEAD + 63) & ~(uint64_t)63;
+	uint64_t stop = head + bytes + PFR__WRITE_AHEAD;
+
+	if (stop > limit)
+		stop = limit;
+	for (; at < stop; at += 64)
+		pfr__prefetch_w(data + (at & mask));
 }
 
 /* Writes the header of a record of `size` bytes at free-running `pos`. */
@@ -536,6 +556,27 @@ PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
 	if (len)
 		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
 		       buf, len);
+}
+
+/* The burst fast path's copy of n records of `size` bytes at free-running
+ * `head`, all before the end of the data area (the caller checked: no
+ * wrap): the lines ahead asked for once for the whole burst, then per
+ * record its header and payload, at addresses that advance by `size`
+ * (no mask per record).  Record i's payload is src + i * len. */
+PFR__INLINE void pfr__put_burst(unsigned char *data, uint64_t mask,
+				uint64_t head, uint64_t limit, uint32_t type,
+				uint64_t size, const unsigned char *src,
+				size_t len, unsigned n)
+{
+	unsigned char *p = data + (head & mask);
+	uint64_t raw = pfr__header_word(type, size);
+
+	pfr__write_ahead_span(data, mask, head, (uint64_t)n * size, limit);
+	for (; n; n--, p += size, src += len) {
+		memcpy(p, &raw, sizeof(raw));
+		if (len)
+			memcpy(p + sizeof(struct pfr_record_header), src, len);
+	}
 }
 
 /* pfr__put_record() for an in-band ring: the payload first, then the
