@@ -13,10 +13,12 @@
 set -eu -o pipefail
 before=$1 after=$2 cap=${3:-32768} n=${N_MSGS:-200000}
 rows=${ROWS:-perfring acqrel,perfring acqrel batch,rte_ring burst,rte_ring dequeue burst}
-command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null || {
-	echo "ring-insn: needs valgrind (callgrind_annotate)" >&2
-	exit 1
-}
+for t in valgrind callgrind_annotate; do
+	command -v $t >/dev/null || {
+		echo "ring-insn: needs $t (valgrind)" >&2
+		exit 1
+	}
+done
 tmp=$(mktemp -d /tmp/pfr-ring-insn.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 echo "# tools/ring-insn.sh: instructions per message (callgrind, inclusive), 8-byte payloads, capacity $cap, $n messages"
