@@ -732,9 +732,16 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		pfr_note_side_band(f, hdr, payload, len);
 	if (f->zlevel)
 		return pfr_zstage(f, hdr, payload, len);
-	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
-	    (len && fwrite(payload, len, 1, f->out) != 1))
+	/* A record whose payload follows its header (the merge's copies,
+	 * a ring's records that do not wrap) goes out in one call. */
+	if ((const unsigned char *)payload ==
+	    (const unsigned char *)hdr + sizeof(*hdr)) {
+		if (fwrite(hdr, hdr->size, 1, f->out) != 1)
+			return -PFR_E_SYSTEM;
+	} else if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
+		   (len && fwrite(payload, len, 1, f->out) != 1)) {
 		return -PFR_E_SYSTEM;
+	}
 	f->data_size += hdr->size;
 	return 0;
 }
