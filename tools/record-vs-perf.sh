@@ -29,7 +29,7 @@
 #       number is in the meta line; 0 by default)
 set -u
 reps=5 dur=2 out=docs/record-results.jsonl sizes="default 4"
-workloads="storm f20000" before= hogs=0
+workloads="storm f20000" before='' hogs=0
 recorders="perf perf-no-buildid perfring perfring-no-buildid perfring-threads"
 while getopts n:d:o:m:w:r:b:l: o; do
 	case $o in
@@ -176,6 +176,7 @@ for wl in $workloads; do
 	kill $w1 $w2 2>/dev/null
 	wait $w1 $w2 2>/dev/null
 done
+# shellcheck disable=SC2046 # the background load's pids
 kill $(jobs -p) 2>/dev/null
 
 # Median and range per case, and the ratios of the medians.
