@@ -13,18 +13,41 @@
 # both write the build ids of the DSOs the samples hit by default).  Writes JSON Lines (a meta line
 # naming the machine, one line per run, one summary line per case with the
 # median and range) to the file given (default docs/record-results.jsonl)
-# and a table on standard output.
-#   tools/record-vs-perf.sh [-n REPS] [-d SECONDS] [-o FILE]
+# and a table on standard output.  Loss is also given as a fraction,
+# lost / (samples + lost), and, per repetition, as the ratio of each
+# perfring recorder's loss to perf's in the same repetition (median and
+# range of those ratios).
+#   tools/record-vs-perf.sh [-n REPS] [-d SECONDS] [-o FILE] [-m SIZES]
+#                           [-w WORKLOADS] [-r RECORDERS] [-b PERFRING]
+#                           [-l HOGS]
+#   -m  ring sizes, "default" or -m's value (default: "default 4")
+#   -w  workloads (default: "storm f20000")
+#   -r  recorders (default: all five above)
+#   -b  a second perfring binary, the recorder "before" (a build of an
+#       earlier commit), run in turn with the others
+#   -l  HOGS spinning processes run throughout as background load (their
+#       number is in the meta line; 0 by default)
 set -u
-reps=5 dur=2 out=docs/record-results.jsonl
-while getopts n:d:o: o; do
+reps=5 dur=2 out=docs/record-results.jsonl sizes="default 4"
+workloads="storm f20000" before='' hogs=0
+recorders="perf perf-no-buildid perfring perfring-no-buildid perfring-threads"
+while getopts n:d:o:m:w:r:b:l: o; do
 	case $o in
 	n) reps=$OPTARG ;;
 	d) dur=$OPTARG ;;
 	o) out=$OPTARG ;;
+	m) sizes=$OPTARG ;;
+	w) workloads=$OPTARG ;;
+	r) recorders=$OPTARG ;;
+	b) before=$OPTARG ;;
+	l) hogs=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
+if [ -n "$before" ]; then
+	before=$(cd "$(dirname "$before")" && pwd)/$(basename "$before")
+	case " $recorders " in *" before "*) ;; *) recorders="$recorders before" ;; esac
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 P=${PERFRING:-$top/build/perfring}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
@@ -71,8 +94,12 @@ measure() { # NAME OPTS...
 	shift
 	rm -rf r.data r.data.old
 	case $name in
-	perf*) /usr/bin/time -f '%U %S' -o t.out perf record -q -o r.data \
+	# not perf*: that pattern took perfring* too, and every "perfring"
+	# run before this was perf record's
+	perf | perf-no-buildid) /usr/bin/time -f '%U %S' -o t.out perf record -q -o r.data \
 		"$@" -- sleep "$dur" >/dev/null 2>rec.err ;;
+	before) /usr/bin/time -f '%U %S' -o t.out "$before" record -q \
+		-o r.data "$@" -- sleep "$dur" >/dev/null 2>rec.err ;;
 	*) /usr/bin/time -f '%U %S' -o t.out "$P" record -q -o r.data \
 		"$@" -- sleep "$dur" >/dev/null 2>rec.err ;;
 	esac
@@ -85,7 +112,6 @@ measure() { # NAME OPTS...
 	echo "${cpu:-0} ${samples:-0} ${lost:-0}"
 }
 
-recorders="perf perf-no-buildid perfring perfring-no-buildid perfring-threads"
 opts_of() { # RECORDER
 	case $1 in
 	perf) echo "" ;;
@@ -93,6 +119,7 @@ opts_of() { # RECORDER
 	perfring) echo "" ;;
 	perfring-no-buildid) echo "--no-buildid" ;;
 	perfring-threads) echo "--threads" ;;
+	before) echo "" ;;
 	esac
 }
 
@@ -105,10 +132,15 @@ opts_of() { # RECORDER
 		"$(date -u +%FT%TZ)"
 	printf '"load_at_start":"%s","reps":%s,"seconds":%s,' \
 		"$(cut -d' ' -f1-3 /proc/loadavg)" "$reps" "$dur"
-	printf '"placement":"time-shared: the recorders and the workload share %s CPUs with whatever else runs"}\n' "$(nproc)"
+	printf '"recorders":"%s","before":"%s","hogs":%s,' "$recorders" \
+		"$([ -n "$before" ] && "$before" --version 2>/dev/null | head -n1)" "$hogs"
+	printf '"placement":"time-shared, unpinned: the recorders, the workload and %s spinning processes share %s CPUs with whatever else runs"}\n' "$hogs" "$(nproc)"
 } >"$out"
 
-for wl in storm f20000; do
+for ((h = 0; h < hogs; h++)); do
+	./spin &
+done
+for wl in $workloads; do
 	if [ $wl = storm ]; then
 		./pp & w1=$!
 		w2=
@@ -119,12 +151,19 @@ for wl in storm f20000; do
 		ev="-a -F 20000"
 	fi
 	sleep 0.5
-	for m in default 4; do
+	for m in $sizes; do
 		mo=""
 		[ $m = default ] || mo="-m $m"
 		for ((r = 1; r <= reps; r++)); do
 			[ -e /proc/$w1 ] || { echo "the workload died" >&2; exit 1; }
-			for rec in $recorders; do
+			# The order turns by one each repetition (no recorder
+			# always follows the same one)
+			# shellcheck disable=SC2086
+			set -- $recorders
+			for ((k = 0; k < (r - 1) % $#; k++)); do
+				set -- "${@:2}" "$1"
+			done
+			for rec in "$@"; do
 				# shellcheck disable=SC2046,SC2086
 				read -r cpu samples lost < <(measure $rec $ev $mo $(opts_of $rec))
 				printf '{"type":"run","workload":"%s","m":"%s","recorder":"%s","rep":%d,"cpu_s":%s,"samples":%s,"lost":%s}\n' \
@@ -137,6 +176,8 @@ for wl in storm f20000; do
 	kill $w1 $w2 2>/dev/null
 	wait $w1 $w2 2>/dev/null
 done
+# shellcheck disable=SC2046 # the background load's pids
+kill $(jobs -p) 2>/dev/null
 
 # Median and range per case, and the ratios of the medians.
 python3 - "$out" <<'EOP'
@@ -151,18 +192,23 @@ for (wl, m, rec), rs in sorted(cases.items()):
     cpu = [r["cpu_s"] for r in rs]
     lost = [r["lost"] for r in rs]
     smp = [r["samples"] for r in rs]
+    fr = [r["lost"] / (r["lost"] + r["samples"]) if r["lost"] + r["samples"] else 0.0
+          for r in rs]
     summ.append({"type": "summary", "workload": wl, "m": m, "recorder": rec,
                  "runs": len(rs), "cpu_s_median": S.median(cpu),
                  "cpu_s_min": min(cpu), "cpu_s_max": max(cpu),
                  "lost_median": S.median(lost), "lost_min": min(lost),
                  "lost_max": max(lost), "runs_with_loss": sum(1 for x in lost if x),
-                 "samples_median": S.median(smp)})
+                 "samples_median": S.median(smp),
+                 "lost_frac_median": round(S.median(fr), 4),
+                 "lost_frac_min": round(min(fr), 4),
+                 "lost_frac_max": round(max(fr), 4)})
 med = {(s["workload"], s["m"], s["recorder"]): s for s in summ}
 with open(path, "a") as f:
     for s in summ:
         f.write(json.dumps(s) + "\n")
     for (wl, m, rec), s in sorted(med.items()):
-        if not rec.startswith("perfring"):
+        if not rec.startswith("perfring") and rec != "before":
             continue
         for ref in ("perf", "perf-no-buildid"):
             p = med.get((wl, m, ref))
@@ -170,14 +216,35 @@ with open(path, "a") as f:
                 f.write(json.dumps({"type": "ratio", "workload": wl, "m": m,
                         "recorder": rec, "against": ref,
                         "cpu_ratio_of_medians": round(s["cpu_s_median"] / p["cpu_s_median"], 3)}) + "\n")
-print("%-7s %-8s %-17s %18s %26s %8s" % ("load", "-m", "recorder", "cpu s (min-max)", "lost median (min-max)", "lossy"))
+    # Loss against perf's in the same repetition: each perfring
+    # recorder's lost / perf's lost, rep by rep (none where perf lost
+    # nothing), then the median and range of those ratios.
+    byrep = {(r["workload"], r["m"], r["recorder"], r["rep"]): r for r in runs}
+    for (wl, m, rec), rs in sorted(cases.items()):
+        if rec.startswith("perf") and not rec.startswith("perfring"):
+            continue
+        rat = []
+        for r in rs:
+            p = byrep.get((wl, m, "perf", r["rep"]))
+            if p and p["lost"]:
+                rat.append(r["lost"] / p["lost"])
+        if rat:
+            f.write(json.dumps({"type": "loss_ratio", "workload": wl, "m": m,
+                    "recorder": rec, "against": "perf", "reps": len(rat),
+                    "per_rep": [round(x, 3) for x in rat],
+                    "median": round(S.median(rat), 3),
+                    "min": round(min(rat), 3), "max": round(max(rat), 3)}) + "\n")
+print("%-7s %-8s %-17s %18s %26s %22s %8s" % ("load", "-m", "recorder", "cpu s (min-max)", "lost median (min-max)", "frac median (min-max)", "lossy"))
 for s in summ:
-    print("%-7s %-8s %-17s %6.3f (%.3f-%.3f) %10d (%d-%d) %5d/%d" % (
+    print("%-7s %-8s %-17s %6.3f (%.3f-%.3f) %10d (%d-%d) %.4f (%.4f-%.4f) %5d/%d" % (
         s["workload"], s["m"], s["recorder"], s["cpu_s_median"], s["cpu_s_min"],
         s["cpu_s_max"], s["lost_median"], s["lost_min"], s["lost_max"],
+        s["lost_frac_median"], s["lost_frac_min"], s["lost_frac_max"],
         s["runs_with_loss"], s["runs"]))
-for l in open(path):
-    if '"type":"ratio"' in l:
-        r = json.loads(l)
+# (json.dumps writes "type": "ratio", with a space: parse, then compare)
+for r in (json.loads(l) for l in open(path)):
+    if r.get("type") == "ratio":
         print("ratio %-7s m=%-7s %-17s / %-16s = %.2f" % (r["workload"], r["m"], r["recorder"], r["against"], r["cpu_ratio_of_medians"]))
+    if r.get("type") == "loss_ratio":
+        print("lost  %-7s m=%-7s %-17s / perf, per rep: median %.2f (%.2f-%.2f) of %d" % (r["workload"], r["m"], r["recorder"], r["median"], r["min"], r["max"], r["reps"]))
 EOP

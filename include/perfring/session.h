@@ -106,7 +106,7 @@ struct pfr_perf_session_opts {
 	size_t sz; /* sizeof(struct pfr_perf_session_opts) */
 	uint32_t flags; /* PFR_PERF_SESSION_* */
 	/* Data pages per ring, a power of two; 0: 128.  A ring wakes the
-	 * reader when a quarter of it is full. */
+	 * reader when half of it is full. */
 	uint32_t data_pages;
 	/* pfr_perf_session_run() drains every tick_ms even when no ring
 	 * woke it (a stream to a reader); 0: only on wake-ups. */

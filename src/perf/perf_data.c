@@ -62,13 +62,20 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 		errno = e;
 		return -PFR_E_SYSTEM;
 	}
-	f->out = fdopen(f->fd, "w");
+	/* A file's records go out in PFR__FILE_BUF writes: glibc ignores the
+	 * size given to setvbuf() without a buffer (st_blksize, 4 KiB here,
+	 * would be a write() per 4 KiB).  A pipe keeps stdio's own buffer
+	 * (a reader downstream sees the records sooner). */
+	f->obuf = f->pipe ? NULL : malloc(PFR__FILE_BUF);
+	f->out = !f->pipe && !f->obuf ? NULL : fdopen(f->fd, "w");
 	if (!f->out) {
 		close(f->fd);
+		free(f->obuf);
 		free(f);
 		return -PFR_E_SYSTEM;
 	}
-	setvbuf(f->out, NULL, _IOFBF, 1 << 20);
+	if (f->obuf)
+		setvbuf(f->out, f->obuf, _IOFBF, PFR__FILE_BUF);
 	f->clockid = -1;
 	*fp = f;
 	return 0;
@@ -725,9 +732,16 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		pfr_note_side_band(f, hdr, payload, len);
 	if (f->zlevel)
 		return pfr_zstage(f, hdr, payload, len);
-	if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
-	    (len && fwrite(payload, len, 1, f->out) != 1))
+	/* A record whose payload follows its header (the merge's copies,
+	 * a ring's records that do not wrap) goes out in one call. */
+	if ((const unsigned char *)payload ==
+	    (const unsigned char *)hdr + sizeof(*hdr)) {
+		if (fwrite(hdr, hdr->size, 1, f->out) != 1)
+			return -PFR_E_SYSTEM;
+	} else if (fwrite(hdr, sizeof(*hdr), 1, f->out) != 1 ||
+		   (len && fwrite(payload, len, 1, f->out) != 1)) {
 		return -PFR_E_SYSTEM;
+	}
 	f->data_size += hdr->size;
 	return 0;
 }
@@ -1121,6 +1135,7 @@ void pfr__file_free(struct pfr_perf_file *f)
 	free(f->ev);
 	free(f->cmdline);
 	free(f->zbuf);
+	free(f->obuf); /* after fclose(f->out), which flushes from it */
 #ifdef PFR_HAVE_ZSTD
 	if (f->zctx)
 		pfr_zstd.free(f->zctx);

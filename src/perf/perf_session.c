@@ -517,9 +517,15 @@ static void prepare_attrs(struct pfr_perf_session *s)
 		if (ow && !e->tracking) {
 			a->write_backward = 1;
 		} else {
+			/* Half the ring, the kernel's default (perf's too).
+			 * A quarter woke the reader twice as often, each
+			 * wake-up a sleep, a poll and a pass; on a loaded
+			 * machine that reader used more CPU and lost more
+			 * samples at 16 KiB rings, not fewer (docs/record.md,
+			 * "Recorder CPU and loss against perf record"). */
 			a->watermark = 1;
 			a->wakeup_watermark =
-				(uint32_t)(data / 4 ? data / 4 : 8);
+				(uint32_t)(data / 2 ? data / 2 : 8);
 		}
 	}
 }
