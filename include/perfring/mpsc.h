@@ -552,9 +552,8 @@ PFR__INLINE void pfr__mpsc_store_hdr(struct pfr_mpsc_producer *p, uint64_t pos,
 PFR__INLINE void pfr__mpsc_store_busy(struct pfr_mpsc_producer *p, uint64_t pos,
 				      uint64_t size)
 {
-	pfr__mpsc_store_hdr(p, pos,
-			    pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index,
-					  size));
+	pfr__mpsc_store_hdr(
+		p, pos, pfr__mpsc_hdr(PFR_MPSC_BUSY | p->gen, p->index, size));
 }
 
 /* C2: loads the header at offset off of the data area. */

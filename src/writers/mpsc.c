@@ -744,13 +744,13 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 			if (end - cons > ring) {
 				if (p->policy == PFR_POLICY_DROP)
 					return pfr__mpsc_give_up(
-						p, pos, flagged,
-						-PFR_E_NOSPC, 1);
+						p, pos, flagged, -PFR_E_NOSPC,
+						1);
 				pfr__mpsc_announce(p, pos, pos); /* N */
 				err = pfr__mpsc_wait_space(p, cons, &deadline);
 				if (err)
-					return pfr__mpsc_give_up(p, pos, flagged,
-								 err, 1);
+					return pfr__mpsc_give_up(
+						p, pos, flagged, err, 1);
 				continue;
 			}
 		}
@@ -798,7 +798,8 @@ int pfr__mpsc_reserve_slow(struct pfr_mpsc_producer *p, uint32_t size)
 	at = pfr__place(&end, size, p->mask);
 	if (at != pos) /* H */
 		pfr__mpsc_store_hdr(
-			p, pos, pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
+			p, pos,
+			pfr__mpsc_hdr(PFR_RECORD_PAD, p->index, at - pos));
 	pfr__mpsc_store_busy(p, at, size); /* H */
 	if (p->wait_flag)
 		__atomic_fetch_add(&c->records, 1, __ATOMIC_RELAXED);
@@ -1023,8 +1024,8 @@ int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 	r->stall_timeout = 1000000000ull;
 	if ((tail & 7) || (freed & 7))
 		err = -PFR_E_RECSIZE_ALIGN;
-	else if (freed != tail && (freed - tail > r->mask + 1 ||
-				   freed - tail > prod - tail))
+	else if (freed != tail &&
+		 (freed - tail > r->mask + 1 || freed - tail > prod - tail))
 		err = -PFR_E_LAYOUT;
 	if (err) {
 		/* a failed open keeps no role: release it */
@@ -1162,8 +1163,8 @@ static int pfr__mpsc_zeroes(const struct pfr_mpsc_reader *r, uint64_t from,
 			    uint64_t to)
 {
 	for (uint64_t at = from; at != to; at += 8)
-		if (PFR_READ_ONCE(*(const uint64_t *)(r->data +
-						      (at & r->mask))))
+		if (PFR_READ_ONCE(
+			    *(const uint64_t *)(r->data + (at & r->mask))))
 			return 0;
 	return 1;
 }
@@ -1318,7 +1319,8 @@ static void pfr__mpsc_reported(struct pfr_mpsc_reader *r, uint64_t pos,
 	s = &r->m->table[h->misc];
 	memcpy(&lost, payload + 8, sizeof(lost));
 	PFR_WRITE_ONCE(c->lost_upto, pos + h->size);
-	PFR_WRITE_ONCE(s->lost_reported, PFR_READ_ONCE(s->lost_reported) + lost);
+	PFR_WRITE_ONCE(s->lost_reported,
+		       PFR_READ_ONCE(s->lost_reported) + lost);
 }
 
 int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
@@ -1373,8 +1375,7 @@ int pfr__mpsc_next_slow(struct pfr_mpsc_reader *r, struct pfr_record *rec)
 		if (h.type == PFR_RECORD_LOST) {
 			if (h.size < sizeof(struct pfr_lost_record))
 				return -PFR_E_RECSIZE_SHORT;
-			pfr__mpsc_reported(r, r->tail, &h,
-					   r->data + off + 8);
+			pfr__mpsc_reported(r, r->tail, &h, r->data + off + 8);
 		}
 		rec->hdr = h;
 		rec->payload = r->data + off + sizeof(h);
