@@ -43,7 +43,8 @@
  *
  * Reading: pfr_group_drain() takes every active ring once per call (one
  * batch each, then tail published: D), unordered (round robin, records go
- * to the callback straight from the ring) or time-ordered (each record's
+ * to the callback straight from the ring; a writer's own order holds
+ * across its leave and its next join, on whichever slot) or time-ordered (each record's
  * time - the first 8 payload bytes, or a caller's extractor - and perf's
  * ordered-events rule through <perfring/merge.h>, the code perf record
  * uses: a record is delivered once every writer that may still write has
@@ -243,8 +244,10 @@ PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
  *	}
  *	// rc < 0: an error; else it.total records were delivered
  *
- * pfr_group_iter_begin() rescans the directory and checks owners as a
- * drain does (an ordered group: drains it whole, through fn); each
+ * pfr_group_iter_begin() rescans the directory, checks owners and takes
+ * the rings of writers that left or died to their end, through fn, as a
+ * drain does (an ordered group: drains it whole, through fn), and
+ * returns 0, fn's stop or -PFR_E_INVAL; each
  * pfr_group_iter_next() ends the previous ring's batch (publishing its
  * tail; it.got is the number of records the caller took from it, it.err
  * 0 or the negative error pfr_reader_consume() or pfr_reader_next()
@@ -252,8 +255,7 @@ PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
  * records taken from it counted) and begins the next ring that has records: 1 with it.r,
  * it.slot and it.tag set; 0 at the end of the round (slots of writers
  * that left or died freed, as a drain frees them); or a negative value:
- * fn's stop (from a closing ring, drained through fn) or a hostile
- * slot's error, reported once (pfr_group_drain()'s rule).  Records are
+ * a hostile slot's error, reported once (pfr_group_drain()'s rule).  Records are
  * taken from it.r only between the two calls, and only by the reader.
  * A caller that stops in the middle of a ring calls
  * pfr_group_iter_stop(): it ends that ring's batch (the records counted

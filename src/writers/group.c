@@ -153,6 +153,7 @@ struct pfr_group {
 	uint32_t *act, nact; /* slots the reader holds open */
 	uint32_t rr; /* round-robin start */
 	uint64_t seen_changes;
+	int lasts; /* a held slot may be closing or dead, not drained */
 	uint64_t reclaim_ns, last_check;
 	unsigned char *scratch;
 	struct pfr_merge *merge;
@@ -911,53 +912,81 @@ static void pfr__open_slot(struct pfr_group *g, uint32_t i, uint64_t word)
 	s->open = 1;
 	s->closing = W_STATE(word) == S_CLOSING;
 	s->dead = s->drained = 0;
+	if (s->closing)
+		g->lasts = 1;
 	g->act[g->nact++] = i;
 	g->st.joins_seen++;
 	if (g->merge)
 		pfr_merge_open_source(g->merge, i, 0);
 }
 
+/* One directory entry in a scan: 1 if it opened the slot. */
+static uint32_t pfr__scan_slot(struct pfr_group *g, uint32_t i)
+{
+	struct pfr__rslot *s = &g->rs[i];
+	/* S: pairs with P (store_release of ACTIVE) in pfr_group_join()
+	 * and with L (store_release of CLOSING) in pfr_group_leave()
+	 * (litmus/group-leave-drain.litmus); without it:
+	 * litmus/group-claim-publish-no-acquire.litmus */
+	uint64_t w = pfr_smp_load_acquire(&pfr__ent(g, i)->word);
+	uint32_t st = W_STATE(w);
+
+	if (s->bad)
+		return 0;
+	if (st > S_CLOSING) {
+		pfr__quarantine(g, i, -PFR_E_LAYOUT);
+	} else if (!s->open) {
+		if (st == S_ACTIVE || st == S_CLOSING) {
+			pfr__open_slot(g, i, w);
+			return s->open;
+		}
+	} else if (W_GEN(w) != W_GEN(s->word) || W_PID(w) != W_PID(s->word) ||
+		   (st != S_ACTIVE && st != S_CLOSING)) {
+		/* only the reader frees a slot it holds */
+		pfr__quarantine(g, i, -PFR_E_LAYOUT);
+	} else if (st == S_CLOSING && !s->closing) {
+		s->closing = 1;
+		s->word = w;
+		g->lasts = 1;
+	}
+	return 0;
+}
+
 /* Rescans the directory after a join or leave: opens new writers' slots,
- * notes leaves; a hostile entry is quarantined. */
+ * notes leaves; a hostile entry is quarantined.
+ *
+ * A writer that leaves one slot and joins another (a thread that joins
+ * per task) left before it joined, so a pass whose loads come after the
+ * one that saw the join (S, an acquire) sees the leave; one pass alone
+ * can load the old slot before the leave and the new one after the join.
+ * So the directory is passed over again while a pass opens a slot, and
+ * the drain takes closing slots to their end before the round
+ * (pfr__drain_lasts()): everything a writer wrote before it left comes
+ * out before anything it wrote after it joined again.  A repeated pass
+ * opened a slot that stays held until the drain's end: at most
+ * hint + 1 passes. */
 static void pfr__scan(struct pfr_group *g)
 {
 	/* S: pairs with the full barrier of the changes RMW in
 	 * pfr__announce(), after P or L: a changed count shows the new
 	 * states (litmus/group-join-rescan.litmus) */
 	uint64_t ch = pfr_smp_load_acquire(&g->h->changes);
-	uint32_t hint = PFR_READ_ONCE(g->h->hint);
+	uint32_t opened;
 
 	if (ch == g->seen_changes)
 		return;
 	g->seen_changes = ch;
-	if (hint > g->nslots)
-		hint = g->nslots; /* hostile hint: scan them all */
-	for (uint32_t i = 0; i < hint; i++) {
-		struct pfr__rslot *s = &g->rs[i];
-		/* S: pairs with P (store_release of ACTIVE) in
-		 * pfr_group_join() and with L (store_release of CLOSING)
-		 * in pfr_group_leave() (litmus/group-leave-drain.litmus);
-		 * without it: litmus/group-claim-publish-no-acquire.litmus */
-		uint64_t w = pfr_smp_load_acquire(&pfr__ent(g, i)->word);
-		uint32_t st = W_STATE(w);
+	do {
+		/* loaded again each pass: after the joins the last pass
+		 * saw, whose writers raised it first */
+		uint32_t hint = PFR_READ_ONCE(g->h->hint);
 
-		if (s->bad)
-			continue;
-		if (st > S_CLOSING) {
-			pfr__quarantine(g, i, -PFR_E_LAYOUT);
-		} else if (!s->open) {
-			if (st == S_ACTIVE || st == S_CLOSING)
-				pfr__open_slot(g, i, w);
-		} else if (W_GEN(w) != W_GEN(s->word) ||
-			   W_PID(w) != W_PID(s->word) ||
-			   (st != S_ACTIVE && st != S_CLOSING)) {
-			/* only the reader frees a slot it holds */
-			pfr__quarantine(g, i, -PFR_E_LAYOUT);
-		} else if (st == S_CLOSING) {
-			s->closing = 1;
-			s->word = w;
-		}
-	}
+		if (hint > g->nslots)
+			hint = g->nslots; /* hostile hint: scan them all */
+		opened = 0;
+		for (uint32_t i = 0; i < hint; i++)
+			opened += pfr__scan_slot(g, i);
+	} while (opened);
 }
 
 /* Frees a slot whose word is still w (a dead owner's or claimant's); 1 if
@@ -981,8 +1010,10 @@ static void pfr__check_owners(struct pfr_group *g)
 		struct pfr__rslot *s = &g->rs[g->act[k]];
 
 		if (!s->closing && !s->dead && !s->bad &&
-		    !pfr__alive(W_PID(s->word), s->start))
+		    !pfr__alive(W_PID(s->word), s->start)) {
 			s->dead = 1;
+			g->lasts = 1;
+		}
 	}
 	if (hint > g->nslots)
 		hint = g->nslots;
@@ -1171,6 +1202,33 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 	return t.count;
 }
 
+/* Takes the slots of writers that left or died to their end before the
+ * round's batches (pfr__scan()'s promise of a writer's order across a
+ * leave and a join).  Returns the records taken, or fn's negative
+ * return. */
+static int64_t pfr__drain_lasts(struct pfr_group *g, pfr_group_fn fn, void *arg)
+{
+	int64_t total = 0;
+	int left = 0;
+
+	if (!g->lasts)
+		return 0;
+	for (uint32_t k = 0; k < g->nact && !g->queue_full; k++) {
+		struct pfr__rslot *s = &g->rs[g->act[k]];
+		int64_t got;
+
+		if (s->bad || s->drained || (!s->closing && !s->dead))
+			continue;
+		got = pfr__drain_slot(g, g->act[k], fn, arg);
+		if (got < 0)
+			return got;
+		total += got;
+		left |= !s->drained && !s->bad;
+	}
+	g->lasts = left || g->queue_full;
+	return total;
+}
+
 /* Frees slot i (drained: the writer left or died) and forgets it. */
 static void pfr__free_slot(struct pfr_group *g, uint32_t i)
 {
@@ -1260,6 +1318,11 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		return -PFR_E_INVAL;
 	g->queue_full = 0;
 	pfr__drain_start(g);
+	total = pfr__drain_lasts(g, fn, arg);
+	if (total < 0)
+		return total; /* fn's own stop */
+	if (g->ordered)
+		total = 0; /* counted as the merge delivers them */
 	/* one batch per ring, round robin: start one slot further each
 	 * call */
 	n = g->nact;
@@ -1268,7 +1331,9 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		struct pfr__rslot *s = &g->rs[i];
 		int64_t got;
 
-		if (s->bad || s->drained || g->queue_full)
+		/* closing and dead slots: taken by pfr__drain_lasts() */
+		if (s->bad || s->drained || s->closing || s->dead ||
+		    g->queue_full)
 			continue;
 		got = pfr__drain_slot(g, i, fn, arg);
 		if (got < 0)
@@ -1318,6 +1383,8 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 			 pfr_group_fn fn, void *arg, uint32_t flags)
 {
+	int64_t got;
+
 	if (!g || !it || !g->reader || (flags & ~PFR_GROUP_DRAIN_ALL))
 		return -PFR_E_INVAL;
 	memset(it, 0, sizeof(*it));
@@ -1326,7 +1393,7 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 	it->cur = PFR__ITER_NONE;
 	if (g->ordered) {
 		/* the time order needs the merge: the whole drain, here */
-		int64_t got = pfr_group_drain(g, fn, arg, flags);
+		got = pfr_group_drain(g, fn, arg, flags);
 
 		it->done = 1;
 		if (got < 0)
@@ -1335,6 +1402,10 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 		return 0;
 	}
 	pfr__drain_start(g);
+	got = pfr__drain_lasts(g, fn, arg);
+	if (got < 0)
+		return (int)got; /* fn's own stop */
+	it->total = got;
 	it->n = g->nact;
 	return 0;
 }
@@ -1377,17 +1448,11 @@ int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
 		int64_t avail;
 
 		it->k++;
-		if (s->bad || s->drained)
+		/* closing and dead slots: taken to their end, LOST count
+		 * and all, out of line by pfr__drain_lasts() in
+		 * pfr_group_iter_begin() */
+		if (s->bad || s->drained || s->closing || s->dead)
 			continue;
-		if (s->closing || s->dead) {
-			/* to its end, LOST count and all, out of line */
-			int64_t got = pfr__drain_slot(g, i, it->fn, it->arg);
-
-			if (got < 0)
-				return (int)got; /* fn's own stop */
-			it->total += got;
-			continue;
-		}
 		avail = pfr_reader_begin_unpaced(&s->r);
 		if (avail < 0) {
 			pfr__quarantine(g, i, (int)avail);

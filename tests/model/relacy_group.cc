@@ -711,7 +711,7 @@ const model_case cases[] = {
 	 "CLOSING (L) stored relaxed: the leaver's last stores (lost_pending) "
 	 "race with the next owner's reset",
 	 RS},
-	{"scan-relaxed", MA, 2, 2, 2, "pfr__scan", CAUGHT,
+	{"scan-relaxed", MA, 2, 2, 2, "pfr__scan|pfr__scan_slot", CAUGHT,
 	 "the scan's loads (S) relaxed", RS},
 	{"free-relaxed", RU, 2, 1, 2, "pfr__free_slot", CAUGHT,
 	 "FREE (F) stored relaxed", RS},

@@ -65,31 +65,39 @@ static void *writer(void *arg)
 #define GRECS 50 /* records per join */
 
 static struct pfr_group *grp;
+static int gdone; /* writers that returned */
 
 static void *gwriter(void *arg)
 {
 	uint64_t me = (uint64_t)(uintptr_t)arg;
 
-	for (uint64_t k = 0; k < GROUNDS; k++) {
+	void *rc = NULL;
+
+	for (uint64_t k = 0; k < GROUNDS && !rc; k++) {
 		struct pfr_writer w;
 		int slot;
 
 		while ((slot = pfr_group_join(grp, &w, me + 1)) == -PFR_E_FULL)
 			sched_yield();
-		if (slot < 0)
-			return (void *)1;
+		if (slot < 0) {
+			rc = (void *)1;
+			break;
+		}
 		for (uint64_t i = 0; i < GRECS; i++) {
 			uint64_t p[2] = {me << 32 | (k * GRECS + i),
 					 (me << 32 | (k * GRECS + i)) ^
 						 0x5555aaaa5555aaaaull};
 
 			if (pfr_writer_write(&w, 7, p, sizeof(p)))
-				return (void *)1;
+				rc = (void *)1;
 		}
 		if (pfr_group_leave(grp, &w))
-			return (void *)1;
+			rc = (void *)1;
 	}
-	return NULL;
+	/* purpose: count this writer done; pairs with the main thread's
+	 * acquire load of gdone (its leaves before the count) */
+	__atomic_fetch_add(&gdone, 1, __ATOMIC_RELEASE);
+	return rc;
 }
 
 struct gstate {
@@ -109,13 +117,23 @@ static int gcheck(void *arg, const struct pfr_group_rec *r)
 	}
 	memcpy(p, r->payload, 16);
 	me = p[0] >> 32;
-	if (me >= GW || r->tag != me + 1 ||
-	    (p[0] & 0xffffffffu) != st->next[me] ||
-	    p[1] != (p[0] ^ 0x5555aaaa5555aaaaull)) {
-		fprintf(stderr, "group record corrupt (writer %llu)\n",
-			(unsigned long long)me);
+	if (me >= GW) {
+		fprintf(stderr, "group record corrupt (no such writer)\n");
 		st->bad = 1;
 		return 0;
+	}
+	if (r->tag != me + 1 || (p[0] & 0xffffffffu) != st->next[me] ||
+	    p[1] != (p[0] ^ 0x5555aaaa5555aaaaull)) {
+		fprintf(stderr,
+			"group record corrupt or out of order (writer %llu, "
+			"slot %u): sequence %llu where %llu was next\n",
+			(unsigned long long)me, r->slot,
+			(unsigned long long)(p[0] & 0xffffffffu),
+			(unsigned long long)st->next[me]);
+		st->bad = 1;
+		/* counted and drained on: the writers finish, the test
+		 * ends (and fails) */
+		st->next[me] = p[0] & 0xffffffffu;
 	}
 	st->next[me]++;
 	st->got++;
@@ -140,11 +158,19 @@ static int run_group(void)
 		return 1;
 	for (uintptr_t i = 0; i < GW; i++)
 		pthread_create(&th[i], NULL, gwriter, (void *)i);
-	while (st.got < (uint64_t)GW * GROUNDS * GRECS && !st.bad) {
+	/* until every record arrived, or every writer returned and two
+	 * drains after that found nothing (a record lost: the check below
+	 * fails instead of waiting) */
+	for (int idle = 0;
+	     st.got < (uint64_t)GW * GROUNDS * GRECS && idle < 2;) {
+		/* purpose: every writer done; pairs with the writers'
+		 * release increments of gdone */
+		int done = __atomic_load_n(&gdone, __ATOMIC_ACQUIRE) == GW;
 		int64_t n = pfr_group_drain(grp, gcheck, &st, 0);
 
 		if (n < 0)
 			return 1;
+		idle = done && !n ? idle + 1 : 0;
 		if (!n)
 			sched_yield();
 	}
@@ -160,9 +186,12 @@ static int run_group(void)
 			rc = 1;
 	pfr_group_stats(grp, &gs);
 	pfr_group_close(grp);
-	printf("group: %llu records intact, %llu slot frees\n",
-	       (unsigned long long)st.got, (unsigned long long)gs.freed);
-	return rc || st.bad || gs.freed != (uint64_t)GW * GROUNDS;
+	printf("group: %llu of %u records intact and in each writer's "
+	       "order, %llu slot frees\n",
+	       (unsigned long long)st.got, GW * GROUNDS * GRECS,
+	       (unsigned long long)gs.freed);
+	return rc || st.bad || st.got != (uint64_t)GW * GROUNDS * GRECS ||
+	       gs.freed != (uint64_t)GW * GROUNDS;
 }
 
 /* ---- registry: a group created while a writer's wake-ups look one up
