@@ -6,8 +6,9 @@
 # writer and reader (ACQREL), and a 2-slot group whose slots pass between
 # 3 concurrent writers while the reader drains and frees them, and a
 # writer's wake-ups looking its group up in the process's registry of
-# groups while another group is created.  Fails on a lost or corrupt
-# record or any TSan report.
+# groups while another group is created.  Fails on a lost, corrupt or
+# (for one writer, across its leaves and joins) out-of-order record, or
+# any TSan report.
 #
 # FULL and CTRLDEP are not run here: their B (and FULL's A, C, D) is a
 # fence (smp_wmb/smp_rmb/smp_mb), which TSan does not model, so a correct

@@ -11,7 +11,9 @@
  *       3 writer threads on a 2-slot group, each joining (retrying while
  *       both slots are taken), writing, leaving, and again, so that slots
  *       pass from writer to writer while the reader drains and frees them
- *       (the hand-over J, P, L, S, F with concurrent writers)
+ *       (the hand-over J, P, L, S, F with concurrent writers); each
+ *       writer's records checked in its own order across its leaves and
+ *       joins
  *   tsan_threads registry
  *       a writer on a WAIT group whose reader sleeps in pfr_group_wait():
  *       each wake-up looks the group up in the process's registry of
