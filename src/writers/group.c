@@ -135,6 +135,7 @@ struct pfr__rslot {
 	uint8_t dead; /* owner dead: drain, then reclaim */
 	uint8_t drained; /* closing or dead, drained: free once delivered */
 	uint8_t bad; /* hostile: ignored */
+	uint64_t open_pass; /* the scan pass that opened it (pfr__fresh()) */
 };
 
 struct pfr_group {
@@ -153,6 +154,8 @@ struct pfr_group {
 	uint32_t *act, nact; /* slots the reader holds open */
 	uint32_t rr; /* round-robin start */
 	uint64_t seen_changes;
+	uint64_t passes; /* directory passes completed */
+	int rescan; /* slots opened in a scan's last pass: scan again */
 	int lasts; /* a held slot may be closing or dead, not drained */
 	uint64_t reclaim_ns, last_check;
 	unsigned char *scratch;
@@ -822,6 +825,9 @@ int pfr_group_reader_open(struct pfr_group *g, int ordered,
 	g->nact = 0;
 	g->rr = 0;
 	g->seen_changes = ~0ull; /* scan at the first drain */
+	g->passes = 0;
+	g->rescan = 0;
+	g->lasts = 0;
 	g->reclaim_ns = 100000000ull;
 	g->last_check = 0;
 	memset(&g->st, 0, sizeof(g->st));
@@ -910,6 +916,7 @@ static void pfr__open_slot(struct pfr_group *g, uint32_t i, uint64_t word)
 	s->start = start;
 	s->last_time = 0;
 	s->open = 1;
+	s->open_pass = g->passes + 1; /* the pass under way */
 	s->closing = W_STATE(word) == S_CLOSING;
 	s->dead = s->drained = 0;
 	if (s->closing)
@@ -956,37 +963,49 @@ static uint32_t pfr__scan_slot(struct pfr_group *g, uint32_t i)
  * notes leaves; a hostile entry is quarantined.
  *
  * A writer that leaves one slot and joins another (a thread that joins
- * per task) left before it joined, so a pass whose loads come after the
- * one that saw the join (S, an acquire) sees the leave; one pass alone
- * can load the old slot before the leave and the new one after the join.
- * So the directory is passed over again while a pass opens a slot, and
- * the drain takes closing slots to their end before the round
- * (pfr__drain_lasts()): everything a writer wrote before it left comes
- * out before anything it wrote after it joined again.  A repeated pass
- * opened a slot that stays held until the drain's end: at most
- * hint + 1 passes. */
+ * per task) left before it joined, so a pass over the directory whose
+ * loads come after the one that saw the join (S, an acquire) sees the
+ * leave; one pass alone can load the old slot before the leave and the
+ * new one after the join.  So a slot is not read until a pass after the
+ * one that opened it has completed (pfr__fresh()), and the drain takes
+ * closing slots to their end before the round (pfr__drain_lasts()):
+ * everything a writer wrote before it left comes out before anything it
+ * wrote after it joined again.  A scan makes a second pass when its
+ * first opened a slot, and no more: slots the second opened wait for the
+ * next drain's scan (rescan), so a scan passes over the directory at
+ * most twice however fast writers join. */
 static void pfr__scan(struct pfr_group *g)
 {
 	/* S: pairs with the full barrier of the changes RMW in
 	 * pfr__announce(), after P or L: a changed count shows the new
 	 * states (litmus/group-join-rescan.litmus) */
 	uint64_t ch = pfr_smp_load_acquire(&g->h->changes);
-	uint32_t opened;
 
-	if (ch == g->seen_changes)
+	if (ch == g->seen_changes && !g->rescan)
 		return;
 	g->seen_changes = ch;
-	do {
+	g->rescan = 0;
+	for (int pass = 0; pass < 2; pass++) {
 		/* loaded again each pass: after the joins the last pass
 		 * saw, whose writers raised it first */
-		uint32_t hint = PFR_READ_ONCE(g->h->hint);
+		uint32_t hint = PFR_READ_ONCE(g->h->hint), opened = 0;
 
 		if (hint > g->nslots)
 			hint = g->nslots; /* hostile hint: scan them all */
-		opened = 0;
 		for (uint32_t i = 0; i < hint; i++)
 			opened += pfr__scan_slot(g, i);
-	} while (opened);
+		g->passes++;
+		if (!opened)
+			return;
+	}
+	g->rescan = 1;
+}
+
+/* A slot opened in a pass that no later pass has followed yet: not read
+ * (pfr__scan()). */
+static int pfr__fresh(const struct pfr_group *g, const struct pfr__rslot *s)
+{
+	return s->open_pass >= g->passes;
 }
 
 /* Frees a slot whose word is still w (a dead owner's or claimant's); 1 if
@@ -1219,6 +1238,10 @@ static int64_t pfr__drain_lasts(struct pfr_group *g, pfr_group_fn fn, void *arg)
 
 		if (s->bad || s->drained || (!s->closing && !s->dead))
 			continue;
+		if (pfr__fresh(g, s)) {
+			left = 1;
+			continue;
+		}
 		got = pfr__drain_slot(g, g->act[k], fn, arg);
 		if (got < 0)
 			return got;
@@ -1333,7 +1356,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 		/* closing and dead slots: taken by pfr__drain_lasts() */
 		if (s->bad || s->drained || s->closing || s->dead ||
-		    g->queue_full)
+		    g->queue_full || pfr__fresh(g, s))
 			continue;
 		got = pfr__drain_slot(g, i, fn, arg);
 		if (got < 0)
@@ -1451,7 +1474,8 @@ int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
 		/* closing and dead slots: taken to their end, LOST count
 		 * and all, out of line by pfr__drain_lasts() in
 		 * pfr_group_iter_begin() */
-		if (s->bad || s->drained || s->closing || s->dead)
+		if (s->bad || s->drained || s->closing || s->dead ||
+		    pfr__fresh(g, s))
 			continue;
 		avail = pfr_reader_begin_unpaced(&s->r);
 		if (avail < 0) {
@@ -1503,7 +1527,7 @@ static void pfr__disarm(struct pfr_group *g)
  * directory change. */
 static int pfr__pending(struct pfr_group *g)
 {
-	if (PFR_READ_ONCE(g->h->changes) != g->seen_changes)
+	if (PFR_READ_ONCE(g->h->changes) != g->seen_changes || g->rescan)
 		return 1;
 	for (uint32_t k = 0; k < g->nact; k++) {
 		struct pfr__rslot *s = &g->rs[g->act[k]];

@@ -420,6 +420,14 @@ int pfr_model_group_open(void)
 	return err;
 }
 
+static int pfr_model_group_round(unsigned i, unsigned round);
+
+/* Joins per writer: 2 in REJOIN, else 1. */
+static unsigned pfr_model_group_rounds(void)
+{
+	return pfr_model_group.cfg.scenario == PFR_MODEL_GROUP_REJOIN ? 2 : 1;
+}
+
 void pfr_model_group_writer(unsigned i)
 {
 	struct pfr_model_group *x = &pfr_model_group;
@@ -442,6 +450,19 @@ void pfr_model_group_writer(unsigned i)
 				PFR_MODEL_SITE);
 		return;
 	}
+	for (unsigned round = 0; round < pfr_model_group_rounds(); round++)
+		if (pfr_model_group_round(i, round))
+			return;
+}
+
+/* One join, its records and (but for DEAD's first writer) its leave;
+ * 1 when the writer is done (died or failed). */
+static int pfr_model_group_round(unsigned i, unsigned round)
+{
+	struct pfr_model_group *x = &pfr_model_group;
+	struct pfr_writer *w = &x->w[i];
+	int slot;
+
 	/* join, retrying while every slot is taken (it frees when the
 	 * reader has drained a leaver or reclaimed a dead writer) */
 	while ((slot = pfr_group_join(&x->g, w, i + 1)) == -PFR_E_FULL)
@@ -449,8 +470,9 @@ void pfr_model_group_writer(unsigned i)
 	pfr_model_check(slot >= 0 && (unsigned)slot < x->cfg.slots,
 			"pfr_group_join failed", PFR_MODEL_SITE);
 	if (slot < 0)
-		return;
-	for (unsigned k = 1; k <= x->cfg.records; k++) {
+		return 1;
+	for (unsigned k = round * x->cfg.records + 1;
+	     k <= (round + 1) * x->cfg.records; k++) {
 		uint64_t p = MWORD(i + 1, k);
 
 		/* ordered: the record's time, taken after the join */
@@ -463,10 +485,11 @@ void pfr_model_group_writer(unsigned i)
 		/* publishes (B) and dies without leaving */
 		pfr_writer_flush(w);
 		pfr_model_group_die();
-		return;
+		return 1;
 	}
 	pfr_model_check(pfr_group_leave(&x->g, w) == 0,
 			"pfr_group_leave failed", PFR_MODEL_SITE);
+	return 0;
 }
 
 static int pfr_model_group_rec(void *arg, const struct pfr_group_rec *r)
@@ -505,8 +528,8 @@ void pfr_model_group_reader(void)
 	/* FAIL: the first writer never holds the slot */
 	unsigned live =
 		x->cfg.writers - (x->cfg.scenario == PFR_MODEL_GROUP_FAIL);
-	unsigned total = live * x->cfg.records;
-	uint64_t frees = live;
+	unsigned total = live * x->cfg.records * pfr_model_group_rounds();
+	uint64_t frees = live * pfr_model_group_rounds();
 
 	if (x->cfg.scenario == PFR_MODEL_GROUP_ATTACH)
 		return;

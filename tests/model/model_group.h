@@ -63,6 +63,12 @@ enum pfr_model_group_scenario {
 	 * shared object that the second's attaches to (pfr__group_map()) at
 	 * the same time; the reader's thread does nothing */
 	PFR_MODEL_GROUP_ATTACH = 6,
+	/* as MANY, but each writer joins, writes and leaves twice: the
+	 * second join takes whichever slot is free, often the other one
+	 * while the first is still closing; each writer's records must come
+	 * out in its order (the reader's drain of closing slots first, and
+	 * a slot not read before a later pass of the scan) */
+	PFR_MODEL_GROUP_REJOIN = 7,
 };
 
 #define PFR_MODEL_GROUP_MAXW 3

@@ -667,6 +667,7 @@ namespace
 #define WA PFR_MODEL_GROUP_WAIT
 #define FA PFR_MODEL_GROUP_FAIL
 #define AT PFR_MODEL_GROUP_ATTACH
+#define RJ PFR_MODEL_GROUP_REJOIN
 #define RS rl::sched_random, 0
 
 const model_case cases[] = {
@@ -699,6 +700,12 @@ const model_case cases[] = {
 	 "resets the ring, writes and leaves",
 	 RS},
 
+	{"rejoin-2w", RJ, 2, 2, 1, nullptr, PASS,
+	 "2 writers on a 2-slot group each join, write, leave and join "
+	 "again, often on the other slot while the first is still "
+	 "closing: each writer's records in its order",
+	 RS},
+
 	{"attach", AT, 2, 1, 0, nullptr, PASS,
 	 "a process attaches (pfr__group_map) while another creates the "
 	 "group (pfr__group_new): refused or complete, never half-created",
@@ -728,6 +735,7 @@ const model_case cases[] = {
 };
 
 #undef RU
+#undef RJ
 #undef MA
 #undef DE
 #undef OR

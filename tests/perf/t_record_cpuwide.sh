@@ -43,13 +43,20 @@ ok $(sort -n -c stimes 2>/dev/null; echo $?) "the live stream merged from $ncpu 
 # A one-page ring: loss, counted exactly.  The reader keeps up with a 4 KiB
 # ring most of the time, so it is made to fall behind for certain: stopped
 # (SIGSTOP) for 0.2 s while the workload runs, the kernel meanwhile
-# dropping and counting what does not fit.
-$P record -a -m 1 -e context-switches -c 1 -o small.data -- ./pingpong $((2 * rounds)) 2>small.err &
+# dropping and counting what does not fit.  The kernel writes its LOST
+# record at its next write into the ring, so the workload goes on for
+# 0.3 s after the reader resumed (a workload that ended while the reader
+# was stopped leaves the loss in PERF_FORMAT_LOST alone: LOST_SAMPLES).
+: >running
+$P record -a -m 1 -e context-switches -c 1 -o small.data -- \
+	sh -c 'while [ -e running ]; do ./pingpong 2000; done' 2>small.err &
 rp=$!
 sleep 0.3
 kill -STOP $rp
 sleep 0.2
 kill -CONT $rp
+sleep 0.3
+rm -f running
 wait $rp
 ok $? "record -a -m 1 (one data page per ring), reader stopped for 0.2 s"
 diag <small.err
