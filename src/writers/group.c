@@ -1008,6 +1008,15 @@ static int pfr__fresh(const struct pfr_group *g, const struct pfr__rslot *s)
 	return s->open_pass >= g->passes;
 }
 
+/* A slot the round's batches take (pfr_group_drain() and the iterator):
+ * held, not hostile, not fresh; closing and dead slots are taken to their
+ * end by pfr__drain_lasts() before the round. */
+static int pfr__in_round(const struct pfr_group *g, const struct pfr__rslot *s)
+{
+	return !s->bad && !s->drained && !s->closing && !s->dead &&
+	       !pfr__fresh(g, s);
+}
+
 /* Frees a slot whose word is still w (a dead owner's or claimant's); 1 if
  * it did.  A CAS, not a store: a word that changed meanwhile is left. */
 static int pfr__cas_free(uint64_t *p, uint64_t w)
@@ -1354,9 +1363,7 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		struct pfr__rslot *s = &g->rs[i];
 		int64_t got;
 
-		/* closing and dead slots: taken by pfr__drain_lasts() */
-		if (s->bad || s->drained || s->closing || s->dead ||
-		    g->queue_full || pfr__fresh(g, s))
+		if (g->queue_full || !pfr__in_round(g, s))
 			continue;
 		got = pfr__drain_slot(g, i, fn, arg);
 		if (got < 0)
@@ -1471,11 +1478,7 @@ int pfr_group_iter_next(struct pfr_group *g, struct pfr_group_iter *it)
 		int64_t avail;
 
 		it->k++;
-		/* closing and dead slots: taken to their end, LOST count
-		 * and all, out of line by pfr__drain_lasts() in
-		 * pfr_group_iter_begin() */
-		if (s->bad || s->drained || s->closing || s->dead ||
-		    pfr__fresh(g, s))
+		if (!pfr__in_round(g, s))
 			continue;
 		avail = pfr_reader_begin_unpaced(&s->r);
 		if (avail < 0) {

@@ -72,7 +72,6 @@ static int gdone; /* writers that returned */
 static void *gwriter(void *arg)
 {
 	uint64_t me = (uint64_t)(uintptr_t)arg;
-
 	void *rc = NULL;
 
 	for (uint64_t k = 0; k < GROUNDS && !rc; k++) {
