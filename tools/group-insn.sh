@@ -10,16 +10,9 @@
 #   tools/group-insn.sh BEFORE-LIB AFTER-LIB > FILE
 set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-for t in valgrind callgrind_annotate; do
-	command -v $t >/dev/null || {
-		echo "group-insn: needs $t (valgrind)" >&2
-		exit 1
-	}
-done
-tmp=$(mktemp -d /tmp/pfr-group-insn.XXXXXX)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-echo "# tools/group-insn.sh: group reader instructions per record (callgrind, inclusive), 4 writers x 32 records of 8 bytes per drain, 20000 drains"
-echo "# $(date -u +%FT%TZ); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); valgrind $(valgrind --version)"
+# shellcheck source=tools/callgrind-lib.sh
+. "$top/tools/callgrind-lib.sh"
+cg_start group-insn "group reader instructions per record (callgrind, inclusive), 4 writers x 32 records of 8 bytes per drain, 20000 drains"
 echo "# before: $1; after: $2"
 printf '%-10s %-44s %10s %10s\n' reader functions before after
 for side in before after; do
@@ -31,7 +24,7 @@ for side in before after; do
 		valgrind --tool=callgrind --callgrind-out-file="$tmp/$side.$how" \
 			"$tmp/$side" $how >"$tmp/$side.$how.log" 2>&1
 		n=$(sed -n 's/^\([0-9]*\) records.*/\1/p' "$tmp/$side.$how.log")
-		(cd / && callgrind_annotate --inclusive=yes --threshold=100 "$tmp/$side.$how" 2>/dev/null) |
+		cg_annotate "$tmp/$side.$how" |
 			awk -v n="$n" -v how=$how '
 				how == "drain" && /:pfr_group_drain \[/ { gsub(",", "", $1); s += $1 }
 				how == "consume" && /:pfr_group_iter_(begin|next) \[/ { gsub(",", "", $1); s += $1 }

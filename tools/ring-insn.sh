@@ -6,23 +6,15 @@
 # thread, so neither waits and no other CPU's noise enters.  Each row is
 # run on its own; the inclusive count of every function whose name holds
 # "produce" or "consume" (the contestant's two loops) is divided by the
-# messages.  callgrind_annotate runs from / (from inside a source tree it
-# splits a function between its relative and absolute file names).
+# messages.
 #   tools/ring-insn.sh BEFORE-BENCH AFTER-BENCH [CAPACITY] > FILE
 # ROWS (environment, comma-separated) overrides the rows below.
 set -eu -o pipefail
 before=$1 after=$2 cap=${3:-32768} n=${N_MSGS:-200000}
 rows=${ROWS:-perfring acqrel,perfring acqrel batch,rte_ring burst,rte_ring dequeue burst}
-for t in valgrind callgrind_annotate; do
-	command -v $t >/dev/null || {
-		echo "ring-insn: needs $t (valgrind)" >&2
-		exit 1
-	}
-done
-tmp=$(mktemp -d /tmp/pfr-ring-insn.XXXXXX)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
-echo "# tools/ring-insn.sh: instructions per message (callgrind, inclusive), 8-byte payloads, capacity $cap, $n messages"
-echo "# $(date -u +%FT%TZ); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); valgrind $(valgrind --version)"
+# shellcheck source=tools/callgrind-lib.sh
+. "$(dirname "$0")/callgrind-lib.sh"
+cg_start ring-insn "instructions per message (callgrind, inclusive), 8-byte payloads, capacity $cap, $n messages"
 echo "# before: $before; after: $after"
 printf '%-28s %-34s %10s %10s\n' row function before after
 IFS=, read -r -a list <<<"$rows"
@@ -36,7 +28,7 @@ for row in "${list[@]}"; do
 			tail -5 "$tmp/$side.log" >&2
 			exit 1
 		}
-		(cd / && callgrind_annotate --inclusive=yes --threshold=100 "$tmp/$side.out" 2>/dev/null) |
+		cg_annotate "$tmp/$side.out" |
 			awk -v n="$n" '/(produce|consume)[a-z_]* \[/ {
 				gsub(",", "", $1); f = $NF; sub(/^\[/, "", f)
 				fn = $(NF-1); sub(/.*:/, "", fn)
