@@ -43,7 +43,7 @@ CLI_LINK = $(CC)
 LIB_SRCS := $(sort $(wildcard src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.pic.o)
-CLI_SRCS := $(sort $(wildcard cli/*.c))
+CLI_SRCS := $(sort $(wildcard cli/*.c cli/*/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 # util/: the internal library the command and perfring-bench both link.
 UTIL_SRCS := $(sort $(wildcard util/*.c))
@@ -71,7 +71,7 @@ all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h util/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h cli/*/*.h util/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -129,13 +129,13 @@ check-long: $(CHECK_DEPS)
 lint:
 	tools/lint-barriers.sh
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
-		$(CLI_SRCS) $(wildcard cli/*.h) $(wildcard util/*.[ch]) \
+		$(CLI_SRCS) $(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) \
 		include/perfring/*.h \
 		$(wildcard bench/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
-		$(wildcard cli/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
+		$(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
 		$(wildcard bench/*.[ch])
 
 install: all

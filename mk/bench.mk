@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # perfring-bench, the benchmark: a program of its own, built from bench/
-# (`perfring bench` runs it, cli/cmd_bench.c), so that the perfring
+# (`perfring bench` runs it, cli/bench/bench.c), so that the perfring
 # command links none of the peers.  It is built by `make` but not
 # installed by `make install`: `make install-bench` installs it (and its
 # manual page) next to perfring.  The peers are optional: bench/probe.sh compiles and links a test program against
@@ -139,9 +139,9 @@ all: $(BENCH_PROG)
 CHECK_DEPS += $(BENCH_PROG)
 
 # `perfring bench` looks for the program next to itself, then here.
-$(BUILD)/cli/cmd_bench.o: PFR_CPPFLAGS += \
+$(BUILD)/cli/bench/bench.o: PFR_CPPFLAGS += \
 	-DPFR_LIBEXECDIR='"$(LIBEXECDIR)/perfring"'
-$(BUILD)/cli/cmd_bench.o: $(BUILD)/pc-vars
+$(BUILD)/cli/bench/bench.o: $(BUILD)/pc-vars
 
 .PHONY: install-bench uninstall-bench
 install-bench: $(BENCH_PROG)

@@ -23,8 +23,8 @@ $(INSN_HDR): $(INSN_GEN)/probes.o tools/insn-table.sh
 	tools/insn-table.sh build $(CC) -- $< $(INSN_CFLAGS) >$@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/cli/cmd_info.o: $(INSN_HDR)
-$(BUILD)/cli/cmd_info.o: PFR_CPPFLAGS += -I$(INSN_GEN)
+$(BUILD)/cli/info/info.o: $(INSN_HDR)
+$(BUILD)/cli/info/info.o: PFR_CPPFLAGS += -I$(INSN_GEN)
 
 .PHONY: unit-tests insn-docs
 unit-tests: $(UNIT_BINS)

@@ -10,8 +10,8 @@ the way the commands read their arguments:
 
   - a getopt_long table (`struct option NAME[] = { {"long", ...}, ... }`),
     with the entries of a macro it names that is defined in a header
-    (bench/cmd_opts.h's PFR_BENCH_COMMON_LOPTS);
-  - cmd_record.c's table of perf record's options ({'x', "long", arg, ID,
+    (bench/core/cmd_opts.h's PFR_BENCH_COMMON_LOPTS);
+  - cli/record/record.c's table of perf record's options ({'x', "long", arg, ID,
     why}); an entry whose ID is O_NONE is refused ("no equivalent"), so it
     is not an option the command accepts;
   - comparisons of an argument with a literal option (`!strcmp(argv[i],
@@ -21,9 +21,9 @@ Not listed: -h and --help, which every command takes (perfring(1) says
 so), and an option whose table line carries the comment /* internal */
 (one that perfring passes to its own child processes, not for users).
 
-The command of a file: bench/* is bench; cli/cmd_NAME*.c and cli/NAME_*.c
-are NAME when NAME is a command of cli/main.c's table; other files (main.c,
-the shared helpers) accept no command's options.
+The command of a file: bench/* is bench; cli/NAME/*.c is NAME when NAME is
+a command of cli/main.c's table; other files (main.c, cli/perfdata/, the
+shared helpers) accept no command's options.
 """
 import os
 import re
@@ -55,29 +55,31 @@ def commands():
 def macros():
     """#define NAME ... (with continuation lines) of the headers."""
     out = {}
-    for d in ('cli', 'bench', 'util'):
-        folder = os.path.join(TOP, d)
-        if not os.path.isdir(folder):
-            continue
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith('.h'):
-                continue
-            text = read(os.path.join(folder, name)).replace('\\\n', ' ')
-            for m in re.finditer(r'#define\s+(\w+)\s+(.*)', text):
-                out[m.group(1)] = m.group(2)
+    for rel in sources(('cli', 'bench', 'util'), '.h'):
+        text = read(os.path.join(TOP, rel)).replace('\\\n', ' ')
+        for m in re.finditer(r'#define\s+(\w+)\s+(.*)', text):
+            out[m.group(1)] = m.group(2)
     return out
 
 
+def sources(folders, ext):
+    """Files ending in EXT under FOLDERS (and their subfolders), as paths
+    relative to TOP, sorted."""
+    out = []
+    for d in folders:
+        for root, _, names in os.walk(os.path.join(TOP, d)):
+            out += [os.path.relpath(os.path.join(root, n), TOP)
+                    for n in names if n.endswith(ext)]
+    return sorted(out)
+
+
 def command_of(rel, cmds):
-    folder, name = rel.split('/', 1)
-    if folder == 'bench':
+    parts = rel.split('/')
+    if parts[0] == 'bench':
         return 'bench'
-    if folder != 'cli':
+    if parts[0] != 'cli' or len(parts) < 3:
         return None
-    m = re.match(r'cmd_([a-z]+)', name) or re.match(r'([a-z]+)_', name)
-    if m and m.group(1) in cmds:
-        return m.group(1)
-    return None
+    return parts[1] if parts[1] in cmds else None
 
 
 def options_of(text, defs):
@@ -105,19 +107,15 @@ def main():
     cmds = commands()
     defs = macros()
     seen = set()
-    for d in ('cli', 'bench'):
-        for name in sorted(os.listdir(os.path.join(TOP, d))):
-            if not name.endswith('.c'):
+    for rel in sources(('cli', 'bench'), '.c'):
+        cmd = command_of(rel, cmds)
+        if not cmd:
+            continue
+        for opt in options_of(read(os.path.join(TOP, rel)), defs):
+            if opt in ('--', '-', '-h', '--help') or (cmd, opt) in seen:
                 continue
-            rel = d + '/' + name
-            cmd = command_of(rel, cmds)
-            if not cmd:
-                continue
-            for opt in options_of(read(os.path.join(TOP, rel)), defs):
-                if opt in ('--', '-', '-h', '--help') or (cmd, opt) in seen:
-                    continue
-                seen.add((cmd, opt))
-                print(cmd, opt, rel)
+            seen.add((cmd, opt))
+            print(cmd, opt, rel)
     if not seen:
         sys.exit('cli-options.py: no option found under ' + TOP)
 

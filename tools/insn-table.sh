@@ -22,7 +22,7 @@
 #   insn-table.sh objdump TRIPLE
 #	Prints the objdump to use for that target.
 #   insn-table.sh header BACKEND TARGET TSV
-#	A C header for cli/cmd_info.c from an extract.
+#	A C header for cli/info/info.c from an extract.
 #   insn-table.sh header-none BACKEND TARGET REASON
 #	The same header with an empty table and the reason.
 #   insn-table.sh build CC... -- PROBES.o CFLAGS...

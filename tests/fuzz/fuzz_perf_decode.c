@@ -8,7 +8,7 @@
  * Mode 4 drives the printer's process table (threads, each process's
  * shared map lists, exec, fork, exit) with records built from 8-byte
  * operations on a handful of pids, so that forks, maps and execs collide;
- * mode 5 runs `perfring script` itself (cli/cmd_script.c) on the bytes
+ * mode 5 runs `perfring script` itself (cli/script/script.c) on the bytes
  * as a perf.data file, text and JSON, in file and time order.
  * Every buffer is allocated at its exact size so that AddressSanitizer
  * catches a read one byte past it.
@@ -26,7 +26,7 @@
 #include <perfring/perf.h>
 
 #include "cli.h"
-#include "perf_out.h"
+#include "perfdata/out.h"
 
 /* What cmd_script.c needs from cli/main.c (whose main() libFuzzer
  * replaces); util/util.c is linked as it is. */

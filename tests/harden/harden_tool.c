@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hardening tests' helper (tests/harden/t_*.sh build it, with the
- * sanitizers, linked with cli/cmd_script.c and cli/perf_out.c):
+ * sanitizers, linked with cli/script/script.c and cli/perfdata/out.c):
  *
  *   harden_tool forks N FILE     perf.data: N MMAP2 records in process 1,
  *                                then N FORK records from it

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "perf_elf.h"
-#include "perf_unwind.h"
+#include "../cli.h"
+#include "elf.h"
+#include "unwind.h"
 
 /* The u64s a sample's READ field holds under read_format rf, or -1. */
 static int64_t pfr_read_words(uint64_t rf, const unsigned char *p,

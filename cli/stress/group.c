@@ -47,9 +47,9 @@
 
 #include <perfring/group.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "ring/payload_int.h"
-#include "stress_mw.h"
+#include "mw.h"
 
 #define GS_MAXW 1024
 #define GS_FILL 48

@@ -29,9 +29,9 @@
 
 #include <perfring/ring.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "ring/payload_int.h"
-#include "stress_mw.h"
+#include "mw.h"
 
 #define STRESS_TYPE 0x5354u /* "ST" */
 #define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (src/ring/payload_int.h) */
@@ -700,8 +700,8 @@ static void stress_help(void)
 	       "record).  BLOCK waits for space, up to a time-out, first.\n");
 }
 
-/* `--mode group|mpsc` selects a many-writer stress (cli/stress_group.c,
- * cli/stress_mpsc.c), which parses its own options. */
+/* `--mode group|mpsc` selects a many-writer stress (cli/stress/group.c,
+ * cli/stress/mpsc.c), which parses its own options. */
 static int stress_mode(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {

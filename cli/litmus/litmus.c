@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perfring litmus - runs the litmus tests of cli/litmus_tests.c on this
+ * perfring litmus - runs the litmus tests of cli/litmus/tests.c on this
  * CPU in the manner of litmus7: each test runs its threads pinned to
  * different CPUs over rounds of many instances (arrays of locations, one
  * instance per index), the threads of an instance released together by a
@@ -24,7 +24,7 @@
 #include <perfring/barrier.h>
 #include <perfring/common.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "litmus.h"
 
 #define LIT_MAX_ITEMS 6 /* observed values per state: 2 bits each */

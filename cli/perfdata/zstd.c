@@ -13,7 +13,7 @@
 #include <zstd.h>
 #endif
 
-#include "perf_zstd.h"
+#include "zstd.h"
 
 #ifdef PFR_HAVE_ZSTD
 static struct {

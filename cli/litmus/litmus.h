@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perfring litmus - the table of litmus tests run on the host CPU and the
- * context their threads run in.  cli/litmus_tests.c holds the tests (one
+ * context their threads run in.  cli/litmus/tests.c holds the tests (one
  * compiled thread function per test, so every barrier is the real inline
- * instruction), cli/cmd_litmus.c the runner.
+ * instruction), cli/litmus/litmus.c the runner.
  */
 #ifndef PFR_CLI_LITMUS_H
 #define PFR_CLI_LITMUS_H
@@ -91,7 +91,7 @@ extern const size_t pfr_lit_ntests;
 unsigned pfr_lit_beyond(const struct pfr_lit_test *t);
 
 /*
- * Code shapes (cli/litmus_code.c): litmus tests whose threads run the
+ * Code shapes (cli/litmus/code.c): litmus tests whose threads run the
  * library's own inline functions (the ring's publication and reuse, the
  * shared ring's commit, the group's hand-over) over many small instances,
  * each checking every record it reads.  An instance is positive when a
@@ -110,7 +110,7 @@ struct pfr_lit_code {
 	int nthreads;
 	const char *code[PFR_LIT_MAX_THREADS]; /* what each thread runs */
 	const char *why;
-	int kind; /* private to cli/litmus_code.c */
+	int kind; /* private to cli/litmus/code.c */
 	int ordering; /* enum pfr_ordering of the ring or group */
 };
 

@@ -5,7 +5,7 @@
  * --tid, --pid, --comms, -C, --ns, --reltime, -G, -D, --header,
  * --show-*-events), or as JSON Lines.  The file is streamed: records are
  * read through a window and put in time order a round at a time within a
- * memory cap (script_queue.c).  See man/perfring-script.1.
+ * memory cap (queue.c).  See man/perfring-script.1.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,13 +15,13 @@
 
 #include <perfring/perf.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "perf/perf_read.h"
-#include "perf_out.h"
-#include "perf_trace.h"
-#include "perf_zstd.h"
+#include "../perfdata/out.h"
+#include "../perfdata/trace.h"
+#include "../perfdata/zstd.h"
 #include "script.h"
-#include "script_queue.h"
+#include "queue.h"
 
 static void usage(FILE *f)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "../cli.h"
 
 #ifndef PFR_LIBEXECDIR
 #define PFR_LIBEXECDIR "/usr/local/libexec/perfring"

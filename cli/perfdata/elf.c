@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "perf_elf.h"
+#include "../cli.h"
+#include "elf.h"
 
 void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
 		    const char *name, unsigned bind)

@@ -32,9 +32,9 @@
 
 #include <perfring/perf.h>
 
-#include "cli.h"
-#include "perf_out.h"
-#include "perf_trace.h"
+#include "../cli.h"
+#include "../perfdata/out.h"
+#include "../perfdata/trace.h"
 
 /* Exit statuses (man/perfring-record.1). */
 #define EX_FAIL 1

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `perfring script`'s state and its pieces: options (script_opts.c), the
- * header and the raw dump (script_dump.c). */
+/* `perfring script`'s state and its pieces: options (opts.c), the
+ * header and the raw dump (dump.c). */
 #ifndef PFR_CLI_SCRIPT_H
 #define PFR_CLI_SCRIPT_H
 
@@ -9,7 +9,7 @@
 
 #include <perfring/perf.h>
 
-#include "perf_out.h"
+#include "../perfdata/out.h"
 
 struct pfr_trange {
 	uint64_t start, stop; /* 0: open */

@@ -47,9 +47,9 @@
 
 #include <perfring/mpsc.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "ring/payload_int.h"
-#include "stress_mw.h"
+#include "mw.h"
 
 #define MS_TYPE 0x4d53u /* "MS" */
 #define MS_HDR 24u

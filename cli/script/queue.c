@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script_queue.h"
+#include "queue.h"
 
 /* What a queued record costs: its bytes, its index entry and malloc's
  * overhead. */

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "script.h"
 
 /* perf's feature names, by bit (tools/perf/util/header.h, 6.1). */

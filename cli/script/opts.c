@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "script.h"
 
 /* perf script's field names (tools/perf/builtin-script.c), with the

@@ -26,8 +26,8 @@
 
 #include <perfring/perf.h>
 
-#include "cli.h"
-#include "perf_trace.h"
+#include "../cli.h"
+#include "trace.h"
 
 #ifndef PFR_NO_SCRIPT_LIBS
 #define PFR_TRACE_MAX (64u << 20) /* largest section read */

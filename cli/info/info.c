@@ -13,7 +13,7 @@
 #include <perfring/barrier.h>
 #include <perfring/common.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "pfr_insn_table.h"
 
 #define PFR__STR2(x) #x

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "perf_elf.h"
+#include "../cli.h"
+#include "elf.h"
 #include "perf/perf_maps.h"
-#include "perf_out.h"
-#include "perf_trace.h"
-#include "perf_unwind.h"
+#include "out.h"
+#include "trace.h"
+#include "unwind.h"
 
 #define PFR_HASH 1024
 
