@@ -131,12 +131,12 @@ lint:
 	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
 		$(CLI_SRCS) $(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) \
 		include/perfring/*.h \
-		$(wildcard bench/*.[ch])
+		$(wildcard bench/*/*.[ch])
 
 format:
 	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
 		$(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
-		$(wildcard bench/*.[ch])
+		$(wildcard bench/*/*.[ch])
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \

@@ -3,8 +3,8 @@
 # (`perfring bench` runs it, cli/bench/bench.c), so that the perfring
 # command links none of the peers.  It is built by `make` but not
 # installed by `make install`: `make install-bench` installs it (and its
-# manual page) next to perfring.  The peers are optional: bench/probe.sh compiles and links a test program against
-# each with this build's $(CC)/$(CXX) and flags, once per build directory
+# manual page) next to perfring.  The peers are optional:
+# bench/core/probe.sh compiles and links a test program against each with this build's $(CC)/$(CXX) and flags, once per build directory
 # (again when the compilers or flags change), into
 # $(BUILD)/bench/config.mk.
 # A cross build finds no peers for its target and builds perfring-bench
@@ -30,11 +30,11 @@ endif
 .PHONY: bench-conf-force
 bench-conf-force: ;
 
-$(BENCH_CONF): bench/probe.sh mk/bench.mk
+$(BENCH_CONF): bench/core/probe.sh mk/bench.mk
 	@mkdir -p $(dir $@)
 	@CC="$(CC)" CXX="$(CXX)" SANITIZE="$(SANITIZE)" CFLAGS="$(CFLAGS)" \
 		CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(LDFLAGS)" \
-		bench/probe.sh '$(BENCH_KEY)' >$@.tmp && mv $@.tmp $@
+		bench/core/probe.sh '$(BENCH_KEY)' >$@.tmp && mv $@.tmp $@
 	@echo "bench peers for $(CC):" \
 		$$(sed -n 's/^BENCH_HAVE_\([A-Z]*\) := y/\1/p' $@ | \
 		   tr '\n' ' ' | tr 'A-Z' 'a-z')
@@ -42,50 +42,54 @@ $(BENCH_CONF): bench/probe.sh mk/bench.mk
 BENCH_PROG := $(BUILD)/perfring-bench
 BENCH_LINK = $(CC)
 LIBEXECDIR ?= $(PREFIX)/libexec
-BENCH_HDRS := $(wildcard bench/*.h util/*.h src/ring/payload_int.h)
-# The program: its main, method and report, then the contestants.
-BENCH_CMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/main.c \
-	bench/cmd*.c bench/method*.c bench/place*.c bench/report*.c \
-	bench/targets*.c bench/plot*.c bench/sweep*.c bench/mw_cmd*.c \
-	bench/mw_method*.c bench/mw_report*.c))
-BENCH_OBJS := $(BUILD)/bench/harness.o $(BUILD)/bench/probes.o \
-	$(BUILD)/bench/perfring.o $(BUILD)/bench/perfring_wa.o \
-	$(BUILD)/bench/peer_mutex.o \
-	$(BUILD)/bench/mw_harness.o $(BUILD)/bench/mw_perfring.o \
-	$(BUILD)/bench/mw_peers.o
+BENCH_HDRS := $(wildcard bench/*/*.h util/*.h src/ring/payload_int.h)
+# The program: bench/core/ (main, the shared options, method and probes),
+# bench/spsc/ (the one-writer bench) and bench/mw/ (many writers): each
+# bench's command, method and report, then the contestants.
+BENCH_CMD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/core/main.c \
+	bench/core/cmd_opts.c bench/core/method_common.c \
+	bench/spsc/cmd.c bench/spsc/method.c bench/spsc/placement.c \
+	bench/spsc/report.c bench/spsc/targets.c bench/spsc/plot.c \
+	bench/spsc/sweep.c bench/mw/cmd.c bench/mw/method.c \
+	bench/mw/method_reader.c bench/mw/report.c bench/mw/plot.c))
+BENCH_OBJS := $(BUILD)/bench/spsc/harness.o $(BUILD)/bench/core/probes.o \
+	$(BUILD)/bench/spsc/perfring.o $(BUILD)/bench/spsc/perfring_wa.o \
+	$(BUILD)/bench/spsc/peer_mutex.o \
+	$(BUILD)/bench/mw/harness.o $(BUILD)/bench/mw/perfring.o \
+	$(BUILD)/bench/mw/peer_mutex.o
 BENCH_DEFS :=
 BENCH_LIBS :=
 BENCH_CXX_OBJS :=
 
 ifeq ($(BENCH_HAVE_DPDK),y)
-BENCH_OBJS += $(BUILD)/bench/peer_dpdk.o $(BUILD)/bench/mw_peer_dpdk.o
+BENCH_OBJS += $(BUILD)/bench/spsc/peer_dpdk.o $(BUILD)/bench/mw/peer_dpdk.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_DPDK
 BENCH_LIBS += $(BENCH_DPDK_LIBS)
 endif
 ifeq ($(BENCH_HAVE_CK),y)
-BENCH_OBJS += $(BUILD)/bench/peer_ck.o $(BUILD)/bench/mw_peer_ck.o
+BENCH_OBJS += $(BUILD)/bench/spsc/peer_ck.o $(BUILD)/bench/mw/peer_ck.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_CK
 BENCH_LIBS += $(BENCH_CK_LIBS)
 endif
 ifeq ($(BENCH_HAVE_URCU),y)
-BENCH_OBJS += $(BUILD)/bench/mw_peer_urcu.o
+BENCH_OBJS += $(BUILD)/bench/mw/peer_urcu.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_URCU
 BENCH_LIBS += $(BENCH_URCU_LIBS)
 endif
 BENCH_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_BOOST)),-DPFR_BENCH_HAVE_BOOST) \
 	$(if $(filter y,$(BENCH_HAVE_AQ)),-DPFR_BENCH_HAVE_AQ)
 ifneq ($(strip $(BENCH_CXX_DEFS)),)
-BENCH_CXX_OBJS += $(BUILD)/bench/peers_cxx.o
+BENCH_CXX_OBJS += $(BUILD)/bench/spsc/peers_cxx.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_CXX
 BENCH_LINK = $(CXX)
 endif
 
-# The multi-writer bench's C++ peers (bench/mw_peers_cxx.cc).
+# The multi-writer bench's C++ peers (bench/mw/peers_cxx.cc).
 BENCH_MW_CXX_DEFS := $(if $(filter y,$(BENCH_HAVE_CQ)),-DPFR_BENCH_HAVE_CQ) \
 	$(if $(filter y,$(BENCH_HAVE_AQB2)),-DPFR_BENCH_HAVE_AQ) \
 	$(if $(filter y,$(BENCH_HAVE_BOOSTQ)),-DPFR_BENCH_HAVE_BOOST)
 ifneq ($(strip $(BENCH_MW_CXX_DEFS)),)
-BENCH_CXX_OBJS += $(BUILD)/bench/mw_peers_cxx.o
+BENCH_CXX_OBJS += $(BUILD)/bench/mw/peers_cxx.o
 BENCH_DEFS += -DPFR_BENCH_HAVE_MWCXX
 BENCH_LINK = $(CXX)
 endif
@@ -93,14 +97,14 @@ endif
 # The peers' headers are not ours: their warnings are not ours to fix.
 BENCH_PEER_WARN := -Wno-shadow -Wno-strict-prototypes -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-cast-qual -Wno-missing-field-initializers
-BENCH_CFLAGS_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
-BENCH_CFLAGS_peer_ck = $(BENCH_PEER_WARN)
-BENCH_CFLAGS_mw_peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
-BENCH_CFLAGS_mw_peer_ck = $(BENCH_PEER_WARN)
-BENCH_CFLAGS_mw_peer_urcu = $(BENCH_PEER_WARN)
+BENCH_CFLAGS_spsc/peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
+BENCH_CFLAGS_spsc/peer_ck = $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw/peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw/peer_ck = $(BENCH_PEER_WARN)
+BENCH_CFLAGS_mw/peer_urcu = $(BENCH_PEER_WARN)
 
 # perfring_wa.c builds perfring.c again with another write-ahead bound
-$(BUILD)/bench/perfring_wa.o: bench/perfring.c
+$(BUILD)/bench/spsc/perfring_wa.o: bench/spsc/perfring.c
 
 $(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)
@@ -111,12 +115,12 @@ BENCH_CXXFLAGS = $(PFR_CPPFLAGS) $(CPPFLAGS) -std=gnu++17 -Wall -Wextra \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) \
 	$(filter-out -std=%,$(CFLAGS)) $(CXXFLAGS)
 
-$(BUILD)/bench/peers_cxx.o: bench/peers_cxx.cc $(BENCH_HDRS) $(HEADERS) \
+$(BUILD)/bench/spsc/peers_cxx.o: bench/spsc/peers_cxx.cc $(BENCH_HDRS) $(HEADERS) \
 		$(BENCH_CONF)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_CXX_DEFS) -c $< -o $@
 
-$(BUILD)/bench/mw_peers_cxx.o: bench/mw_peers_cxx.cc $(BENCH_HDRS) \
+$(BUILD)/bench/mw/peers_cxx.o: bench/mw/peers_cxx.cc $(BENCH_HDRS) \
 		$(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_MW_CXX_DEFS) -c $< -o $@

@@ -11,8 +11,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 if [ $# -eq 0 ]; then
-	set -- $(ls src/*/*.[ch] cli/*.[ch] cli/*/*.[ch] include/perfring/*.h bench/*.[ch] \
-		bench/*.cc tests/*/*.[ch] tests/*/*.cc 2>/dev/null |
+	set -- $(ls src/*/*.[ch] cli/*.[ch] cli/*/*.[ch] include/perfring/*.h bench/*/*.[ch] \
+		bench/*/*.cc tests/*/*.[ch] tests/*/*.cc 2>/dev/null |
 		grep -v -e '^include/perfring/barrier.h$' \
 			-e '^include/perfring/linux-compat.h$')
 fi
