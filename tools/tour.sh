@@ -62,15 +62,19 @@ step_ring() {
 	w=$(jget "$j" written) r=$(jget "$j" read) l=$(jget "$j" lost)
 	c=$(jget "$j" corrupt) e=$(jget "$j" error) s=$(jget "$j" seconds)
 	if [ $rc -ne 0 ] || [ "$(jget "$j" ok)" != true ] || [ -z "$w" ]; then
-		say ring FAIL "perfring stress --processes (exit $rc): ${e:-$(why "$err" "$out")}"
+		e=${e:-$(why "$err" "$out")}
+		say ring FAIL "perfring stress --processes (exit $rc): $e"
 		return
 	fi
 	if [ "$w" -ne $((r + l)) ] || [ "$c" -ne 0 ]; then
 		say ring FAIL "written $w is not read $r + lost $l, or $c corrupt"
 		return
 	fi
-	say ring ok "2 processes, a ring in a sealed memfd, $(printf '%.1f' "$s") s: $w written = $r read + $l lost, $c corrupt" \
-		"every record checked and in order; reader $(awk -v n="$r" -v s="$s" 'BEGIN { printf "%.2f", n / s / 1e6 }') M records/s (DROP: a full ring drops, and counts)"
+	e=$(awk -v n="$r" -v s="$s" 'BEGIN { printf "%.2f", n / s / 1e6 }')
+	s=$(printf '%.1f' "$s")
+	say ring ok \
+		"2 processes, a ring in a sealed memfd, $s s: $w written = $r read + $l lost" \
+		"a DROP writer loses, and counts, what finds the ring full; $c corrupt, all in order; reader $e M records/s"
 }
 
 # herd_line: herd7's verdict on the two files, or why there is none;
@@ -79,7 +83,8 @@ herd_line() {
 	local herd f v want rc line=
 	herd=$(pfr_find_herd "$top")
 	if [ -z "$herd" ]; then
-		echo "herd7 not found (PFR_HERD7, ../shared/tools/herd7/herd7-lkmm): no model verdict beside it"
+		echo "herd7 not found (PFR_HERD7, ../shared/tools/herd7/herd7-lkmm):" \
+			"no model's verdict beside it"
 		return 0
 	fi
 	for f in ring-wakeup-no-mb ring-wakeup-mb; do
@@ -88,18 +93,19 @@ herd_line() {
 		v=$(awk '$1 == "Observation" { print $3 }' "$dir/herd-$f.out")
 		want=$(sed -n 's/^ \* Result: *//p' "$top/litmus/$f.litmus")
 		if [ "$v" != "$want" ]; then
-			v="herd7 ($herd) on litmus/$f.litmus: ${v:-no verdict} (exit $rc), the file says $want"
+			v="herd7 ($herd) on litmus/$f.litmus: ${v:-no verdict}"
+			v="$v (exit $rc), the file says $want"
 			want=$(why "$dir/herd-$f.out")
 			echo "$v${want:+: $want}"
 			return 1
 		fi
-		line="$line${line:+, }$f.litmus $v"
+		line="$line${line:+, }$f $v"
 	done
 	echo "herd7 (Linux-kernel memory model) agrees: litmus/$line"
 }
 
 step_barriers() {
-	local out=$dir/litmus.json err=$dir/litmus.err rc m nb mb h hrc
+	local out=$dir/litmus.json err=$dir/litmus.err rc m nb mb h hrc n
 	# '[S]B' is the test named SB alone: -t SB would take the whole shape.
 	pfr litmus -n 200k --json -t '[S]B' -t 'SB+mbs' >"$out" 2>"$err"
 	rc=$?
@@ -109,20 +115,25 @@ step_barriers() {
 	h=$(herd_line)
 	hrc=$?
 	if [ $rc -ne 0 ] || [ -z "$nb" ] || [ -z "$mb" ]; then
-		if [ $rc -eq 1 ] && [ "$(jget "$mb" positive)" != 0 ]; then
-			say barriers FAIL "store buffering with smp_mb() on both sides: the forbidden outcome seen $(jget "$mb" positive) times on this CPU" "$h"
+		n=$(jget "$mb" positive)
+		if [ $rc -eq 1 ] && [ "${n:-0}" -gt 0 ]; then
+			n="SB with smp_mb() on each side: forbidden, seen $n times"
 		else
-			tr '\r' '\n' <"$err" | grep -v '^perfring litmus: *[0-9]*%' >"$err.txt"
-			say barriers FAIL "perfring litmus (exit $rc): $(why "$err.txt" "$out")" "$h"
+			tr '\r' '\n' <"$err" |
+				grep -v '^perfring litmus: *[0-9]*%' >"$err.txt"
+			n="perfring litmus (exit $rc): $(why "$err.txt" "$out")"
 		fi
+		say barriers FAIL "$n" "$h"
 		return
 	fi
-	local seen
-	seen="SB, the ring's wake-up, $(jget "$m" iterations) runs: $(jget "$nb" positive) reordered without a barrier, 0 with smp_mb() on each side"
+	n=$(jget "$nb" positive)
+	[ "$n" != 0 ] || n="none (allowed, not seen this time)"
+	n="SB, the ring's wake-up, $(jget "$m" iterations) runs: $n reordered"
+	n="$n without a barrier, 0 with smp_mb() on each side"
 	if [ $hrc -ne 0 ]; then
-		say barriers FAIL "$seen" "$h"
+		say barriers FAIL "$n" "$h"
 	else
-		say barriers ok "$seen" "$h"
+		say barriers ok "$n" "$h"
 	fi
 }
 
@@ -131,7 +142,8 @@ step_barriers() {
 perf_line() {
 	local n top
 	if ! command -v perf >/dev/null 2>&1; then
-		echo "perf is not installed (tools/deps.sh installs linux-perf): no perf report"
+		echo "perf is not installed (tools/deps.sh installs linux-perf):" \
+			"no perf report"
 		return 0
 	fi
 	perf report -i "$1" --stdio -q -n --sort comm,dso,sym \
@@ -141,7 +153,8 @@ perf_line() {
 	top=$(awk '$1 ~ /%$/ { $2 = ""; print; exit }' "$dir/report.out" |
 		tr -s ' ' | sed 's/\[\.\] //; s/\[k\] //')
 	if [ $rc -ne 0 ] || [ "$n" -ne "$2" ]; then
-		echo "perf report (exit $rc) counts $n samples, not $2: $(why "$dir/report.err")"
+		top=$(why "$dir/report.err")
+		echo "perf report (exit $rc) counts $n samples, not $2${top:+: $top}"
 		return 1
 	fi
 	echo "perf report $n too, top: $top"
@@ -156,10 +169,13 @@ step_record() {
 		sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' \
 		>"$dir/record.out" 2>"$err"
 	rc=$?
-	n=$(sed -n 's/.*perfring record: \([0-9]*\) samples, \([0-9]*\) lost.*/\1/p' "$err")
-	lost=$(sed -n 's/.*perfring record: \([0-9]*\) samples, \([0-9]*\) lost.*/\2/p' "$err")
-	if [ $rc -ne 0 ] || [ ! -s "$data" ] || [ -z "$n" ] || [ "$n" -eq 0 ]; then
-		say record FAIL "perfring record (exit $rc, ${n:-no} samples): $(why "$err")"
+	# its summary: "[ perfring record: N samples, M lost (...) ]"
+	n=$(sed -n 's/.*perfring record: \([0-9]*\) samples, .*/\1/p' "$err")
+	lost=$(sed -n 's/.*perfring record: [0-9]* samples, \([0-9]*\) lost.*/\1/p' \
+		"$err")
+	if [ $rc -ne 0 ] || [ ! -s "$data" ] || [ "${n:-0}" -eq 0 ]; then
+		say record FAIL \
+			"perfring record (exit $rc, ${n:-no} samples): $(why "$err")"
 		return
 	fi
 	pfr script -i "$data" -F comm,tid,ip,sym >"$dir/script.out" \
@@ -167,16 +183,19 @@ step_record() {
 	rc=$?
 	s=$(wc -l <"$dir/script.out")
 	if [ $rc -ne 0 ] || [ "$s" -ne "$n" ]; then
-		say record FAIL "perfring script (exit $rc) printed $s samples of the $n recorded: $(why "$dir/script.err")"
+		p=$(why "$dir/script.err")
+		say record FAIL \
+			"perfring script (exit $rc): $s samples of $n${p:+: $p}"
 		return
 	fi
 	p=$(perf_line "$data" "$n")
 	prc=$?
-	local rec="perfring record -F 999 of a shell loop: $n samples, $lost lost, in ${data#"$top"/}"
+	n="perfring record -F 999 of a shell loop: $n samples, $lost lost"
+	n="$n, in ${data#"$top"/}"
 	if [ $prc -ne 0 ]; then
-		say record FAIL "$rec" "$p"
+		say record FAIL "$n" "$p"
 	else
-		say record ok "$rec" "perfring script reads $s back; $p"
+		say record ok "$n" "perfring script reads $s back; $p"
 	fi
 }
 
@@ -185,7 +204,8 @@ if ! mkdir -p "$dir"; then
 	echo "tour: cannot make its folder $dir" >&2
 	exit 1
 fi
-echo "perfring tour: $(uname -m), $(nproc) CPUs (each step's output in ${dir#"$top"/}/)"
+echo "perfring tour: $(uname -m), $(nproc) CPUs" \
+	"(each step's output in ${dir#"$top"/}/)"
 step_ring
 step_barriers
 step_record
