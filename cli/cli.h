@@ -8,12 +8,12 @@
 
 /* Each subcommand: argv[0] is the subcommand's name.  Returns the exit
  * status.  A subcommand not linked into this build is a null pointer. */
-typedef int pfr_cmd_fn(int argc, char **argv);
-extern pfr_cmd_fn pfr_cmd_info __attribute__((weak));
-extern pfr_cmd_fn pfr_cmd_stress __attribute__((weak));
-extern pfr_cmd_fn pfr_cmd_record __attribute__((weak));
-extern pfr_cmd_fn pfr_cmd_script __attribute__((weak));
-extern pfr_cmd_fn pfr_cmd_litmus __attribute__((weak));
-extern pfr_cmd_fn pfr_cmd_bench __attribute__((weak));
+typedef int cli_cmd_fn(int argc, char **argv);
+extern cli_cmd_fn cli_cmd_info __attribute__((weak));
+extern cli_cmd_fn cli_cmd_stress __attribute__((weak));
+extern cli_cmd_fn cli_cmd_record __attribute__((weak));
+extern cli_cmd_fn cli_cmd_script __attribute__((weak));
+extern cli_cmd_fn cli_cmd_litmus __attribute__((weak));
+extern cli_cmd_fn cli_cmd_bench __attribute__((weak));
 
 #endif

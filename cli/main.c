@@ -8,29 +8,29 @@
 
 #include "cli.h"
 
-struct pfr_cmd {
+struct cli_cmd {
 	const char *name;
-	pfr_cmd_fn *fn;
+	cli_cmd_fn *fn;
 	const char *summary;
 };
 
-static const struct pfr_cmd *cmds(void)
+static const struct cli_cmd *cmds(void)
 {
-	static struct pfr_cmd table[7];
+	static struct cli_cmd table[7];
 
 	if (!table[0].name) {
-		const struct pfr_cmd all[] = {
-			{"info", pfr_cmd_info,
+		const struct cli_cmd all[] = {
+			{"info", cli_cmd_info,
 			 "version, target, barrier backend and instructions"},
-			{"stress", pfr_cmd_stress,
+			{"stress", cli_cmd_stress,
 			 "verified writer/reader run over a ring"},
-			{"record", pfr_cmd_record,
+			{"record", cli_cmd_record,
 			 "record the kernel's perf ring into perf.data"},
-			{"script", pfr_cmd_script,
+			{"script", cli_cmd_script,
 			 "print the records of a perf.data file"},
-			{"litmus", pfr_cmd_litmus,
+			{"litmus", cli_cmd_litmus,
 			 "run litmus tests of the barriers on this CPU"},
-			{"bench", pfr_cmd_bench,
+			{"bench", cli_cmd_bench,
 			 "benchmark the ring against peers and limits"},
 		};
 		size_t n = 0;
@@ -46,7 +46,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: perfring [--version] [--help] <command> [<args>]\n\n"
 		   "commands:\n");
-	for (const struct pfr_cmd *c = cmds(); c->name; c++)
+	for (const struct cli_cmd *c = cmds(); c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	fprintf(f, "\n'perfring <command> --help' describes a command.\n");
 }
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(argv[1], "help") == 0) {
 			char *av[] = {argv[2], (char *)"--help", NULL};
 
-			for (const struct pfr_cmd *c = cmds(); c->name; c++)
+			for (const struct cli_cmd *c = cmds(); c->name; c++)
 				if (!strcmp(c->name, argv[2]))
 					return c->fn(2, av);
 		}
@@ -73,11 +73,10 @@ int main(int argc, char **argv)
 		printf("perfring %s\n", pfr_version());
 		return 0;
 	}
-	for (const struct pfr_cmd *c = cmds(); c->name; c++)
+	for (const struct cli_cmd *c = cmds(); c->name; c++)
 		if (!strcmp(c->name, argv[1]))
 			return c->fn(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		return pfr_cli_usage_error(NULL, "unknown option '%s'",
-					   argv[1]);
-	return pfr_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return util_usage_error(NULL, "unknown option '%s'", argv[1]);
+	return util_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -4,14 +4,14 @@
 # and without sanitizer instrumentation, which would bury the barriers in
 # calls; under SANITIZE=thread the C11 backend is forced, as barrier.h does
 # under TSan), disassembled with the target's objdump and turned into
-# $(BUILD)/gen/pfr_insn_table.h by tools/insn-table.sh.  Cross builds use
+# $(BUILD)/gen/cli_insn_table.h by tools/insn-table.sh.  Cross builds use
 # <triple>-objdump, or binutils-multiarch's objdump.
 #
 # Also: `make unit-tests` builds every tests/unit program (the cross and
 # sanitizer tests use it), `make insn-docs` regenerates docs/instructions.md.
 
 INSN_GEN := $(BUILD)/gen
-INSN_HDR := $(INSN_GEN)/pfr_insn_table.h
+INSN_HDR := $(INSN_GEN)/cli_insn_table.h
 INSN_CFLAGS = $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(ALL_CFLAGS)) \
 	$(if $(findstring thread,$(SANITIZE)),-DPFR_FORCE_C11) -O2
 

@@ -260,10 +260,10 @@ header() {
 	header_top "$backend" "$target"
 	echo '#define PFR_INSN_NOTE ""'
 	echo
-	echo 'static const struct pfr_insn_row {'
+	echo 'static const struct cli_insn_row {'
 	echo '	const char *primitive;'
 	echo '	const char *insns;'
-	echo '} pfr_insn_table[] = {'
+	echo '} cli_insn_table[] = {'
 	while IFS=$'\t' read -r p _ insns; do
 		echo "	{ $(cstr "$(probe_title "$p")"), $(cstr "$insns") },"
 	done <"$tsv"
@@ -277,10 +277,10 @@ header_none() {
 	header_top "$1" "$2"
 	echo "#define PFR_INSN_NOTE $(cstr "$3")"
 	echo
-	echo 'static const struct pfr_insn_row {'
+	echo 'static const struct cli_insn_row {'
 	echo '	const char *primitive;'
 	echo '	const char *insns;'
-	echo '} pfr_insn_table[] = {'
+	echo '} cli_insn_table[] = {'
 	echo '	{ 0, 0 },'
 	echo '};'
 	echo

@@ -3,7 +3,7 @@
  * Messages every subcommand prints the same way: usage errors and the
  * progress line; and the clock and pseudo-random sequence the stress runs
  * share.  Apart from util.c because the test programs that link util.c
- * bring their own pfr_cli_usage_error().
+ * bring their own util_usage_error().
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "util.h"
 
-int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
+int util_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -25,7 +25,7 @@ int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return PFR_EXIT_USAGE;
 }
 
-void pfr_cli_progress(const char *what, double fraction, int done)
+void util_progress(const char *what, double fraction, int done)
 {
 	static time_t last;
 	time_t now = time(NULL);
@@ -43,7 +43,7 @@ void pfr_cli_progress(const char *what, double fraction, int done)
 	fflush(stderr);
 }
 
-uint64_t pfr_cli_now_ns(void)
+uint64_t util_now_ns(void)
 {
 	struct timespec ts;
 
@@ -51,7 +51,7 @@ uint64_t pfr_cli_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t pfr_cli_xorshift(uint64_t *s)
+uint64_t util_xorshift(uint64_t *s)
 {
 	uint64_t x = *s;
 

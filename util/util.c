@@ -16,7 +16,7 @@
 
 #include "util.h"
 
-size_t pfr_cli_utf8_len(const unsigned char *s, size_t n)
+size_t util_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0], need, min, cp;
 
@@ -39,7 +39,7 @@ size_t pfr_cli_utf8_len(const unsigned char *s, size_t n)
 	return need + 1;
 }
 
-void pfr_cli_json_str(FILE *f, const char *s)
+void util_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p;
 	size_t n;
@@ -52,7 +52,7 @@ void pfr_cli_json_str(FILE *f, const char *s)
 	fputc('"', f);
 	while (n) {
 		unsigned char c = *p;
-		size_t l = pfr_cli_utf8_len(p, n);
+		size_t l = util_utf8_len(p, n);
 
 		if (c == '"' || c == '\\') {
 			fputc('\\', f);
@@ -80,7 +80,7 @@ void pfr_cli_json_str(FILE *f, const char *s)
 /* Whether the l bytes at p (one valid UTF-8 character) are safe on a
  * terminal: printable ASCII, or a multi-byte character outside the C1
  * controls (U+0080..U+009F, which some terminals obey like ESC). */
-static int pfr_text_safe(const unsigned char *p, size_t l)
+static int util_text_safe(const unsigned char *p, size_t l)
 {
 	if (l == 1)
 		return p[0] >= 0x20 && p[0] < 0x7f;
@@ -89,11 +89,11 @@ static int pfr_text_safe(const unsigned char *p, size_t l)
 
 /* The next character of s (n bytes left) for a terminal, into out[17]
  * (NUL-terminated); returns the bytes of s it covers. */
-static size_t pfr_text_char(const unsigned char *p, size_t n, char *out)
+static size_t util_text_char(const unsigned char *p, size_t n, char *out)
 {
-	size_t l = pfr_cli_utf8_len(p, n);
+	size_t l = util_utf8_len(p, n);
 
-	if (l && pfr_text_safe(p, l)) {
+	if (l && util_text_safe(p, l)) {
 		memcpy(out, p, l);
 		out[l] = 0;
 		return l;
@@ -104,7 +104,7 @@ static size_t pfr_text_char(const unsigned char *p, size_t n, char *out)
 	return l;
 }
 
-size_t pfr_cli_text_esc(char *dst, size_t size, const char *s)
+size_t util_text_esc(char *dst, size_t size, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), o = 0;
@@ -113,7 +113,7 @@ size_t pfr_cli_text_esc(char *dst, size_t size, const char *s)
 		return 0;
 	while (n) {
 		char c[17];
-		size_t l = pfr_text_char(p, n, c), k = strlen(c);
+		size_t l = util_text_char(p, n, c), k = strlen(c);
 
 		if (o + k >= size)
 			break; /* whole characters only */
@@ -126,14 +126,14 @@ size_t pfr_cli_text_esc(char *dst, size_t size, const char *s)
 	return o;
 }
 
-void pfr_cli_text_str(FILE *f, const char *s)
+void util_text_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
 
 	while (n) {
 		char c[17];
-		size_t l = pfr_text_char(p, n, c);
+		size_t l = util_text_char(p, n, c);
 
 		fputs(c, f);
 		p += l;
@@ -141,7 +141,7 @@ void pfr_cli_text_str(FILE *f, const char *s)
 	}
 }
 
-int pfr_cli_parse_u64(const char *s, unsigned long long *out)
+int util_parse_u64(const char *s, unsigned long long *out)
 {
 	char *end;
 	unsigned long long v, mul = 1;
@@ -176,17 +176,17 @@ int pfr_cli_parse_u64(const char *s, unsigned long long *out)
 	return 0;
 }
 
-int pfr_cli_parse_u32(const char *s, uint32_t *out)
+int util_parse_u32(const char *s, uint32_t *out)
 {
 	unsigned long long v;
 
-	if (pfr_cli_parse_u64(s, &v) || v > UINT32_MAX)
+	if (util_parse_u64(s, &v) || v > UINT32_MAX)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
 }
 
-int pfr_cli_parse_size(const char *s, unsigned long long *out)
+int util_parse_size(const char *s, unsigned long long *out)
 {
 	static const char units[] = "BKMG";
 	const char *u;
@@ -223,7 +223,7 @@ int pfr_cli_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-int pfr_cli_parse_seconds(const char *s, double *out)
+int util_parse_seconds(const char *s, double *out)
 {
 	char *end;
 	double v;
@@ -239,8 +239,8 @@ int pfr_cli_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
-			    unsigned long long *max)
+int util_parse_size_pair(const char *s, unsigned long long *min,
+			 unsigned long long *max)
 {
 	const char *colon = s ? strchr(s, ':') : NULL;
 	char lo[32];
@@ -250,13 +250,12 @@ int pfr_cli_parse_size_pair(const char *s, unsigned long long *min,
 		return -1;
 	memcpy(lo, s, l);
 	lo[l] = 0;
-	return pfr_cli_parse_size(lo, min) || pfr_cli_parse_size(colon + 1, max)
-		       ? -1
-		       : 0;
+	return util_parse_size(lo, min) || util_parse_size(colon + 1, max) ? -1
+									   : 0;
 }
 
-int pfr_cli_once(const char *cmd, const struct option *lo,
-		 unsigned char seen[256], int c, const char *repeatable)
+int util_once(const char *cmd, const struct option *lo, unsigned char seen[256],
+	      int c, const char *repeatable)
 {
 	const char *name = NULL;
 
@@ -269,11 +268,11 @@ int pfr_cli_once(const char *cmd, const struct option *lo,
 		if (lo->val == c && !lo->flag)
 			name = lo->name;
 	if (name)
-		return pfr_cli_usage_error(cmd, "--%s given twice", name);
-	return pfr_cli_usage_error(cmd, "-%c given twice", c);
+		return util_usage_error(cmd, "--%s given twice", name);
+	return util_usage_error(cmd, "-%c given twice", c);
 }
 
-int pfr_cli_open_regular(const char *path)
+int util_open_regular(const char *path)
 {
 	struct stat st;
 	int fd, fl;
@@ -299,7 +298,7 @@ int pfr_cli_open_regular(const char *path)
 	return fd;
 }
 
-const char *pfr_cli_compiler(void)
+const char *util_compiler(void)
 {
 #if defined(__clang__)
 	return "clang " __clang_version__;

@@ -35,7 +35,7 @@ extern "C" {
 /* The payload sizes every contestant runs: 8, 64, 256, 1 KiB, 4 KiB and
  * the largest a perf record can carry (its u16 size is 65528 with the
  * header, so 64 KiB itself does not fit). */
-extern const size_t pfr_bench_payloads[PFR_BENCH_NPAYLOADS];
+extern const size_t bench_payloads[PFR_BENCH_NPAYLOADS];
 /* Queue capacity in bytes for a payload, the same for every contestant:
  * the base (default 256 KiB, --capacity) or 16 records, whichever is more,
  * a power of two.  (Slot queues get capacity / payload slots, rounded down
@@ -45,12 +45,12 @@ extern const size_t pfr_bench_payloads[PFR_BENCH_NPAYLOADS];
 	((base) >= 16 * ((payload) + 8)	    ? (size_t)(base)                   \
 	 : 16 * ((payload) + 8) <= 1048576u ? (size_t)1048576u                 \
 					    : (size_t)4194304u)
-/* Index of payload in pfr_bench_payloads, or -1. */
-int pfr_bench_payload_index(size_t payload);
+/* Index of payload in bench_payloads, or -1. */
+int bench_payload_index(size_t payload);
 
 /* One measured run of one contestant: the harness fills the inputs, the
  * producer and consumer the outputs. */
-struct pfr_bench_run {
+struct bench_run {
 	/* inputs */
 	uint64_t n; /* messages the producer sends */
 	uint64_t warm; /* messages received before the clock starts */
@@ -88,17 +88,16 @@ struct pfr_bench_run {
  * threads; they loop over all n messages themselves (no call per message
  * through a pointer).  setup() allocates the queue for run->payload and
  * run->capacity and returns 0, or -1 when this payload is not supported. */
-struct pfr_bench_queue {
+struct bench_queue {
 	const char *name; /* "rte_ring" */
 	const char *variant; /* "burst" or "" */
 	int batched;
-	int (*setup)(struct pfr_bench_run *run, void **q);
-	void (*produce)(void *q, struct pfr_bench_run *run);
-	void (*consume)(void *q, struct pfr_bench_run *run);
+	int (*setup)(struct bench_run *run, void **q);
+	void (*produce)(void *q, struct bench_run *run);
+	void (*consume)(void *q, struct bench_run *run);
 	void (*teardown)(void *q);
 	/* A transport of its own (processes): replaces the thread pair. */
-	int (*run_pair)(const struct pfr_bench_queue *bq,
-			struct pfr_bench_run *run);
+	int (*run_pair)(const struct bench_queue *bq, struct bench_run *run);
 	int ordering; /* perfring: enum pfr_ordering, else -1 */
 	int policy; /* perfring: enum pfr_policy, else -1 */
 	int processes; /* 1: over shared memory between processes */
@@ -106,25 +105,25 @@ struct pfr_bench_queue {
 };
 
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
-extern const struct pfr_bench_queue pfr_bench_perfring[];
+extern const struct bench_queue bench_perfring[];
 /* perfring's default rows built with the write-ahead's old bound
  * (bench/spsc/perfring_wa.c) */
-extern const struct pfr_bench_queue pfr_bench_perfring_walimit[];
-extern const struct pfr_bench_queue pfr_bench_mutex[];
-extern const struct pfr_bench_queue pfr_bench_ck[];
-extern const struct pfr_bench_queue pfr_bench_dpdk[];
-extern const struct pfr_bench_queue pfr_bench_cxx[];
+extern const struct bench_queue bench_perfring_walimit[];
+extern const struct bench_queue bench_mutex[];
+extern const struct bench_queue bench_ck[];
+extern const struct bench_queue bench_dpdk[];
+extern const struct bench_queue bench_cxx[];
 
 /* aligned_alloc() with the size rounded up to a multiple of the alignment,
  * as C11 requires (65520-byte messages are not a multiple of 64). */
-static inline void *pfr_bench_alloc(size_t align, size_t size)
+static inline void *bench_alloc(size_t align, size_t size)
 {
 	return aligned_alloc(align, (size + align - 1) & ~(align - 1));
 }
 
 /* The power of two at or below x (1 for x = 0): a queue's slots for a
  * capacity. */
-static inline size_t pfr_bench_pow2_floor(size_t x)
+static inline size_t bench_pow2_floor(size_t x)
 {
 	size_t p = 1;
 
@@ -136,68 +135,67 @@ static inline size_t pfr_bench_pow2_floor(size_t x)
 /* ---- time, CPUs ---- */
 
 /* qsort()'s comparison of doubles, ascending. */
-int pfr_bench_cmp_d(const void *a, const void *b);
+int bench_cmp_d(const void *a, const void *b);
 /* The median of v[0..n) (n at most PFR_BENCH_MEDIAN_MAX), and its range
  * in *lo and *hi when they are not NULL; 0 (range 0) for n <= 0. */
 #define PFR_BENCH_MEDIAN_MAX 64
-double pfr_bench_median(const double *v, int n, double *lo, double *hi);
+double bench_median(const double *v, int n, double *lo, double *hi);
 
 /* One sizing run of n messages: sets *window_ms (the consumer's timed
  * window) and *mps (its rate); returns 0, -2 when the contestant refused
  * the setup, else -1 (the run failed; its reason stays in ctx). */
-typedef int (*pfr_bench_sizing_fn)(void *ctx, uint64_t n, double *window_ms,
-				   double *mps);
+typedef int (*bench_sizing_fn)(void *ctx, uint64_t n, double *window_ms,
+			       double *mps);
 /* The warm-up's sizing of a contestant's runs (bench/core/method_common.c): runs
  * of nmin, 4 nmin, 16 nmin ... messages (at most 3 with quick, else 8;
  * the last below 2^31) until one's timed window lasts a quarter of
  * run_ms; its rate gives *n, the messages for run_ms, within [nmin, 2e9].
  * Returns 0, or the failed run's error (-2: the setup was refused, so
  * the contestant does not support the cell; -1: it failed). */
-int pfr_bench_calibrate(pfr_bench_sizing_fn run, void *ctx, uint64_t nmin,
-			int quick, double run_ms, uint64_t *n);
+int bench_calibrate(bench_sizing_fn run, void *ctx, uint64_t nmin, int quick,
+		    double run_ms, uint64_t *n);
 
-uint64_t pfr_bench_now_ns(void);
+uint64_t bench_now_ns(void);
 /* Cheap timestamps for per-sample latency: the TSC on x86-64, else the
- * monotonic clock; pfr_bench_ticks_to_ns() converts a difference. */
-uint64_t pfr_bench_ticks(void);
-double pfr_bench_ticks_to_ns(double ticks);
-void pfr_bench_calibrate_ticks(void);
+ * monotonic clock; bench_ticks_to_ns() converts a difference. */
+uint64_t bench_ticks(void);
+double bench_ticks_to_ns(double ticks);
+void bench_calibrate_ticks(void);
 /* The two CPUs the producer and consumer run on, and whether pinning
  * worked. */
-extern int pfr_bench_cpu[2];
-extern int pfr_bench_pinned;
-/* Pins the calling thread to CPU pfr_bench_cpu[side]. */
-int pfr_bench_pin(int side);
+extern int bench_cpu[2];
+extern int bench_pinned;
+/* Pins the calling thread to CPU bench_cpu[side]. */
+int bench_pin(int side);
 /* Runs fn(arg0) on CPU 0's side and fn(arg1) on CPU 1's side, each in a
  * pinned thread, released together; returns 0 or -1. Thread CPU time
  * shares go to share[2]. */
-int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
-		   void *arg1, double share[2], long nivcsw[2], long nvcsw[2]);
+int bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
+	       void *arg1, double share[2], long nivcsw[2], long nvcsw[2]);
 /* Involuntary context switches of the calling thread so far. */
-long pfr_bench_thread_nivcsw(void);
+long bench_thread_nivcsw(void);
 /* Voluntary context switches (sleeps) of the calling thread so far. */
-long pfr_bench_thread_nvcsw(void);
+long bench_thread_nvcsw(void);
 /* The default transport: setup, two pinned threads, teardown.  Returns 0,
  * -1 (the run failed) or -2 (setup refused: payload not supported). */
-int pfr_bench_run_threads(const struct pfr_bench_queue *bq,
-			  struct pfr_bench_run *run);
+int bench_run_threads(const struct bench_queue *bq, struct bench_run *run);
 /* CPU time of the calling thread, ns. */
-uint64_t pfr_bench_thread_cpu_ns(void);
+uint64_t bench_thread_cpu_ns(void);
 /* Sums of /proc/stat columns for the two bench CPUs: busy (user, nice,
  * system, irq, softirq), idle (idle, iowait) and steal, in clock ticks.
  * Returns -1 when /proc/stat cannot be read. */
-struct pfr_bench_cpustat {
+struct bench_cpustat {
 	unsigned long long busy, idle, steal;
 };
-int pfr_bench_cpustat(struct pfr_bench_cpustat *st);
+int bench_cpustat(struct bench_cpustat *st);
 
 /* ---- messages ---- */
 
 /* The consumer's bookkeeping for one received message: verification,
  * counting, and the start of the timed window.  words: the payload in
  * 64-bit words, a constant where the caller can make it one. */
-static inline void pfr_bench_got(struct pfr_bench_run *run, const void *p,
-				 uint64_t seq, size_t words)
+static inline void bench_got(struct bench_run *run, const void *p, uint64_t seq,
+			     size_t words)
 {
 	if (__builtin_expect(
 		    !pfr__payload_check_ends(p, words, seq, run->body_sum),
@@ -206,18 +204,18 @@ static inline void pfr_bench_got(struct pfr_bench_run *run, const void *p,
 			run->bad_seq = seq;
 	}
 	if (__builtin_expect(++run->delivered == run->warm, 0))
-		run->t0 = pfr_bench_now_ns();
+		run->t0 = bench_now_ns();
 }
 
 /* Ends the consumer's timed window. */
-static inline void pfr_bench_done(struct pfr_bench_run *run)
+static inline void bench_done(struct bench_run *run)
 {
-	run->t1 = pfr_bench_now_ns();
+	run->t1 = bench_now_ns();
 	run->timed = run->delivered - run->warm;
 }
 
 /* Flags shared between the producer and consumer of a run (own line). */
-struct pfr_bench_flag {
+struct bench_flag {
 	uint32_t v;
 	uint8_t pad[124];
 } __attribute__((aligned(128)));

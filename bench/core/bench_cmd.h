@@ -15,13 +15,13 @@ extern "C" {
 
 /* One writer, one reader: perfring against the peers and the machine's
  * limits (bench/spsc/cmd.c). */
-int pfr_bench_main(int argc, char **argv);
+int bench_main(int argc, char **argv);
 /* --writers LIST: many writers, one reader (bench/mw/cmd.c). */
-int pfr_bench_mw_main(int argc, char **argv);
-/* --capacities LIST: pfr_bench_main() once per capacity in a child
+int bench_mw_main(int argc, char **argv);
+/* --capacities LIST: bench_main() once per capacity in a child
  * process (the other options passed on), then --plot against capacity
  * (bench/spsc/sweep.c). */
-int pfr_bench_sweep(int argc, char **argv);
+int bench_sweep(int argc, char **argv);
 
 #ifdef __cplusplus
 }

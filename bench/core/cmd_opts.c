@@ -20,39 +20,39 @@ static int parse_cpus(const char *arg)
 
 	if (sscanf(arg, "%d,%d%c", &a, &b, &extra) != 2 || a < 0 || b < 0 ||
 	    a == b || a >= CPU_SETSIZE || b >= CPU_SETSIZE)
-		return pfr_cli_usage_error("bench",
-					   "--cpus wants two different CPU "
-					   "numbers, e.g. 0,1");
-	pfr_bench_cpu[0] = a;
-	pfr_bench_cpu[1] = b;
+		return util_usage_error("bench",
+					"--cpus wants two different CPU "
+					"numbers, e.g. 0,1");
+	bench_cpu[0] = a;
+	bench_cpu[1] = b;
 	return -1;
 }
 
 /* The common options that take a number; returns -1 when it is
  * accepted, else the exit status. */
-static int parse_number(struct pfr_bench_common *c, int opt, const char *arg)
+static int parse_number(struct bench_common *c, int opt, const char *arg)
 {
 	unsigned long long v;
-	int bad = pfr_cli_parse_u64(arg, &v);
+	int bad = util_parse_u64(arg, &v);
 
 	switch (opt) {
 	case 'r':
 		if (bad || v < 1 || v > (unsigned long long)c->max_reps)
-			return pfr_cli_usage_error(
-				"bench", "--reps wants 1..%d", c->max_reps);
+			return util_usage_error("bench", "--reps wants 1..%d",
+						c->max_reps);
 		c->reps = (int)v;
 		break;
 	case 't':
 		if (bad || v < 1 || v > 60000)
-			return pfr_cli_usage_error("bench",
-						   "--time wants 1..60000 ms");
+			return util_usage_error("bench",
+						"--time wants 1..60000 ms");
 		c->run_ms = (double)v;
 		c->times_set = 1;
 		break;
 	case 'k':
-		bad = pfr_cli_parse_size(arg, &v); /* a size: K is 1024 */
+		bad = util_parse_size(arg, &v); /* a size: K is 1024 */
 		if (bad || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "--capacity wants a power of two "
 					 "from 4096 to 1Gi");
 		c->capacity = (size_t)v;
@@ -63,7 +63,7 @@ static int parse_number(struct pfr_bench_common *c, int opt, const char *arg)
 
 /* One common option: -1 to go on, NOT_COMMON when opt is another, else
  * the exit status. */
-static int parse_common(struct pfr_bench_common *c, int opt, const char *arg)
+static int parse_common(struct bench_common *c, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'q':
@@ -90,9 +90,9 @@ static int parse_common(struct pfr_bench_common *c, int opt, const char *arg)
 	return -1;
 }
 
-int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
-		     struct pfr_bench_common *c, int max_reps,
-		     pfr_bench_opt_fn own, void *ctx)
+int bench_getopt(int argc, char **argv, const struct option *lopts,
+		 struct bench_common *c, int max_reps, bench_opt_fn own,
+		 void *ctx)
 {
 	unsigned char seen[256] = {0};
 	int opt, rc;
@@ -106,7 +106,7 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		rc = pfr_cli_once("bench", lopts, seen, opt, NULL);
+		rc = util_once("bench", lopts, seen, opt, NULL);
 		if (rc)
 			return rc;
 		rc = parse_common(c, opt, optarg);
@@ -116,31 +116,30 @@ int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
 			return rc;
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("bench", "unexpected argument '%s'",
-					   argv[optind]);
+		return util_usage_error("bench", "unexpected argument '%s'",
+					argv[optind]);
 	if (c->quick && !c->times_set)
 		c->run_ms = 12;
 	return -1;
 }
 
-int pfr_bench_check_cpus(const char *note)
+int bench_check_cpus(const char *note)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	if (sched_getaffinity(0, sizeof(set), &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[0], &set) ||
-	    !CPU_ISSET(pfr_bench_cpu[1], &set)) {
-		pfr_bench_pinned = 0;
+	    !CPU_ISSET(bench_cpu[0], &set) || !CPU_ISSET(bench_cpu[1], &set)) {
+		bench_pinned = 0;
 		fprintf(stderr,
 			"perfring bench: CPUs %d and %d are not both "
 			"available: running unpinned%s\n",
-			pfr_bench_cpu[0], pfr_bench_cpu[1], note);
+			bench_cpu[0], bench_cpu[1], note);
 	}
 	return CPU_COUNT(&set);
 }
 
-int pfr_bench_warn_busy(double share)
+int bench_warn_busy(double share)
 {
 	if (share <= 0.10)
 		return 0;
@@ -151,7 +150,7 @@ int pfr_bench_warn_busy(double share)
 	return 1;
 }
 
-void pfr_bench_cpu_model(char *buf, size_t len)
+void bench_cpu_model(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[512];

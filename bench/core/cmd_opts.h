@@ -30,8 +30,8 @@
 		"help", no_argument, NULL, 'h'                                 \
 	}
 
-/* The common options' values (--cpus goes to pfr_bench_cpu[]). */
-struct pfr_bench_common {
+/* The common options' values (--cpus goes to bench_cpu[]). */
+struct bench_common {
 	int quick, json, peers, reps;
 	int max_reps; /* the most --reps accepts */
 	int times_set; /* --time was given */
@@ -54,10 +54,10 @@ struct pfr_bench_common {
 	} while (0)
 
 /* A command's own option: returns -1 to go on, else the exit status. */
-typedef int (*pfr_bench_opt_fn)(void *ctx, int opt, char **argv);
+typedef int (*bench_opt_fn)(void *ctx, int opt, char **argv);
 
 /*
- * pfr_bench_getopt - parse argv with lopts (PFR_BENCH_COMMON_LOPTS and
+ * bench_getopt - parse argv with lopts (PFR_BENCH_COMMON_LOPTS and
  * the command's own entries): sets c to the defaults (5 reps of 200 ms,
  * PFR_BENCH_CAPACITY, peers on), reads the common options into c and
  * hands every other one to own(ctx, opt, argv); refuses arguments that
@@ -65,19 +65,19 @@ typedef int (*pfr_bench_opt_fn)(void *ctx, int opt, char **argv);
  * Returns -1 when the command runs, else its exit status (2 for a usage
  * error, or what own() returned).
  */
-int pfr_bench_getopt(int argc, char **argv, const struct option *lopts,
-		     struct pfr_bench_common *c, int max_reps,
-		     pfr_bench_opt_fn own, void *ctx);
+int bench_getopt(int argc, char **argv, const struct option *lopts,
+		 struct bench_common *c, int max_reps, bench_opt_fn own,
+		 void *ctx);
 
-/* Whether pinning can work: both bench CPUs (pfr_bench_cpu[]) in this
- * process's affinity mask.  If not, clears pfr_bench_pinned and says so
+/* Whether pinning can work: both bench CPUs (bench_cpu[]) in this
+ * process's affinity mask.  If not, clears bench_pinned and says so
  * on stderr ("running unpinned" and note).  Returns the number of CPUs in
  * the mask (0 when it cannot be read). */
-int pfr_bench_check_cpus(const char *note);
+int bench_check_cpus(const char *note);
 /* Warns on stderr when the bench CPUs were busy (share of their time
  * above 10%) before the run; returns whether they were. */
-int pfr_bench_warn_busy(double share);
+int bench_warn_busy(double share);
 /* The CPU's model from /proc/cpuinfo ("unknown" when it names none). */
-void pfr_bench_cpu_model(char *buf, size_t len);
+void bench_cpu_model(char *buf, size_t len);
 
 #endif

@@ -12,11 +12,11 @@ int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) /* many writers: a bench of its own */
 		if (!strncmp(argv[i], "--writers", 9))
-			return pfr_bench_mw_main(argc, argv);
+			return bench_mw_main(argc, argv);
 	/* --capacities: one whole run per capacity, in children */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--capacities") ||
 		    !strncmp(argv[i], "--capacities=", 13))
-			return pfr_bench_sweep(argc, argv);
-	return pfr_bench_main(argc, argv);
+			return bench_sweep(argc, argv);
+	return bench_main(argc, argv);
 }

@@ -9,14 +9,14 @@
 
 #include "bench.h"
 
-int pfr_bench_cmp_d(const void *a, const void *b)
+int bench_cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-double pfr_bench_median(const double *v, int n, double *lo, double *hi)
+double bench_median(const double *v, int n, double *lo, double *hi)
 {
 	double t[PFR_BENCH_MEDIAN_MAX];
 
@@ -27,7 +27,7 @@ double pfr_bench_median(const double *v, int n, double *lo, double *hi)
 	if (n <= 0)
 		return 0;
 	memcpy(t, v, (size_t)n * sizeof(double));
-	qsort(t, (size_t)n, sizeof(double), pfr_bench_cmp_d);
+	qsort(t, (size_t)n, sizeof(double), bench_cmp_d);
 	if (lo)
 		*lo = t[0];
 	if (hi)
@@ -35,8 +35,8 @@ double pfr_bench_median(const double *v, int n, double *lo, double *hi)
 	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
-int pfr_bench_calibrate(pfr_bench_sizing_fn run, void *ctx, uint64_t nmin,
-			int quick, double run_ms, uint64_t *n)
+int bench_calibrate(bench_sizing_fn run, void *ctx, uint64_t nmin, int quick,
+		    double run_ms, uint64_t *n)
 {
 	uint64_t n0 = nmin;
 	double window_ms = 0, mps = 0;

@@ -21,7 +21,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-double pfr_bench_percentile(double *v, size_t n, double p)
+double bench_percentile(double *v, size_t n, double p)
 {
 	size_t i;
 
@@ -35,7 +35,7 @@ double pfr_bench_percentile(double *v, size_t n, double p)
 /* ---- cache-line round trip ---- */
 
 struct rtt_arg {
-	struct pfr_bench_flag *line;
+	struct bench_flag *line;
 	uint64_t n;
 	uint64_t *ticks;
 };
@@ -49,14 +49,14 @@ static void *rtt_side0(void *p)
 	struct rtt_arg *a = (struct rtt_arg *)p;
 
 	for (uint64_t i = 0; i < a->n; i++) {
-		uint64_t t = pfr_bench_ticks();
+		uint64_t t = bench_ticks();
 		uint32_t want = (uint32_t)(2 * i + 2);
 
 		__atomic_store_n(&a->line->v, (uint32_t)(2 * i + 1),
 				 __ATOMIC_RELAXED);
 		while (__atomic_load_n(&a->line->v, __ATOMIC_RELAXED) != want)
 			;
-		a->ticks[i] = pfr_bench_ticks() - t;
+		a->ticks[i] = bench_ticks() - t;
 	}
 	return NULL;
 }
@@ -76,9 +76,9 @@ static void *rtt_side1(void *p)
 	return NULL;
 }
 
-int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
+int bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
 {
-	static struct pfr_bench_flag line;
+	static struct bench_flag line;
 	struct rtt_arg a = {&line, n, NULL};
 	double share[2], *v, sum = 0;
 	uint64_t skip = n / 10, m = n - skip;
@@ -91,17 +91,17 @@ int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
 		return -1;
 	}
 	line.v = 0;
-	if (pfr_bench_pair(rtt_side0, &a, rtt_side1, &a, share, NULL, NULL)) {
+	if (bench_pair(rtt_side0, &a, rtt_side1, &a, share, NULL, NULL)) {
 		free(a.ticks);
 		free(v);
 		return -1;
 	}
 	for (uint64_t i = 0; i < m; i++) {
-		v[i] = pfr_bench_ticks_to_ns((double)a.ticks[skip + i]);
+		v[i] = bench_ticks_to_ns((double)a.ticks[skip + i]);
 		sum += v[i];
 	}
 	*mean_ns = sum / (double)m;
-	*p50_ns = pfr_bench_percentile(v, m, 0.5);
+	*p50_ns = bench_percentile(v, m, 0.5);
 	free(a.ticks);
 	free(v);
 	return 0;
@@ -113,11 +113,11 @@ int pfr_bench_rtt(uint64_t n, double *p50_ns, double *mean_ns)
  * call a ring's copy makes for a runtime size. */
 static void *(*volatile memcpy_p)(void *, const void *, size_t) = memcpy;
 
-double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
+double bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 {
 	size_t ws = working_set < 2 * size ? 2 * size : working_set;
-	unsigned char *src = (unsigned char *)pfr_bench_alloc(4096, ws);
-	unsigned char *dst = (unsigned char *)pfr_bench_alloc(4096, ws);
+	unsigned char *src = (unsigned char *)bench_alloc(4096, ws);
+	unsigned char *dst = (unsigned char *)bench_alloc(4096, ws);
 	uint64_t bytes = 0, t0, t;
 	size_t off = 0;
 	int pin_ok;
@@ -129,9 +129,9 @@ double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 	}
 	memset(src, 0x5a, ws);
 	memset(dst, 0xa5, ws);
-	pin_ok = pfr_bench_pin(0) == 0;
+	pin_ok = bench_pin(0) == 0;
 	(void)pin_ok;
-	t0 = pfr_bench_now_ns();
+	t0 = bench_now_ns();
 	do {
 		for (int k = 0; k < 64; k++) {
 			memcpy_p(dst + off, src + off, size);
@@ -140,7 +140,7 @@ double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 				off = 0;
 		}
 		bytes += 64 * (uint64_t)size;
-		t = pfr_bench_now_ns();
+		t = bench_now_ns();
 	} while (t - t0 < ns);
 	free(src);
 	free(dst);
@@ -150,7 +150,7 @@ double pfr_bench_memcpy_gbps(size_t size, size_t working_set, uint64_t ns)
 /* ---- cross-core read bandwidth ---- */
 
 struct xcore_arg {
-	struct pfr_bench_flag *turn;
+	struct bench_flag *turn;
 	unsigned char *buf;
 	size_t ws;
 	uint64_t rounds, read_ns;
@@ -191,9 +191,9 @@ static void *xcore_reader(void *p)
 		while (__atomic_load_n(&a->turn->v, __ATOMIC_ACQUIRE) !=
 		       (uint32_t)(2 * i + 1))
 			pfr_cpu_relax();
-		t0 = pfr_bench_now_ns();
+		t0 = bench_now_ns();
 		a->sum += pfr__payload_sum64(a->buf, a->ws / 8);
-		a->read_ns += pfr_bench_now_ns() - t0;
+		a->read_ns += bench_now_ns() - t0;
 		__atomic_store_n(&a->turn->v, (uint32_t)(2 * i + 2),
 				 __ATOMIC_RELEASE); /* purpose: the reads
 			* before the hand-back; pairs with the acquire load
@@ -202,9 +202,9 @@ static void *xcore_reader(void *p)
 	return NULL;
 }
 
-double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds)
+double bench_xcore_gbps(size_t ws, uint64_t rounds)
 {
-	static struct pfr_bench_flag turn;
+	static struct bench_flag turn;
 	struct xcore_arg a;
 	double share[2];
 
@@ -212,13 +212,12 @@ double pfr_bench_xcore_gbps(size_t ws, uint64_t rounds)
 	a.turn = &turn;
 	a.ws = ws & ~(size_t)63;
 	a.rounds = rounds;
-	a.buf = (unsigned char *)pfr_bench_alloc(4096, ws);
+	a.buf = (unsigned char *)bench_alloc(4096, ws);
 	if (!a.buf)
 		return 0;
 	memset(a.buf, 0, ws);
 	turn.v = 0;
-	if (pfr_bench_pair(xcore_writer, &a, xcore_reader, &a, share, NULL,
-			   NULL) ||
+	if (bench_pair(xcore_writer, &a, xcore_reader, &a, share, NULL, NULL) ||
 	    !a.read_ns) {
 		free(a.buf);
 		return 0;
@@ -234,12 +233,12 @@ static uint64_t probe_x;
 #define PFR__PROBE(fn, body)                                                   \
 	static __attribute__((noinline)) uint64_t fn(uint64_t n)               \
 	{                                                                      \
-		uint64_t t0 = pfr_bench_now_ns(), v = 0;                       \
+		uint64_t t0 = bench_now_ns(), v = 0;                           \
 		for (uint64_t i = 0; i < n; i++) {                             \
 			body;                                                  \
 		}                                                              \
 		PFR_WRITE_ONCE(probe_x, probe_x + (v & 1));                    \
-		return pfr_bench_now_ns() - t0;                                \
+		return bench_now_ns() - t0;                                    \
 	}
 
 PFR__PROBE(p_barrier, pfr_barrier())
@@ -280,11 +279,11 @@ static const struct {
 #endif
 };
 
-int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n)
+int bench_barriers(struct bench_barrier_cost *out, int max, uint64_t n)
 {
 	int k = 0;
 
-	pfr_bench_pin(0);
+	bench_pin(0);
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]) && k < max;
 	     i++, k++) {
 		uint64_t iters = n * probes[i].scale, best = UINT64_MAX;
@@ -308,13 +307,13 @@ int pfr_bench_barriers(struct pfr_bench_barrier_cost *out, int max, uint64_t n)
  * unreadable. */
 double busy_share(int ms)
 {
-	struct pfr_bench_cpustat a, b;
+	struct bench_cpustat a, b;
 	double busy, tot;
 
-	if (pfr_bench_cpustat(&a))
+	if (bench_cpustat(&a))
 		return 0;
 	usleep((useconds_t)ms * 1000);
-	if (pfr_bench_cpustat(&b))
+	if (bench_cpustat(&b))
 		return 0;
 	busy = (double)(b.busy - a.busy) + (double)(b.steal - a.steal);
 	tot = busy + (double)(b.idle - a.idle);

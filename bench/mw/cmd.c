@@ -174,7 +174,7 @@ static const struct option lopts[] = {
 };
 
 /* One option of this command's own (the common ones are read by
- * pfr_bench_getopt()); returns -1 to go on, else the exit status. */
+ * bench_getopt()); returns -1 to go on, else the exit status. */
 static int parse_one(void *ctx, int opt, char **argv)
 {
 	struct mw_opts *op = (struct mw_opts *)ctx;
@@ -182,13 +182,13 @@ static int parse_one(void *ctx, int opt, char **argv)
 	switch (opt) {
 	case 'w':
 		if (parse_list(optarg, op))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "--writers wants a list of 1..%d",
 				PFR_MW_MAX_WRITERS);
 		break;
 	case 'P':
 		if (parse_payloads(optarg, op))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "with --writers, --payloads wants a "
 					 "list of 8,64,mix");
 		break;
@@ -200,7 +200,7 @@ static int parse_one(void *ctx, int opt, char **argv)
 		break;
 	case 'L':
 		if (parse_cpus(optarg, op))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "with --writers, --cpus wants a list "
 					 "of CPU numbers (the reader's first)");
 		break;
@@ -214,10 +214,10 @@ static int parse_one(void *ctx, int opt, char **argv)
 		usage(stdout);
 		return 0;
 	default:
-		return pfr_cli_usage_error("bench",
-					   "with --writers: unknown option or "
-					   "missing value in '%s'",
-					   argv[optind - 1]);
+		return util_usage_error("bench",
+					"with --writers: unknown option or "
+					"missing value in '%s'",
+					argv[optind - 1]);
 	}
 	return -1;
 }
@@ -225,7 +225,7 @@ static int parse_one(void *ctx, int opt, char **argv)
 /* Returns -1 when the command runs, else its exit status. */
 static int parse_opts(int argc, char **argv, struct mw_opts *op)
 {
-	struct pfr_bench_common c;
+	struct bench_common c;
 	int rc;
 
 	memset(op, 0, sizeof(*op));
@@ -233,13 +233,12 @@ static int parse_opts(int argc, char **argv, struct mw_opts *op)
 	op->payloads[1] = 64;
 	op->payloads[2] = PFR_MW_MIX;
 	op->np = 3;
-	rc = pfr_bench_getopt(argc, argv, lopts, &c, MW_MAX_REPS, parse_one,
-			      op);
+	rc = bench_getopt(argc, argv, lopts, &c, MW_MAX_REPS, parse_one, op);
 	if (rc >= 0)
 		return rc;
 	PFR_BENCH_COMMON_TO(op, &c);
 	if (!op->nw)
-		return pfr_cli_usage_error("bench", "--writers wants a list");
+		return util_usage_error("bench", "--writers wants a list");
 	return -1;
 }
 
@@ -252,10 +251,10 @@ static double host(const struct mw_opts *op)
 
 	CPU_ZERO(&set);
 	if (sched_getaffinity(0, sizeof(set), &set))
-		pfr_bench_pinned = 0;
-	for (int i = 0; i < op->ncpus && pfr_bench_pinned; i++)
+		bench_pinned = 0;
+	for (int i = 0; i < op->ncpus && bench_pinned; i++)
 		if (!CPU_ISSET(op->cpus[i], &set)) {
-			pfr_bench_pinned = 0;
+			bench_pinned = 0;
 			fprintf(stderr,
 				"perfring bench: CPU %d is not available: "
 				"running unpinned (every writer time-shared)"
@@ -263,7 +262,7 @@ static double host(const struct mw_opts *op)
 				op->cpus[i]);
 		}
 	bshare = busy_share(op->quick ? 100 : 300);
-	pfr_bench_warn_busy(bshare);
+	bench_warn_busy(bshare);
 	return bshare;
 }
 
@@ -293,7 +292,7 @@ static int add_cells(struct mw_cell *cells, const struct mw_opts *op)
 	return ncells;
 }
 
-int pfr_bench_mw_main(int argc, char **argv)
+int bench_mw_main(int argc, char **argv)
 {
 	struct mw_opts op;
 	struct mw_cell *cells;
@@ -306,7 +305,7 @@ int pfr_bench_mw_main(int argc, char **argv)
 	if (op.reader_only)
 		return mw_reader_only(&op);
 	bshare = host(&op);
-	mw_pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
+	mw_pattern = (uint64_t *)bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	mw_body_sum = (uint64_t *)calloc(PFR_BENCH_MAX_PAYLOAD / 8 + 1, 8);
 	mw_collect(op.peers);
 	cells = (struct mw_cell *)calloc(
@@ -323,7 +322,7 @@ int pfr_bench_mw_main(int argc, char **argv)
 	for (size_t k = 3; k <= PFR_BENCH_MAX_PAYLOAD / 8; k++)
 		mw_body_sum[k] = mw_body_sum[k - 1] + mw_pattern[k - 2];
 	ncells = add_cells(cells, &op);
-	pfr_bench_calibrate_ticks();
+	bench_calibrate_ticks();
 	mw_warm_up(cells, ncells, &op);
 	mw_rounds(cells, ncells, &op);
 	mw_choose_runs(cells, ncells, &rlo, &rhi);

@@ -45,7 +45,7 @@ struct mw_place {
 #define MW_PLACE_TS "time-shared"
 
 struct mw_cell {
-	const struct pfr_mw_queue *q;
+	const struct bench_mw_queue *q;
 	size_t payload; /* bytes or PFR_MW_MIX */
 	unsigned writers;
 	uint64_t n; /* messages per run */
@@ -101,12 +101,12 @@ void mw_place(const struct mw_opts *op, unsigned writers, int *cpus,
 /* The placement's name: the most shared kind any writer has. */
 const char *mw_place_name(const struct mw_place *pl);
 
-extern const struct pfr_mw_queue *mw_queues[64];
+extern const struct bench_mw_queue *mw_queues[64];
 extern int mw_nqueues;
 /* The message pattern, and the sum of its inner words per length. */
 extern uint64_t *mw_pattern, *mw_body_sum;
 void mw_collect(int peers);
-void mw_label(char *buf, size_t len, const struct pfr_mw_queue *q);
+void mw_label(char *buf, size_t len, const struct bench_mw_queue *q);
 /* Whether --only (list) names the contestant (by name, label, or the
  * name's first word). */
 int mw_selected(const char *list, const char *name, const char *lab);

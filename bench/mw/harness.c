@@ -21,7 +21,7 @@
 
 #include "mw.h"
 
-void *pfr_mw_alloc(const struct pfr_mw_run *run, size_t size)
+void *bench_mw_alloc(const struct bench_mw_run *run, size_t size)
 {
 	void *p;
 
@@ -37,7 +37,7 @@ void *pfr_mw_alloc(const struct pfr_mw_run *run, size_t size)
 	return p;
 }
 
-void pfr_mw_free(const struct pfr_mw_run *run, void *p, size_t size)
+void bench_mw_free(const struct bench_mw_run *run, void *p, size_t size)
 {
 	if (!p)
 		return;
@@ -48,7 +48,7 @@ void pfr_mw_free(const struct pfr_mw_run *run, void *p, size_t size)
 		free(p);
 }
 
-uint64_t pfr_mw_bucket_low(unsigned b)
+uint64_t bench_mw_bucket_low(unsigned b)
 {
 	unsigned msb;
 
@@ -58,9 +58,9 @@ uint64_t pfr_mw_bucket_low(unsigned b)
 	return (1ull << msb) | ((uint64_t)(b & 15) << (msb - 4));
 }
 
-void pfr_mw__stall(struct pfr_mw_run *run)
+void bench_mw__stall(struct bench_mw_run *run)
 {
-	uint64_t d = pfr_bench_ticks() - run->empty_since;
+	uint64_t d = bench_ticks() - run->empty_since;
 
 	run->empty_since = 0;
 	/* only while writers are still sending: the reader waiting for a
@@ -69,14 +69,14 @@ void pfr_mw__stall(struct pfr_mw_run *run)
 		return;
 	run->stalls++;
 	run->stall_ticks += d;
-	run->hist[pfr_mw_bucket(d)]++;
+	run->hist[bench_mw_bucket(d)]++;
 }
 
 static int pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
-	if (!pfr_bench_pinned || cpu < 0)
+	if (!bench_pinned || cpu < 0)
 		return 0;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -85,31 +85,31 @@ static int pin_cpu(int cpu)
 }
 
 struct side {
-	const struct pfr_mw_queue *q;
+	const struct bench_mw_queue *q;
 	void *qp;
-	struct pfr_mw_run *run;
+	struct bench_mw_run *run;
 	unsigned w; /* writer, or ~0u: the reader */
 	uint64_t cpu_ns, wall_ns;
 	long nivcsw;
 };
 
-static void wait_go(struct pfr_mw_run *run)
+static void wait_go(struct bench_mw_run *run)
 {
 	__atomic_fetch_add(&run->ready.v, 1, __ATOMIC_ACQ_REL); /* purpose:
-		* start hand-shake; pairs with the loads in pfr_mw_run_once() */
+		* start hand-shake; pairs with the loads in bench_mw_run_once() */
 	while (!__atomic_load_n(&run->go.v, __ATOMIC_ACQUIRE)) /* purpose:
-		* pairs with the release store of go in pfr_mw_run_once() */
+		* pairs with the release store of go in bench_mw_run_once() */
 		pfr_cpu_relax();
 }
 
 /* The first writer to finish: how many messages each writer had sent by
  * then (smallest and largest). */
-static void fair_snapshot(struct pfr_mw_run *run)
+static void fair_snapshot(struct bench_mw_run *run)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (unsigned i = 0; i < run->writers; i++) {
-		/* purpose: a count (pfr_mw_wmore()'s relaxed store) */
+		/* purpose: a count (bench_mw_wmore()'s relaxed store) */
 		uint64_t v =
 			__atomic_load_n(&run->w[i].progress, __ATOMIC_RELAXED);
 
@@ -124,21 +124,21 @@ static void fair_snapshot(struct pfr_mw_run *run)
 
 static void writer_body(struct side *s)
 {
-	struct pfr_mw_writer *me = &s->run->w[s->w];
+	struct bench_mw_writer *me = &s->run->w[s->w];
 
 	if (pin_cpu(me->cpu))
 		me->error = -1;
 	wait_go(s->run);
-	me->t_start = pfr_bench_now_ns();
+	me->t_start = bench_now_ns();
 	s->q->produce(s->qp, s->run, s->w);
-	me->t_end = pfr_bench_now_ns();
+	me->t_end = bench_now_ns();
 	/* only the first to finish gets 0 (the snapshot's fields are its
 	 * own; the harness reads them after joining every writer) */
 	if (!__atomic_load_n(&s->run->wdone.v, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&s->run->fair_taken, 1, __ATOMIC_RELAXED))
 		fair_snapshot(s->run);
 	/* purpose: the writer's counts before its end; pairs with the
-	 * acquire loads in pfr_mw_run_once() */
+	 * acquire loads in bench_mw_run_once() */
 	__atomic_fetch_add(&s->run->wdone.v, 1, __ATOMIC_RELEASE);
 }
 
@@ -149,27 +149,27 @@ static void *thread_main(void *p)
 	long v0;
 
 	if (s->w != ~0u) {
-		v0 = pfr_bench_thread_nivcsw();
-		c0 = pfr_bench_thread_cpu_ns();
-		w0 = pfr_bench_now_ns();
+		v0 = bench_thread_nivcsw();
+		c0 = bench_thread_cpu_ns();
+		w0 = bench_now_ns();
 		writer_body(s);
 	} else {
 		if (pin_cpu(s->run->reader_cpu))
 			s->run->error = -1;
 		wait_go(s->run);
-		v0 = pfr_bench_thread_nivcsw();
-		c0 = pfr_bench_thread_cpu_ns();
-		w0 = pfr_bench_now_ns();
+		v0 = bench_thread_nivcsw();
+		c0 = bench_thread_cpu_ns();
+		w0 = bench_now_ns();
 		s->q->consume(s->qp, s->run);
 	}
-	s->wall_ns = pfr_bench_now_ns() - w0;
-	s->cpu_ns = pfr_bench_thread_cpu_ns() - c0;
-	s->nivcsw = pfr_bench_thread_nivcsw() - v0;
+	s->wall_ns = bench_now_ns() - w0;
+	s->cpu_ns = bench_thread_cpu_ns() - c0;
+	s->nivcsw = bench_thread_nivcsw() - v0;
 	return NULL;
 }
 
 /* Writers that finished. */
-static unsigned writers_done(struct pfr_mw_run *run)
+static unsigned writers_done(struct bench_mw_run *run)
 {
 	/* purpose: pairs with the release add in writer_body() */
 	return __atomic_load_n(&run->wdone.v, __ATOMIC_ACQUIRE);
@@ -185,21 +185,21 @@ static int reader_finished(const int *done)
 /* Waits for the writers' end (past run->deadline_ns after the start, it
  * tells them to stop, then gives the reader what they sent as its n),
  * then up to ten seconds for the reader; then tells it to give up. */
-static void watchdog(struct pfr_mw_run *run, const int *reader_done)
+static void watchdog(struct bench_mw_run *run, const int *reader_done)
 {
-	uint64_t t = 0, t0 = pfr_bench_now_ns(), sent = 0;
+	uint64_t t = 0, t0 = bench_now_ns(), sent = 0;
 
 	while (writers_done(run) < run->writers) {
 		usleep(1000);
 		if (run->deadline_ns && !run->stop.v &&
-		    pfr_bench_now_ns() - t0 > run->deadline_ns)
-			/* purpose: a plain flag (pfr_mw_wmore()) */
+		    bench_now_ns() - t0 > run->deadline_ns)
+			/* purpose: a plain flag (bench_mw_wmore()) */
 			__atomic_store_n(&run->stop.v, 1, __ATOMIC_RELAXED);
 	}
 	if (run->stop.v) {
 		for (unsigned i = 0; i < run->writers; i++)
 			sent += run->w[i].sent;
-		/* purpose: the reader's new end (pfr_mw_more()); the
+		/* purpose: the reader's new end (bench_mw_more()); the
 		 * messages themselves are published by the queue */
 		__atomic_store_n(&run->n, sent, __ATOMIC_RELAXED);
 	}
@@ -227,8 +227,8 @@ static void *reader_main(void *p)
 	return NULL;
 }
 
-int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
-		    const int *cpus)
+int bench_mw_run_once(const struct bench_mw_queue *q, struct bench_mw_run *run,
+		      const int *cpus)
 {
 	struct side sides[PFR_MW_MAX_WRITERS + 1];
 	struct reader_wrap rw;

@@ -16,11 +16,11 @@
 #include "../../util/util.h"
 #include "cmd.h"
 
-const struct pfr_mw_queue *mw_queues[64];
+const struct bench_mw_queue *mw_queues[64];
 int mw_nqueues;
 uint64_t *mw_pattern, *mw_body_sum;
 
-static void add(const struct pfr_mw_queue *t)
+static void add(const struct bench_mw_queue *t)
 {
 	for (; t && t->name; t++)
 		if (mw_nqueues <
@@ -30,25 +30,25 @@ static void add(const struct pfr_mw_queue *t)
 
 void mw_collect(int peers)
 {
-	add(pfr_mw_perfring);
+	add(bench_mw_perfring);
 	if (!peers)
 		return;
 #ifdef PFR_BENCH_HAVE_DPDK
-	add(pfr_mw_dpdk);
+	add(bench_mw_dpdk);
 #endif
 #ifdef PFR_BENCH_HAVE_CK
-	add(pfr_mw_ck);
+	add(bench_mw_ck);
 #endif
 #ifdef PFR_BENCH_HAVE_URCU
-	add(pfr_mw_urcu);
+	add(bench_mw_urcu);
 #endif
 #ifdef PFR_BENCH_HAVE_MWCXX
-	add(pfr_mw_cxx);
+	add(bench_mw_cxx);
 #endif
-	add(pfr_mw_peers);
+	add(bench_mw_peers);
 }
 
-void mw_label(char *buf, size_t len, const struct pfr_mw_queue *q)
+void mw_label(char *buf, size_t len, const struct bench_mw_queue *q)
 {
 	snprintf(buf, len, "%s%s%s", q->name, q->variant[0] ? " " : "",
 		 q->variant);
@@ -86,7 +86,7 @@ double mw_cell_med(const struct mw_cell *c, const double *v, double *lo,
 	for (int r = 0; r < c->nreps; r++)
 		if (c->used[r])
 			t[k++] = v[r];
-	return pfr_bench_median(t, k, lo, hi);
+	return bench_median(t, k, lo, hi);
 }
 
 double mw_cell_maxv(const struct mw_cell *c, const double *v)
@@ -133,7 +133,7 @@ void mw_place(const struct mw_opts *op, unsigned writers, int *cpus,
 	int nm = mask_cpus(mask, PFR_MW_MAX_WRITERS + 1);
 
 	memset(pl, 0, sizeof(*pl));
-	pl->pinned = pfr_bench_pinned && (op->ncpus || nm);
+	pl->pinned = bench_pinned && (op->ncpus || nm);
 	for (unsigned w = 0; w <= writers; w++) {
 		if (!pl->pinned)
 			cpus[w] = -1;
@@ -175,14 +175,14 @@ static double mw_probe_rtt(int quick)
 {
 	double p50 = 0, mean;
 
-	if (pfr_bench_rtt(quick ? 500 : 2000, &p50, &mean))
+	if (bench_rtt(quick ? 500 : 2000, &p50, &mean))
 		return 0;
 	return p50;
 }
 
 /* ---- one run ---- */
 
-static double hist_pct(const struct pfr_mw_run *run, double p)
+static double hist_pct(const struct bench_mw_run *run, double p)
 {
 	uint64_t want, acc = 0;
 
@@ -194,8 +194,8 @@ static double hist_pct(const struct pfr_mw_run *run, double p)
 	for (unsigned b = 0; b < PFR_MW_HIST; b++) {
 		acc += run->hist[b];
 		if (acc >= want)
-			return pfr_bench_ticks_to_ns(
-				(double)pfr_mw_bucket_low(b));
+			return bench_ticks_to_ns(
+				(double)bench_mw_bucket_low(b));
 	}
 	return 0;
 }
@@ -203,15 +203,15 @@ static double hist_pct(const struct pfr_mw_run *run, double p)
 int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 	       struct mw_out *o)
 {
-	struct pfr_mw_run *run;
+	struct bench_mw_run *run;
 	uint64_t w0;
 	double wall;
 	int err, rc = 0;
 
 	memset(o, 0, sizeof(*o));
-	run = (struct pfr_mw_run *)mmap(NULL, sizeof(*run),
-					PROT_READ | PROT_WRITE,
-					MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	run = (struct bench_mw_run *)mmap(NULL, sizeof(*run),
+					  PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (run == MAP_FAILED) {
 		snprintf(o->why, sizeof(o->why), "out of memory");
 		return -1;
@@ -231,9 +231,9 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 	/* writers stop past 20 times the target (a writer spinning on a
 	 * preempted one sharing its CPU can make a run last minutes) */
 	run->deadline_ns = (uint64_t)(op->run_ms * 20 * 1e6) + 2000000000ull;
-	w0 = pfr_bench_now_ns();
-	err = pfr_mw_run_once(c->q, run, c->cpus);
-	wall = (double)(pfr_bench_now_ns() - w0);
+	w0 = bench_now_ns();
+	err = bench_mw_run_once(c->q, run, c->cpus);
+	wall = (double)(bench_now_ns() - w0);
 	o->delivered = run->delivered;
 	if (err == -2) {
 		snprintf(o->why, sizeof(o->why), "unsupported");
@@ -260,7 +260,7 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 	}
 	o->wmin = 1e300;
 	for (unsigned i = 0; i < c->writers; i++) {
-		const struct pfr_mw_writer *w = &run->w[i];
+		const struct bench_mw_writer *w = &run->w[i];
 		double d = (double)(w->t_end - w->t_start), r;
 
 		if (!w->sent || (w->sent != w->n && !run->stop.v) ||
@@ -304,12 +304,11 @@ int mw_one_run(const struct mw_cell *c, const struct mw_opts *op, uint64_t n,
 	o->smax = 0;
 	for (int b = PFR_MW_HIST - 1; b >= 0; b--)
 		if (run->hist[b]) {
-			o->smax = pfr_bench_ticks_to_ns(
-				(double)pfr_mw_bucket_low((unsigned)b));
+			o->smax = bench_ticks_to_ns(
+				(double)bench_mw_bucket_low((unsigned)b));
 			break;
 		}
-	o->share = wall > 0 ? pfr_bench_ticks_to_ns((double)run->stall_ticks) /
-				      wall
+	o->share = wall > 0 ? bench_ticks_to_ns((double)run->stall_ticks) / wall
 			    : 0;
 	/* the reader lost its CPU: others' jobs (with one or more
 	 * writers on the reader's CPU that is the method, not noise) */
@@ -337,7 +336,7 @@ void mw_choose_runs(struct mw_cell *cells, int ncells, double *ref_lo,
 		for (int r = 0; r < cells[i].nreps; r++)
 			if (cells[i].rtt[r] > 0)
 				v[n++] = cells[i].rtt[r];
-	qsort(v, (size_t)n, sizeof(double), pfr_bench_cmp_d);
+	qsort(v, (size_t)n, sizeof(double), bench_cmp_d);
 	for (int i = 0; i <= n; i++) {
 		if (i < n && cnt && v[i] <= RTT_GAP * hi) {
 			hi = v[i];
@@ -395,10 +394,10 @@ void mw_warm_up(struct mw_cell *cells, int ncells, const struct mw_opts *op)
 		struct warm_ctx w = {.c = c, .op = op};
 		int err;
 
-		pfr_cli_progress("perfring bench --writers: warm-up",
-				 (double)i / (double)(ncells + 1), 0);
-		err = pfr_bench_calibrate(warm_run, &w, 4096, op->quick,
-					  op->run_ms, &c->n);
+		util_progress("perfring bench --writers: warm-up",
+			      (double)i / (double)(ncells + 1), 0);
+		err = bench_calibrate(warm_run, &w, 4096, op->quick, op->run_ms,
+				      &c->n);
 		if (err == -2) {
 			c->unsupported = 1;
 		} else if (err) {
@@ -449,12 +448,12 @@ void mw_rounds(struct mw_cell *cells, int ncells, const struct mw_opts *op)
 		for (int i = 0; i < ncells; i++) {
 			if (cells[i].unsupported || cells[i].failed)
 				continue;
-			pfr_cli_progress("perfring bench --writers: runs",
-					 ((double)r * ncells + i) /
-						 ((double)op->reps * ncells),
-					 0);
+			util_progress("perfring bench --writers: runs",
+				      ((double)r * ncells + i) /
+					      ((double)op->reps * ncells),
+				      0);
 			mw_rep(&cells[i], op);
 		}
 	}
-	pfr_cli_progress("perfring bench --writers", 1, 1);
+	util_progress("perfring bench --writers", 1, 1);
 }

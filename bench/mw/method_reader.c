@@ -155,7 +155,7 @@ static int rd_open(struct rd_setup *s, unsigned writers, size_t capacity)
 {
 	struct pfr_group_opts o;
 	struct pfr_ring_opts ro;
-	size_t per = pfr_bench_pow2_floor(capacity / writers);
+	size_t per = bench_pow2_floor(capacity / writers);
 
 	memset(s, 0, sizeof(*s));
 	s->writers = writers;
@@ -170,7 +170,7 @@ static int rd_open(struct rd_setup *s, unsigned writers, size_t capacity)
 	ro.sz = sizeof(ro);
 	/* the ring holds every record of the group's rings: the power of
 	 * two at or above their bytes */
-	ro.data_size = pfr_bench_pow2_floor(per * writers);
+	ro.data_size = bench_pow2_floor(per * writers);
 	if (ro.data_size < per * writers)
 		ro.data_size *= 2;
 	ro.policy = PFR_POLICY_DROP;
@@ -216,11 +216,11 @@ static double rd_round(struct rd_setup *s, struct rd_check *c, int which,
 
 	n = which == 2 ? rd_fill_ring(s, s->per_ring * s->writers)
 		       : mw_wr_fill_group(s);
-	t0 = pfr_bench_now_ns();
+	t0 = bench_now_ns();
 	got = which == 0   ? mw_rd_drain(s->g, c)
 	      : which == 1 ? mw_rd_consume(s->g, c)
 			   : mw_rd_ring(&s->rr, c);
-	t1 = pfr_bench_now_ns();
+	t1 = bench_now_ns();
 	if (got < 0 || (uint64_t)got != n || t1 <= t0)
 		return -1;
 	*total += n;
@@ -260,8 +260,8 @@ static void rd_cell(unsigned writers, const struct mw_opts *op,
 	if (res->bad)
 		res->failed = 1;
 	for (int k = 0; k < 3 && !res->failed; k++)
-		res->mps[k] = pfr_bench_median(v[k], rounds, &res->lo[k],
-					       &res->hi[k]);
+		res->mps[k] =
+			bench_median(v[k], rounds, &res->lo[k], &res->hi[k]);
 	rd_close(s);
 	free(s);
 }
@@ -275,16 +275,16 @@ int mw_reader_only(const struct mw_opts *op)
 	if (op->json) {
 		char cpu[256];
 
-		pfr_bench_cpu_model(cpu, sizeof(cpu));
+		bench_cpu_model(cpu, sizeof(cpu));
 		printf("{\"kind\":\"meta\",\"bench\":\"writers-reader\","
 		       "\"cpu\":");
-		pfr_cli_json_str(stdout, cpu);
+		util_json_str(stdout, cpu);
 		printf(",\"placement\":\"reader alone: one thread on one "
 		       "CPU, the rings filled from it (in its cache)\","
 		       "\"payload\":8,\"capacity\":%zu,\"quick\":%s,"
 		       "\"compiler\":",
 		       op->capacity, op->quick ? "true" : "false");
-		pfr_cli_json_str(stdout, pfr_cli_compiler());
+		util_json_str(stdout, util_compiler());
 		printf("}\n");
 	} else {
 		printf("perfring bench --writers --reader: the reader alone, "
@@ -297,8 +297,8 @@ int mw_reader_only(const struct mw_opts *op)
 	for (int i = 0; i < op->nw; i++) {
 		struct rd_result r;
 
-		pfr_cli_progress("perfring bench --writers --reader",
-				 (double)i / op->nw, 0);
+		util_progress("perfring bench --writers --reader",
+			      (double)i / op->nw, 0);
 		rd_cell(op->wcount[i], op, &r);
 		if (r.failed) {
 			fprintf(op->json ? stderr : stdout,
@@ -326,6 +326,6 @@ int mw_reader_only(const struct mw_opts *op)
 			       r.mps[1] / r.mps[2], r.mps[0] / r.mps[2]);
 		}
 	}
-	pfr_cli_progress("perfring bench --writers --reader", 1, 1);
+	util_progress("perfring bench --writers --reader", 1, 1);
 	return rc;
 }

@@ -15,10 +15,10 @@
  * sum over all words.
  *
  * The variable-size mix (payload PFR_MW_MIX): message seq of any writer is
- * pfr_mw_words(seq) words long, 1 to 32 (8 to 256 bytes, 132 on average),
+ * bench_mw_words(seq) words long, 1 to 32 (8 to 256 bytes, 132 on average),
  * from a fixed hash of seq.  Queues of variable-size records (perfring)
  * carry that many bytes; slot queues carry every message in a 256-byte slot
- * and the reader checks the first pfr_mw_words(seq) words.
+ * and the reader checks the first bench_mw_words(seq) words.
  *
  * Reader stall (reported as a p99 and a maximum): an interval that begins
  * when the reader polls its queue and finds nothing to read, and ends when
@@ -49,23 +49,23 @@ extern "C" {
 #define PFR_MW_HIST 1024 /* stall histogram buckets (log-linear) */
 
 /* Words of message seq in the mix: 1..PFR_MW_MIX_WORDS. */
-static inline size_t pfr_mw_words(uint64_t seq)
+static inline size_t bench_mw_words(uint64_t seq)
 {
 	return 1 + (size_t)((seq * 0x9e3779b97f4a7c15ull) >> 59);
 }
 
 /* One writer's line: inputs and what it did. */
-struct pfr_mw_writer {
+struct bench_mw_writer {
 	uint64_t n; /* messages it sends */
 	uint64_t sent; /* messages it sent */
 	uint64_t t_start, t_end; /* ns, around its loop */
-	uint64_t progress; /* messages it is past (pfr_mw_wmore()) */
+	uint64_t progress; /* messages it is past (bench_mw_wmore()) */
 	int cpu; /* pinned to (-1: not pinned) */
 	int error;
 } __attribute__((aligned(128)));
 
 /* One run; lives in shared memory (writers may be processes). */
-struct pfr_mw_run {
+struct bench_mw_run {
 	/* inputs */
 	uint64_t n; /* messages in all, n / writers per writer */
 	uint64_t warm; /* messages before the reader's clock starts */
@@ -85,7 +85,7 @@ struct pfr_mw_run {
 	uint64_t deadline_ns; /* writers stop after this long (0: never) */
 	/* start barrier and end; stop: the writers are past the deadline
 	 * and stop early (the reader then takes n from what they sent) */
-	struct pfr_bench_flag ready, go, wdone, abort, stop;
+	struct bench_flag ready, go, wdone, abort, stop;
 	/* the reader's outputs and state (the writers never read them) */
 	/* fairness: the writers' counts of messages sent (progress) when
 	 * the first writer finished, smallest and largest (that writer
@@ -104,22 +104,22 @@ struct pfr_mw_run {
 	/* harness: CPU shares (reader, writers' mean), preemptions */
 	double share[2];
 	long nivcsw[2];
-	struct pfr_mw_writer w[PFR_MW_MAX_WRITERS];
+	struct bench_mw_writer w[PFR_MW_MAX_WRITERS];
 };
 
 /* A contestant.  setup() builds the queue for the run (in shared memory
  * when run->processes) and returns 0, or -1 when the run's payload, writer
  * count or mode is not supported.  produce() is writer w's whole loop,
  * consume() the reader's (until run->n messages or run->abort). */
-struct pfr_mw_queue {
+struct bench_mw_queue {
 	const char *name; /* "rte_ring" */
 	const char *variant; /* "burst", "token", "" */
 	int kind; /* what its target compares it with: PFR_MW_KIND_* */
 	int processes_ok; /* works with writers in other processes */
-	int (*setup)(struct pfr_mw_run *run, void **q);
-	void (*produce)(void *q, struct pfr_mw_run *run, unsigned w);
-	void (*consume)(void *q, struct pfr_mw_run *run);
-	void (*teardown)(void *q, struct pfr_mw_run *run);
+	int (*setup)(struct bench_mw_run *run, void **q);
+	void (*produce)(void *q, struct bench_mw_run *run, unsigned w);
+	void (*consume)(void *q, struct bench_mw_run *run);
+	void (*teardown)(void *q, struct bench_mw_run *run);
 };
 
 enum {
@@ -136,28 +136,28 @@ enum {
 };
 
 /* The tables (each ends with a zeroed entry); NULL-safe. */
-extern const struct pfr_mw_queue pfr_mw_perfring[];
-extern const struct pfr_mw_queue pfr_mw_peers[];
-extern const struct pfr_mw_queue pfr_mw_dpdk[];
-extern const struct pfr_mw_queue pfr_mw_ck[];
-extern const struct pfr_mw_queue pfr_mw_urcu[];
-extern const struct pfr_mw_queue pfr_mw_cxx[];
+extern const struct bench_mw_queue bench_mw_perfring[];
+extern const struct bench_mw_queue bench_mw_peers[];
+extern const struct bench_mw_queue bench_mw_dpdk[];
+extern const struct bench_mw_queue bench_mw_ck[];
+extern const struct bench_mw_queue bench_mw_urcu[];
+extern const struct bench_mw_queue bench_mw_cxx[];
 
 /* Memory for a queue: shared between processes (an anonymous shared
  * mapping, inherited over fork) when run->processes, else aligned heap.
- * Zeroed.  Free with pfr_mw_free(run, p, size). */
-void *pfr_mw_alloc(const struct pfr_mw_run *run, size_t size);
-void pfr_mw_free(const struct pfr_mw_run *run, void *p, size_t size);
+ * Zeroed.  Free with bench_mw_free(run, p, size). */
+void *bench_mw_alloc(const struct bench_mw_run *run, size_t size);
+void bench_mw_free(const struct bench_mw_run *run, void *p, size_t size);
 
 /* One run: setup, the writers (threads or processes) and the reader,
  * released together, teardown.  cpus[0]: the reader's CPU, cpus[1 + w]
  * writer w's (-1: not pinned).  Returns 0, -1 (the run failed: see
  * run->error) or -2 (setup refused). */
-int pfr_mw_run_once(const struct pfr_mw_queue *q, struct pfr_mw_run *run,
-		    const int *cpus);
+int bench_mw_run_once(const struct bench_mw_queue *q, struct bench_mw_run *run,
+		      const int *cpus);
 
 /* Stall histogram: bucket of a length, and a bucket's lower bound. */
-static inline unsigned pfr_mw_bucket(uint64_t v)
+static inline unsigned bench_mw_bucket(uint64_t v)
 {
 	unsigned msb, b;
 
@@ -167,13 +167,13 @@ static inline unsigned pfr_mw_bucket(uint64_t v)
 	b = (msb - 3) * 16 + (unsigned)((v >> (msb - 4)) & 15);
 	return b < PFR_MW_HIST ? b : PFR_MW_HIST - 1;
 }
-uint64_t pfr_mw_bucket_low(unsigned b);
+uint64_t bench_mw_bucket_low(unsigned b);
 
 /* ---- the writers' side ---- */
 
 /* Waiting for room (or, in the reader, for data): spin a little, then
  * give the CPU away; every contestant waits the same way. */
-static inline void pfr_mw_pause(unsigned *spins)
+static inline void bench_mw_pause(unsigned *spins)
 {
 	if (++*spins < 64) {
 		pfr_cpu_relax();
@@ -185,31 +185,32 @@ static inline void pfr_mw_pause(unsigned *spins)
 
 /* The reader's wait for data: it spins on a CPU of its own, and waits
  * as the writers do when it shares its CPU with them. */
-static inline void pfr_mw_rpause(const struct pfr_mw_run *run, unsigned *spins)
+static inline void bench_mw_rpause(const struct bench_mw_run *run,
+				   unsigned *spins)
 {
 	if (run->reader_yields)
-		pfr_mw_pause(spins);
+		bench_mw_pause(spins);
 	else
 		pfr_cpu_relax();
 }
 
 /* Words of writer-side message seq. */
-static inline size_t pfr_mw_len(const struct pfr_mw_run *run, uint64_t seq)
+static inline size_t bench_mw_len(const struct bench_mw_run *run, uint64_t seq)
 {
-	return run->payload == PFR_MW_MIX ? pfr_mw_words(seq)
+	return run->payload == PFR_MW_MIX ? bench_mw_words(seq)
 					  : run->payload / 8;
 }
 
 /* Stamps m (a copy of the pattern) as writer w's message seq of `words`
- * words; pfr_mw_unstamp() puts the pattern back after it was sent. */
-static inline void pfr_mw_stamp(uint64_t *m, size_t words, unsigned w,
-				uint64_t seq)
+ * words; bench_mw_unstamp() puts the pattern back after it was sent. */
+static inline void bench_mw_stamp(uint64_t *m, size_t words, unsigned w,
+				  uint64_t seq)
 {
 	pfr__payload_stamp_ends(m, words, PFR_MW_TAG(w, seq));
 }
 
-static inline void pfr_mw_unstamp(uint64_t *m, size_t words,
-				  const struct pfr_mw_run *run)
+static inline void bench_mw_unstamp(uint64_t *m, size_t words,
+				    const struct bench_mw_run *run)
 {
 	if (words > 1)
 		m[words - 1] = run->msg[words - 1];
@@ -219,28 +220,28 @@ static inline void pfr_mw_unstamp(uint64_t *m, size_t words,
 
 /* The reader polled and found nothing.  Returns 1 when the run is to end
  * (the harness gave up: a message was lost). */
-static inline int pfr_mw_empty(struct pfr_mw_run *run)
+static inline int bench_mw_empty(struct bench_mw_run *run)
 {
 	if (!run->empty_since)
-		run->empty_since = pfr_bench_ticks();
+		run->empty_since = bench_ticks();
 	return (int)__atomic_load_n(&run->abort.v, __ATOMIC_RELAXED);
 }
 
-void pfr_mw__stall(struct pfr_mw_run *run);
+void bench_mw__stall(struct bench_mw_run *run);
 
 /* One received message at p; words: its length as the queue reports it
  * (0: a slot, whose length follows from the tag).  Verifies the writer,
  * the per-writer order, the length and the sum; counts; starts the clock
  * and closes a stall. */
-static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
-			      size_t words)
+static inline void bench_mw_got(struct bench_mw_run *run, const void *p,
+				size_t words)
 {
 	uint64_t tag, seq;
 	unsigned w;
 	size_t want;
 
 	if (__builtin_expect(run->empty_since != 0, 0))
-		pfr_mw__stall(run);
+		bench_mw__stall(run);
 	memcpy(&tag, p, 8);
 	w = (unsigned)(tag >> PFR_MW_SEQ_BITS);
 	if (__builtin_expect(w >= run->writers, 0)) {
@@ -253,7 +254,7 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 		seq = tag & ((1ull << PFR_MW_SEQ_BITS) - 1);
 		run->seqsum[w] += seq;
 	}
-	want = pfr_mw_len(run, seq);
+	want = bench_mw_len(run, seq);
 	if (__builtin_expect((words && words != want) ||
 				     !pfr__payload_check_ends(
 					     p, want, PFR_MW_TAG(w, seq),
@@ -263,16 +264,17 @@ static inline void pfr_mw_got(struct pfr_mw_run *run, const void *p,
 			run->bad_tag = tag;
 	}
 	if (__builtin_expect(++run->delivered == run->warm, 0))
-		run->t0 = pfr_bench_now_ns();
+		run->t0 = bench_now_ns();
 }
 
 /* A writer's message buffer: copies slots of run->slot bytes, each
  * holding the pattern.  NULL, with the writer's error set, when out of
  * memory. */
-static inline uint64_t *pfr_mw_msgs(const struct pfr_mw_run *run,
-				    struct pfr_mw_writer *me, unsigned copies)
+static inline uint64_t *bench_mw_msgs(const struct bench_mw_run *run,
+				      struct bench_mw_writer *me,
+				      unsigned copies)
 {
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, copies * run->slot);
+	uint64_t *m = (uint64_t *)bench_alloc(64, copies * run->slot);
 
 	if (!m) {
 		me->error = -1;
@@ -288,8 +290,8 @@ static inline uint64_t *pfr_mw_msgs(const struct pfr_mw_run *run,
  * writer the machine's load kept off the CPU until the watchdog stopped
  * the run still has a rate (the run's check wants every writer to have
  * sent), whatever the machine's speed. */
-static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
-			       struct pfr_mw_writer *me, uint64_t seq)
+static inline int bench_mw_wmore(const struct bench_mw_run *run,
+				 struct bench_mw_writer *me, uint64_t seq)
 {
 	/* purpose: stop is a plain flag; the count it changes is published
 	 * by the writer's release in the harness */
@@ -304,17 +306,17 @@ static inline int pfr_mw_wmore(const struct pfr_mw_run *run,
 
 /* The reader's loop condition (run->n shrinks when the writers stopped
  * early: the harness then stores what they sent). */
-static inline int pfr_mw_more(const struct pfr_mw_run *run)
+static inline int bench_mw_more(const struct bench_mw_run *run)
 {
 	return run->delivered <
 	       __atomic_load_n(&run->n, __ATOMIC_RELAXED); /* purpose: see
-		* pfr_mw_stopped_total() in the harness */
+		* bench_mw_stopped_total() in the harness */
 }
 
 /* Ends the reader's timed window. */
-static inline void pfr_mw_done(struct pfr_mw_run *run)
+static inline void bench_mw_done(struct bench_mw_run *run)
 {
-	run->t1 = pfr_bench_now_ns();
+	run->t1 = bench_now_ns();
 	run->timed =
 		run->delivered >= run->warm ? run->delivered - run->warm : 0;
 }

@@ -23,61 +23,61 @@ struct ckq {
 #define CK_SIZES(X) X(8) X(64) X(256)
 
 #define CK_DEF(N)                                                              \
-	struct pfr_mwck_m##N {                                                 \
+	struct bench_mwck_m##N {                                               \
 		uint64_t w[(N) / 8];                                           \
 	};                                                                     \
-	CK_RING_PROTOTYPE(mw##N, pfr_mwck_m##N)                                \
-	static void ck_produce_##N(struct ckq *q, struct pfr_mw_run *run,      \
+	CK_RING_PROTOTYPE(mw##N, bench_mwck_m##N)                              \
+	static void ck_produce_##N(struct ckq *q, struct bench_mw_run *run,    \
 				   unsigned w)                                 \
 	{                                                                      \
-		struct pfr_mwck_m##N m;                                        \
-		struct pfr_mwck_m##N *b = (struct pfr_mwck_m##N *)q->buf;      \
-		struct pfr_mw_writer *me = &run->w[w];                         \
+		struct bench_mwck_m##N m;                                      \
+		struct bench_mwck_m##N *b = (struct bench_mwck_m##N *)q->buf;  \
+		struct bench_mw_writer *me = &run->w[w];                       \
 		unsigned spins = 0;                                            \
 		uint64_t seq;                                                  \
 		memcpy(&m, run->msg, N);                                       \
-		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {             \
-			size_t words = (N) == 8 ? 1 : pfr_mw_len(run, seq);    \
-			pfr_mw_stamp(m.w, words, w, seq);                      \
+		for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {           \
+			size_t words = (N) == 8 ? 1 : bench_mw_len(run, seq);  \
+			bench_mw_stamp(m.w, words, w, seq);                    \
 			while (!ck_ring_enqueue_mpsc_mw##N(&q->ring, b, &m))   \
-				pfr_mw_pause(&spins);                          \
-			pfr_mw_unstamp(m.w, words, run);                       \
+				bench_mw_pause(&spins);                        \
+			bench_mw_unstamp(m.w, words, run);                     \
 		}                                                              \
 		me->sent = seq;                                                \
 	}                                                                      \
-	static void ck_consume_##N(struct ckq *q, struct pfr_mw_run *run)      \
+	static void ck_consume_##N(struct ckq *q, struct bench_mw_run *run)    \
 	{                                                                      \
-		struct pfr_mwck_m##N m;                                        \
-		struct pfr_mwck_m##N *b = (struct pfr_mwck_m##N *)q->buf;      \
+		struct bench_mwck_m##N m;                                      \
+		struct bench_mwck_m##N *b = (struct bench_mwck_m##N *)q->buf;  \
 		unsigned spins = 0;                                            \
-		while (pfr_mw_more(run)) {                                     \
+		while (bench_mw_more(run)) {                                   \
 			if (ck_ring_dequeue_mpsc_mw##N(&q->ring, b, &m)) {     \
-				pfr_mw_got(run, &m, 0);                        \
+				bench_mw_got(run, &m, 0);                      \
 				continue;                                      \
 			}                                                      \
-			if (pfr_mw_empty(run))                                 \
+			if (bench_mw_empty(run))                               \
 				break;                                         \
-			pfr_mw_rpause(run, &spins);                            \
+			bench_mw_rpause(run, &spins);                          \
 		}                                                              \
-		pfr_mw_done(run);                                              \
+		bench_mw_done(run);                                            \
 	}
 CK_SIZES(CK_DEF)
 
-static int ckq_setup(struct pfr_mw_run *run, void **qp)
+static int ckq_setup(struct bench_mw_run *run, void **qp)
 {
-	size_t slots = pfr_bench_pow2_floor(run->capacity / run->slot);
+	size_t slots = bench_pow2_floor(run->capacity / run->slot);
 	struct ckq *q;
 
 	if (slots < 4 ||
 	    (run->slot != 8 && run->slot != 64 && run->slot != 256))
 		return -1;
-	q = (struct ckq *)pfr_mw_alloc(run, sizeof(*q));
+	q = (struct ckq *)bench_mw_alloc(run, sizeof(*q));
 	if (!q)
 		return -1;
 	q->size = slots * run->slot;
-	q->buf = pfr_mw_alloc(run, q->size);
+	q->buf = bench_mw_alloc(run, q->size);
 	if (!q->buf) {
-		pfr_mw_free(run, q, sizeof(*q));
+		bench_mw_free(run, q, sizeof(*q));
 		return -1;
 	}
 	ck_ring_init(&q->ring, (unsigned)slots);
@@ -85,15 +85,15 @@ static int ckq_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void ckq_teardown(void *p, struct pfr_mw_run *run)
+static void ckq_teardown(void *p, struct bench_mw_run *run)
 {
 	struct ckq *q = (struct ckq *)p;
 
-	pfr_mw_free(run, q->buf, q->size);
-	pfr_mw_free(run, q, sizeof(*q));
+	bench_mw_free(run, q->buf, q->size);
+	bench_mw_free(run, q, sizeof(*q));
 }
 
-static void ckq_produce(void *p, struct pfr_mw_run *run, unsigned w)
+static void ckq_produce(void *p, struct bench_mw_run *run, unsigned w)
 {
 	struct ckq *q = (struct ckq *)p;
 
@@ -106,7 +106,7 @@ static void ckq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 	}
 }
 
-static void ckq_consume(void *p, struct pfr_mw_run *run)
+static void ckq_consume(void *p, struct bench_mw_run *run)
 {
 	struct ckq *q = (struct ckq *)p;
 
@@ -119,7 +119,7 @@ static void ckq_consume(void *p, struct pfr_mw_run *run)
 	}
 }
 
-const struct pfr_mw_queue pfr_mw_ck[] = {
+const struct bench_mw_queue bench_mw_ck[] = {
 	{"ck_ring", "mpsc", PFR_MW_KIND_SHARED, 1, ckq_setup, ckq_produce,
 	 ckq_consume, ckq_teardown},
 	{NULL, NULL, 0, 0, NULL, NULL, NULL, NULL},

@@ -22,9 +22,9 @@ struct rq {
 	size_t size;
 };
 
-static int rq_setup(struct pfr_mw_run *run, void **qp)
+static int rq_setup(struct bench_mw_run *run, void **qp)
 {
-	size_t slots = pfr_bench_pow2_floor(run->capacity / run->slot);
+	size_t slots = bench_pow2_floor(run->capacity / run->slot);
 	ssize_t sz;
 	struct rq *q;
 
@@ -37,10 +37,10 @@ static int rq_setup(struct pfr_mw_run *run, void **qp)
 	if (!q)
 		return -1;
 	q->size = (size_t)sz;
-	q->r = (struct rte_ring *)pfr_mw_alloc(run, q->size);
+	q->r = (struct rte_ring *)bench_mw_alloc(run, q->size);
 	if (!q->r || rte_ring_init(q->r, "perfring-mw", (unsigned)slots,
 				   RING_F_SC_DEQ)) {
-		pfr_mw_free(run, q->r, q->size);
+		bench_mw_free(run, q->r, q->size);
 		free(q);
 		return -1;
 	}
@@ -48,102 +48,102 @@ static int rq_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void rq_teardown(void *p, struct pfr_mw_run *run)
+static void rq_teardown(void *p, struct bench_mw_run *run)
 {
 	struct rq *q = (struct rq *)p;
 
-	pfr_mw_free(run, q->r, q->size);
+	bench_mw_free(run, q->r, q->size);
 	free(q);
 }
 
-static void rq_produce(void *p, struct pfr_mw_run *run, unsigned w)
+static void rq_produce(void *p, struct bench_mw_run *run, unsigned w)
 {
 	struct rte_ring *r = ((struct rq *)p)->r;
-	struct pfr_mw_writer *me = &run->w[w];
+	struct bench_mw_writer *me = &run->w[w];
 	unsigned es = (unsigned)run->slot;
-	uint64_t *m = pfr_mw_msgs(run, me, 1);
+	uint64_t *m = bench_mw_msgs(run, me, 1);
 	unsigned spins = 0;
 	uint64_t seq;
 
 	if (!m)
 		return;
-	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-		size_t words = pfr_mw_len(run, seq);
+	for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+		size_t words = bench_mw_len(run, seq);
 
-		pfr_mw_stamp(m, words, w, seq);
+		bench_mw_stamp(m, words, w, seq);
 		while (rte_ring_mp_enqueue_elem(r, m, es))
-			pfr_mw_pause(&spins);
-		pfr_mw_unstamp(m, words, run);
+			bench_mw_pause(&spins);
+		bench_mw_unstamp(m, words, run);
 	}
 	me->sent = seq;
 	free(m);
 }
 
-static void rq_produce_burst(void *p, struct pfr_mw_run *run, unsigned w)
+static void rq_produce_burst(void *p, struct bench_mw_run *run, unsigned w)
 {
 	struct rte_ring *r = ((struct rq *)p)->r;
-	struct pfr_mw_writer *me = &run->w[w];
+	struct bench_mw_writer *me = &run->w[w];
 	unsigned es = (unsigned)run->slot, b = run->batch;
 	size_t sw = run->slot / 8;
-	uint64_t *m = pfr_mw_msgs(run, me, b);
+	uint64_t *m = bench_mw_msgs(run, me, b);
 	unsigned spins = 0;
 	uint64_t seq;
 
 	if (!m)
 		return;
-	for (seq = 0; pfr_mw_wmore(run, me, seq);) {
+	for (seq = 0; bench_mw_wmore(run, me, seq);) {
 		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b,
 			 done = 0;
 
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_stamp(m + i * sw, pfr_mw_len(run, seq + i), w,
-				     seq + i);
+			bench_mw_stamp(m + i * sw, bench_mw_len(run, seq + i),
+				       w, seq + i);
 		while (done < k) {
 			unsigned x = rte_ring_mp_enqueue_burst_elem(
 				r, m + done * sw, es, k - done, NULL);
 
 			if (!x)
-				pfr_mw_pause(&spins);
+				bench_mw_pause(&spins);
 			done += x;
 		}
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_unstamp(m + i * sw, pfr_mw_len(run, seq + i),
-				       run);
+			bench_mw_unstamp(m + i * sw, bench_mw_len(run, seq + i),
+					 run);
 		seq += k;
 	}
 	me->sent = seq;
 	free(m);
 }
 
-static void rq_consume(void *p, struct pfr_mw_run *run)
+static void rq_consume(void *p, struct bench_mw_run *run)
 {
 	struct rte_ring *r = ((struct rq *)p)->r;
 	unsigned es = (unsigned)run->slot, b = run->batch;
 	size_t sw = run->slot / 8;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * run->slot);
+	uint64_t *m = (uint64_t *)bench_alloc(64, b * run->slot);
 	unsigned spins = 0;
 
 	if (!m) {
 		run->error = -1;
 		return;
 	}
-	while (pfr_mw_more(run)) {
+	while (bench_mw_more(run)) {
 		unsigned k = rte_ring_sc_dequeue_burst_elem(r, m, es, b, NULL);
 
 		if (!k) {
-			if (pfr_mw_empty(run))
+			if (bench_mw_empty(run))
 				break;
-			pfr_mw_rpause(run, &spins);
+			bench_mw_rpause(run, &spins);
 			continue;
 		}
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_got(run, m + i * sw, 0);
+			bench_mw_got(run, m + i * sw, 0);
 	}
-	pfr_mw_done(run);
+	bench_mw_done(run);
 	free(m);
 }
 
-const struct pfr_mw_queue pfr_mw_dpdk[] = {
+const struct bench_mw_queue bench_mw_dpdk[] = {
 	{"rte_ring", "mp", PFR_MW_KIND_SHARED, 1, rq_setup, rq_produce,
 	 rq_consume, rq_teardown},
 	{"rte_ring", "mp burst", PFR_MW_KIND_OTHER, 1, rq_setup,

@@ -6,7 +6,7 @@
  * its message in when there is room, and unlocks; the reader takes the
  * lock, copies out up to run->batch messages, unlocks, then verifies them.
  * Nobody sleeps on a condition variable: a full or empty ring is waited
- * out as every contestant waits (pfr_mw_pause()).
+ * out as every contestant waits (bench_mw_pause()).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,9 +21,9 @@ struct mq {
 	unsigned char *buf;
 };
 
-static int mq_setup(struct pfr_mw_run *run, void **qp)
+static int mq_setup(struct bench_mw_run *run, void **qp)
 {
-	struct mq *q = (struct mq *)pfr_mw_alloc(run, sizeof(*q));
+	struct mq *q = (struct mq *)bench_mw_alloc(run, sizeof(*q));
 	pthread_mutexattr_t a;
 
 	if (!q)
@@ -31,10 +31,10 @@ static int mq_setup(struct pfr_mw_run *run, void **qp)
 	q->slot = run->slot;
 	q->slots = run->capacity / run->slot;
 	q->size = q->slots * q->slot;
-	q->buf = (unsigned char *)pfr_mw_alloc(run, q->size);
+	q->buf = (unsigned char *)bench_mw_alloc(run, q->size);
 	if (q->slots < 4 || !q->buf) {
-		pfr_mw_free(run, q->buf, q->size);
-		pfr_mw_free(run, q, sizeof(*q));
+		bench_mw_free(run, q->buf, q->size);
+		bench_mw_free(run, q, sizeof(*q));
 		return -1;
 	}
 	pthread_mutexattr_init(&a);
@@ -45,29 +45,29 @@ static int mq_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void mq_teardown(void *p, struct pfr_mw_run *run)
+static void mq_teardown(void *p, struct bench_mw_run *run)
 {
 	struct mq *q = (struct mq *)p;
 
 	pthread_mutex_destroy(&q->mu);
-	pfr_mw_free(run, q->buf, q->size);
-	pfr_mw_free(run, q, sizeof(*q));
+	bench_mw_free(run, q->buf, q->size);
+	bench_mw_free(run, q, sizeof(*q));
 }
 
-static void mq_produce(void *p, struct pfr_mw_run *run, unsigned w)
+static void mq_produce(void *p, struct bench_mw_run *run, unsigned w)
 {
 	struct mq *q = (struct mq *)p;
-	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = pfr_mw_msgs(run, me, 1);
+	struct bench_mw_writer *me = &run->w[w];
+	uint64_t *m = bench_mw_msgs(run, me, 1);
 	unsigned spins = 0;
 	uint64_t seq;
 
 	if (!m)
 		return;
-	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-		size_t words = pfr_mw_len(run, seq);
+	for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+		size_t words = bench_mw_len(run, seq);
 
-		pfr_mw_stamp(m, words, w, seq);
+		bench_mw_stamp(m, words, w, seq);
 		for (;;) {
 			int room;
 
@@ -81,25 +81,25 @@ static void mq_produce(void *p, struct pfr_mw_run *run, unsigned w)
 			pthread_mutex_unlock(&q->mu);
 			if (room)
 				break;
-			pfr_mw_pause(&spins);
+			bench_mw_pause(&spins);
 		}
-		pfr_mw_unstamp(m, words, run);
+		bench_mw_unstamp(m, words, run);
 	}
 	me->sent = seq;
 	free(m);
 }
 
-static void mq_consume(void *p, struct pfr_mw_run *run)
+static void mq_consume(void *p, struct bench_mw_run *run)
 {
 	struct mq *q = (struct mq *)p;
 	unsigned b = run->batch, spins = 0;
-	unsigned char *m = (unsigned char *)pfr_bench_alloc(64, b * q->slot);
+	unsigned char *m = (unsigned char *)bench_alloc(64, b * q->slot);
 
 	if (!m) {
 		run->error = -1;
 		return;
 	}
-	while (pfr_mw_more(run)) {
+	while (bench_mw_more(run)) {
 		unsigned k = 0;
 
 		pthread_mutex_lock(&q->mu);
@@ -112,19 +112,19 @@ static void mq_consume(void *p, struct pfr_mw_run *run)
 		}
 		pthread_mutex_unlock(&q->mu);
 		if (!k) {
-			if (pfr_mw_empty(run))
+			if (bench_mw_empty(run))
 				break;
-			pfr_mw_rpause(run, &spins);
+			bench_mw_rpause(run, &spins);
 			continue;
 		}
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_got(run, m + i * q->slot, 0);
+			bench_mw_got(run, m + i * q->slot, 0);
 	}
-	pfr_mw_done(run);
+	bench_mw_done(run);
 	free(m);
 }
 
-const struct pfr_mw_queue pfr_mw_peers[] = {
+const struct bench_mw_queue bench_mw_peers[] = {
 	{"mutex", "", PFR_MW_KIND_OTHER, 1, mq_setup, mq_produce, mq_consume,
 	 mq_teardown},
 	{NULL, NULL, 0, 0, NULL, NULL, NULL, NULL},

@@ -56,24 +56,24 @@ static void hand_back(struct wq *q, unsigned w, uint64_t k)
 	__atomic_store_n(&q->freed[w].v, k, __ATOMIC_RELEASE);
 }
 
-static int wq_setup(struct pfr_mw_run *run, void **qp)
+static int wq_setup(struct bench_mw_run *run, void **qp)
 {
 	size_t nodes =
-		pfr_bench_pow2_floor(run->capacity / run->slot / run->writers);
+		bench_pow2_floor(run->capacity / run->slot / run->writers);
 	size_t nsize = (sizeof(struct wnode) + run->slot + 63) & ~(size_t)63;
 	struct wq *q;
 
 	if (nodes < 4)
 		nodes = 4;
-	q = (struct wq *)pfr_mw_alloc(run, sizeof(*q));
+	q = (struct wq *)bench_mw_alloc(run, sizeof(*q));
 	if (!q)
 		return -1;
 	q->nodes = nodes;
 	q->nsize = nsize;
 	q->size = nodes * nsize * run->writers;
-	q->pool = (unsigned char *)pfr_mw_alloc(run, q->size);
+	q->pool = (unsigned char *)bench_mw_alloc(run, q->size);
 	if (!q->pool) {
-		pfr_mw_free(run, q, sizeof(*q));
+		bench_mw_free(run, q, sizeof(*q));
 		return -1;
 	}
 	__cds_wfcq_init(&q->head, &q->tail);
@@ -81,66 +81,66 @@ static int wq_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void wq_teardown(void *p, struct pfr_mw_run *run)
+static void wq_teardown(void *p, struct bench_mw_run *run)
 {
 	struct wq *q = (struct wq *)p;
 
-	pfr_mw_free(run, q->pool, q->size);
-	pfr_mw_free(run, q, sizeof(*q));
+	bench_mw_free(run, q->pool, q->size);
+	bench_mw_free(run, q, sizeof(*q));
 }
 
-static void wq_produce(void *p, struct pfr_mw_run *run, unsigned w)
+static void wq_produce(void *p, struct bench_mw_run *run, unsigned w)
 {
 	struct wq *q = (struct wq *)p;
-	struct pfr_mw_writer *me = &run->w[w];
+	struct bench_mw_writer *me = &run->w[w];
 	unsigned spins = 0;
 	uint64_t seq;
 
 	for (uint64_t k = 0; k < q->nodes; k++)
 		memcpy(node_at(q, w, k)->msg, run->msg, run->slot);
-	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-		size_t words = pfr_mw_len(run, seq);
+	for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+		size_t words = bench_mw_len(run, seq);
 		struct wnode *n = node_at(q, w, seq);
 
 		while (seq - freed(q, w) >= q->nodes)
-			pfr_mw_pause(&spins);
+			bench_mw_pause(&spins);
 		if (seq >= q->nodes)
-			pfr_mw_unstamp(n->msg, pfr_mw_len(run, seq - q->nodes),
-				       run);
-		pfr_mw_stamp(n->msg, words, w, seq);
+			bench_mw_unstamp(
+				n->msg, bench_mw_len(run, seq - q->nodes), run);
+		bench_mw_stamp(n->msg, words, w, seq);
 		cds_wfcq_node_init(&n->node);
 		cds_wfcq_enqueue(&q->head, &q->tail, &n->node);
 	}
 	me->sent = seq;
 }
 
-static void wq_consume(void *p, struct pfr_mw_run *run)
+static void wq_consume(void *p, struct bench_mw_run *run)
 {
 	struct wq *q = (struct wq *)p;
 	unsigned spins = 0;
 
-	while (pfr_mw_more(run)) {
+	while (bench_mw_more(run)) {
 		struct cds_wfcq_node *n =
 			__cds_wfcq_dequeue_nonblocking(&q->head, &q->tail);
 		struct wnode *wn;
 		unsigned w;
 
 		if (!n || n == CDS_WFCQ_WOULDBLOCK) {
-			if (pfr_mw_empty(run))
+			if (bench_mw_empty(run))
 				break;
-			pfr_mw_rpause(run, &spins);
+			bench_mw_rpause(run, &spins);
 			continue;
 		}
 		wn = (struct wnode *)n;
-		pfr_mw_got(run, wn->msg, 0);
+		bench_mw_got(run, wn->msg, 0);
 		w = (unsigned)(wn->msg[0] >> PFR_MW_SEQ_BITS);
 		if (w < run->writers)
 			hand_back(q, w, run->next[w]);
 	}
-	pfr_mw_done(run);
+	bench_mw_done(run);
 }
 
-const struct pfr_mw_queue pfr_mw_urcu[] = {
+const struct bench_mw_queue bench_mw_urcu[] = {
 	{"wfcqueue", "", PFR_MW_KIND_OTHER, 1, wq_setup, wq_produce, wq_consume,
 	 wq_teardown},
 	{NULL, NULL, 0, 0, NULL, NULL, NULL, NULL},

@@ -35,9 +35,9 @@
 namespace
 {
 
-size_t slots_for(const pfr_mw_run *run)
+size_t slots_for(const bench_mw_run *run)
 {
-	return pfr_bench_pow2_floor(run->capacity / run->slot);
+	return bench_pow2_floor(run->capacity / run->slot);
 }
 
 // The writer's and the reader's loops over any adapter A with a queue type
@@ -47,26 +47,26 @@ template <size_t N, class A> struct Loops {
 	typedef typename A::Q Q;
 
 	template <class Tok>
-	static void produce(Q *q, pfr_mw_run *run, unsigned w, Tok &tok)
+	static void produce(Q *q, bench_mw_run *run, unsigned w, Tok &tok)
 	{
-		pfr_mw_writer *me = &run->w[w];
+		bench_mw_writer *me = &run->w[w];
 		Msg<N> m;
 		unsigned spins = 0;
 		uint64_t seq;
 
 		std::memcpy(&m, run->msg, N);
-		for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-			size_t words = N == 8 ? 1 : pfr_mw_len(run, seq);
+		for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+			size_t words = N == 8 ? 1 : bench_mw_len(run, seq);
 
-			pfr_mw_stamp(m.w, words, w, seq);
+			bench_mw_stamp(m.w, words, w, seq);
 			while (!A::push(q, m, tok))
-				pfr_mw_pause(&spins);
-			pfr_mw_unstamp(m.w, words, run);
+				bench_mw_pause(&spins);
+			bench_mw_unstamp(m.w, words, run);
 		}
 		me->sent = seq;
 	}
 	template <class Tok>
-	static void consume(Q *q, pfr_mw_run *run, Tok &tok)
+	static void consume(Q *q, bench_mw_run *run, Tok &tok)
 	{
 		unsigned b = run->batch, spins = 0;
 		Msg<N> *m = new (std::nothrow) Msg<N>[b];
@@ -75,19 +75,19 @@ template <size_t N, class A> struct Loops {
 			run->error = -1;
 			return;
 		}
-		while (pfr_mw_more(run)) {
+		while (bench_mw_more(run)) {
 			size_t k = A::pop_bulk(q, m, b, tok);
 
 			if (!k) {
-				if (pfr_mw_empty(run))
+				if (bench_mw_empty(run))
 					break;
-				pfr_mw_rpause(run, &spins);
+				bench_mw_rpause(run, &spins);
 				continue;
 			}
 			for (size_t i = 0; i < k; i++)
-				pfr_mw_got(run, m[i].w, 0);
+				bench_mw_got(run, m[i].w, 0);
 		}
-		pfr_mw_done(run);
+		bench_mw_done(run);
 		delete[] m;
 	}
 };
@@ -96,7 +96,7 @@ struct NoTok {
 };
 
 // Dispatch on run->slot: X is a template taking N.
-template <template <size_t> class X> int setup_n(pfr_mw_run *run, void **q)
+template <template <size_t> class X> int setup_n(bench_mw_run *run, void **q)
 {
 	if (run->processes)
 		return -1;
@@ -112,7 +112,7 @@ template <template <size_t> class X> int setup_n(pfr_mw_run *run, void **q)
 }
 
 template <template <size_t> class X>
-void produce_n(void *q, pfr_mw_run *run, unsigned w)
+void produce_n(void *q, bench_mw_run *run, unsigned w)
 {
 	switch (run->slot) {
 	case 8:
@@ -127,7 +127,7 @@ void produce_n(void *q, pfr_mw_run *run, unsigned w)
 	}
 }
 
-template <template <size_t> class X> void consume_n(void *q, pfr_mw_run *run)
+template <template <size_t> class X> void consume_n(void *q, bench_mw_run *run)
 {
 	switch (run->slot) {
 	case 8:
@@ -142,7 +142,7 @@ template <template <size_t> class X> void consume_n(void *q, pfr_mw_run *run)
 	}
 }
 
-template <template <size_t> class X> void teardown_n(void *q, pfr_mw_run *run)
+template <template <size_t> class X> void teardown_n(void *q, bench_mw_run *run)
 {
 	switch (run->slot) {
 	case 8:
@@ -170,7 +170,7 @@ struct CqTraits : moodycamel::ConcurrentQueueDefaultTraits {
 	static const size_t MAX_SUBQUEUE_SIZE = (size_t)1 << LOG;
 };
 
-unsigned cq_log(const pfr_mw_run *run)
+unsigned cq_log(const bench_mw_run *run)
 {
 	size_t per = slots_for(run) / run->writers;
 	unsigned l = 6;
@@ -183,7 +183,7 @@ unsigned cq_log(const pfr_mw_run *run)
 template <size_t N, bool TOKEN, unsigned LOG> struct Cq {
 	typedef moodycamel::ConcurrentQueue<Msg<N>, CqTraits<LOG>> Q;
 
-	static int setup(pfr_mw_run *run, void **qp)
+	static int setup(bench_mw_run *run, void **qp)
 	{
 		size_t cap = ((size_t)1 << LOG) * run->writers;
 		Q *q = TOKEN ? new (std::nothrow) Q(cap, run->writers, 0)
@@ -209,7 +209,7 @@ template <size_t N, bool TOKEN, unsigned LOG> struct Cq {
 	{
 		return q->try_dequeue_bulk(t, m, b);
 	}
-	static void produce(void *p, pfr_mw_run *run, unsigned w)
+	static void produce(void *p, bench_mw_run *run, unsigned w)
 	{
 		Q *q = static_cast<Q *>(p);
 
@@ -223,7 +223,7 @@ template <size_t N, bool TOKEN, unsigned LOG> struct Cq {
 			Loops<N, Cq>::produce(q, run, w, t);
 		}
 	}
-	static void consume(void *p, pfr_mw_run *run)
+	static void consume(void *p, bench_mw_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 		moodycamel::ConsumerToken t(*q);
@@ -236,7 +236,7 @@ template <size_t N, bool TOKEN, unsigned LOG> struct Cq {
 #define PFR_CQ_LOGS(X)                                                         \
 	X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
 template <size_t N, bool TOKEN> struct CqSel {
-	static int setup(pfr_mw_run *run, void **q)
+	static int setup(bench_mw_run *run, void **q)
 	{
 		switch (cq_log(run)) {
 #define PFR_CQ_S(L)                                                            \
@@ -246,7 +246,7 @@ template <size_t N, bool TOKEN> struct CqSel {
 		}
 		return -1;
 	}
-	static void produce(void *q, pfr_mw_run *run, unsigned w)
+	static void produce(void *q, bench_mw_run *run, unsigned w)
 	{
 		switch (cq_log(run)) {
 #define PFR_CQ_P(L)                                                            \
@@ -256,7 +256,7 @@ template <size_t N, bool TOKEN> struct CqSel {
 			PFR_CQ_LOGS(PFR_CQ_P)
 		}
 	}
-	static void consume(void *q, pfr_mw_run *run)
+	static void consume(void *q, bench_mw_run *run)
 	{
 		switch (cq_log(run)) {
 #define PFR_CQ_C(L)                                                            \
@@ -266,7 +266,7 @@ template <size_t N, bool TOKEN> struct CqSel {
 			PFR_CQ_LOGS(PFR_CQ_C)
 		}
 	}
-	static void teardown(void *q, pfr_mw_run *run)
+	static void teardown(void *q, bench_mw_run *run)
 	{
 		switch (cq_log(run)) {
 #define PFR_CQ_T(L)                                                            \
@@ -289,14 +289,14 @@ template <size_t N> struct CqImp : CqSel<N, false> {
 template <size_t N> struct Aq {
 	typedef atomic_queue::AtomicQueueB2<Msg<N>> Q;
 
-	static int setup(pfr_mw_run *run, void **qp)
+	static int setup(bench_mw_run *run, void **qp)
 	{
 		Q *q = new (std::nothrow) Q((unsigned)slots_for(run));
 
 		*qp = q;
 		return q ? 0 : -1;
 	}
-	static void teardown(void *q, pfr_mw_run *)
+	static void teardown(void *q, bench_mw_run *)
 	{
 		delete static_cast<Q *>(q);
 	}
@@ -308,13 +308,13 @@ template <size_t N> struct Aq {
 	{
 		return q->try_pop(m[0]) ? 1 : 0;
 	}
-	static void produce(void *p, pfr_mw_run *run, unsigned w)
+	static void produce(void *p, bench_mw_run *run, unsigned w)
 	{
 		NoTok t;
 
 		Loops<N, Aq>::produce(static_cast<Q *>(p), run, w, t);
 	}
-	static void consume(void *p, pfr_mw_run *run)
+	static void consume(void *p, bench_mw_run *run)
 	{
 		NoTok t;
 
@@ -329,14 +329,14 @@ template <size_t N> struct Aq {
 template <size_t N> struct Bq {
 	typedef boost::lockfree::queue<Msg<N>> Q;
 
-	static int setup(pfr_mw_run *run, void **qp)
+	static int setup(bench_mw_run *run, void **qp)
 	{
 		Q *q = new (std::nothrow) Q(slots_for(run));
 
 		*qp = q;
 		return q ? 0 : -1;
 	}
-	static void teardown(void *q, pfr_mw_run *)
+	static void teardown(void *q, bench_mw_run *)
 	{
 		delete static_cast<Q *>(q);
 	}
@@ -348,13 +348,13 @@ template <size_t N> struct Bq {
 	{
 		return q->pop(m[0]) ? 1 : 0;
 	}
-	static void produce(void *p, pfr_mw_run *run, unsigned w)
+	static void produce(void *p, bench_mw_run *run, unsigned w)
 	{
 		NoTok t;
 
 		Loops<N, Bq>::produce(static_cast<Q *>(p), run, w, t);
 	}
-	static void consume(void *p, pfr_mw_run *run)
+	static void consume(void *p, bench_mw_run *run)
 	{
 		NoTok t;
 
@@ -366,7 +366,7 @@ template <size_t N> struct Bq {
 } // namespace
 
 extern "C" {
-const pfr_mw_queue pfr_mw_cxx[] = {
+const bench_mw_queue bench_mw_cxx[] = {
 #ifdef PFR_BENCH_HAVE_CQ
 	{"concurrentqueue", "token", PFR_MW_KIND_SUBQ, 0, setup_n<CqTok>,
 	 produce_n<CqTok>, consume_n<CqTok>, teardown_n<CqTok>},

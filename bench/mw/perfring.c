@@ -45,13 +45,13 @@
  * least 4096. */
 static size_t data_size(size_t cap)
 {
-	size_t p = pfr_bench_pow2_floor(cap);
+	size_t p = bench_pow2_floor(cap);
 
 	return p < 4096 ? 4096 : p;
 }
 
 /* A writer's result: what it sent, and its error if any. */
-static void writer_end(struct pfr_mw_writer *me, uint64_t sent, int err)
+static void writer_end(struct bench_mw_writer *me, uint64_t sent, int err)
 {
 	me->sent = sent;
 	if (err)
@@ -60,7 +60,7 @@ static void writer_end(struct pfr_mw_writer *me, uint64_t sent, int err)
 
 /* A received record: verified if it is a well-formed message, else
  * counted bad. */
-static void got_rec(struct pfr_mw_run *run, uint32_t type, const void *p,
+static void got_rec(struct bench_mw_run *run, uint32_t type, const void *p,
 		    uint32_t len)
 {
 	if (__builtin_expect(type != MW_TYPE || (len & 7) || !len, 0)) {
@@ -68,14 +68,14 @@ static void got_rec(struct pfr_mw_run *run, uint32_t type, const void *p,
 			run->bad_tag = ~0ull;
 		return;
 	}
-	pfr_mw_got(run, p, len / 8);
+	bench_mw_got(run, p, len / 8);
 }
 #endif
 
 #ifdef PFR_MW_HAVE_GROUP
 #include <perfring/group.h>
 
-static int gr_setup(struct pfr_mw_run *run, void **qp)
+static int gr_setup(struct bench_mw_run *run, void **qp)
 {
 	struct pfr_group_opts o;
 	struct pfr_group *g;
@@ -91,18 +91,18 @@ static int gr_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void gr_teardown(void *q, struct pfr_mw_run *run)
+static void gr_teardown(void *q, struct bench_mw_run *run)
 {
 	(void)run;
 	pfr_group_close((struct pfr_group *)q);
 }
 
-static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
+static void gr_produce_any(void *q, struct bench_mw_run *run, unsigned w,
 			   int batch)
 {
 	struct pfr_group *g = (struct pfr_group *)q;
-	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = pfr_mw_msgs(run, me, 1);
+	struct bench_mw_writer *me = &run->w[w];
+	uint64_t *m = bench_mw_msgs(run, me, 1);
 	struct pfr_writer wr;
 	uint64_t seq;
 	unsigned k = 0;
@@ -114,10 +114,10 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 		return;
 	}
 	pfr_writer_set_timeout(&wr, MW_TIMEOUT_NS);
-	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-		size_t words = pfr_mw_len(run, seq);
+	for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+		size_t words = bench_mw_len(run, seq);
 
-		pfr_mw_stamp(m, words, w, seq);
+		bench_mw_stamp(m, words, w, seq);
 		if (!batch) {
 			err = pfr_writer_write(&wr, MW_TYPE, m, words * 8);
 		} else {
@@ -128,7 +128,7 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 				k = 0;
 			}
 		}
-		pfr_mw_unstamp(m, words, run);
+		bench_mw_unstamp(m, words, run);
 		if (__builtin_expect(err != 0, 0))
 			break;
 	}
@@ -139,24 +139,24 @@ static void gr_produce_any(void *q, struct pfr_mw_run *run, unsigned w,
 	free(m);
 }
 
-static void gr_produce(void *q, struct pfr_mw_run *run, unsigned w)
+static void gr_produce(void *q, struct bench_mw_run *run, unsigned w)
 {
 	gr_produce_any(q, run, w, 0);
 }
 
-static void gr_produce_batch(void *q, struct pfr_mw_run *run, unsigned w)
+static void gr_produce_batch(void *q, struct bench_mw_run *run, unsigned w)
 {
 	gr_produce_any(q, run, w, 1);
 }
 
 static int gr_got(void *arg, const struct pfr_group_rec *rec)
 {
-	got_rec((struct pfr_mw_run *)arg, rec->hdr.type, rec->payload,
+	got_rec((struct bench_mw_run *)arg, rec->hdr.type, rec->payload,
 		rec->len);
 	return 0;
 }
 
-static void gr_consume_any(void *q, struct pfr_mw_run *run, int batched)
+static void gr_consume_any(void *q, struct bench_mw_run *run, int batched)
 {
 	struct pfr_group *g = (struct pfr_group *)q;
 	unsigned spins = 0;
@@ -165,7 +165,7 @@ static void gr_consume_any(void *q, struct pfr_mw_run *run, int batched)
 		run->error = -1;
 		return;
 	}
-	while (pfr_mw_more(run)) {
+	while (bench_mw_more(run)) {
 		int64_t k = batched ? pfr_group_consume(g, gr_got, run, 0)
 				    : pfr_group_drain(g, gr_got, run, 0);
 
@@ -174,21 +174,21 @@ static void gr_consume_any(void *q, struct pfr_mw_run *run, int batched)
 			break;
 		}
 		if (!k) {
-			if (pfr_mw_empty(run))
+			if (bench_mw_empty(run))
 				break;
-			pfr_mw_rpause(run, &spins);
+			bench_mw_rpause(run, &spins);
 		}
 	}
-	pfr_mw_done(run);
+	bench_mw_done(run);
 	pfr_group_reader_close(g);
 }
 
-static void gr_consume(void *q, struct pfr_mw_run *run)
+static void gr_consume(void *q, struct bench_mw_run *run)
 {
 	gr_consume_any(q, run, 0);
 }
 
-static void gr_consume_batched(void *q, struct pfr_mw_run *run)
+static void gr_consume_batched(void *q, struct bench_mw_run *run)
 {
 	gr_consume_any(q, run, 1);
 }
@@ -197,7 +197,7 @@ static void gr_consume_batched(void *q, struct pfr_mw_run *run)
 #ifdef PFR_MW_HAVE_MPSC
 #include <perfring/mpsc.h>
 
-static int mp_setup(struct pfr_mw_run *run, void **qp)
+static int mp_setup(struct bench_mw_run *run, void **qp)
 {
 	struct pfr_mpsc_opts o;
 	struct pfr_mpsc *m;
@@ -212,17 +212,17 @@ static int mp_setup(struct pfr_mw_run *run, void **qp)
 	return 0;
 }
 
-static void mp_teardown(void *q, struct pfr_mw_run *run)
+static void mp_teardown(void *q, struct bench_mw_run *run)
 {
 	(void)run;
 	pfr_mpsc_close((struct pfr_mpsc *)q);
 }
 
-static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
+static void mp_produce(void *q, struct bench_mw_run *run, unsigned w)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
-	struct pfr_mw_writer *me = &run->w[w];
-	uint64_t *m = pfr_mw_msgs(run, me, 1);
+	struct bench_mw_writer *me = &run->w[w];
+	uint64_t *m = bench_mw_msgs(run, me, 1);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;
@@ -233,12 +233,12 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 		return;
 	}
 	pfr_mpsc_set_timeout(&p, MW_TIMEOUT_NS);
-	for (seq = 0; pfr_mw_wmore(run, me, seq); seq++) {
-		size_t words = pfr_mw_len(run, seq);
+	for (seq = 0; bench_mw_wmore(run, me, seq); seq++) {
+		size_t words = bench_mw_len(run, seq);
 
-		pfr_mw_stamp(m, words, w, seq);
+		bench_mw_stamp(m, words, w, seq);
 		err = pfr_mpsc_write(&p, MW_TYPE, m, words * 8);
-		pfr_mw_unstamp(m, words, run);
+		bench_mw_unstamp(m, words, run);
 		if (__builtin_expect(err != 0, 0))
 			break;
 	}
@@ -249,13 +249,13 @@ static void mp_produce(void *q, struct pfr_mw_run *run, unsigned w)
 
 /* Up to run->batch messages per pfr_mpsc_write_burst() (one CAS on the
  * producer position); the size mix, whose lengths differ, goes one by one. */
-static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
+static void mp_produce_burst(void *q, struct bench_mw_run *run, unsigned w)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
-	struct pfr_mw_writer *me = &run->w[w];
+	struct bench_mw_writer *me = &run->w[w];
 	unsigned b = run->batch > 1 ? run->batch : 1;
 	size_t sw = run->slot / 8;
-	uint64_t *m = pfr_mw_msgs(run, me, b);
+	uint64_t *m = bench_mw_msgs(run, me, b);
 	struct pfr_mpsc_producer p;
 	uint64_t seq;
 	int err = 0;
@@ -266,24 +266,24 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 		return;
 	}
 	pfr_mpsc_set_timeout(&p, MW_TIMEOUT_NS);
-	for (seq = 0; !err && pfr_mw_wmore(run, me, seq);) {
+	for (seq = 0; !err && bench_mw_wmore(run, me, seq);) {
 		unsigned k = me->n - seq < b ? (unsigned)(me->n - seq) : b;
 
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_stamp(m + i * sw, pfr_mw_len(run, seq + i), w,
-				     seq + i);
+			bench_mw_stamp(m + i * sw, bench_mw_len(run, seq + i),
+				       w, seq + i);
 		if (run->payload != PFR_MW_MIX) {
 			err = pfr_mpsc_write_burst(&p, MW_TYPE, m, run->slot,
 						   k);
 		} else {
 			for (unsigned i = 0; i < k && !err; i++)
-				err = pfr_mpsc_write(&p, MW_TYPE, m + i * sw,
-						     pfr_mw_len(run, seq + i) *
-							     8);
+				err = pfr_mpsc_write(
+					&p, MW_TYPE, m + i * sw,
+					bench_mw_len(run, seq + i) * 8);
 		}
 		for (unsigned i = 0; i < k; i++)
-			pfr_mw_unstamp(m + i * sw, pfr_mw_len(run, seq + i),
-				       run);
+			bench_mw_unstamp(m + i * sw, bench_mw_len(run, seq + i),
+					 run);
 		if (!err)
 			seq += k;
 	}
@@ -292,7 +292,7 @@ static void mp_produce_burst(void *q, struct pfr_mw_run *run, unsigned w)
 	free(m);
 }
 
-static void mp_consume(void *q, struct pfr_mw_run *run)
+static void mp_consume(void *q, struct bench_mw_run *run)
 {
 	struct pfr_mpsc *mq = (struct pfr_mpsc *)q;
 	struct pfr_mpsc_reader r;
@@ -306,7 +306,7 @@ static void mp_consume(void *q, struct pfr_mw_run *run)
 	/* a preempted writer holds a record for as long as it is off its
 	 * CPU: not a failure here */
 	pfr_mpsc_set_stall(&r, MW_TIMEOUT_NS);
-	while (pfr_mw_more(run)) {
+	while (bench_mw_more(run)) {
 		int64_t avail = pfr_mpsc_begin(&r);
 		int rc, got = 0;
 
@@ -324,17 +324,17 @@ static void mp_consume(void *q, struct pfr_mw_run *run)
 			break;
 		}
 		if (!got) {
-			if (pfr_mw_empty(run))
+			if (bench_mw_empty(run))
 				break;
-			pfr_mw_rpause(run, &spins);
+			bench_mw_rpause(run, &spins);
 		}
 	}
-	pfr_mw_done(run);
+	bench_mw_done(run);
 	pfr_mpsc_reader_close(&r);
 }
 #endif
 
-const struct pfr_mw_queue pfr_mw_perfring[] = {
+const struct bench_mw_queue bench_mw_perfring[] = {
 #ifdef PFR_MW_HAVE_GROUP
 	{"perfring group", "", PFR_MW_KIND_GROUP, 1, gr_setup, gr_produce,
 	 gr_consume, gr_teardown},

@@ -128,7 +128,7 @@ int mw_plot(const char *file, const struct mw_cell *cells, int ncells,
 		rmdir(dir);
 		return -1;
 	}
-	pfr_bench_cpu_model(cpu, sizeof(cpu));
+	bench_cpu_model(cpu, sizeof(cpu));
 	fprintf(gp, "set terminal %s noenhanced\nset output '%s'\n", term,
 		file);
 	fprintf(gp,

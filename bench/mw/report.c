@@ -95,9 +95,9 @@ static void targets(FILE *out, const struct mw_cell *cells, int ncells,
 						"\"perfring\":",
 						t[k].name, t[k].peers, w,
 						pl[p]);
-					pfr_cli_json_str(out, la);
+					util_json_str(out, la);
 					fprintf(out, ",\"peer\":");
-					pfr_cli_json_str(out, lb);
+					util_json_str(out, lb);
 					fprintf(out,
 						",\"perfring_mps\":%.0f,"
 						"\"peer_mps\":%.0f,"
@@ -126,7 +126,7 @@ static const char *cpus_text(const struct mw_opts *op, char *buf, size_t len)
 {
 	size_t k = 0;
 
-	if (!pfr_bench_pinned) {
+	if (!bench_pinned) {
 		snprintf(buf, len, "none pinned");
 		return buf;
 	}
@@ -173,7 +173,7 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 	cpu_set_t set;
 	int ncpu = 0;
 
-	pfr_bench_cpu_model(cpu, sizeof(cpu));
+	bench_cpu_model(cpu, sizeof(cpu));
 	if (!uname(&u))
 		snprintf(kern, sizeof(kern), "%s %s %s", u.sysname, u.release,
 			 u.machine);
@@ -193,9 +193,9 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		return;
 	}
 	fprintf(out, "{\"kind\":\"meta\",\"bench\":\"writers\",\"cpu\":");
-	pfr_cli_json_str(out, cpu);
+	util_json_str(out, cpu);
 	fprintf(out, ",\"kernel\":");
-	pfr_cli_json_str(out, kern);
+	util_json_str(out, kern);
 	fprintf(out,
 		",\"ncpu\":%d,\"cpus\":\"%s\","
 		"\"processes\":%s,\"capacity\":%zu,\"reps\":%d,"
@@ -215,9 +215,9 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		"still sending: from the first empty poll to the next "
 		"message\",\"compiler\":",
 		rlo, rhi, mw_busy_share);
-	pfr_cli_json_str(out, pfr_cli_compiler());
+	util_json_str(out, util_compiler());
 	fprintf(out, ",\"flags\":");
-	pfr_cli_json_str(out, PFR_BENCH_CFLAGS);
+	util_json_str(out, PFR_BENCH_CFLAGS);
 	/* the contestants of this run (a cell per writer count and
 	 * payload each) */
 	fprintf(out, ",\"contestants\":[");
@@ -229,7 +229,7 @@ static void print_meta(FILE *out, const struct mw_opts *op, double rlo,
 		mw_label(lab, sizeof(lab), cells[i].q);
 		if (i)
 			fputc(',', out);
-		pfr_cli_json_str(out, lab);
+		util_json_str(out, lab);
 	}
 	fprintf(out, "]}\n");
 }
@@ -258,11 +258,11 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 	cell_cpus(c, cc, sizeof(cc));
 	if (op->json) {
 		fprintf(out, "{\"kind\":\"writers\",\"queue\":");
-		pfr_cli_json_str(out, c->q->name);
+		util_json_str(out, c->q->name);
 		fprintf(out, ",\"variant\":");
-		pfr_cli_json_str(out, c->q->variant);
+		util_json_str(out, c->q->variant);
 		fprintf(out, ",\"label\":");
-		pfr_cli_json_str(out, lab);
+		util_json_str(out, lab);
 		fprintf(out,
 			",\"writers\":%u,\"payload\":\"%s\","
 			"\"processes\":%s,\"placement\":\"%s\","
@@ -298,7 +298,7 @@ static void print_cell(FILE *out, const struct mw_cell *c,
 		fprintf(out, ",\"flags\":\"%s\"", fl);
 		if (c->failed) {
 			fprintf(out, ",\"error\":");
-			pfr_cli_json_str(out, c->why);
+			util_json_str(out, c->why);
 		}
 		fprintf(out, "}\n");
 		return;

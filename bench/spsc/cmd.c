@@ -105,11 +105,11 @@ static int parse_payloads(const char *s, struct opts *o)
 			return -1;
 		memcpy(buf, s, k);
 		buf[k] = 0;
-		if (pfr_cli_parse_size(buf, &v))
+		if (util_parse_size(buf, &v))
 			return -1;
 		if (v == 65536)
 			v = PFR_BENCH_MAX_PAYLOAD;
-		i = pfr_bench_payload_index(v);
+		i = bench_payload_index(v);
 		if (i < 0)
 			return -1;
 		o->payload_on[i] = 1;
@@ -138,16 +138,16 @@ static const struct option lopts[] = {
 static int parse_number(struct opts *op, int opt, const char *arg)
 {
 	unsigned long long v;
-	int bad = pfr_cli_parse_u64(arg, &v);
+	int bad = util_parse_u64(arg, &v);
 
 	if (opt == 'W') {
 		if (bad || v > 86400)
-			return pfr_cli_usage_error("bench",
-						   "--wait-idle wants seconds");
+			return util_usage_error("bench",
+						"--wait-idle wants seconds");
 		op->wait_idle = (double)v;
 	} else {
 		if (bad || v < 1)
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "--single-thread wants a count");
 		op->single = v;
 	}
@@ -155,7 +155,7 @@ static int parse_number(struct opts *op, int opt, const char *arg)
 }
 
 /* One option of this command's own (the common ones are read by
- * pfr_bench_getopt()); returns -1 to go on, else the exit status. */
+ * bench_getopt()); returns -1 to go on, else the exit status. */
 static int parse_one(void *ctx, int opt, char **argv)
 {
 	struct opts *op = (struct opts *)ctx;
@@ -181,20 +181,20 @@ static int parse_one(void *ctx, int opt, char **argv)
 		return parse_number(op, opt, optarg);
 	case 'P':
 		if (parse_payloads(optarg, op))
-			return pfr_cli_usage_error("bench",
-						   "--payloads wants a list of "
-						   "8,64,256,1024,4096,65520");
+			return util_usage_error("bench",
+						"--payloads wants a list of "
+						"8,64,256,1024,4096,65520");
 		break;
 	case 'h':
 		usage(stdout);
 		return 0;
 	default:
 		if (optopt)
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench",
 				"option '-%c' is unknown or needs a value",
 				optopt);
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"bench", "unknown option or missing value in '%s'",
 			argv[optind - 1]);
 	}
@@ -204,26 +204,26 @@ static int parse_one(void *ctx, int opt, char **argv)
 /* Returns -1 when the command runs, else its exit status. */
 static int parse_opts(int argc, char **argv, struct opts *op)
 {
-	struct pfr_bench_common c;
+	struct bench_common c;
 	int rc;
 	char bad[64];
 
 	memset(op, 0, sizeof(*op));
 	for (int i = 0; i < PFR_BENCH_NPAYLOADS; i++)
 		op->payload_on[i] = 1;
-	rc = pfr_bench_getopt(argc, argv, lopts, &c, MAX_REPS, parse_one, op);
+	rc = bench_getopt(argc, argv, lopts, &c, MAX_REPS, parse_one, op);
 	if (rc >= 0)
 		return rc;
 	PFR_BENCH_COMMON_TO(op, &c);
 	if (op->json && op->csv)
-		return pfr_cli_usage_error(
-			"bench", "--json and --csv exclude each other");
+		return util_usage_error("bench",
+					"--json and --csv exclude each other");
 	if (op->threads && op->processes)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"bench",
 			"--threads and --processes exclude each other");
 	if (op->only && only_unknown(op->only, bad, sizeof(bad)))
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"bench",
 			"--only: '%s' names no contestant in this build (see "
 			"--help)",
@@ -238,8 +238,8 @@ static void host(struct meta *m, const struct opts *op)
 	struct utsname u;
 
 	memset(m, 0, sizeof(*m));
-	m->ncpu = pfr_bench_check_cpus(" (results flagged)");
-	pfr_bench_cpu_model(m->cpu, sizeof(m->cpu));
+	m->ncpu = bench_check_cpus(" (results flagged)");
+	bench_cpu_model(m->cpu, sizeof(m->cpu));
 	if (!uname(&u))
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname,
 			 u.release, u.machine);
@@ -248,7 +248,7 @@ static void host(struct meta *m, const struct opts *op)
 	m->busy_start_share = busy_share(op->quick ? 100 : 300);
 	if (op->wait_idle > 0 && m->busy_start_share > 0.10)
 		m->busy_start_share = wait_idle(op->wait_idle);
-	m->busy_start = pfr_bench_warn_busy(m->busy_start_share);
+	m->busy_start = bench_warn_busy(m->busy_start_share);
 }
 
 /* A cell per selected contestant and payload. */
@@ -258,7 +258,7 @@ static void add_cells(struct bench *b)
 	char lab[96];
 
 	for (int i = 0; i < nqueues; i++) {
-		const struct pfr_bench_queue *q = all_queues[i];
+		const struct bench_queue *q = all_queues[i];
 		int is_pfr = !strncmp(q->name, "perfring", 8);
 
 		label(lab, sizeof(lab), q);
@@ -276,7 +276,7 @@ static void add_cells(struct bench *b)
 			if (!op->payload_on[p])
 				continue;
 			c->q = q;
-			c->payload = pfr_bench_payloads[p];
+			c->payload = bench_payloads[p];
 			cap = PFR_BENCH_CAPACITY_FOR(op->capacity, c->payload);
 			/* batches fill at most half the queue */
 			c->batch = (unsigned)(cap / 2 / (c->payload + 8));
@@ -311,7 +311,7 @@ static void add_lats(struct bench *b)
 			l->ordering = lo[k][0];
 			l->policy = lo[k][1];
 			l->flags = (uint32_t)lo[k][2];
-			l->payload = pfr_bench_payloads[p];
+			l->payload = bench_payloads[p];
 			l->verified = 1;
 			b->nlats++;
 		}
@@ -327,7 +327,7 @@ static void bench_free(struct bench *b, uint64_t *pattern)
 	free(b);
 }
 
-int pfr_bench_main(int argc, char **argv)
+int bench_main(int argc, char **argv)
 {
 	struct bench *b = (struct bench *)calloc(1, sizeof(*b));
 	uint64_t *pattern = NULL;
@@ -342,7 +342,7 @@ int pfr_bench_main(int argc, char **argv)
 	}
 	b->out = stdout;
 	host(&b->m, &b->op);
-	pattern = (uint64_t *)pfr_bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
+	pattern = (uint64_t *)bench_alloc(64, PFR_BENCH_MAX_PAYLOAD);
 	collect_queues();
 	b->cells = (struct cell *)calloc((size_t)nqueues * PFR_BENCH_NPAYLOADS,
 					 sizeof(*b->cells));

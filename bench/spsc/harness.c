@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench/spsc/harness.c - clocks, CPU pinning and the two-thread run of
- * `perfring bench`.  Each run puts the producer on pfr_bench_cpu[0] and the
- * consumer on pfr_bench_cpu[1], releases both together, and records each
+ * `perfring bench`.  Each run puts the producer on bench_cpu[0] and the
+ * consumer on bench_cpu[1], releases both together, and records each
  * thread's CPU time against the wall time: a share well below 1 means
  * something else ran on that CPU during the run (the run is flagged).
  */
@@ -18,21 +18,21 @@
 
 #include "../core/bench.h"
 
-const size_t pfr_bench_payloads[PFR_BENCH_NPAYLOADS] = {
+const size_t bench_payloads[PFR_BENCH_NPAYLOADS] = {
 	8, 64, 256, 1024, 4096, PFR_BENCH_MAX_PAYLOAD};
 
-int pfr_bench_payload_index(size_t payload)
+int bench_payload_index(size_t payload)
 {
 	for (int i = 0; i < PFR_BENCH_NPAYLOADS; i++)
-		if (pfr_bench_payloads[i] == payload)
+		if (bench_payloads[i] == payload)
 			return i;
 	return -1;
 }
 
-int pfr_bench_cpu[2] = {0, 1};
-int pfr_bench_pinned = 1;
+int bench_cpu[2] = {0, 1};
+int bench_pinned = 1;
 
-uint64_t pfr_bench_now_ns(void)
+uint64_t bench_now_ns(void)
 {
 	struct timespec ts;
 
@@ -40,7 +40,7 @@ uint64_t pfr_bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t pfr_bench_thread_cpu_ns(void)
+uint64_t bench_thread_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -48,7 +48,7 @@ uint64_t pfr_bench_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-long pfr_bench_thread_nivcsw(void)
+long bench_thread_nivcsw(void)
 {
 	struct rusage ru;
 
@@ -57,7 +57,7 @@ long pfr_bench_thread_nivcsw(void)
 	return ru.ru_nivcsw;
 }
 
-long pfr_bench_thread_nvcsw(void)
+long bench_thread_nvcsw(void)
 {
 	struct rusage ru;
 
@@ -68,7 +68,7 @@ long pfr_bench_thread_nvcsw(void)
 
 static double ns_per_tick = 1.0;
 
-uint64_t pfr_bench_ticks(void)
+uint64_t bench_ticks(void)
 {
 #if defined(__x86_64__) && !defined(PFR__TSAN)
 	uint32_t lo, hi;
@@ -76,41 +76,41 @@ uint64_t pfr_bench_ticks(void)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 #else
-	return pfr_bench_now_ns();
+	return bench_now_ns();
 #endif
 }
 
-double pfr_bench_ticks_to_ns(double ticks)
+double bench_ticks_to_ns(double ticks)
 {
 	return ticks * ns_per_tick;
 }
 
-void pfr_bench_calibrate_ticks(void)
+void bench_calibrate_ticks(void)
 {
 #if defined(__x86_64__) && !defined(PFR__TSAN)
-	uint64_t t0 = pfr_bench_now_ns(), k0 = pfr_bench_ticks(), t1, k1;
+	uint64_t t0 = bench_now_ns(), k0 = bench_ticks(), t1, k1;
 
 	do
-		t1 = pfr_bench_now_ns();
+		t1 = bench_now_ns();
 	while (t1 - t0 < 20000000);
-	k1 = pfr_bench_ticks();
+	k1 = bench_ticks();
 	ns_per_tick = (double)(t1 - t0) / (double)(k1 - k0);
 #endif
 }
 
-int pfr_bench_pin(int side)
+int bench_pin(int side)
 {
 	cpu_set_t set;
 
-	if (!pfr_bench_pinned)
+	if (!bench_pinned)
 		return 0;
 	CPU_ZERO(&set);
-	CPU_SET(pfr_bench_cpu[side], &set);
+	CPU_SET(bench_cpu[side], &set);
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1
 									 : 0;
 }
 
-int pfr_bench_cpustat(struct pfr_bench_cpustat *st)
+int bench_cpustat(struct bench_cpustat *st)
 {
 	FILE *f = fopen("/proc/stat", "r");
 	char line[512];
@@ -129,7 +129,7 @@ int pfr_bench_cpustat(struct pfr_bench_cpustat *st)
 			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
 			   &v[7]) < 9)
 			continue;
-		if (cpu != pfr_bench_cpu[0] && cpu != pfr_bench_cpu[1])
+		if (cpu != bench_cpu[0] && cpu != bench_cpu[1])
 			continue;
 		st->busy += v[0] + v[1] + v[2] + v[5] + v[6];
 		st->idle += v[3] + v[4];
@@ -141,12 +141,12 @@ int pfr_bench_cpustat(struct pfr_bench_cpustat *st)
 
 /* ---- the thread pair ---- */
 
-struct pfr_bench_side {
+struct bench_side {
 	void *(*fn)(void *);
 	void *arg;
 	int side;
-	struct pfr_bench_flag *ready;
-	struct pfr_bench_flag *go;
+	struct bench_flag *ready;
+	struct bench_flag *go;
 	uint64_t cpu_ns, wall_ns;
 	long nivcsw, nvcsw;
 	int pin_err;
@@ -154,32 +154,32 @@ struct pfr_bench_side {
 
 static void *side_main(void *p)
 {
-	struct pfr_bench_side *s = (struct pfr_bench_side *)p;
+	struct bench_side *s = (struct bench_side *)p;
 	uint64_t c0, w0;
 
-	s->pin_err = pfr_bench_pin(s->side);
+	s->pin_err = bench_pin(s->side);
 	__atomic_fetch_add(&s->ready->v, 1, __ATOMIC_ACQ_REL); /* purpose:
-		* start hand-shake; pairs with the loads in pfr_bench_pair() */
+		* start hand-shake; pairs with the loads in bench_pair() */
 	while (!__atomic_load_n(&s->go->v, __ATOMIC_ACQUIRE)) /* purpose:
-		* pairs with the release store of go in pfr_bench_pair() */
+		* pairs with the release store of go in bench_pair() */
 		pfr_cpu_relax();
-	s->nivcsw = pfr_bench_thread_nivcsw();
-	s->nvcsw = pfr_bench_thread_nvcsw();
-	c0 = pfr_bench_thread_cpu_ns();
-	w0 = pfr_bench_now_ns();
+	s->nivcsw = bench_thread_nivcsw();
+	s->nvcsw = bench_thread_nvcsw();
+	c0 = bench_thread_cpu_ns();
+	w0 = bench_now_ns();
 	s->fn(s->arg);
-	s->wall_ns = pfr_bench_now_ns() - w0;
-	s->cpu_ns = pfr_bench_thread_cpu_ns() - c0;
-	s->nivcsw = pfr_bench_thread_nivcsw() - s->nivcsw;
-	s->nvcsw = pfr_bench_thread_nvcsw() - s->nvcsw;
+	s->wall_ns = bench_now_ns() - w0;
+	s->cpu_ns = bench_thread_cpu_ns() - c0;
+	s->nivcsw = bench_thread_nivcsw() - s->nivcsw;
+	s->nvcsw = bench_thread_nvcsw() - s->nvcsw;
 	return NULL;
 }
 
-int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
-		   void *arg1, double share[2], long nivcsw[2], long nvcsw[2])
+int bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
+	       void *arg1, double share[2], long nivcsw[2], long nvcsw[2])
 {
-	static struct pfr_bench_flag ready, go;
-	struct pfr_bench_side s[2] = {
+	static struct bench_flag ready, go;
+	struct bench_side s[2] = {
 		{fn0, arg0, 0, &ready, &go, 0, 0, 0, 0, 0},
 		{fn1, arg1, 1, &ready, &go, 0, 0, 0, 0, 0},
 	};
@@ -214,15 +214,15 @@ int pfr_bench_pair(void *(*fn0)(void *), void *arg0, void *(*fn1)(void *),
 	return s[0].pin_err || s[1].pin_err ? -1 : 0;
 }
 
-struct pfr_bench_arg {
-	const struct pfr_bench_queue *bq;
+struct bench_arg {
+	const struct bench_queue *bq;
 	void *q;
-	struct pfr_bench_run *run;
+	struct bench_run *run;
 };
 
 static void *produce_main(void *p)
 {
-	struct pfr_bench_arg *a = (struct pfr_bench_arg *)p;
+	struct bench_arg *a = (struct bench_arg *)p;
 
 	a->bq->produce(a->q, a->run);
 	return NULL;
@@ -230,22 +230,21 @@ static void *produce_main(void *p)
 
 static void *consume_main(void *p)
 {
-	struct pfr_bench_arg *a = (struct pfr_bench_arg *)p;
+	struct bench_arg *a = (struct bench_arg *)p;
 
 	a->bq->consume(a->q, a->run);
 	return NULL;
 }
 
-int pfr_bench_run_threads(const struct pfr_bench_queue *bq,
-			  struct pfr_bench_run *run)
+int bench_run_threads(const struct bench_queue *bq, struct bench_run *run)
 {
-	struct pfr_bench_arg a = {bq, NULL, run};
+	struct bench_arg a = {bq, NULL, run};
 	int err;
 
 	if (bq->setup(run, &a.q))
 		return -2;
-	err = pfr_bench_pair(produce_main, &a, consume_main, &a, run->share,
-			     run->nivcsw, run->nvcsw);
+	err = bench_pair(produce_main, &a, consume_main, &a, run->share,
+			 run->nivcsw, run->nvcsw);
 	bq->teardown(a.q);
 	return err;
 }

@@ -24,12 +24,12 @@ _Static_assert(MAX_REPS <= PFR_BENCH_MEDIAN_MAX, "medians of every run");
 
 int cmp_d(const void *a, const void *b)
 {
-	return pfr_bench_cmp_d(a, b);
+	return bench_cmp_d(a, b);
 }
 
 double median(const double *v, int n, double *lo, double *hi)
 {
-	return pfr_bench_median(v, n, lo, hi);
+	return bench_median(v, n, lo, hi);
 }
 
 const char *ord_name(int o)
@@ -43,7 +43,7 @@ const char *pol_name(int p)
 }
 
 /* "perfring acqrel batch", "rte_ring burst", "perfring acqrel drop" ... */
-void label(char *buf, size_t len, const struct pfr_bench_queue *q)
+void label(char *buf, size_t len, const struct bench_queue *q)
 {
 	snprintf(buf, len, "%s%s%s%s%s%s%s%s", q->name,
 		 q->ordering >= 0 ? " " : "", ord_name(q->ordering),
@@ -70,11 +70,11 @@ int tsan_ok(int ordering)
  * 10% busy over half a second; returns the last share measured. */
 double wait_idle(double secs)
 {
-	uint64_t t0 = pfr_bench_now_ns();
+	uint64_t t0 = bench_now_ns();
 	double share = busy_share(500);
 	int said = 0;
 
-	while (share > 0.10 && (double)(pfr_bench_now_ns() - t0) / 1e9 < secs) {
+	while (share > 0.10 && (double)(bench_now_ns() - t0) / 1e9 < secs) {
 		if (!said++)
 			fprintf(stderr,
 				"perfring bench: the CPUs are %.0f%% busy: "
@@ -87,10 +87,10 @@ double wait_idle(double secs)
 
 /* ---- the contestants of this build ---- */
 
-const struct pfr_bench_queue *all_queues[64];
+const struct bench_queue *all_queues[64];
 int nqueues;
 
-static void add_table(const struct pfr_bench_queue *t)
+static void add_table(const struct bench_queue *t)
 {
 	for (; t && t->name; t++)
 		if (nqueues < (int)(sizeof(all_queues) / sizeof(all_queues[0])))
@@ -100,18 +100,18 @@ static void add_table(const struct pfr_bench_queue *t)
 void collect_queues(void)
 {
 	nqueues = 0;
-	add_table(pfr_bench_perfring);
-	add_table(pfr_bench_perfring_walimit);
+	add_table(bench_perfring);
+	add_table(bench_perfring_walimit);
 #ifdef PFR_BENCH_HAVE_DPDK
-	add_table(pfr_bench_dpdk);
+	add_table(bench_dpdk);
 #endif
 #ifdef PFR_BENCH_HAVE_CK
-	add_table(pfr_bench_ck);
+	add_table(bench_ck);
 #endif
 #ifdef PFR_BENCH_HAVE_CXX
-	add_table(pfr_bench_cxx);
+	add_table(bench_cxx);
 #endif
-	add_table(pfr_bench_mutex);
+	add_table(bench_mutex);
 }
 
 int name_selected(const char *list, const char *name)
@@ -173,8 +173,8 @@ const uint64_t *msg_pattern;
 
 /* A run of n messages of cell c through a queue of cap bytes (the
  * caller sets its warm-up). */
-static void run_init(struct pfr_bench_run *run, const struct cell *c,
-		     size_t cap, uint64_t n)
+static void run_init(struct bench_run *run, const struct cell *c, size_t cap,
+		     uint64_t n)
 {
 	memset(run, 0, sizeof(*run));
 	run->n = n;
@@ -191,8 +191,8 @@ static void run_init(struct pfr_bench_run *run, const struct cell *c,
 static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 		   struct run_out *o)
 {
-	struct pfr_bench_run run;
-	struct pfr_bench_cpustat s0, s1;
+	struct bench_run run;
+	struct bench_cpustat s0, s1;
 	int err, have_stat;
 	uint64_t w0;
 	double wall;
@@ -202,13 +202,13 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 	/* DROP: the consumer may receive fewer than n/8 messages; its
 	 * clock starts at the first one */
 	run.warm = n / 8 && c->q->policy != PFR_POLICY_DROP ? n / 8 : 1;
-	have_stat = pfr_bench_cpustat(&s0) == 0;
-	w0 = pfr_bench_now_ns();
+	have_stat = bench_cpustat(&s0) == 0;
+	w0 = bench_now_ns();
 	if (c->q->run_pair)
 		err = c->q->run_pair(c->q, &run);
 	else
-		err = pfr_bench_run_threads(c->q, &run);
-	wall = (double)(pfr_bench_now_ns() - w0);
+		err = bench_run_threads(c->q, &run);
+	wall = (double)(bench_now_ns() - w0);
 	o->wall_ms = wall / 1e6;
 	o->sleeps[0] = run.nvcsw[0];
 	o->sleeps[1] = run.nvcsw[1];
@@ -252,7 +252,7 @@ static int one_run(const struct cell *c, uint64_t n, size_t capacity,
 	for (int i = 0; i < 2; i++)
 		if (run.nivcsw[i] >= 2 && run.share[i] < 0.9)
 			o->busy = 1;
-	if (have_stat && pfr_bench_cpustat(&s1) == 0) {
+	if (have_stat && bench_cpustat(&s1) == 0) {
 		double tot = (double)(s1.busy - s0.busy) +
 			     (double)(s1.idle - s0.idle) +
 			     (double)(s1.steal - s0.steal);
@@ -292,7 +292,7 @@ int single_thread(struct cell *cells, int ncells, const struct opts *op)
 
 	for (int i = 0; i < ncells; i++) {
 		const struct cell *c = &cells[i];
-		struct pfr_bench_run run;
+		struct bench_run run;
 		size_t cap = PFR_BENCH_CAPACITY_FOR(op->capacity, c->payload);
 		uint64_t k = cap / 4 / (c->payload + 8), done = 0;
 		void *q;
@@ -331,25 +331,23 @@ void probe_limits(struct bench *b)
 	const struct opts *op = &b->op;
 	double p50, mean;
 
-	pfr_cli_progress("perfring bench: probes", 0, 0);
-	pfr_bench_calibrate_ticks();
-	if (pfr_bench_rtt(op->quick ? 20000 : 200000, &p50, &mean) == 0)
+	util_progress("perfring bench: probes", 0, 0);
+	bench_calibrate_ticks();
+	if (bench_rtt(op->quick ? 20000 : 200000, &p50, &mean) == 0)
 		b->rtt_mean0 = mean;
-	b->nbar = pfr_bench_barriers(b->bar, 16, op->quick ? 200000 : 2000000);
+	b->nbar = bench_barriers(b->bar, 16, op->quick ? 200000 : 2000000);
 	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++) {
 		size_t cap;
 
 		if (!op->payload_on[p])
 			continue;
-		cap = PFR_BENCH_CAPACITY_FOR(op->capacity,
-					     pfr_bench_payloads[p]);
+		cap = PFR_BENCH_CAPACITY_FOR(op->capacity, bench_payloads[p]);
 		b->memcpy_gbps[p] =
-			pfr_bench_memcpy_gbps(pfr_bench_payloads[p], cap,
-					      op->quick ? 10000000 : 100000000);
+			bench_memcpy_gbps(bench_payloads[p], cap,
+					  op->quick ? 10000000 : 100000000);
 	}
-	b->xcore_gbps[0] =
-		pfr_bench_xcore_gbps(op->capacity, op->quick ? 50 : 400);
-	b->xcore_gbps[1] = pfr_bench_xcore_gbps(
+	b->xcore_gbps[0] = bench_xcore_gbps(op->capacity, op->quick ? 50 : 400);
+	b->xcore_gbps[1] = bench_xcore_gbps(
 		PFR_BENCH_CAPACITY_FOR(op->capacity, PFR_BENCH_MAX_PAYLOAD),
 		op->quick ? 20 : 100);
 }
@@ -384,8 +382,7 @@ static void warm_cell(struct cell *c, const struct opts *op)
 
 	if (nmin < 256)
 		nmin = 256;
-	err = pfr_bench_calibrate(warm_run, &w, nmin, op->quick, op->run_ms,
-				  &c->n);
+	err = bench_calibrate(warm_run, &w, nmin, op->quick, op->run_ms, &c->n);
 	/* a refused setup is "not supported", not a failure */
 	if (err == -2) {
 		c->unsupported = 1;
@@ -398,8 +395,8 @@ static void warm_cell(struct cell *c, const struct opts *op)
 void warm_up(struct bench *b)
 {
 	for (int i = 0; i < b->ncells; i++) {
-		pfr_cli_progress("perfring bench: warm-up",
-				 (double)i / (double)(b->ncells + 1), 0);
+		util_progress("perfring bench: warm-up",
+			      (double)i / (double)(b->ncells + 1), 0);
 		warm_cell(&b->cells[i], &b->op);
 	}
 }
@@ -458,11 +455,10 @@ static void lat_rep(struct lat_cell *l, const struct opts *op, double p50)
 
 	/* the cache-line round trip right before, so that the two compare
 	 * under the same vCPU placement */
-	if (pfr_bench_rtt(op->quick ? 2000 : 10000, &rt, &mean))
+	if (bench_rtt(op->quick ? 2000 : 10000, &rt, &mean))
 		rt = p50;
-	if (pfr_bench_perfring_latency(l->ordering, l->policy, l->flags,
-				       l->payload, op->quick ? 1000 : 20000, &a,
-				       &b, &v)) {
+	if (bench_perfring_latency(l->ordering, l->policy, l->flags, l->payload,
+				   op->quick ? 1000 : 20000, &a, &b, &v)) {
 		l->failed = 1;
 		return;
 	}
@@ -478,13 +474,12 @@ static void progress(const struct bench *b, int r, int i, int extra,
 {
 	int per = b->ncells + b->nlats;
 
-	pfr_cli_progress(
-		extra ? "perfring bench: extra rounds "
-			"(placement changed)"
-		      : "perfring bench: runs",
-		((double)r * per + i) /
-			((double)(extra ? max_rounds : b->op.reps) * per),
-		0);
+	util_progress(extra ? "perfring bench: extra rounds "
+			      "(placement changed)"
+			    : "perfring bench: runs",
+		      ((double)r * per + i) /
+			      ((double)(extra ? max_rounds : b->op.reps) * per),
+		      0);
 }
 
 /* Round r: every cell, then every latency; an extra round (past --reps)
@@ -497,7 +492,7 @@ static void round_once(struct bench *b, int r, int extra, int max_rounds)
 
 	if (op->wait_idle > 0 && busy_share(200) > 0.10)
 		wait_idle(op->wait_idle);
-	pfr_bench_rtt(op->quick ? 5000 : 50000, &p50, &mean);
+	bench_rtt(op->quick ? 5000 : 50000, &p50, &mean);
 	b->rtt_round[r] = p50;
 	b->nrounds = r + 1;
 	for (int i = 0; i < b->ncells; i++) {
@@ -548,5 +543,5 @@ void run_rounds(struct bench *b)
 		}
 		round_once(b, r, extra, max_rounds);
 	}
-	pfr_cli_progress("perfring bench: runs", 1, 1);
+	util_progress("perfring bench: runs", 1, 1);
 }

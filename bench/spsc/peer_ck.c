@@ -20,14 +20,14 @@ struct ckq {
 #define CK_SIZES(X) X(8) X(64) X(256) X(1024) X(4096) X(65520)
 
 #define CK_DEF(N)                                                              \
-	struct pfr_ck_m##N {                                                   \
+	struct bench_ck_m##N {                                                 \
 		uint64_t w[(N) / 8];                                           \
 	};                                                                     \
-	CK_RING_PROTOTYPE(m##N, pfr_ck_m##N)                                   \
-	static void ck_produce_##N(struct ckq *q, struct pfr_bench_run *run)   \
+	CK_RING_PROTOTYPE(m##N, bench_ck_m##N)                                 \
+	static void ck_produce_##N(struct ckq *q, struct bench_run *run)       \
 	{                                                                      \
-		struct pfr_ck_m##N m;                                          \
-		struct pfr_ck_m##N *b = (struct pfr_ck_m##N *)q->buf;          \
+		struct bench_ck_m##N m;                                        \
+		struct bench_ck_m##N *b = (struct bench_ck_m##N *)q->buf;      \
 		memcpy(&m, run->msg, N);                                       \
 		for (uint64_t seq = 0; seq < run->n; seq++) {                  \
 			pfr__payload_stamp_ends(m.w, (N) / 8, seq);            \
@@ -35,30 +35,30 @@ struct ckq {
 				pfr_cpu_relax();                               \
 		}                                                              \
 	}                                                                      \
-	static void ck_consume_##N(struct ckq *q, struct pfr_bench_run *run)   \
+	static void ck_consume_##N(struct ckq *q, struct bench_run *run)       \
 	{                                                                      \
-		struct pfr_ck_m##N m;                                          \
-		struct pfr_ck_m##N *b = (struct pfr_ck_m##N *)q->buf;          \
+		struct bench_ck_m##N m;                                        \
+		struct bench_ck_m##N *b = (struct bench_ck_m##N *)q->buf;      \
 		for (uint64_t seq = 0; seq < run->n; seq++) {                  \
 			while (!ck_ring_dequeue_spsc_m##N(&q->ring, b, &m))    \
 				pfr_cpu_relax();                               \
-			pfr_bench_got(run, &m, seq, (N) / 8);                  \
+			bench_got(run, &m, seq, (N) / 8);                      \
 		}                                                              \
-		pfr_bench_done(run);                                           \
+		bench_done(run);                                               \
 	}
 CK_SIZES(CK_DEF)
 
-static int ckq_setup(struct pfr_bench_run *run, void **qp)
+static int ckq_setup(struct bench_run *run, void **qp)
 {
 	struct ckq *q;
-	size_t slots = pfr_bench_pow2_floor(run->capacity / run->payload);
+	size_t slots = bench_pow2_floor(run->capacity / run->payload);
 
-	if (pfr_bench_payload_index(run->payload) < 0 || slots < 2)
+	if (bench_payload_index(run->payload) < 0 || slots < 2)
 		return -1;
-	q = (struct ckq *)pfr_bench_alloc(128, sizeof(*q));
+	q = (struct ckq *)bench_alloc(128, sizeof(*q));
 	if (!q)
 		return -1;
-	q->buf = pfr_bench_alloc(128, slots * run->payload);
+	q->buf = bench_alloc(128, slots * run->payload);
 	if (!q->buf) {
 		free(q);
 		return -1;
@@ -86,7 +86,7 @@ static void ckq_teardown(void *p)
 		ck_consume_##N(q, run);                                        \
 		break;
 
-static void ckq_produce(void *p, struct pfr_bench_run *run)
+static void ckq_produce(void *p, struct bench_run *run)
 {
 	struct ckq *q = (struct ckq *)p;
 
@@ -97,7 +97,7 @@ static void ckq_produce(void *p, struct pfr_bench_run *run)
 	}
 }
 
-static void ckq_consume(void *p, struct pfr_bench_run *run)
+static void ckq_consume(void *p, struct bench_run *run)
 {
 	struct ckq *q = (struct ckq *)p;
 
@@ -108,7 +108,7 @@ static void ckq_consume(void *p, struct pfr_bench_run *run)
 	}
 }
 
-const struct pfr_bench_queue pfr_bench_ck[] = {
+const struct bench_queue bench_ck[] = {
 	{"ck_ring", "", 0, ckq_setup, ckq_produce, ckq_consume, ckq_teardown,
 	 NULL, -1, -1, 0, 0},
 	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

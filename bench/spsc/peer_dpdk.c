@@ -18,9 +18,9 @@
 
 #include "../core/bench.h"
 
-static int rq_setup(struct pfr_bench_run *run, void **qp)
+static int rq_setup(struct bench_run *run, void **qp)
 {
-	size_t slots = pfr_bench_pow2_floor(run->capacity / run->payload);
+	size_t slots = bench_pow2_floor(run->capacity / run->payload);
 	ssize_t sz;
 	struct rte_ring *r;
 
@@ -29,7 +29,7 @@ static int rq_setup(struct pfr_bench_run *run, void **qp)
 	sz = rte_ring_get_memsize_elem((unsigned)run->payload, (unsigned)slots);
 	if (sz <= 0)
 		return -1;
-	r = (struct rte_ring *)pfr_bench_alloc(128, (size_t)sz);
+	r = (struct rte_ring *)bench_alloc(128, (size_t)sz);
 	if (!r)
 		return -1;
 	memset(r, 0, (size_t)sz);
@@ -48,12 +48,12 @@ static void rq_teardown(void *p)
 }
 
 static inline __attribute__((always_inline)) void
-rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
+rq_produce_body(struct rte_ring *r, struct bench_run *run, size_t esize,
 		int burst)
 {
 	size_t words = esize / 8;
 	unsigned b = burst ? run->batch : 1;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * esize);
+	uint64_t *m = (uint64_t *)bench_alloc(64, b * esize);
 
 	if (!m) {
 		run->error = -1;
@@ -92,13 +92,13 @@ rq_produce_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 }
 
 static inline __attribute__((always_inline)) void
-rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
+rq_consume_body(struct rte_ring *r, struct bench_run *run, size_t esize,
 		int burst)
 {
 	/* the reader's batch: the burst row's batch, or, for the row that
 	 * enqueues one message at a time, what perfring's reader drains */
 	unsigned b = burst && run->rbatch > 1 ? run->rbatch : 1;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, b * esize);
+	uint64_t *m = (uint64_t *)bench_alloc(64, b * esize);
 
 	if (!m) {
 		run->error = -1;
@@ -108,7 +108,7 @@ rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 		for (uint64_t seq = 0; seq < run->n; seq++) {
 			while (rte_ring_sc_dequeue_elem(r, m, (unsigned)esize))
 				pfr_cpu_relax();
-			pfr_bench_got(run, m, seq, esize / 8);
+			bench_got(run, m, seq, esize / 8);
 		}
 	} else {
 		for (uint64_t seq = 0; seq < run->n;) {
@@ -120,12 +120,12 @@ rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 				continue;
 			}
 			for (unsigned i = 0; i < k; i++)
-				pfr_bench_got(run, (char *)m + i * esize,
-					      seq + i, esize / 8);
+				bench_got(run, (char *)m + i * esize, seq + i,
+					  esize / 8);
 			seq += k;
 		}
 	}
-	pfr_bench_done(run);
+	bench_done(run);
 	free(m);
 }
 
@@ -139,7 +139,7 @@ rq_consume_body(struct rte_ring *r, struct pfr_bench_run *run, size_t esize,
 #define RQ_C1(N) RQ_CASE(N, rq_consume_body, 0)
 #define RQ_CB(N) RQ_CASE(N, rq_consume_body, 1)
 
-static void rq_produce1(void *p, struct pfr_bench_run *run)
+static void rq_produce1(void *p, struct bench_run *run)
 {
 	switch (run->payload) {
 		RQ_SIZES(RQ_P1)
@@ -148,7 +148,7 @@ static void rq_produce1(void *p, struct pfr_bench_run *run)
 	}
 }
 
-static void rq_produceb(void *p, struct pfr_bench_run *run)
+static void rq_produceb(void *p, struct bench_run *run)
 {
 	switch (run->payload) {
 		RQ_SIZES(RQ_PB)
@@ -157,7 +157,7 @@ static void rq_produceb(void *p, struct pfr_bench_run *run)
 	}
 }
 
-static void rq_consume1(void *p, struct pfr_bench_run *run)
+static void rq_consume1(void *p, struct bench_run *run)
 {
 	switch (run->payload) {
 		RQ_SIZES(RQ_C1)
@@ -166,7 +166,7 @@ static void rq_consume1(void *p, struct pfr_bench_run *run)
 	}
 }
 
-static void rq_consumeb(void *p, struct pfr_bench_run *run)
+static void rq_consumeb(void *p, struct bench_run *run)
 {
 	switch (run->payload) {
 		RQ_SIZES(RQ_CB)
@@ -175,7 +175,7 @@ static void rq_consumeb(void *p, struct pfr_bench_run *run)
 	}
 }
 
-const struct pfr_bench_queue pfr_bench_dpdk[] = {
+const struct bench_queue bench_dpdk[] = {
 	{"rte_ring", "", 0, rq_setup, rq_produce1, rq_consume1, rq_teardown,
 	 NULL, -1, -1, 0, 0},
 	{"rte_ring", "burst", 1, rq_setup, rq_produceb, rq_consumeb,

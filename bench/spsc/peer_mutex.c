@@ -18,7 +18,7 @@ struct mq {
 	unsigned char *buf;
 };
 
-static int mq_setup(struct pfr_bench_run *run, void **qp)
+static int mq_setup(struct bench_run *run, void **qp)
 {
 	struct mq *q = (struct mq *)calloc(1, sizeof(*q));
 
@@ -26,7 +26,7 @@ static int mq_setup(struct pfr_bench_run *run, void **qp)
 		return -1;
 	q->payload = run->payload;
 	q->slots = run->capacity / run->payload;
-	q->buf = (unsigned char *)pfr_bench_alloc(64, q->slots * q->payload);
+	q->buf = (unsigned char *)bench_alloc(64, q->slots * q->payload);
 	if (!q->slots || !q->buf) {
 		free(q->buf);
 		free(q);
@@ -51,11 +51,11 @@ static void mq_teardown(void *p)
 	free(q);
 }
 
-static void mq_produce(void *p, struct pfr_bench_run *run)
+static void mq_produce(void *p, struct bench_run *run)
 {
 	struct mq *q = (struct mq *)p;
 	size_t words = run->payload / 8;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->payload);
+	uint64_t *m = (uint64_t *)bench_alloc(64, run->payload);
 
 	if (!m) {
 		run->error = -1;
@@ -76,10 +76,10 @@ static void mq_produce(void *p, struct pfr_bench_run *run)
 	free(m);
 }
 
-static void mq_consume(void *p, struct pfr_bench_run *run)
+static void mq_consume(void *p, struct bench_run *run)
 {
 	struct mq *q = (struct mq *)p;
-	uint64_t *m = (uint64_t *)pfr_bench_alloc(64, run->payload);
+	uint64_t *m = (uint64_t *)bench_alloc(64, run->payload);
 
 	if (!m) {
 		run->error = -1;
@@ -94,13 +94,13 @@ static void mq_consume(void *p, struct pfr_bench_run *run)
 		q->tail++;
 		pthread_cond_signal(&q->not_full);
 		pthread_mutex_unlock(&q->mu);
-		pfr_bench_got(run, m, seq, run->payload / 8);
+		bench_got(run, m, seq, run->payload / 8);
 	}
-	pfr_bench_done(run);
+	bench_done(run);
 	free(m);
 }
 
-const struct pfr_bench_queue pfr_bench_mutex[] = {
+const struct bench_queue bench_mutex[] = {
 	{"mutex_condvar", "", 0, mq_setup, mq_produce, mq_consume, mq_teardown,
 	 NULL, -1, -1, 0, 0},
 	{NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0}};

@@ -18,9 +18,9 @@
 namespace
 {
 
-size_t slots_for(const pfr_bench_run *run)
+size_t slots_for(const bench_run *run)
 {
-	return pfr_bench_pow2_floor(run->capacity / run->payload);
+	return bench_pow2_floor(run->capacity / run->payload);
 }
 
 #ifdef PFR_BENCH_HAVE_BOOST
@@ -30,7 +30,7 @@ template <size_t N> struct Boost {
 	// capacity is a run-time argument: the ring holds slots - 1
 	typedef boost::lockfree::spsc_queue<Msg<N>> Q;
 
-	static void *make(const pfr_bench_run *run)
+	static void *make(const bench_run *run)
 	{
 		return new (std::nothrow) Q(slots_for(run) - 1);
 	}
@@ -38,7 +38,7 @@ template <size_t N> struct Boost {
 	{
 		delete static_cast<Q *>(q);
 	}
-	static void produce(void *p, pfr_bench_run *run)
+	static void produce(void *p, bench_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 		unsigned b = run->batch > 1 ? run->batch : 1;
@@ -74,7 +74,7 @@ template <size_t N> struct Boost {
 		delete[] m;
 	}
 	// pops of up to b messages at a time (b = 1: one pop per message)
-	static void consume_n(void *p, pfr_bench_run *run, unsigned b)
+	static void consume_n(void *p, bench_run *run, unsigned b)
 	{
 		Q *q = static_cast<Q *>(p);
 		Msg<N> *m = new Msg<N>[b];
@@ -83,7 +83,7 @@ template <size_t N> struct Boost {
 			for (uint64_t seq = 0; seq < run->n; seq++) {
 				while (!q->pop(m[0]))
 					pfr_cpu_relax();
-				pfr_bench_got(run, &m[0], seq, N / 8);
+				bench_got(run, &m[0], seq, N / 8);
 			}
 		} else {
 			for (uint64_t seq = 0; seq < run->n;) {
@@ -94,15 +94,15 @@ template <size_t N> struct Boost {
 					continue;
 				}
 				for (size_t i = 0; i < k; i++)
-					pfr_bench_got(run, &m[i], seq + i,
+					bench_got(run, &m[i], seq + i,
 						      N / 8);
 				seq += k;
 			}
 		}
-		pfr_bench_done(run);
+		bench_done(run);
 		delete[] m;
 	}
-	static void consume(void *p, pfr_bench_run *run)
+	static void consume(void *p, bench_run *run)
 	{
 		consume_n(p, run, run->batch > 1 ? run->batch : 1);
 	}
@@ -112,7 +112,7 @@ template <size_t N> struct Boost {
 // one message at a time, a reader that pops up to the reader's batch (as
 // perfring's reader drains what one load of head shows).
 template <size_t N> struct BoostPop : Boost<N> {
-	static void consume(void *p, pfr_bench_run *run)
+	static void consume(void *p, bench_run *run)
 	{
 		Boost<N>::consume_n(p, run, run->rbatch > 1 ? run->rbatch : 1);
 	}
@@ -125,7 +125,7 @@ template <size_t N> struct BoostPop : Boost<N> {
 
 // Larger messages: AtomicQueue2 (a state byte per slot, its index
 // shuffling on), whose size is a template argument: the slot count for the
-// default capacity (pfr_bench_capacity() with PFR_BENCH_CAPACITY); another
+// default capacity (bench_capacity() with PFR_BENCH_CAPACITY); another
 // --capacity leaves it out (setup fails: "n/a").
 template <size_t N> struct AQ {
 	static constexpr unsigned slots =
@@ -143,7 +143,7 @@ template <size_t N> struct AQ {
 					   false, true>
 		Q;
 
-	static void *make(const pfr_bench_run *run)
+	static void *make(const bench_run *run)
 	{
 		if (slots_for(run) != pow2(slots))
 			return nullptr;
@@ -153,7 +153,7 @@ template <size_t N> struct AQ {
 	{
 		delete static_cast<Q *>(q);
 	}
-	static void produce(void *p, pfr_bench_run *run)
+	static void produce(void *p, bench_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 		Msg<N> *m = new Msg<N>;
@@ -165,16 +165,16 @@ template <size_t N> struct AQ {
 		}
 		delete m;
 	}
-	static void consume(void *p, pfr_bench_run *run)
+	static void consume(void *p, bench_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 		Msg<N> *m = new Msg<N>;
 
 		for (uint64_t seq = 0; seq < run->n; seq++) {
 			*m = q->pop();
-			pfr_bench_got(run, m, seq, N / 8);
+			bench_got(run, m, seq, N / 8);
 		}
-		pfr_bench_done(run);
+		bench_done(run);
 		delete m;
 	}
 };
@@ -184,7 +184,7 @@ template <> struct AQ<8> {
 					   ~0ull, true, false, true>
 		Q;
 
-	static void *make(const pfr_bench_run *run)
+	static void *make(const bench_run *run)
 	{
 		return new (std::nothrow) Q((unsigned)slots_for(run));
 	}
@@ -192,23 +192,23 @@ template <> struct AQ<8> {
 	{
 		delete static_cast<Q *>(q);
 	}
-	static void produce(void *p, pfr_bench_run *run)
+	static void produce(void *p, bench_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 
 		for (uint64_t seq = 0; seq < run->n; seq++)
 			q->push(seq);
 	}
-	static void consume(void *p, pfr_bench_run *run)
+	static void consume(void *p, bench_run *run)
 	{
 		Q *q = static_cast<Q *>(p);
 
 		for (uint64_t seq = 0; seq < run->n; seq++) {
 			uint64_t v = q->pop();
 
-			pfr_bench_got(run, &v, seq, 1);
+			bench_got(run, &v, seq, 1);
 		}
-		pfr_bench_done(run);
+		bench_done(run);
 	}
 };
 
@@ -222,7 +222,7 @@ struct Slot {
 };
 
 template <template <size_t> class P> struct Dispatch {
-	static int setup(pfr_bench_run *run, void **qp)
+	static int setup(bench_run *run, void **qp)
 	{
 		void *q = nullptr;
 
@@ -284,7 +284,7 @@ template <template <size_t> class P> struct Dispatch {
 		}
 		delete s;
 	}
-	static void produce(void *p, pfr_bench_run *run)
+	static void produce(void *p, bench_run *run)
 	{
 		Slot *s = static_cast<Slot *>(p);
 
@@ -309,7 +309,7 @@ template <template <size_t> class P> struct Dispatch {
 			break;
 		}
 	}
-	static void consume(void *p, pfr_bench_run *run)
+	static void consume(void *p, bench_run *run)
 	{
 		Slot *s = static_cast<Slot *>(p);
 
@@ -338,7 +338,7 @@ template <template <size_t> class P> struct Dispatch {
 
 } // namespace
 
-extern "C" const struct pfr_bench_queue pfr_bench_cxx[] = {
+extern "C" const struct bench_queue bench_cxx[] = {
 #ifdef PFR_BENCH_HAVE_BOOST
 	{"boost_spsc", "", 0, Dispatch<Boost>::setup, Dispatch<Boost>::produce,
 	 Dispatch<Boost>::consume, Dispatch<Boost>::teardown, nullptr, -1, -1,

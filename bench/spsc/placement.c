@@ -185,7 +185,7 @@ double probe_rtt(int quick)
 {
 	double p50 = 0, mean;
 
-	if (pfr_bench_rtt(quick ? 500 : 2000, &p50, &mean))
+	if (bench_rtt(quick ? 500 : 2000, &p50, &mean))
 		return 0;
 	return p50;
 }

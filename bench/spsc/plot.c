@@ -66,7 +66,7 @@ static int plot_data(const char *dir, const struct cell *cells, int ncells,
 	if (d) {
 		for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 			if (op->payload_on[p] && memcpy_gbps[p] > 0)
-				fprintf(d, "%zu %g\n", pfr_bench_payloads[p],
+				fprintf(d, "%zu %g\n", bench_payloads[p],
 					memcpy_gbps[p]);
 		fclose(d);
 	}
@@ -137,7 +137,7 @@ int write_plot(const char *file, struct cell *cells, int ncells,
 		"set multiplot layout 1,2 title 'perfring bench: %s, "
 		"producer CPU%d, consumer CPU%d, capacity %zu KiB (1 MiB "
 		"for 64 KiB); vCPU placement: round trip %.0f-%.0f ns'\n",
-		m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1], op->capacity / 1024,
+		m->cpu, bench_cpu[0], bench_cpu[1], op->capacity / 1024,
 		m->nbands ? m->bands[m->ref].lo : 0,
 		m->nbands ? m->bands[m->ref].hi : 0);
 	fprintf(gp, "set logscale xy\nset grid\nset key outside bottom center "

@@ -24,7 +24,7 @@
 void json_kv_str(FILE *f, const char *k, const char *v, int comma)
 {
 	fprintf(f, "%s\"%s\":", comma ? "," : "", k);
-	pfr_cli_json_str(f, v);
+	util_json_str(f, v);
 }
 
 static void flags_str(char *buf, size_t len, int busy, int drift, int failed)
@@ -49,10 +49,9 @@ static void head_json_meta(const struct bench *b)
 	fprintf(out, ",\"cpus_online\":%ld,\"cpus_allowed\":%d",
 		sysconf(_SC_NPROCESSORS_ONLN), m->ncpu);
 	fprintf(out, ",\"producer_cpu\":%d,\"consumer_cpu\":%d,\"pinned\":%s",
-		pfr_bench_cpu[0], pfr_bench_cpu[1],
-		pfr_bench_pinned ? "true" : "false");
+		bench_cpu[0], bench_cpu[1], bench_pinned ? "true" : "false");
 	json_kv_str(out, "kernel", m->kernel, 1);
-	json_kv_str(out, "compiler", pfr_cli_compiler(), 1);
+	json_kv_str(out, "compiler", util_compiler(), 1);
 	json_kv_str(out, "flags", PFR_BENCH_CFLAGS, 1);
 	json_kv_str(out, "backend", PFR_BARRIER_BACKEND, 1);
 	fprintf(out,
@@ -80,7 +79,7 @@ static void head_json_meta(const struct bench *b)
 		    (c->q == c[-1].q || !strcmp(c->q->name, c[-1].q->name)))
 			continue;
 		fprintf(out, "%s", k++ ? "," : "");
-		pfr_cli_json_str(out, c->q->name);
+		util_json_str(out, c->q->name);
 	}
 	fprintf(out, "]}\n");
 }
@@ -100,7 +99,7 @@ static void head_json(const struct bench *b, double rtt_med)
 			fprintf(out,
 				"{\"kind\":\"memcpy\",\"payload_bytes\":%zu,"
 				"\"gbytes_per_s\":%.2f}\n",
-				pfr_bench_payloads[p], b->memcpy_gbps[p]);
+				bench_payloads[p], b->memcpy_gbps[p]);
 	for (int k = 0; k < 2; k++)
 		fprintf(out,
 			"{\"kind\":\"xcore\",\"working_set_bytes\":%zu,"
@@ -132,7 +131,7 @@ static void head_csv(const struct bench *b, double rtt_med)
 		if (b->op.payload_on[p])
 			fprintf(out,
 				"memcpy,memcpy,,%zu,,,,,,,,,%.3f,,,,,,,,,\n",
-				pfr_bench_payloads[p], b->memcpy_gbps[p]);
+				bench_payloads[p], b->memcpy_gbps[p]);
 	fprintf(out, "xcore,xcore,,%zu,,,,,,,,,%.3f,,,,,,,,,\n", b->op.capacity,
 		b->xcore_gbps[0]);
 }
@@ -146,9 +145,9 @@ static void head_text(const struct bench *b, double rtt_med)
 	fprintf(out,
 		"perfring bench %s: %s; producer CPU%d, consumer CPU%d%s; "
 		"%s; %s %s; barrier backend %s\n",
-		pfr_version(), m->cpu, pfr_bench_cpu[0], pfr_bench_cpu[1],
-		pfr_bench_pinned ? " (pinned)" : " (NOT pinned)", m->kernel,
-		pfr_cli_compiler(), PFR_BENCH_CFLAGS, PFR_BARRIER_BACKEND);
+		pfr_version(), m->cpu, bench_cpu[0], bench_cpu[1],
+		bench_pinned ? " (pinned)" : " (NOT pinned)", m->kernel,
+		util_compiler(), PFR_BENCH_CFLAGS, PFR_BARRIER_BACKEND);
 	fprintf(out,
 		"capacity %zu KiB (1 MiB for 65520-byte payloads); %d "
 		"interleaved repetitions of %g ms runs; median [min-max]\n",
@@ -161,8 +160,8 @@ static void head_text(const struct bench *b, double rtt_med)
 	fprintf(out,
 		"\ncache-line round trip CPU%d<->CPU%d, reported placement: "
 		"%.1f ns median (one-way %.1f ns); all rounds %.1f..%.1f ns\n",
-		pfr_bench_cpu[0], pfr_bench_cpu[1], rtt_med, rtt_med / 2,
-		m->rtt_min, m->rtt_max);
+		bench_cpu[0], bench_cpu[1], rtt_med, rtt_med / 2, m->rtt_min,
+		m->rtt_max);
 	if (m->nbands > 1) {
 		fprintf(out, "vCPU placements seen (round trip, runs):");
 		for (int k = 0; k < m->nbands; k++)
@@ -175,12 +174,12 @@ static void head_text(const struct bench *b, double rtt_med)
 	fprintf(out, "memcpy, one core, GB/s:");
 	for (int p = 0; p < PFR_BENCH_NPAYLOADS; p++)
 		if (op->payload_on[p])
-			fprintf(out, "  %zu B %.1f", pfr_bench_payloads[p],
+			fprintf(out, "  %zu B %.1f", bench_payloads[p],
 				b->memcpy_gbps[p]);
 	fprintf(out,
 		"\ncross-core read (CPU%d writes, CPU%d reads), GB/s: %zu KiB "
 		"%.1f, %zu KiB %.1f",
-		pfr_bench_cpu[0], pfr_bench_cpu[1], op->capacity / 1024,
+		bench_cpu[0], bench_cpu[1], op->capacity / 1024,
 		b->xcore_gbps[0],
 		PFR_BENCH_CAPACITY_FOR(op->capacity, PFR_BENCH_MAX_PAYLOAD) /
 			1024,

@@ -41,7 +41,7 @@
 
 /* One contestant at one payload: its runs. */
 struct cell {
-	const struct pfr_bench_queue *q;
+	const struct bench_queue *q;
 	size_t payload;
 	unsigned batch;
 	uint64_t n; /* messages per run (from the warm-up) */
@@ -113,7 +113,7 @@ struct bench {
 	double xcore_gbps[2]; /* 256 KiB, 1 MiB working sets */
 	double rtt_round[MAX_REPS], rtt_mean0;
 	int nrounds;
-	struct pfr_bench_barrier_cost bar[16];
+	struct bench_barrier_cost bar[16];
 	int nbar;
 	FILE *out;
 };
@@ -130,13 +130,13 @@ double cell_rtt(const struct cell *c);
 const char *ord_name(int o);
 const char *pol_name(int p);
 /* "perfring acqrel batch", "rte_ring burst", "perfring acqrel drop" ... */
-void label(char *buf, size_t len, const struct pfr_bench_queue *q);
+void label(char *buf, size_t len, const struct bench_queue *q);
 int tsan_ok(int ordering);
 /* --wait-idle: waits up to secs seconds for the CPUs to calm down. */
 double wait_idle(double secs);
 
 /* The contestants linked into this build. */
-extern const struct pfr_bench_queue *all_queues[64];
+extern const struct bench_queue *all_queues[64];
 extern int nqueues;
 void collect_queues(void);
 int name_selected(const char *list, const char *name);

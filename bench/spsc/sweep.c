@@ -30,7 +30,7 @@ static int parse_cap(const char *s, size_t len, unsigned long long *out)
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = 0;
-	if (pfr_cli_parse_size(buf, &v)) /* the grammar of --capacity */
+	if (util_parse_size(buf, &v)) /* the grammar of --capacity */
 		return -1;
 	if (v < 4096 || v > (1ull << 30) || (v & (v - 1)))
 		return -1;
@@ -153,7 +153,7 @@ out:
 	return rc;
 }
 
-int pfr_bench_sweep(int argc, char **argv)
+int bench_sweep(int argc, char **argv)
 {
 	unsigned long long caps[SWEEP_MAX];
 	const char *list = NULL, *plot = NULL;
@@ -171,7 +171,7 @@ int pfr_bench_sweep(int argc, char **argv)
 		    !strncmp(a, "--capacities=", 13)) {
 			if (list) {
 				free(av);
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"bench", "--capacities given twice");
 			}
 			list = a[12] == '=' ? a + 13 : argv[++i];
@@ -182,7 +182,7 @@ int pfr_bench_sweep(int argc, char **argv)
 		} else if (!strcmp(a, "--capacity") ||
 			   !strncmp(a, "--capacity=", 11)) {
 			free(av);
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "--capacity and --capacities exclude "
 					 "each other");
 		} else {
@@ -196,7 +196,7 @@ int pfr_bench_sweep(int argc, char **argv)
 
 		if (parse_cap(list, len, &caps[ncaps++])) {
 			free(av);
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"bench", "--capacities wants a list of powers "
 					 "of two from 4K to 1M..., e.g. "
 					 "32K,256K,4M");
@@ -205,8 +205,8 @@ int pfr_bench_sweep(int argc, char **argv)
 	}
 	if (!ncaps || (list && *list)) {
 		free(av);
-		return pfr_cli_usage_error("bench",
-					   "--capacities wants 1 to 8 sizes");
+		return util_usage_error("bench",
+					"--capacities wants 1 to 8 sizes");
 	}
 	if (plot) {
 		fd = mkstemp(data);
@@ -240,7 +240,7 @@ int pfr_bench_sweep(int argc, char **argv)
 		if (pid == 0) {
 			optind = 0; /* a fresh getopt in the child */
 			fflush(NULL);
-			_exit(pfr_bench_main(n, av));
+			_exit(bench_main(n, av));
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;

@@ -50,7 +50,7 @@ static double med_of(const struct cell *c)
  * "wa-limit": the old write-ahead bound, are kept for comparison). */
 static void find_perfring(struct tcells *t, const struct cell *c, int p)
 {
-	const struct pfr_bench_queue *q = c->q;
+	const struct bench_queue *q = c->q;
 
 	if (strcmp(q->name, "perfring") || q->processes)
 		return;
@@ -81,7 +81,7 @@ static void find_cells(struct tcells *t, const struct cell *cells, int ncells)
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < ncells; i++) {
 		const struct cell *c = &cells[i];
-		int p = pfr_bench_payload_index(c->payload);
+		int p = bench_payload_index(c->payload);
 		double v;
 
 		/* no runs in this placement: no ratio either */

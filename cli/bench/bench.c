@@ -42,7 +42,7 @@ static int next_to_self(char *buf, size_t len)
 	return 0;
 }
 
-int pfr_cmd_bench(int argc, char **argv)
+int cli_cmd_bench(int argc, char **argv)
 {
 	char here[PATH_MAX + 32];
 	const char *where[2];

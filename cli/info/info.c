@@ -2,7 +2,7 @@
 /*
  * perfring info - version, target, barrier backend, and the instruction
  * each barrier primitive compiles to in this build.  The table comes from
- * pfr_insn_table.h, which the build generates (mk/insn.mk) from the
+ * cli_insn_table.h, which the build generates (mk/insn.mk) from the
  * disassembly of tests/insn/probes.c compiled with this build's compiler
  * and flags: it is what the compiler emitted, not what we meant it to.
  */
@@ -14,7 +14,7 @@
 #include <perfring/common.h>
 
 #include "../cli.h"
-#include "pfr_insn_table.h"
+#include "cli_insn_table.h"
 
 #define PFR__STR2(x) #x
 #define PFR__STR(x) PFR__STR2(x)
@@ -68,33 +68,33 @@ static void help(void)
 
 static void print_json(void)
 {
-	const struct pfr_insn_row *r;
+	const struct cli_insn_row *r;
 
 	printf("{\"version\":");
-	pfr_cli_json_str(stdout, pfr_version());
+	util_json_str(stdout, pfr_version());
 	printf(",\"target\":");
-	pfr_cli_json_str(stdout, target_name());
+	util_json_str(stdout, target_name());
 	printf(",\"endianness\":");
-	pfr_cli_json_str(stdout, endianness());
+	util_json_str(stdout, endianness());
 	printf(",\"pointer_bits\":%u", (unsigned)(sizeof(void *) * 8));
 	printf(",\"compiler\":");
-	pfr_cli_json_str(stdout, pfr_cli_compiler());
+	util_json_str(stdout, util_compiler());
 	printf(",\"compiler_target\":");
-	pfr_cli_json_str(stdout, PFR_INSN_TARGET);
+	util_json_str(stdout, PFR_INSN_TARGET);
 	printf(",\"backend\":");
-	pfr_cli_json_str(stdout, PFR_BARRIER_BACKEND);
+	util_json_str(stdout, PFR_BARRIER_BACKEND);
 	printf(",\"instructions_backend\":");
-	pfr_cli_json_str(stdout, PFR_INSN_BACKEND);
+	util_json_str(stdout, PFR_INSN_BACKEND);
 	if (PFR_INSN_NOTE[0]) {
 		printf(",\"instructions_note\":");
-		pfr_cli_json_str(stdout, PFR_INSN_NOTE);
+		util_json_str(stdout, PFR_INSN_NOTE);
 	}
 	printf(",\"instructions\":[");
-	for (r = pfr_insn_table; r->primitive; r++) {
-		printf("%s{\"primitive\":", r == pfr_insn_table ? "" : ",");
-		pfr_cli_json_str(stdout, r->primitive);
+	for (r = cli_insn_table; r->primitive; r++) {
+		printf("%s{\"primitive\":", r == cli_insn_table ? "" : ",");
+		util_json_str(stdout, r->primitive);
 		printf(",\"insns\":");
-		pfr_cli_json_str(stdout, r->insns);
+		util_json_str(stdout, r->insns);
 		printf("}");
 	}
 	printf("]}\n");
@@ -102,12 +102,12 @@ static void print_json(void)
 
 static void print_text(void)
 {
-	const struct pfr_insn_row *r;
+	const struct cli_insn_row *r;
 
 	printf("perfring %s\n", pfr_version());
 	printf("target:   %s (%s, %u-bit)\n", target_name(), endianness(),
 	       (unsigned)(sizeof(void *) * 8));
-	printf("compiler: %s (%s)\n", pfr_cli_compiler(), PFR_INSN_TARGET);
+	printf("compiler: %s (%s)\n", util_compiler(), PFR_INSN_TARGET);
 	printf("backend:  %s\n", PFR_BARRIER_BACKEND);
 	if (strcmp(PFR_INSN_BACKEND, PFR_BARRIER_BACKEND))
 		printf("note:     the table below was compiled with the %s "
@@ -120,11 +120,11 @@ static void print_text(void)
 	printf("\ninstructions in this build (from its disassembly; plain "
 	       "loads and stores by\nmnemonic, \"-\" = compiler barrier "
 	       "only):\n");
-	for (r = pfr_insn_table; r->primitive; r++)
+	for (r = cli_insn_table; r->primitive; r++)
 		printf("  %-32s %s\n", r->primitive, r->insns);
 }
 
-int pfr_cmd_info(int argc, char **argv)
+int cli_cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -143,12 +143,12 @@ int pfr_cmd_info(int argc, char **argv)
 			help();
 			return 0;
 		default:
-			return pfr_cli_usage_error("info", "bad option");
+			return util_usage_error("info", "bad option");
 		}
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("info", "unexpected argument '%s'",
-					   argv[optind]);
+		return util_usage_error("info", "unexpected argument '%s'",
+					argv[optind]);
 	if (json)
 		print_json();
 	else

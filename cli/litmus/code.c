@@ -53,7 +53,7 @@ enum { LC_RING_PUB, LC_RING_REUSE, LC_MPSC, LC_GROUP };
 #define LC_DATA 4096 /* every ring's data area */
 
 /* clang-format off */
-const struct pfr_lit_code pfr_lit_codes[] = {
+const struct cli_lit_code cli_lit_codes[] = {
 #define LC_PUB(ord, o)                                                         \
 	{ "RING-PUB+" ord, "RING-PUB", 2,                                      \
 	  { "pfr_reader_begin(); pfr_reader_next() ...; check; "               \
@@ -90,7 +90,7 @@ const struct pfr_lit_code pfr_lit_codes[] = {
 #undef LC_REUSE
 };
 /* clang-format on */
-const size_t pfr_lit_ncodes = sizeof(pfr_lit_codes) / sizeof(pfr_lit_codes[0]);
+const size_t cli_lit_ncodes = sizeof(cli_lit_codes) / sizeof(cli_lit_codes[0]);
 
 /* Records per writer per instance. */
 static uint32_t lc_records(int kind)
@@ -212,7 +212,7 @@ static void lc_verify(struct lc_inst *in, const struct lc_copy *c)
 
 /* The state of one test's run, shared by its threads. */
 struct lc_run {
-	const struct pfr_lit_code *t;
+	const struct cli_lit_code *t;
 	unsigned long long n;
 	const int *cpus;
 	int ncpu, oversub;
@@ -222,7 +222,7 @@ struct lc_run {
 	uint8_t bad[LC_ROUND];
 	char why[256];
 	uint64_t records;
-	struct pfr_lit_code_res *res;
+	struct cli_lit_code_res *res;
 	struct pfr_ring *ring;
 	struct pfr_mpsc *mpsc;
 	struct pfr_group *group;
@@ -617,8 +617,8 @@ static void *lc_thread(void *arg)
 	return NULL;
 }
 
-int pfr_lit_code_run(const struct pfr_lit_code *t, unsigned long long n,
-		     const int *cpus, int ncpu, struct pfr_lit_code_res *res)
+int cli_lit_code_run(const struct cli_lit_code *t, unsigned long long n,
+		     const int *cpus, int ncpu, struct cli_lit_code_res *res)
 {
 	struct lc_worker w[PFR_LIT_MAX_THREADS];
 	struct lc_run *r = calloc(1, sizeof(*r));

@@ -51,8 +51,8 @@ struct lit_opts {
 
 /* One test's run: the shared state of its threads. */
 struct lit_run {
-	const struct pfr_lit_test *t;
-	struct pfr_lit_ctx ctx;
+	const struct cli_lit_test *t;
+	struct cli_lit_ctx ctx;
 	unsigned long long rounds;
 	int ncpu, cpus[256];
 	int oversub;
@@ -127,17 +127,17 @@ static const char *lit_fence_name(int f)
 }
 
 /* Writes thread tid's program in the kernel's spelling into buf. */
-static void lit_describe(const struct pfr_lit_test *t, int tid, char *buf,
+static void lit_describe(const struct cli_lit_test *t, int tid, char *buf,
 			 size_t len)
 {
-	const struct pfr_lit_prog *p = &t->prog[tid];
+	const struct cli_lit_prog *p = &t->prog[tid];
 	size_t used = 0;
 	int reg = 0;
 	char r0[16] = "r0";
 
 	buf[0] = 0;
 	for (int j = 0; j < 2; j++) {
-		const struct pfr_lit_access *a = &p->a[j];
+		const struct cli_lit_access *a = &p->a[j];
 		const char *v = t->vars[a->var];
 		char one[96];
 
@@ -185,7 +185,7 @@ static void lit_describe(const struct pfr_lit_test *t, int tid, char *buf,
  * the condition.  Returns 0, or -1 on a malformed table entry. */
 static int lit_observe_setup(struct lit_run *r)
 {
-	const struct pfr_lit_test *t = r->t;
+	const struct cli_lit_test *t = r->t;
 	char cond[128], *save = NULL, *tok;
 
 	r->nitems = 0;
@@ -310,7 +310,7 @@ static void lit_reset(struct lit_run *r)
 
 static void lit_tally(struct lit_run *r)
 {
-	const struct pfr_lit_ctx *c = &r->ctx;
+	const struct cli_lit_ctx *c = &r->ctx;
 
 	for (size_t i = 0; i < c->n; i++) {
 		unsigned key = 0;
@@ -349,8 +349,8 @@ static void lit_progress(struct lit_run *r)
 	     (now.tv_nsec - r->start.tv_nsec) * 1e-9;
 	if (el < 2.0)
 		return;
-	pfr_cli_progress("perfring litmus",
-			 (double)*r->done_work / (double)r->total_work, 0);
+	util_progress("perfring litmus",
+		      (double)*r->done_work / (double)r->total_work, 0);
 	*r->progress_shown = 1;
 }
 
@@ -385,7 +385,7 @@ static void *lit_alloc(size_t bytes)
 	return p;
 }
 
-static void lit_free_ctx(struct pfr_lit_ctx *c)
+static void lit_free_ctx(struct cli_lit_ctx *c)
 {
 	for (int v = 0; v < PFR_LIT_MAX_VARS; v++)
 		free(c->var[v]);
@@ -398,7 +398,7 @@ static void lit_free_ctx(struct pfr_lit_ctx *c)
 /* Runs one test; returns 0, or -1 when out of memory or threads. */
 static int lit_run_test(struct lit_run *r, const struct lit_opts *o)
 {
-	struct pfr_lit_ctx *c = &r->ctx;
+	struct cli_lit_ctx *c = &r->ctx;
 	struct lit_worker w[PFR_LIT_MAX_THREADS];
 	pthread_t th[PFR_LIT_MAX_THREADS];
 	unsigned long long n = o->size;
@@ -475,7 +475,7 @@ static void lit_print_text(const struct lit_run *r,
 			   const struct lit_result *res,
 			   const struct lit_model *m)
 {
-	const struct pfr_lit_test *t = r->t;
+	const struct cli_lit_test *t = r->t;
 	unsigned nkeys = 1u << (2 * r->nitems), nstates = 0;
 	char buf[256];
 
@@ -528,36 +528,36 @@ static void lit_print_json(const struct lit_run *r,
 			   const struct lit_result *res,
 			   const struct lit_model *m)
 {
-	const struct pfr_lit_test *t = r->t;
+	const struct cli_lit_test *t = r->t;
 	unsigned nkeys = 1u << (2 * r->nitems);
 	char buf[256];
 	int first = 1;
 
 	printf("{\"type\":\"test\",\"name\":");
-	pfr_cli_json_str(stdout, t->name);
+	util_json_str(stdout, t->name);
 	printf(",\"shape\":");
-	pfr_cli_json_str(stdout, t->shape);
+	util_json_str(stdout, t->shape);
 	printf(",\"threads\":%d,\"code\":[", t->nthreads);
 	for (int tid = 0; tid < t->nthreads; tid++) {
 		lit_describe(t, tid, buf, sizeof(buf));
 		printf("%s", tid ? "," : "");
-		pfr_cli_json_str(stdout, buf);
+		util_json_str(stdout, buf);
 	}
 	printf("],\"condition\":");
-	pfr_cli_json_str(stdout, t->cond);
+	util_json_str(stdout, t->cond);
 	printf(",\"model\":");
-	pfr_cli_json_str(stdout, m->name);
+	util_json_str(stdout, m->name);
 	printf(",\"allowed\":%s,\"beyond_contract\":%s,\"why\":",
 	       res->forbidden ? "false" : "true",
 	       res->beyond ? "true" : "false");
-	pfr_cli_json_str(stdout, t->why);
+	util_json_str(stdout, t->why);
 	printf(",\"histogram\":[");
 	for (unsigned k = 0; k < nkeys; k++) {
 		if (!r->counts[k])
 			continue;
 		lit_state_str(r, k, buf, sizeof(buf));
 		printf("%s{\"state\":", first ? "" : ",");
-		pfr_cli_json_str(stdout, buf);
+		util_json_str(stdout, buf);
 		printf(",\"count\":%llu,\"witness\":%s}",
 		       (unsigned long long)r->counts[k],
 		       lit_state_witnesses(r, k) ? "true" : "false");
@@ -626,7 +626,7 @@ static int lit_selected_name(const char *name, const char *shape,
 	return 0;
 }
 
-static int lit_selected(const struct pfr_lit_test *t, char *const *pats,
+static int lit_selected(const struct cli_lit_test *t, char *const *pats,
 			int npats)
 {
 	return lit_selected_name(t->name, t->shape, pats, npats);
@@ -676,33 +676,33 @@ static int lit_parse(int argc, char **argv, struct lit_opts *o,
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:t:lh", opts, NULL)) != -1) {
-		if (pfr_cli_once("litmus", opts, seen, c, "t"))
+		if (util_once("litmus", opts, seen, c, "t"))
 			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'n':
-			if (pfr_cli_parse_u64(optarg, &o->iterations) ||
+			if (util_parse_u64(optarg, &o->iterations) ||
 			    !o->iterations)
-				return pfr_cli_usage_error(
-					"litmus", "bad --iterations '%s'",
-					optarg);
+				return util_usage_error("litmus",
+							"bad --iterations '%s'",
+							optarg);
 			break;
 		case 's':
-			if (pfr_cli_parse_u64(optarg, &o->size) || !o->size ||
+			if (util_parse_u64(optarg, &o->size) || !o->size ||
 			    o->size > (1ULL << 24))
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"litmus", "bad --size '%s'", optarg);
 			break;
 		case 'S':
-			if (pfr_cli_parse_u64(optarg, &o->stride) ||
-			    !o->stride || o->stride > 1024)
-				return pfr_cli_usage_error(
+			if (util_parse_u64(optarg, &o->stride) || !o->stride ||
+			    o->stride > 1024)
+				return util_usage_error(
 					"litmus", "bad --stride '%s'", optarg);
 			break;
 		case 't':
 			if (sel->npats ==
 			    (int)(sizeof(sel->pats) / sizeof(sel->pats[0])))
-				return pfr_cli_usage_error("litmus",
-							   "too many --test");
+				return util_usage_error("litmus",
+							"too many --test");
 			sel->pats[sel->npats++] = optarg;
 			break;
 		case 'l':
@@ -715,12 +715,12 @@ static int lit_parse(int argc, char **argv, struct lit_opts *o,
 			help();
 			return 0;
 		default:
-			return pfr_cli_usage_error("litmus", "bad option");
+			return util_usage_error("litmus", "bad option");
 		}
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("litmus", "unexpected argument '%s'",
-					   argv[optind]);
+		return util_usage_error("litmus", "unexpected argument '%s'",
+					argv[optind]);
 	return -1;
 }
 
@@ -728,28 +728,28 @@ static int lit_parse(int argc, char **argv, struct lit_opts *o,
 static void lit_list(const struct lit_sel *sel, const struct lit_model *m,
 		     int json)
 {
-	for (size_t i = 0; i < pfr_lit_ntests; i++) {
-		const struct pfr_lit_test *t = &pfr_lit_tests[i];
+	for (size_t i = 0; i < cli_lit_ntests; i++) {
+		const struct cli_lit_test *t = &cli_lit_tests[i];
 
 		if (!lit_selected(t, sel->pats, sel->npats))
 			continue;
 		if (json) {
 			printf("{\"type\":\"list\",\"name\":");
-			pfr_cli_json_str(stdout, t->name);
+			util_json_str(stdout, t->name);
 			printf(",\"shape\":");
-			pfr_cli_json_str(stdout, t->shape);
+			util_json_str(stdout, t->shape);
 			printf(",\"threads\":%d,\"condition\":", t->nthreads);
-			pfr_cli_json_str(stdout, t->cond);
+			util_json_str(stdout, t->cond);
 			printf(",\"model\":");
-			pfr_cli_json_str(stdout, m->name);
+			util_json_str(stdout, m->name);
 			printf(",\"allowed\":%s,\"beyond_contract\":%s}\n",
 			       t->forbidden & m->bit ? "false" : "true",
-			       pfr_lit_beyond(t) & m->bit ? "true" : "false");
+			       cli_lit_beyond(t) & m->bit ? "true" : "false");
 		} else {
 			printf("%-24s %-6s %d  %-10s %s\n", t->name, t->shape,
 			       t->nthreads,
 			       !(t->forbidden & m->bit)	    ? "allowed"
-			       : pfr_lit_beyond(t) & m->bit ? "forbidden*"
+			       : cli_lit_beyond(t) & m->bit ? "forbidden*"
 							    : "forbidden",
 			       t->why);
 		}
@@ -760,8 +760,8 @@ static void lit_list(const struct lit_sel *sel, const struct lit_model *m,
 static void lit_list_codes(const struct lit_sel *sel, const struct lit_model *m,
 			   int json)
 {
-	for (size_t i = 0; i < pfr_lit_ncodes; i++) {
-		const struct pfr_lit_code *t = &pfr_lit_codes[i];
+	for (size_t i = 0; i < cli_lit_ncodes; i++) {
+		const struct cli_lit_code *t = &cli_lit_codes[i];
 
 		if (!lit_selected_name(t->name, t->shape, sel->pats,
 				       sel->npats))
@@ -772,12 +772,12 @@ static void lit_list_codes(const struct lit_sel *sel, const struct lit_model *m,
 			continue;
 		}
 		printf("{\"type\":\"list\",\"name\":");
-		pfr_cli_json_str(stdout, t->name);
+		util_json_str(stdout, t->name);
 		printf(",\"shape\":");
-		pfr_cli_json_str(stdout, t->shape);
+		util_json_str(stdout, t->shape);
 		printf(",\"threads\":%d,\"condition\":\"0:bad=1\",\"model\":",
 		       t->nthreads);
-		pfr_cli_json_str(stdout, m->name);
+		util_json_str(stdout, m->name);
 		printf(",\"allowed\":false,\"beyond_contract\":false,"
 		       "\"code_shape\":true}\n");
 	}
@@ -789,11 +789,11 @@ static void lit_print_meta(const struct lit_run *r, const struct lit_opts *o,
 {
 	if (o->json) {
 		printf("{\"type\":\"meta\",\"version\":");
-		pfr_cli_json_str(stdout, pfr_version());
+		util_json_str(stdout, pfr_version());
 		printf(",\"backend\":");
-		pfr_cli_json_str(stdout, PFR_BARRIER_BACKEND);
+		util_json_str(stdout, PFR_BARRIER_BACKEND);
 		printf(",\"model\":");
-		pfr_cli_json_str(stdout, m->name);
+		util_json_str(stdout, m->name);
 		printf(",\"cpus\":%d,\"iterations\":%llu,\"size\":%llu,"
 		       "\"stride\":%llu,\"tests\":%d}\n",
 		       r->ncpu, o->iterations, o->size, o->stride, nsel);
@@ -811,8 +811,8 @@ static int lit_run_all(struct lit_run *r, const struct lit_opts *o,
 		       const struct lit_sel *sel, const struct lit_model *m,
 		       struct lit_sum *sum)
 {
-	for (size_t i = 0; i < pfr_lit_ntests; i++) {
-		const struct pfr_lit_test *t = &pfr_lit_tests[i];
+	for (size_t i = 0; i < cli_lit_ntests; i++) {
+		const struct cli_lit_test *t = &cli_lit_tests[i];
 		struct lit_result res = {0, 0, 0, 0, 0};
 		unsigned nkeys;
 		double t0;
@@ -839,7 +839,7 @@ static int lit_run_all(struct lit_run *r, const struct lit_opts *o,
 				res.neg += r->counts[k];
 		}
 		res.forbidden = !!(t->forbidden & m->bit);
-		res.beyond = !!(pfr_lit_beyond(t) & m->bit);
+		res.beyond = !!(cli_lit_beyond(t) & m->bit);
 		if (res.forbidden && res.pos && !res.beyond)
 			sum->nfail++;
 		if (res.forbidden && res.pos && res.beyond)
@@ -866,8 +866,8 @@ static unsigned long long lit_code_instances(const struct lit_opts *o)
 
 /* A code shape's result, in the barrier tests' text form: the observed
  * item is whether an instance saw a wrong record (0:bad). */
-static void lit_print_code_text(const struct pfr_lit_code *t,
-				const struct pfr_lit_code_res *res,
+static void lit_print_code_text(const struct cli_lit_code *t,
+				const struct cli_lit_code_res *res,
 				const struct lit_model *m, double secs)
 {
 	int nstates = !!res->pos + !!res->neg;
@@ -902,23 +902,23 @@ static void lit_print_code_text(const struct pfr_lit_code *t,
 	printf("\n");
 }
 
-static void lit_print_code_json(const struct pfr_lit_code *t,
-				const struct pfr_lit_code_res *res,
+static void lit_print_code_json(const struct cli_lit_code *t,
+				const struct cli_lit_code_res *res,
 				const struct lit_model *m, double secs)
 {
 	printf("{\"type\":\"test\",\"name\":");
-	pfr_cli_json_str(stdout, t->name);
+	util_json_str(stdout, t->name);
 	printf(",\"shape\":");
-	pfr_cli_json_str(stdout, t->shape);
+	util_json_str(stdout, t->shape);
 	printf(",\"threads\":%d,\"code\":[", t->nthreads);
 	for (int tid = 0; tid < t->nthreads; tid++) {
 		printf("%s", tid ? "," : "");
-		pfr_cli_json_str(stdout, t->code[tid]);
+		util_json_str(stdout, t->code[tid]);
 	}
 	printf("],\"condition\":\"0:bad=1\",\"model\":");
-	pfr_cli_json_str(stdout, m->name);
+	util_json_str(stdout, m->name);
 	printf(",\"allowed\":false,\"beyond_contract\":false,\"why\":");
-	pfr_cli_json_str(stdout, t->why);
+	util_json_str(stdout, t->why);
 	printf(",\"histogram\":[");
 	if (res->neg)
 		printf("{\"state\":\"0:bad=0;\",\"count\":%llu,"
@@ -938,7 +938,7 @@ static void lit_print_code_json(const struct pfr_lit_code *t,
 	       "\"records\":%llu,\"first_wrong\":",
 	       res->pos ? "true" : "false", secs,
 	       (unsigned long long)res->records);
-	pfr_cli_json_str(stdout, res->first);
+	util_json_str(stdout, res->first);
 	printf("}\n");
 }
 
@@ -947,16 +947,16 @@ static int lit_run_codes(const struct lit_run *r, const struct lit_opts *o,
 			 const struct lit_sel *sel, const struct lit_model *m,
 			 struct lit_sum *sum)
 {
-	for (size_t i = 0; i < pfr_lit_ncodes; i++) {
-		const struct pfr_lit_code *t = &pfr_lit_codes[i];
-		struct pfr_lit_code_res res;
+	for (size_t i = 0; i < cli_lit_ncodes; i++) {
+		const struct cli_lit_code *t = &cli_lit_codes[i];
+		struct cli_lit_code_res res;
 		double t0;
 
 		if (!lit_selected_name(t->name, t->shape, sel->pats,
 				       sel->npats))
 			continue;
 		t0 = lit_now();
-		if (pfr_lit_code_run(t, lit_code_instances(o), r->cpus, r->ncpu,
+		if (cli_lit_code_run(t, lit_code_instances(o), r->cpus, r->ncpu,
 				     &res)) {
 			fprintf(stderr, "perfring litmus: %s did not run\n",
 				t->name);
@@ -996,7 +996,7 @@ static void lit_print_summary(const struct lit_opts *o,
 	}
 }
 
-int pfr_cmd_litmus(int argc, char **argv)
+int cli_cmd_litmus(int argc, char **argv)
 {
 	struct lit_opts o = {1000000, 1000, 1, 0};
 	const struct lit_model *m = lit_host_model();
@@ -1010,17 +1010,17 @@ int pfr_cmd_litmus(int argc, char **argv)
 	err = lit_parse(argc, argv, &o, &sel, &list);
 	if (err >= 0)
 		return err;
-	for (size_t i = 0; i < pfr_lit_ntests; i++)
-		if (lit_selected(&pfr_lit_tests[i], sel.pats, sel.npats))
+	for (size_t i = 0; i < cli_lit_ntests; i++)
+		if (lit_selected(&cli_lit_tests[i], sel.pats, sel.npats))
 			nsel++;
-	for (size_t i = 0; i < pfr_lit_ncodes; i++)
-		if (lit_selected_name(pfr_lit_codes[i].name,
-				      pfr_lit_codes[i].shape, sel.pats,
+	for (size_t i = 0; i < cli_lit_ncodes; i++)
+		if (lit_selected_name(cli_lit_codes[i].name,
+				      cli_lit_codes[i].shape, sel.pats,
 				      sel.npats))
 			nsel++;
 	if (!nsel)
-		return pfr_cli_usage_error("litmus", "no test matches '%s'",
-					   sel.pats[0]);
+		return util_usage_error("litmus", "no test matches '%s'",
+					sel.pats[0]);
 	if (list) {
 		lit_list(&sel, m, o.json);
 		lit_list_codes(&sel, m, o.json);
@@ -1035,8 +1035,8 @@ int pfr_cmd_litmus(int argc, char **argv)
 	r->ncpu = lit_host_cpus(r->cpus, 256);
 	if (r->ncpu <= 0)
 		r->ncpu = 1;
-	for (size_t i = 0; i < pfr_lit_ntests; i++)
-		if (lit_selected(&pfr_lit_tests[i], sel.pats, sel.npats)) {
+	for (size_t i = 0; i < cli_lit_ntests; i++)
+		if (lit_selected(&cli_lit_tests[i], sel.pats, sel.npats)) {
 			unsigned long long n =
 				o.size < o.iterations ? o.size : o.iterations;
 
@@ -1056,7 +1056,7 @@ int pfr_cmd_litmus(int argc, char **argv)
 		return 1;
 	}
 	if (shown)
-		pfr_cli_progress("perfring litmus", 1.0, 1);
+		util_progress("perfring litmus", 1.0, 1);
 	t_all = lit_now() - t_all;
 	lit_print_summary(&o, m, &sum, nsel, t_all);
 	free(r);

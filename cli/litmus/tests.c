@@ -109,8 +109,8 @@ LIT_INLINE void lit_sync(uint32_t *b, uint32_t nthreads)
 }
 
 /* The loop every thread runs: one instance after another. */
-LIT_INLINE void lit_thread(struct pfr_lit_ctx *c, int tid,
-			   const struct pfr_lit_prog p)
+LIT_INLINE void lit_thread(struct cli_lit_ctx *c, int tid,
+			   const struct cli_lit_prog p)
 {
 	const size_t n = c->n, s = c->stride;
 	const uint32_t nth = c->nthreads;
@@ -414,9 +414,9 @@ LIT_INLINE void lit_thread(struct pfr_lit_ctx *c, int tid,
 	  P(LD(X), MB, ST(Y, 1)), P(LD(Y), WMB, ST(X, 1)))
 
 #define LIT_FN(id, name, shape, vars, nth, finals, cond, forb, why, ...)      \
-	static void id##_fn(struct pfr_lit_ctx *c, int tid)                    \
+	static void id##_fn(struct cli_lit_ctx *c, int tid)                    \
 	{                                                                      \
-		static const struct pfr_lit_prog p[PFR_LIT_MAX_THREADS] = {    \
+		static const struct cli_lit_prog p[PFR_LIT_MAX_THREADS] = {    \
 			__VA_ARGS__                                            \
 		};                                                             \
 		switch (tid) {                                                 \
@@ -443,9 +443,9 @@ LIT_TESTS(LIT_FN)
 	{ name, shape, vars, nth, finals, cond, forb, why, { __VA_ARGS__ },    \
 	  id##_fn },
 
-const struct pfr_lit_test pfr_lit_tests[] = { LIT_TESTS(LIT_ENTRY) };
+const struct cli_lit_test cli_lit_tests[] = { LIT_TESTS(LIT_ENTRY) };
 /* clang-format on */
-const size_t pfr_lit_ntests = sizeof(pfr_lit_tests) / sizeof(pfr_lit_tests[0]);
+const size_t cli_lit_ntests = sizeof(cli_lit_tests) / sizeof(cli_lit_tests[0]);
 
 /*
  * Verdicts that hold only because this build's instruction is stronger than
@@ -475,7 +475,7 @@ static const struct {
 	{"REUSE+wmbD", PW | C11},
 };
 
-unsigned pfr_lit_beyond(const struct pfr_lit_test *t)
+unsigned cli_lit_beyond(const struct cli_lit_test *t)
 {
 	for (size_t i = 0; i < sizeof(lit_beyond) / sizeof(lit_beyond[0]); i++)
 		if (!strcmp(lit_beyond[i].name, t->name))

@@ -20,10 +20,10 @@
 #include "../cli.h"
 #include "elf.h"
 
-void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
+void cli_symtab_add(struct cli_symtab *t, uint64_t start, uint64_t size,
 		    const char *name, unsigned bind)
 {
-	struct pfr_sym *s;
+	struct cli_sym *s;
 
 	if (t->nsyms == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
@@ -44,16 +44,16 @@ void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
 		t->nsyms++;
 }
 
-static int pfr_sym_cmp(const void *a, const void *b)
+static int cli_sym_cmp(const void *a, const void *b)
 {
-	const struct pfr_sym *x = a, *y = b;
+	const struct cli_sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static size_t pfr_underscores(const char *s)
+static size_t cli_underscores(const char *s)
 {
 	size_t n = 0;
 
@@ -63,10 +63,10 @@ static size_t pfr_underscores(const char *s)
 }
 
 /* 1 when a is the better name of an address than b. */
-static int pfr_sym_better(const struct pfr_sym *a, const struct pfr_sym *b)
+static int cli_sym_better(const struct cli_sym *a, const struct cli_sym *b)
 {
 	int az = a->end == a->start, bz = b->end == b->start;
-	size_t au = pfr_underscores(a->name), bu = pfr_underscores(b->name);
+	size_t au = cli_underscores(a->name), bu = cli_underscores(b->name);
 
 	if (az != bz)
 		return bz;
@@ -79,24 +79,24 @@ static int pfr_sym_better(const struct pfr_sym *a, const struct pfr_sym *b)
 	return strlen(a->name) > strlen(b->name);
 }
 
-void pfr_symtab_finish(struct pfr_symtab *t, int sizes_known)
+void cli_symtab_finish(struct cli_symtab *t, int sizes_known)
 {
 	size_t n = 0;
 
 	if (!t->nsyms)
 		return; /* qsort wants a valid pointer even for 0 */
-	qsort(t->syms, t->nsyms, sizeof(*t->syms), pfr_sym_cmp);
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), cli_sym_cmp);
 	if (!sizes_known)
 		for (size_t i = 0; i + 1 < t->nsyms; i++)
 			if (t->syms[i].end == t->syms[i].start)
 				t->syms[i].end = t->syms[i + 1].start;
 	for (size_t i = 0; i < t->nsyms; i++) {
-		struct pfr_sym *s = &t->syms[i];
+		struct cli_sym *s = &t->syms[i];
 
 		if (n && t->syms[n - 1].start == s->start) {
-			struct pfr_sym *k = &t->syms[n - 1];
+			struct cli_sym *k = &t->syms[n - 1];
 
-			if (pfr_sym_better(s, k)) {
+			if (cli_sym_better(s, k)) {
 				free(k->name);
 				*k = *s;
 			} else {
@@ -113,7 +113,7 @@ void pfr_symtab_finish(struct pfr_symtab *t, int sizes_known)
 						   : t->syms[i].start + 1;
 }
 
-const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a)
+const struct cli_sym *cli_symtab_find(const struct cli_symtab *t, uint64_t a)
 {
 	size_t lo = 0, hi = t->nsyms;
 
@@ -130,7 +130,7 @@ const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a)
 	return NULL;
 }
 
-void pfr_symtab_free(struct pfr_symtab *t)
+void cli_symtab_free(struct cli_symtab *t)
 {
 	for (size_t k = 0; k < t->nsyms; k++)
 		free(t->syms[k].name);
@@ -140,7 +140,7 @@ void pfr_symtab_free(struct pfr_symtab *t)
 }
 
 #ifndef PFR_NO_SCRIPT_LIBS
-char *pfr_demangle(const char *name)
+char *cli_demangle(const char *name)
 {
 	/* perf's flags without -v: no parameters, no return type.  The style
 	 * is libiberty's automatic one: C++ (Itanium ABI) and Rust (legacy
@@ -149,20 +149,20 @@ char *pfr_demangle(const char *name)
 }
 
 /* Adds a symbol under its demangled name when it has one. */
-static void pfr_symtab_add_dm(struct pfr_symtab *t, uint64_t start,
+static void cli_symtab_add_dm(struct cli_symtab *t, uint64_t start,
 			      uint64_t size, const char *name,
 			      const char *suffix, unsigned bind)
 {
-	char *dm = pfr_demangle(name), buf[512];
+	char *dm = cli_demangle(name), buf[512];
 
 	snprintf(buf, sizeof(buf), "%s%s", dm ? dm : name, suffix);
 	free(dm);
-	pfr_symtab_add(t, start, size, buf, bind);
+	cli_symtab_add(t, start, size, buf, bind);
 }
 
 /* A symbol perf lists as a function: a typed function, or a named label
  * (assembly entry points such as _start) in an executable section. */
-static int pfr_elf_is_func(Elf *e, const GElf_Sym *y)
+static int cli_elf_is_func(Elf *e, const GElf_Sym *y)
 {
 	int type = GELF_ST_TYPE(y->st_info);
 	GElf_Shdr sh;
@@ -181,7 +181,7 @@ static int pfr_elf_is_func(Elf *e, const GElf_Sym *y)
 
 /* Function symbols of the sections of type want (SHT_SYMTAB or
  * SHT_DYNSYM); returns how many were added. */
-static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
+static size_t cli_elf_symbols(struct cli_symtab *t, Elf *e, uint32_t want)
 {
 	size_t before = t->nsyms;
 	Elf_Scn *scn = NULL;
@@ -199,11 +199,11 @@ static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
 			const char *nm;
 
 			if (!gelf_getsym(d, (int)k, &y) ||
-			    !pfr_elf_is_func(e, &y))
+			    !cli_elf_is_func(e, &y))
 				continue;
 			nm = elf_strptr(e, sh.sh_link, y.st_name);
 			if (nm && *nm)
-				pfr_symtab_add_dm(t, y.st_value, y.st_size, nm,
+				cli_symtab_add_dm(t, y.st_value, y.st_size, nm,
 						  "", GELF_ST_BIND(y.st_info));
 		}
 	}
@@ -211,7 +211,7 @@ static size_t pfr_elf_symbols(struct pfr_symtab *t, Elf *e, uint32_t want)
 }
 
 /* The section called name, or NULL. */
-static Elf_Scn *pfr_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
+static Elf_Scn *cli_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstr;
@@ -235,11 +235,11 @@ static Elf_Scn *pfr_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
  * entry), NAME the .dynsym symbol of the entry's .rela.plt relocation,
  * empty for one without (IRELATIVE): the names perf gives PLT entries.
  */
-static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
+static void cli_elf_plt(struct cli_symtab *t, Elf *e)
 {
 	GElf_Shdr plt, rel, dyn;
-	Elf_Scn *ps = pfr_elf_section(e, ".plt", &plt);
-	Elf_Scn *rs = pfr_elf_section(e, ".rela.plt", &rel);
+	Elf_Scn *ps = cli_elf_section(e, ".plt", &plt);
+	Elf_Scn *rs = cli_elf_section(e, ".rela.plt", &rel);
 	Elf_Data *rd, *dd;
 	GElf_Ehdr eh;
 
@@ -261,11 +261,11 @@ static void pfr_elf_plt(struct pfr_symtab *t, Elf *e)
 		if (GELF_R_SYM(r.r_info) &&
 		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
 			nm = elf_strptr(e, dyn.sh_link, y.st_name);
-		pfr_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
+		cli_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
 	}
 }
 
-static void pfr_elf_segments(struct pfr_symtab *t, Elf *e)
+static void cli_elf_segments(struct cli_symtab *t, Elf *e)
 {
 	size_t n;
 
@@ -284,11 +284,11 @@ static void pfr_elf_segments(struct pfr_symtab *t, Elf *e)
 }
 
 /* An ELF handle of a regular file at path (fd in *fd), or NULL. */
-static Elf *pfr_elf_open(const char *path, int *fd)
+static Elf *cli_elf_open(const char *path, int *fd)
 {
 	Elf *e;
 
-	*fd = pfr_cli_open_regular(path);
+	*fd = util_open_regular(path);
 	if (*fd < 0)
 		return NULL;
 	e = elf_begin(*fd, ELF_C_READ, NULL);
@@ -300,7 +300,7 @@ static Elf *pfr_elf_open(const char *path, int *fd)
 }
 
 /* The symbols of the installed debug file of build id (id, len). */
-static size_t pfr_elf_debug_file(struct pfr_symtab *t, const void *id,
+static size_t cli_elf_debug_file(struct cli_symtab *t, const void *id,
 				 ssize_t len)
 {
 	const unsigned char *b = id;
@@ -317,16 +317,16 @@ static size_t pfr_elf_debug_file(struct pfr_symtab *t, const void *id,
 	strcpy(p, ".debug");
 	if (access(path, R_OK))
 		return 0;
-	e = pfr_elf_open(path, &fd);
+	e = cli_elf_open(path, &fd);
 	if (!e)
 		return 0;
-	n = pfr_elf_symbols(t, e, SHT_SYMTAB);
+	n = cli_elf_symbols(t, e, SHT_SYMTAB);
 	elf_end(e);
 	close(fd);
 	return n;
 }
 
-size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
+size_t cli_elf_load(struct cli_symtab *t, const char *path)
 {
 	const void *id;
 	ssize_t idlen;
@@ -336,31 +336,31 @@ size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	e = pfr_elf_open(path, &fd);
+	e = cli_elf_open(path, &fd);
 	if (!e)
 		return 0;
-	pfr_elf_segments(t, e);
+	cli_elf_segments(t, e);
 	idlen = dwelf_elf_gnu_build_id(e, &id);
-	n = idlen > 0 ? pfr_elf_debug_file(t, id, idlen) : 0;
+	n = idlen > 0 ? cli_elf_debug_file(t, id, idlen) : 0;
 	if (!n)
-		n = pfr_elf_symbols(t, e, SHT_SYMTAB);
+		n = cli_elf_symbols(t, e, SHT_SYMTAB);
 	if (!n)
-		n = pfr_elf_symbols(t, e, SHT_DYNSYM);
-	pfr_elf_plt(t, e);
+		n = cli_elf_symbols(t, e, SHT_DYNSYM);
+	cli_elf_plt(t, e);
 	elf_end(e);
 	close(fd);
-	pfr_symtab_finish(t, 1);
+	cli_symtab_finish(t, 1);
 	return n;
 }
 #else
 /* Built without libelf (a cross build): no symbols, no demangling. */
-char *pfr_demangle(const char *name)
+char *cli_demangle(const char *name)
 {
 	(void)name;
 	return NULL;
 }
 
-size_t pfr_elf_load(struct pfr_symtab *t, const char *path)
+size_t cli_elf_load(struct cli_symtab *t, const char *path)
 {
 	(void)t;
 	(void)path;

@@ -7,29 +7,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pfr_sym {
+struct cli_sym {
 	uint64_t start, end;
 	char *name;
 	unsigned char bind; /* STB_* */
 	size_t seq; /* order of addition: ties of equal starts keep it */
 };
 
-struct pfr_seg {
+struct cli_seg {
 	uint64_t off, vaddr, filesz;
 };
 
 #define PFR_ELF_SEGS 16
 
 /* A file's functions, sorted by start, and its PT_LOAD segments. */
-struct pfr_symtab {
-	struct pfr_sym *syms;
+struct cli_symtab {
+	struct cli_sym *syms;
 	size_t nsyms, cap;
-	struct pfr_seg segs[PFR_ELF_SEGS];
+	struct cli_seg segs[PFR_ELF_SEGS];
 	int nsegs;
 };
 
 /* Appends a symbol [start, start + size); size 0: up to the next one. */
-void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
+void cli_symtab_add(struct cli_symtab *t, uint64_t start, uint64_t size,
 		    const char *name, unsigned bind);
 /* Sorts, keeps one symbol per address (perf's preference: sized, not
  * weak, global, fewer leading '_', longer name) and ends each size-0
@@ -38,10 +38,10 @@ void pfr_symtab_add(struct pfr_symtab *t, uint64_t start, uint64_t size,
  * sizes): as perf does, each size runs to the next symbol first, so of
  * several names at one address (aliases) the last listed wins; else (ELF)
  * the best by perf's rules, then sizes are filled in. */
-void pfr_symtab_finish(struct pfr_symtab *t, int sizes_known);
+void cli_symtab_finish(struct cli_symtab *t, int sizes_known);
 /* The symbol holding address a, or NULL. */
-const struct pfr_sym *pfr_symtab_find(const struct pfr_symtab *t, uint64_t a);
-void pfr_symtab_free(struct pfr_symtab *t);
+const struct cli_sym *cli_symtab_find(const struct cli_symtab *t, uint64_t a);
+void cli_symtab_free(struct cli_symtab *t);
 
 /*
  * Loads the PT_LOAD segments and the function symbols of the ELF file at
@@ -51,11 +51,11 @@ void pfr_symtab_free(struct pfr_symtab *t);
  * file is opened, and libelf reads it (no mapping: a truncation meanwhile
  * is an error, not SIGBUS).  Returns the number of symbols loaded.
  */
-size_t pfr_elf_load(struct pfr_symtab *t, const char *path);
+size_t cli_elf_load(struct cli_symtab *t, const char *path);
 
 /* The demangled name of a C++ or Rust symbol as perf script shows it
  * (libiberty's cplus_demangle without parameters), malloc'ed; NULL when
  * name is not mangled. */
-char *pfr_demangle(const char *name);
+char *cli_demangle(const char *name);
 
 #endif

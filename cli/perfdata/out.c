@@ -24,35 +24,35 @@
 struct pfr_dso {
 	char *name;
 	int loaded;
-	struct pfr_symtab tab;
+	struct cli_symtab tab;
 	struct pfr_dso *next;
 };
 
-struct pfr_thr {
+struct cli_thr {
 	uint32_t tid;
 	int named; /* comm came from a COMM record (maybe via a parent) */
 	char comm[32];
-	struct pfr_thr *next;
+	struct cli_thr *next;
 };
 
-struct pfr_out {
+struct cli_out {
 	FILE *f;
 	unsigned flags;
 	uint64_t bad;
-	struct pfr_thr *thr[PFR_HASH];
+	struct cli_thr *thr[PFR_HASH];
 	struct pfr__procs procs; /* each process's mappings (perf_maps.h) */
 	struct pfr_dso *dsos[PFR_HASH];
 	struct pfr_dso *kernel;
-	struct pfr_trace *trace; /* tracepoint formats, or NULL */
-	char anon[16]; /* pfr_comm() of an unnamed thread */
+	struct cli_trace *trace; /* tracepoint formats, or NULL */
+	char anon[16]; /* cli_comm() of an unnamed thread */
 	int own_trace; /* trace is freed with o */
 	int styled; /* style is set: perf script's options */
-	struct pfr_out_style style;
+	struct cli_out_style style;
 	uint64_t t0; /* --reltime: the first record's time */
-	struct pfr_unwind *unwind; /* DWARF call chains, or NULL */
+	struct cli_unwind *unwind; /* DWARF call chains, or NULL */
 };
 
-static unsigned pfr_hash_str(const char *s)
+static unsigned cli_hash_str(const char *s)
 {
 	unsigned h = 5381;
 
@@ -61,9 +61,9 @@ static unsigned pfr_hash_str(const char *s)
 	return h % PFR_HASH;
 }
 
-struct pfr_out *pfr_out_new(FILE *f, unsigned flags)
+struct cli_out *cli_out_new(FILE *f, unsigned flags)
 {
-	struct pfr_out *o = calloc(1, sizeof(*o));
+	struct cli_out *o = calloc(1, sizeof(*o));
 
 	if (o) {
 		o->f = f;
@@ -72,14 +72,14 @@ struct pfr_out *pfr_out_new(FILE *f, unsigned flags)
 	return o;
 }
 
-uint64_t pfr_out_bad(const struct pfr_out *o)
+uint64_t cli_out_bad(const struct cli_out *o)
 {
 	return o->bad;
 }
 
-static struct pfr_thr *pfr_thread(struct pfr_out *o, uint32_t tid, int add)
+static struct cli_thr *cli_thread(struct cli_out *o, uint32_t tid, int add)
 {
-	struct pfr_thr **b = &o->thr[tid % PFR_HASH], *t;
+	struct cli_thr **b = &o->thr[tid % PFR_HASH], *t;
 
 	for (t = *b; t; t = t->next)
 		if (t->tid == tid)
@@ -97,9 +97,9 @@ static struct pfr_thr *pfr_thread(struct pfr_out *o, uint32_t tid, int add)
 }
 
 /* A thread's name; one no record named is ":TID", as in perf script. */
-static const char *pfr_comm(struct pfr_out *o, uint32_t tid)
+static const char *cli_comm(struct cli_out *o, uint32_t tid)
 {
-	struct pfr_thr *t = pfr_thread(o, tid, 0);
+	struct cli_thr *t = cli_thread(o, tid, 0);
 
 	if (t)
 		return t->comm;
@@ -109,7 +109,7 @@ static const char *pfr_comm(struct pfr_out *o, uint32_t tid)
 	return o->anon;
 }
 
-static void pfr_load_kallsyms(struct pfr_symtab *t)
+static void cli_load_kallsyms(struct cli_symtab *t)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], name[256], type;
@@ -120,17 +120,17 @@ static void pfr_load_kallsyms(struct pfr_symtab *t)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && a &&
 		    (type == 't' || type == 'T' || type == 'w' || type == 'W'))
-			pfr_symtab_add(t, a, 0, name,
+			cli_symtab_add(t, a, 0, name,
 				       type == 'w' || type == 'W' ? STB_WEAK
 				       : type == 'T'		  ? STB_GLOBAL
 								  : STB_LOCAL);
 	fclose(f);
-	pfr_symtab_finish(t, 0);
+	cli_symtab_finish(t, 0);
 }
 
-static struct pfr_dso *pfr_dso(struct pfr_out *o, const char *name)
+static struct pfr_dso *pfr_dso(struct cli_out *o, const char *name)
 {
-	struct pfr_dso **b = &o->dsos[pfr_hash_str(name)], *d;
+	struct pfr_dso **b = &o->dsos[cli_hash_str(name)], *d;
 
 	for (d = *b; d; d = d->next)
 		if (!strcmp(d->name, name))
@@ -149,7 +149,7 @@ static struct pfr_dso *pfr_dso(struct pfr_out *o, const char *name)
 }
 
 /* What an address resolves to. */
-struct pfr_loc {
+struct cli_loc {
 	const char *sym, *dso;
 	uint64_t off; /* into sym */
 	uint64_t addr; /* as perf script shows a frame: in its dso */
@@ -157,7 +157,7 @@ struct pfr_loc {
 	int found;
 };
 
-static struct pfr_dso *pfr_kernel(struct pfr_out *o)
+static struct pfr_dso *cli_kernel(struct cli_out *o)
 {
 	if (!o->kernel) {
 		o->kernel = calloc(1, sizeof(*o->kernel));
@@ -169,22 +169,22 @@ static struct pfr_dso *pfr_kernel(struct pfr_out *o)
 			return o->kernel = NULL;
 		}
 		if (!(o->flags & PFR_OUT_NO_SYMS))
-			pfr_load_kallsyms(&o->kernel->tab);
+			cli_load_kallsyms(&o->kernel->tab);
 		o->kernel->loaded = 1;
 	}
 	return o->kernel;
 }
 
-static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
-		       struct pfr_loc *l)
+static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
+		       struct cli_loc *l)
 {
-	const struct pfr_sym *s;
+	const struct cli_sym *s;
 	struct pfr_dso *d;
 	uint64_t a = ip;
 
-	*l = (struct pfr_loc){"[unknown]", "[unknown]", 0, ip, ip, 0};
+	*l = (struct cli_loc){"[unknown]", "[unknown]", 0, ip, ip, 0};
 	if (kernel) {
-		d = pfr_kernel(o);
+		d = cli_kernel(o);
 		if (!d)
 			return;
 	} else {
@@ -198,10 +198,10 @@ static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 		if (!d->loaded) {
 			d->loaded = 1;
 			if (!(o->flags & PFR_OUT_NO_SYMS))
-				pfr_elf_load(&d->tab, d->name);
+				cli_elf_load(&d->tab, d->name);
 		}
 		for (int k = 0; k < d->tab.nsegs; k++) {
-			const struct pfr_seg *g = &d->tab.segs[k];
+			const struct cli_seg *g = &d->tab.segs[k];
 
 			if (a >= g->off && a - g->off < g->filesz) {
 				a = a - g->off + g->vaddr;
@@ -211,7 +211,7 @@ static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 	}
 	l->dso = d->name;
 	l->vaddr = a;
-	s = pfr_symtab_find(&d->tab, a);
+	s = cli_symtab_find(&d->tab, a);
 	if (s) {
 		l->sym = s->name;
 		l->off = a - s->start;
@@ -219,34 +219,34 @@ static void pfr_locate(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
 	}
 }
 
-int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
+int cli_out_resolve(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		    const char **sym, uint64_t *off, const char **dso)
 {
-	struct pfr_loc l;
+	struct cli_loc l;
 
-	pfr_locate(o, pid, ip, kernel, &l);
+	cli_locate(o, pid, ip, kernel, &l);
 	*sym = l.sym;
 	*off = l.off;
 	*dso = l.dso;
 	return l.found;
 }
 
-void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t)
+void cli_out_set_trace(struct cli_out *o, struct cli_trace *t)
 {
 	o->trace = t;
 }
 
-void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t)
+void cli_out_take_trace(struct cli_out *o, struct cli_trace *t)
 {
 	if (o->own_trace)
-		pfr_trace_free(o->trace);
+		cli_trace_free(o->trace);
 	o->trace = t;
 	o->own_trace = 1;
 }
 
 /* A process's mapping of file; a child process shares its parent's
  * mappings (perf_maps.h). */
-static void pfr_add_map(struct pfr_out *o, uint32_t pid, uint64_t start,
+static void cli_add_map(struct cli_out *o, uint32_t pid, uint64_t start,
 			uint64_t len, uint64_t pgoff, const char *file)
 {
 	struct pfr_dso *d = pfr_dso(o, file);
@@ -263,13 +263,13 @@ static void pfr_hex(FILE *f, const char *key, uint64_t v)
 
 /* The columns every perf script line starts with; as in perf script,
  * the command is not padded when a call chain follows. */
-static void pfr_line_start(struct pfr_out *o, const struct pfr_perf_rec *r,
+static void cli_line_start(struct cli_out *o, const struct pfr_perf_rec *r,
 			   int pad)
 {
 	FILE *f = o->f;
-	char comm[4 * sizeof(((struct pfr_thr *)0)->comm) + 1];
+	char comm[4 * sizeof(((struct cli_thr *)0)->comm) + 1];
 
-	pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, r->tid));
+	util_text_esc(comm, sizeof(comm), cli_comm(o, r->tid));
 	fprintf(f, pad ? "%16s %5d" : "%s %5d", comm, (int)r->tid);
 	if (r->fields & PFR_PERF_F_CPU)
 		fprintf(f, " [%03u]", r->cpu);
@@ -279,7 +279,7 @@ static void pfr_line_start(struct pfr_out *o, const struct pfr_perf_rec *r,
 			(unsigned long long)(r->time % 1000000000ULL / 1000));
 }
 
-static void pfr_json_start(struct pfr_out *o, const struct pfr_perf_rec *r,
+static void cli_json_start(struct cli_out *o, const struct pfr_perf_rec *r,
 			   const char *tname)
 {
 	FILE *f = o->f;
@@ -292,11 +292,11 @@ static void pfr_json_start(struct pfr_out *o, const struct pfr_perf_rec *r,
 	if (r->fields & PFR_PERF_F_TID) {
 		fprintf(f, ",\"pid\":%d,\"tid\":%d,\"comm\":", (int)r->pid,
 			(int)r->tid);
-		pfr_cli_json_str(f, pfr_comm(o, r->tid));
+		util_json_str(f, cli_comm(o, r->tid));
 	}
 }
 
-static int pfr_is_kernel(uint16_t misc)
+static int cli_is_kernel(uint16_t misc)
 {
 	unsigned m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
@@ -305,22 +305,22 @@ static int pfr_is_kernel(uint16_t misc)
 }
 
 /* " ip sym+off (dso)" of a text line; names from files are escaped. */
-static void pfr_print_ip(FILE *f, const char *lead, uint64_t ip,
-			 const struct pfr_loc *l)
+static void cli_print_ip(FILE *f, const char *lead, uint64_t ip,
+			 const struct cli_loc *l)
 {
 	fprintf(f, "%s%16llx ", lead, (unsigned long long)ip);
-	pfr_cli_text_str(f, l->sym);
+	util_text_str(f, l->sym);
 	if (l->found)
 		fprintf(f, "+0x%llx", (unsigned long long)l->off);
 	fputs(" (", f);
-	pfr_cli_text_str(f, l->dso);
+	util_text_str(f, l->dso);
 	fputs(")\n", f);
 }
 
 /* Resolves call chain entry i of r: 0, or -1 for a context marker.  The
  * markers say whose addresses follow; before any, the address does. */
-static int pfr_frame(struct pfr_out *o, const struct pfr_perf_rec *r,
-		     uint64_t i, int *kernel, uint64_t *ip, struct pfr_loc *l)
+static int cli_frame(struct cli_out *o, const struct pfr_perf_rec *r,
+		     uint64_t i, int *kernel, uint64_t *ip, struct cli_loc *l)
 {
 	*ip = pfr_perf_u64(r->callchain, i);
 	if (*ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -330,15 +330,15 @@ static int pfr_frame(struct pfr_out *o, const struct pfr_perf_rec *r,
 	}
 	if (*kernel < 0)
 		*kernel = *ip >= 0xffff800000000000ULL;
-	pfr_locate(o, r->pid, *ip, *kernel, l);
+	cli_locate(o, r->pid, *ip, *kernel, l);
 	return 0;
 }
 
-static void pfr_json_frames(struct pfr_out *o, const struct pfr_perf_rec *r)
+static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int kernel = -1, n = 0;
-	struct pfr_loc l;
+	struct cli_loc l;
 	uint64_t ip;
 
 	fprintf(f, ",\"callchain\":[");
@@ -347,32 +347,32 @@ static void pfr_json_frames(struct pfr_out *o, const struct pfr_perf_rec *r)
 			(unsigned long long)pfr_perf_u64(r->callchain, i));
 	fprintf(f, "],\"frames\":[");
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
-		if (pfr_frame(o, r, i, &kernel, &ip, &l))
+		if (cli_frame(o, r, i, &kernel, &ip, &l))
 			continue;
 		fprintf(f, "%s{\"ip\":\"0x%llx\",\"addr\":\"0x%llx\",\"sym\":",
 			n++ ? "," : "", (unsigned long long)ip,
 			(unsigned long long)l.addr);
-		pfr_cli_json_str(f, l.sym);
+		util_json_str(f, l.sym);
 		if (l.found)
 			fprintf(f, ",\"symoff\":%llu",
 				(unsigned long long)l.off);
 		fprintf(f, ",\"dso\":");
-		pfr_cli_json_str(f, l.dso);
+		util_json_str(f, l.dso);
 		fputc('}', f);
 	}
 	fputc(']', f);
 }
 
-static void pfr_json_sample(struct pfr_out *o, const char *ev,
+static void cli_json_sample(struct cli_out *o, const char *ev,
 			    const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
-	struct pfr_loc l;
+	struct cli_loc l;
 
-	pfr_locate(o, r->pid, r->ip, pfr_is_kernel(r->misc), &l);
-	pfr_json_start(o, r, "SAMPLE");
+	cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc), &l);
+	cli_json_start(o, r, "SAMPLE");
 	fprintf(f, ",\"event\":");
-	pfr_cli_json_str(f, ev);
+	util_json_str(f, ev);
 	if (r->fields & PFR_PERF_F_IP)
 		pfr_hex(f, "ip", r->ip);
 	if (r->fields & PFR_PERF_F_PERIOD)
@@ -380,16 +380,16 @@ static void pfr_json_sample(struct pfr_out *o, const char *ev,
 	if (r->fields & PFR_PERF_F_ID)
 		fprintf(f, ",\"id\":%llu", (unsigned long long)r->id);
 	fprintf(f, ",\"sym\":");
-	pfr_cli_json_str(f, l.sym);
+	util_json_str(f, l.sym);
 	if (l.found)
 		fprintf(f, ",\"symoff\":%llu", (unsigned long long)l.off);
 	fprintf(f, ",\"dso\":");
-	pfr_cli_json_str(f, l.dso);
+	util_json_str(f, l.dso);
 	if (r->fields & PFR_PERF_F_CALLCHAIN)
-		pfr_json_frames(o, r);
+		cli_json_frames(o, r);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
-		pfr_trace_print(o->trace, f, 1, r->raw, r->raw_size);
+		cli_trace_print(o->trace, f, 1, r->raw, r->raw_size);
 	}
 	fprintf(f, "}\n");
 }
@@ -401,48 +401,48 @@ static void pfr_json_sample(struct pfr_out *o, const char *ev,
  * one "\t addr sym+off (dso)" line per frame (a user frame's address as
  * an offset into its file, as perf shows it) and an empty line.
  */
-static void pfr_print_sample(struct pfr_out *o, const char *ev,
+static void cli_print_sample(struct cli_out *o, const char *ev,
 			     const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int chain = !!(r->fields & PFR_PERF_F_CALLCHAIN), kernel = -1;
 	int tp = (r->fields & PFR_PERF_F_RAW) &&
-		 pfr_trace_print(o->trace, NULL, 0, r->raw, r->raw_size);
-	struct pfr_loc l;
+		 cli_trace_print(o->trace, NULL, 0, r->raw, r->raw_size);
+	struct cli_loc l;
 	uint64_t ip;
 
 	if (o->flags & PFR_OUT_JSON) {
-		pfr_json_sample(o, ev, r);
+		cli_json_sample(o, ev, r);
 		return;
 	}
-	pfr_line_start(o, r, !chain);
+	cli_line_start(o, r, !chain);
 	if (!tp && (r->fields & PFR_PERF_F_PERIOD))
 		fprintf(f, " %10llu", (unsigned long long)r->period);
 	fputc(' ', f);
-	pfr_cli_text_str(f, ev);
+	util_text_str(f, ev);
 	fputs(": ", f);
 	if (tp)
-		pfr_trace_print(o->trace, f, 0, r->raw, r->raw_size);
+		cli_trace_print(o->trace, f, 0, r->raw, r->raw_size);
 	if (chain) {
 		fputc('\n', f);
 		for (uint64_t i = 0; i < r->nr_callchain; i++)
-			if (!pfr_frame(o, r, i, &kernel, &ip, &l))
-				pfr_print_ip(f, "\t", l.addr, &l);
+			if (!cli_frame(o, r, i, &kernel, &ip, &l))
+				cli_print_ip(f, "\t", l.addr, &l);
 		fputc('\n', f);
 	} else if (tp) {
 		fputc('\n', f);
 	} else {
-		pfr_locate(o, r->pid, r->ip, pfr_is_kernel(r->misc), &l);
-		pfr_print_ip(f, " ", r->ip, &l);
+		cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc), &l);
+		cli_print_ip(f, " ", r->ip, &l);
 	}
 }
 
 /* Side-band: updates what later samples are printed against. */
-static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
+static void cli_track(struct cli_out *o, const struct pfr_perf_rec *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM: {
-		struct pfr_thr *t = pfr_thread(o, r->u.comm.tid, 1);
+		struct cli_thr *t = cli_thread(o, r->u.comm.tid, 1);
 
 		if (t) {
 			snprintf(t->comm, sizeof(t->comm), "%s",
@@ -456,8 +456,8 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 		break;
 	}
 	case PERF_RECORD_FORK: {
-		struct pfr_thr *pt = pfr_thread(o, r->u.task.ptid, 0);
-		struct pfr_thr *t = pfr_thread(o, r->u.task.tid, 1);
+		struct cli_thr *pt = cli_thread(o, r->u.task.ptid, 0);
+		struct cli_thr *t = cli_thread(o, r->u.task.tid, 1);
 
 		if (t && t != pt) { /* a new thread, maybe a reused tid */
 			snprintf(t->comm, sizeof(t->comm), ":%u", t->tid);
@@ -477,8 +477,8 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 	}
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		if (!pfr_is_kernel(r->misc))
-			pfr_add_map(o, r->u.mmap.pid, r->u.mmap.start,
+		if (!cli_is_kernel(r->misc))
+			cli_add_map(o, r->u.mmap.pid, r->u.mmap.start,
 				    r->u.mmap.len, r->u.mmap.pgoff,
 				    r->u.mmap.filename);
 		break;
@@ -486,7 +486,7 @@ static void pfr_track(struct pfr_out *o, const struct pfr_perf_rec *r)
 }
 
 /* The fields of a side-band record after its type. */
-static void pfr_print_side(struct pfr_out *o, const struct pfr_perf_rec *r)
+static void cli_print_side(struct cli_out *o, const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int json = o->flags & PFR_OUT_JSON;
@@ -500,14 +500,14 @@ static void pfr_print_side(struct pfr_out *o, const struct pfr_perf_rec *r)
 			pfr_hex(f, "len", r->u.mmap.len);
 			pfr_hex(f, "pgoff", r->u.mmap.pgoff);
 			fprintf(f, ",\"filename\":");
-			pfr_cli_json_str(f, r->u.mmap.filename);
+			util_json_str(f, r->u.mmap.filename);
 		} else {
 			fprintf(f, " %d/%d: [0x%llx(0x%llx) @ 0x%llx]: ",
 				(int)r->u.mmap.pid, (int)r->u.mmap.tid,
 				(unsigned long long)r->u.mmap.start,
 				(unsigned long long)r->u.mmap.len,
 				(unsigned long long)r->u.mmap.pgoff);
-			pfr_cli_text_str(f, r->u.mmap.filename);
+			util_text_str(f, r->u.mmap.filename);
 		}
 		break;
 	case PERF_RECORD_COMM:
@@ -516,12 +516,12 @@ static void pfr_print_side(struct pfr_out *o, const struct pfr_perf_rec *r)
 				(r->misc & PERF_RECORD_MISC_COMM_EXEC)
 					? "true"
 					: "false");
-			pfr_cli_json_str(f, r->u.comm.comm);
+			util_json_str(f, r->u.comm.comm);
 		} else {
 			fprintf(f, "%s: ",
 				(r->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec"
 								       : "");
-			pfr_cli_text_str(f, r->u.comm.comm);
+			util_text_str(f, r->u.comm.comm);
 			fprintf(f, ":%d/%d", (int)r->u.comm.pid,
 				(int)r->u.comm.tid);
 		}
@@ -583,13 +583,13 @@ static void pfr_print_side(struct pfr_out *o, const struct pfr_perf_rec *r)
 		if (json) {
 			pfr_hex(f, "addr", r->u.ksymbol.addr);
 			fprintf(f, ",\"name\":");
-			pfr_cli_json_str(f, r->u.ksymbol.name);
+			util_json_str(f, r->u.ksymbol.name);
 		} else {
 			fprintf(f, " addr %llx len %u type %u flags 0x%x name ",
 				(unsigned long long)r->u.ksymbol.addr,
 				r->u.ksymbol.len, r->u.ksymbol.ksym_type,
 				r->u.ksymbol.flags);
-			pfr_cli_text_str(f, r->u.ksymbol.name);
+			util_text_str(f, r->u.ksymbol.name);
 		}
 		break;
 	default:
@@ -599,7 +599,7 @@ static void pfr_print_side(struct pfr_out *o, const struct pfr_perf_rec *r)
 	}
 }
 
-void pfr_out_record(struct pfr_out *o, const char *ev,
+void cli_out_record(struct cli_out *o, const char *ev,
 		    const struct pfr_perf_layout *lay,
 		    const struct pfr_record_header *hdr, const void *payload,
 		    uint32_t len)
@@ -613,11 +613,11 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 		o->bad++;
 		return;
 	}
-	pfr_track(o, &r);
+	cli_track(o, &r);
 	if (!f)
 		return;
 	if (r.type == PERF_RECORD_SAMPLE) {
-		pfr_print_sample(o, ev, &r);
+		cli_print_sample(o, ev, &r);
 		return;
 	}
 	if ((o->flags & PFR_OUT_SAMPLES_ONLY) ||
@@ -626,25 +626,25 @@ void pfr_out_record(struct pfr_out *o, const char *ev,
 	if (!tname)
 		tname = "UNKNOWN";
 	if (json) {
-		pfr_json_start(o, &r, tname);
+		cli_json_start(o, &r, tname);
 		if (r.type >= 64 || !pfr_perf_record_name(r.type))
 			fprintf(f, ",\"record_type\":%u", r.type);
 		fprintf(f, ",\"size\":%u", r.size);
 	} else {
-		pfr_line_start(o, &r, 1);
+		cli_line_start(o, &r, 1);
 		fprintf(f, " PERF_RECORD_%s", tname);
 	}
-	pfr_print_side(o, &r);
+	cli_print_side(o, &r);
 	fprintf(f, json ? "}\n" : "\n");
 }
 
-void pfr_out_free(struct pfr_out *o)
+void cli_out_free(struct cli_out *o)
 {
 	if (!o)
 		return;
 	for (int i = 0; i < PFR_HASH; i++) {
 		while (o->thr[i]) {
-			struct pfr_thr *t = o->thr[i];
+			struct cli_thr *t = o->thr[i];
 
 			o->thr[i] = t->next;
 			free(t);
@@ -653,31 +653,31 @@ void pfr_out_free(struct pfr_out *o)
 			struct pfr_dso *d = o->dsos[i];
 
 			o->dsos[i] = d->next;
-			pfr_symtab_free(&d->tab);
+			cli_symtab_free(&d->tab);
 			free(d->name);
 			free(d);
 		}
 	}
 	pfr__procs_free(&o->procs);
-	pfr_unwind_free(o->unwind);
+	cli_unwind_free(o->unwind);
 	if (o->own_trace)
-		pfr_trace_free(o->trace);
+		cli_trace_free(o->trace);
 	if (o->kernel) {
-		pfr_symtab_free(&o->kernel->tab);
+		cli_symtab_free(&o->kernel->tab);
 		free(o->kernel->name);
 		free(o->kernel);
 	}
 	free(o);
 }
 
-/* --- perf script's options (pfr_out_style) --- */
+/* --- perf script's options (cli_out_style) --- */
 
-int pfr_out_type(uint32_t attr_type)
+int cli_out_type(uint32_t attr_type)
 {
 	return attr_type < PERF_TYPE_MAX ? (int)attr_type : PFR_OUT_NTYPES - 1;
 }
 
-unsigned pfr_out_default_fields(int t)
+unsigned cli_out_default_fields(int t)
 {
 	unsigned base = PFR_FLD_COMM | PFR_FLD_TID | PFR_FLD_CPU |
 			PFR_FLD_TIME | PFR_FLD_EVENT;
@@ -692,7 +692,7 @@ unsigned pfr_out_default_fields(int t)
 }
 
 /* Whether the samples of attr carry what field needs. */
-static int pfr_fld_present(const struct perf_event_attr *a, unsigned fld)
+static int cli_fld_present(const struct perf_event_attr *a, unsigned fld)
 {
 	uint64_t st = a->sample_type;
 
@@ -720,11 +720,11 @@ static int pfr_fld_present(const struct perf_event_attr *a, unsigned fld)
 	}
 }
 
-void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
+void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
 		     const char *name, const struct perf_event_attr *attr,
 		     const struct pfr_perf_layout *lay, int any_chain)
 {
-	int t = pfr_out_type(attr->type);
+	int t = cli_out_type(attr->type);
 	unsigned fl;
 
 	memset(e, 0, sizeof(*e));
@@ -736,7 +736,7 @@ void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
 	if (s->user_set & (1u << t)) {
 		fl = s->fields[t];
 	} else {
-		fl = pfr_out_default_fields(t);
+		fl = cli_out_default_fields(t);
 		/* perf: a tracepoint shows its call chain when it has one */
 		if (t == PERF_TYPE_TRACEPOINT && any_chain && e->chain)
 			fl |= PFR_FLD_IP | PFR_FLD_SYM | PFR_FLD_SYMOFF |
@@ -745,16 +745,16 @@ void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
 	/* what the samples lack is dropped (perf's rule for defaults and
 	 * for -F TYPE:LIST; the caller refuses a missing -F LIST field) */
 	for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
-		if ((fl & b) && !pfr_fld_present(attr, b))
+		if ((fl & b) && !cli_fld_present(attr, b))
 			fl &= ~b;
 	e->fields = fl;
 }
 
-static int pfr_unwind_map(void *arg, uint32_t pid, uint64_t addr,
+static int cli_unwind_map(void *arg, uint32_t pid, uint64_t addr,
 			  uint64_t *start, uint64_t *end, uint64_t *pgoff,
 			  const char **path)
 {
-	struct pfr_out *o = arg;
+	struct cli_out *o = arg;
 	const struct pfr__map *m = pfr__procs_find(&o->procs, pid, addr);
 
 	if (!m)
@@ -766,24 +766,24 @@ static int pfr_unwind_map(void *arg, uint32_t pid, uint64_t addr,
 	return 0;
 }
 
-void pfr_out_set_style(struct pfr_out *o, const struct pfr_out_style *s)
+void cli_out_set_style(struct cli_out *o, const struct cli_out_style *s)
 {
 	o->style = *s;
 	o->styled = 1;
 	if (!o->unwind && !(o->flags & PFR_OUT_NO_SYMS))
-		o->unwind = pfr_unwind_new(pfr_unwind_map, o);
+		o->unwind = cli_unwind_new(cli_unwind_map, o);
 }
 
 /* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
-static void pfr_style_start(struct pfr_out *o, const struct pfr_out_ev *e,
+static void cli_style_start(struct cli_out *o, const struct cli_out_ev *e,
 			    const struct pfr_perf_rec *r, uint32_t ctid)
 {
-	char comm[4 * sizeof(((struct pfr_thr *)0)->comm) + 1], t[48];
+	char comm[4 * sizeof(((struct cli_thr *)0)->comm) + 1], t[48];
 	unsigned fl = e->fields;
 	FILE *f = o->f;
 
 	if (fl & PFR_FLD_COMM) {
-		pfr_cli_text_esc(comm, sizeof(comm), pfr_comm(o, ctid));
+		util_text_esc(comm, sizeof(comm), cli_comm(o, ctid));
 		fprintf(f, (fl & PFR_FLD_IP) && e->chain ? "%s " : "%16s ",
 			comm);
 	}
@@ -818,7 +818,7 @@ static void pfr_style_start(struct pfr_out *o, const struct pfr_out_ev *e,
 }
 
 /* One frame or ip: [tab]ip, " sym+off", " (dso)" or " (inlined)". */
-static void pfr_style_ip(struct pfr_out *o, const struct pfr_out_ev *e,
+static void cli_style_ip(struct cli_out *o, const struct cli_out_ev *e,
 			 const char *lead, uint64_t ip, const char *sym,
 			 uint64_t off, int found, const char *dso)
 {
@@ -829,13 +829,13 @@ static void pfr_style_ip(struct pfr_out *o, const struct pfr_out_ev *e,
 		fprintf(f, "%s%16llx", lead, (unsigned long long)ip);
 	if (fl & PFR_FLD_SYM) {
 		fputc(' ', f);
-		pfr_cli_text_str(f, sym);
+		util_text_str(f, sym);
 		if (found && (fl & PFR_FLD_SYMOFF))
 			fprintf(f, "+0x%llx", (unsigned long long)off);
 	}
 	if ((fl & PFR_FLD_DSO) && dso) {
 		fputs(" (", f);
-		pfr_cli_text_str(f, dso);
+		util_text_str(f, dso);
 		fputc(')', f);
 	}
 	if (!dso)
@@ -846,92 +846,92 @@ static void pfr_style_ip(struct pfr_out *o, const struct pfr_out_ev *e,
  * does, when the file's DWARF has the address its chain of functions
  * stands in for the symbol: each "(inlined)" but one named as the symbol
  * is. */
-static void pfr_style_user_frame(struct pfr_out *o, const struct pfr_out_ev *e,
+static void cli_style_user_frame(struct cli_out *o, const struct cli_out_ev *e,
 				 uint32_t pid, uint64_t ip, int inl)
 {
 	char *names[16];
-	struct pfr_loc l;
+	struct cli_loc l;
 	int n = 0;
 
-	pfr_locate(o, pid, ip, 0, &l);
+	cli_locate(o, pid, ip, 0, &l);
 	if (l.found && inl)
-		n = pfr_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
+		n = cli_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
 				       l.vaddr - l.off, names, 16);
 	for (int i = 0; i < n; i++) {
 		int same = !strcmp(names[i], l.sym);
 
-		pfr_style_ip(o, e, "\t", l.addr, names[i], l.off, 1,
+		cli_style_ip(o, e, "\t", l.addr, names[i], l.off, 1,
 			     same ? l.dso : NULL);
 		fputc('\n', o->f);
 		free(names[i]);
 	}
 	if (n)
 		return;
-	pfr_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found, l.dso);
+	cli_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found, l.dso);
 	fputc('\n', o->f);
 }
 
 /* The call chain: the kernel's (and fp's user) frames as recorded, then
  * for a DWARF sample the user frames unwound from its stack copy. */
-static void pfr_style_chain(struct pfr_out *o, const struct pfr_out_ev *e,
+static void cli_style_chain(struct cli_out *o, const struct cli_out_ev *e,
 			    const struct pfr_perf_rec *r,
 			    const struct pfr_record_header *hdr,
 			    const void *payload)
 {
-	struct pfr_ustack us;
+	struct cli_ustack us;
 	int kernel = -1, nu;
-	struct pfr_loc l;
+	struct cli_loc l;
 	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
 
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
-		if (pfr_frame(o, r, i, &kernel, &ip, &l))
+		if (cli_frame(o, r, i, &kernel, &ip, &l))
 			continue;
 		if (kernel) {
-			pfr_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found,
+			cli_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found,
 				     l.dso);
 			fputc('\n', o->f);
 		} else {
-			pfr_style_user_frame(o, e, r->pid, ip, 0);
+			cli_style_user_frame(o, e, r->pid, ip, 0);
 		}
 	}
-	if (pfr_ustack_get(e->attr, r, payload, hdr->size - 8, &us))
+	if (cli_ustack_get(e->attr, r, payload, hdr->size - 8, &us))
 		return;
-	nu = pfr_unwind_user(o->unwind, r->pid, &us, ips, 127);
+	nu = cli_unwind_user(o->unwind, r->pid, &us, ips, 127);
 	for (int i = 0; i < nu; i++)
-		pfr_style_user_frame(o, e, r->pid, ips[i], 1);
+		cli_style_user_frame(o, e, r->pid, ips[i], 1);
 }
 
-static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,
+static void cli_style_sample(struct cli_out *o, const struct cli_out_ev *e,
 			     const struct pfr_perf_rec *r,
 			     const struct pfr_record_header *hdr,
 			     const void *payload)
 {
 	unsigned fl = e->fields;
 	FILE *f = o->f;
-	struct pfr_loc l;
+	struct cli_loc l;
 
-	pfr_style_start(o, e, r, r->tid);
+	cli_style_start(o, e, r, r->tid);
 	if (fl & PFR_FLD_PERIOD)
 		fprintf(f, "%10llu ", (unsigned long long)r->period);
 	if (fl & PFR_FLD_EVENT) {
 		char name[1024];
 
-		pfr_cli_text_esc(name, sizeof(name), e->name);
+		util_text_esc(name, sizeof(name), e->name);
 		fprintf(f, "%*s: ", o->style.name_width, name);
 	}
 	if ((fl & PFR_FLD_TRACE) && (r->fields & PFR_PERF_F_RAW))
-		pfr_trace_print(o->trace, f, 0, r->raw, r->raw_size);
+		cli_trace_print(o->trace, f, 0, r->raw, r->raw_size);
 	if (fl & PFR_FLD_ADDR)
 		fprintf(f, "%16llx", (unsigned long long)r->addr);
 	if (fl & PFR_FLD_IP) {
 		if (e->chain && (r->fields & PFR_PERF_F_CALLCHAIN)) {
 			fputc('\n', f);
-			pfr_style_chain(o, e, r, hdr, payload);
+			cli_style_chain(o, e, r, hdr, payload);
 		} else {
 			fputc(' ', f);
-			pfr_locate(o, r->pid, r->ip, pfr_is_kernel(r->misc),
+			cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc),
 				   &l);
-			pfr_style_ip(o, e, "", r->ip, l.sym, l.off, l.found,
+			cli_style_ip(o, e, "", r->ip, l.sym, l.off, l.found,
 				     l.dso);
 		}
 	}
@@ -939,7 +939,7 @@ static void pfr_style_sample(struct pfr_out *o, const struct pfr_out_ev *e,
 }
 
 /* The thread a side-band record is about, whose command perf shows. */
-static uint32_t pfr_side_tid(const struct pfr_perf_rec *r)
+static uint32_t cli_side_tid(const struct pfr_perf_rec *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM:
@@ -956,7 +956,7 @@ static uint32_t pfr_side_tid(const struct pfr_perf_rec *r)
 }
 
 /* An MMAP or MMAP2 record's fields as perf_event__fprintf_mmap{,2}(). */
-static void pfr_style_mmap(struct pfr_out *o, const struct pfr_perf_rec *r,
+static void cli_style_mmap(struct cli_out *o, const struct pfr_perf_rec *r,
 			   const unsigned char *p)
 {
 	FILE *f = o->f;
@@ -969,7 +969,7 @@ static void pfr_style_mmap(struct pfr_out *o, const struct pfr_perf_rec *r,
 	if (r->type == PERF_RECORD_MMAP) {
 		fprintf(f, "]: %c ",
 			(r->misc & PERF_RECORD_MISC_MMAP_DATA) ? 'r' : 'x');
-		pfr_cli_text_str(f, r->u.mmap.filename);
+		util_text_str(f, r->u.mmap.filename);
 		return;
 	}
 	if (r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
@@ -992,10 +992,10 @@ static void pfr_style_mmap(struct pfr_out *o, const struct pfr_perf_rec *r,
 	}
 	fprintf(f, "]: %c%c%c%c ", (pr & 1) ? 'r' : '-', (pr & 2) ? 'w' : '-',
 		(pr & 4) ? 'x' : '-', (r->u.mmap.flags & 1) ? 's' : 'p');
-	pfr_cli_text_str(f, r->u.mmap.filename);
+	util_text_str(f, r->u.mmap.filename);
 }
 
-void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
+void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
 		   const struct pfr_perf_rec *r,
 		   const struct pfr_record_header *hdr, const void *payload)
 {
@@ -1004,9 +1004,9 @@ void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
 
 	if (r->type == PERF_RECORD_SAMPLE) {
 		if (o->flags & PFR_OUT_JSON)
-			pfr_json_sample(o, e->name, r);
+			cli_json_sample(o, e->name, r);
 		else
-			pfr_style_sample(o, e, r, hdr, payload);
+			cli_style_sample(o, e, r, hdr, payload);
 		return;
 	}
 	switch (r->type) {
@@ -1050,11 +1050,11 @@ void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
 	if (!(o->style.show & cls))
 		return;
 	if (o->flags & PFR_OUT_JSON) {
-		pfr_json_start(o, r, tname ? tname : "UNKNOWN");
+		cli_json_start(o, r, tname ? tname : "UNKNOWN");
 		if (r->type >= 64 || !tname)
 			fprintf(o->f, ",\"record_type\":%u", r->type);
 		fprintf(o->f, ",\"size\":%u", r->size);
-		pfr_print_side(o, r);
+		cli_print_side(o, r);
 		fputs("}\n", o->f);
 		return;
 	}
@@ -1063,23 +1063,23 @@ void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
 		return;
 	}
 	/* perf: the command of the thread the record is about */
-	pfr_style_start(o, e, r, pfr_side_tid(r));
+	cli_style_start(o, e, r, cli_side_tid(r));
 	fprintf(o->f, "PERF_RECORD_%s", tname ? tname : "UNKNOWN");
 	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
-		pfr_style_mmap(o, r, payload);
+		cli_style_mmap(o, r, payload);
 	else
-		pfr_print_side(o, r);
+		cli_print_side(o, r);
 	fputc('\n', o->f);
 }
 
-/* Tracks one record's side-band (call before pfr_out_event, for every
+/* Tracks one record's side-band (call before cli_out_event, for every
  * record, printed or not). */
-void pfr_out_track(struct pfr_out *o, const struct pfr_perf_rec *r)
+void cli_out_track(struct cli_out *o, const struct pfr_perf_rec *r)
 {
-	pfr_track(o, r);
+	cli_track(o, r);
 }
 
-const char *pfr_out_comm(struct pfr_out *o, uint32_t tid)
+const char *cli_out_comm(struct cli_out *o, uint32_t tid)
 {
-	return pfr_comm(o, tid);
+	return cli_comm(o, tid);
 }

@@ -13,8 +13,8 @@
 
 #include <perfring/perf.h>
 
-struct pfr_out;
-struct pfr_trace;
+struct cli_out;
+struct cli_trace;
 
 #define PFR_OUT_JSON 0x1u
 #define PFR_OUT_SAMPLES_ONLY 0x2u /* side-band records are tracked only */
@@ -40,7 +40,7 @@ enum {
 /* perf script's output types, each with its own fields: the attr types
  * below PERF_TYPE_MAX, then any other (a dynamic PMU's). */
 #define PFR_OUT_NTYPES 7
-int pfr_out_type(uint32_t attr_type);
+int cli_out_type(uint32_t attr_type);
 
 /* Side-band records perf script shows on request (--show-*-events). */
 enum {
@@ -57,7 +57,7 @@ enum {
 };
 
 /* How `perfring script` prints (perf script's options). */
-struct pfr_out_style {
+struct cli_out_style {
 	unsigned fields[PFR_OUT_NTYPES]; /* -F, per output type */
 	unsigned user_set; /* bit t: fields[t] came from -F */
 	unsigned show; /* PFR_SHOW_* */
@@ -66,55 +66,55 @@ struct pfr_out_style {
 };
 
 /* perf script's default fields of output type t. */
-unsigned pfr_out_default_fields(int t);
+unsigned cli_out_default_fields(int t);
 
-/* One event of the file, as pfr_out_event() prints its records. */
-struct pfr_out_ev {
+/* One event of the file, as cli_out_event() prints its records. */
+struct cli_out_ev {
 	const char *name;
 	const struct perf_event_attr *attr;
 	struct pfr_perf_layout lay;
-	unsigned fields; /* from pfr_out_fields() */
+	unsigned fields; /* from cli_out_fields() */
 	int chain; /* call chains are printed */
 };
 
 /* The fields a sample of attr prints under style s: -F's for its type,
  * or the defaults less what the samples lack (perf's rules). */
-void pfr_out_ev_init(struct pfr_out_ev *e, const struct pfr_out_style *s,
+void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
 		     const char *name, const struct perf_event_attr *attr,
 		     const struct pfr_perf_layout *lay, int any_chain);
 
-struct pfr_out *pfr_out_new(FILE *f, unsigned flags);
+struct cli_out *cli_out_new(FILE *f, unsigned flags);
 /* Print as perf script does under style s (copied); without it, the
- * records print as pfr_out_record() documents. */
-void pfr_out_set_style(struct pfr_out *o, const struct pfr_out_style *s);
+ * records print as cli_out_record() documents. */
+void cli_out_set_style(struct cli_out *o, const struct cli_out_style *s);
 /* Updates what later records are printed against (threads' names, maps)
  * from record r; call it for every record, printed or not. */
-void pfr_out_track(struct pfr_out *o, const struct pfr_perf_rec *r);
+void cli_out_track(struct cli_out *o, const struct pfr_perf_rec *r);
 /* Prints one record of event e, decoded as r from (hdr, payload), as perf
  * script does under the style set (side-band only when shown). */
-void pfr_out_event(struct pfr_out *o, const struct pfr_out_ev *e,
+void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
 		   const struct pfr_perf_rec *r,
 		   const struct pfr_record_header *hdr, const void *payload);
 /* The name of thread tid (":TID" when no record named it). */
-const char *pfr_out_comm(struct pfr_out *o, uint32_t tid);
+const char *cli_out_comm(struct cli_out *o, uint32_t tid);
 /* Track (and print, unless out is NULL) one record of event `ev`. */
-void pfr_out_record(struct pfr_out *o, const char *ev,
+void cli_out_record(struct cli_out *o, const char *ev,
 		    const struct pfr_perf_layout *lay,
 		    const struct pfr_record_header *hdr, const void *payload,
 		    uint32_t len);
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
-void pfr_out_set_trace(struct pfr_out *o, struct pfr_trace *t);
+void cli_out_set_trace(struct cli_out *o, struct cli_trace *t);
 /* The same, t then freed with o (perfring record's output: formats from
- * tracefs, pfr_trace_open_tracefs()). */
-void pfr_out_take_trace(struct pfr_out *o, struct pfr_trace *t);
+ * tracefs, cli_trace_open_tracefs()). */
+void cli_out_take_trace(struct cli_out *o, struct cli_trace *t);
 /* Records the decoder rejected so far. */
-uint64_t pfr_out_bad(const struct pfr_out *o);
-void pfr_out_free(struct pfr_out *o);
+uint64_t cli_out_bad(const struct cli_out *o);
+void cli_out_free(struct cli_out *o);
 
 /* Resolves ip of pid (kernel when kernel != 0) to sym, offset and dso;
  * returns 1 if a symbol was found. */
-int pfr_out_resolve(struct pfr_out *o, uint32_t pid, uint64_t ip, int kernel,
+int cli_out_resolve(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		    const char **sym, uint64_t *off, const char **dso);
 
 #endif

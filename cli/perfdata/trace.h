@@ -7,25 +7,25 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct pfr_trace;
+struct cli_trace;
 
 /*
  * The tracepoint formats of the perf.data file at path.  Returns NULL
  * when the file has none (no tracepoint event) or they do not parse;
  * *why then says which ("" for none).
  */
-struct pfr_trace *pfr_trace_open(const char *path, const char **why);
+struct cli_trace *cli_trace_open(const char *path, const char **why);
 /* The same from tracing data in memory (b, n bytes: HEADER_TRACING_DATA's
  * contents, as a file stores them or a pipe stream carries them after its
  * record), which stays the caller's. */
-struct pfr_trace *pfr_trace_open_mem(const void *b, size_t n, const char **why);
+struct cli_trace *cli_trace_open_mem(const void *b, size_t n, const char **why);
 /* The formats of this machine's tracepoints events[n] ("sys:name"; other
  * names are skipped), read from tracefs: for `perfring record`'s own
  * output, which has no file to take them from.  NULL when none parses
  * (*why: "" when there was no tracepoint). */
-struct pfr_trace *pfr_trace_open_tracefs(const char *const *events, unsigned n,
+struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
 					 const char **why);
-void pfr_trace_free(struct pfr_trace *t);
+void cli_trace_free(struct cli_trace *t);
 
 /*
  * Writes the fields of the raw tracepoint data (raw, size) to f: text as
@@ -34,7 +34,7 @@ void pfr_trace_free(struct pfr_trace *t);
  * event is not in the formats or the data is too short or malformed
  * (nothing written).  With f NULL, only says whether it would write.
  */
-int pfr_trace_print(struct pfr_trace *t, FILE *f, int json, const void *raw,
+int cli_trace_print(struct cli_trace *t, FILE *f, int json, const void *raw,
 		    uint32_t size);
 
 #endif

@@ -22,9 +22,9 @@ static struct {
 	size_t (*stream)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *);
 	unsigned (*is_error)(size_t);
 	ZSTD_DCtx *dctx; /* one file at a time */
-} pfr_zd;
+} cli_zd;
 
-static long pfr_zstd_inflate(void *arg, const void *in, size_t in_len,
+static long cli_zstd_inflate(void *arg, const void *in, size_t in_len,
 			     size_t *in_used, void *out, size_t out_cap)
 {
 	ZSTD_inBuffer i = {in, in_len, 0};
@@ -32,67 +32,67 @@ static long pfr_zstd_inflate(void *arg, const void *in, size_t in_len,
 	size_t r;
 
 	(void)arg;
-	r = pfr_zd.stream(pfr_zd.dctx, &o, &i);
+	r = cli_zd.stream(cli_zd.dctx, &o, &i);
 	*in_used = i.pos;
-	return pfr_zd.is_error(r) ? -1 : (long)o.pos;
+	return cli_zd.is_error(r) ? -1 : (long)o.pos;
 }
 
 static int pfr_zstd_load(void)
 {
 	void *h;
 
-	if (pfr_zd.stream)
+	if (cli_zd.stream)
 		return 0;
 	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return -1;
-	*(void **)&pfr_zd.create = dlsym(h, "ZSTD_createDCtx");
-	*(void **)&pfr_zd.free = dlsym(h, "ZSTD_freeDCtx");
-	*(void **)&pfr_zd.stream = dlsym(h, "ZSTD_decompressStream");
-	*(void **)&pfr_zd.is_error = dlsym(h, "ZSTD_isError");
-	if (!pfr_zd.create || !pfr_zd.free || !pfr_zd.stream ||
-	    !pfr_zd.is_error) {
-		pfr_zd.stream = NULL;
+	*(void **)&cli_zd.create = dlsym(h, "ZSTD_createDCtx");
+	*(void **)&cli_zd.free = dlsym(h, "ZSTD_freeDCtx");
+	*(void **)&cli_zd.stream = dlsym(h, "ZSTD_decompressStream");
+	*(void **)&cli_zd.is_error = dlsym(h, "ZSTD_isError");
+	if (!cli_zd.create || !cli_zd.free || !cli_zd.stream ||
+	    !cli_zd.is_error) {
+		cli_zd.stream = NULL;
 		dlclose(h);
 		return -1;
 	}
 	return 0; /* kept loaded for the process's lifetime */
 }
 
-int pfr_zstd_reader(struct pfr_perf_file *f, const char **why)
+int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
 {
 	if (pfr_zstd_load()) {
 		*why = "libzstd.so.1 cannot be loaded (Debian: libzstd1)";
 		return -1;
 	}
-	pfr_zstd_reader_free();
-	pfr_zd.dctx = pfr_zd.create();
-	if (!pfr_zd.dctx) {
+	cli_zstd_reader_free();
+	cli_zd.dctx = cli_zd.create();
+	if (!cli_zd.dctx) {
 		*why = "out of memory";
 		return -1;
 	}
-	if (pfr_perf_file_set_inflate(f, pfr_zstd_inflate, NULL)) {
+	if (pfr_perf_file_set_inflate(f, cli_zstd_inflate, NULL)) {
 		*why = "the file was already read from";
 		return -1;
 	}
 	return 0;
 }
 
-void pfr_zstd_reader_free(void)
+void cli_zstd_reader_free(void)
 {
-	if (pfr_zd.dctx)
-		pfr_zd.free(pfr_zd.dctx);
-	pfr_zd.dctx = NULL;
+	if (cli_zd.dctx)
+		cli_zd.free(cli_zd.dctx);
+	cli_zd.dctx = NULL;
 }
 #else
-int pfr_zstd_reader(struct pfr_perf_file *f, const char **why)
+int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
 {
 	(void)f;
 	*why = "this perfring was built without zstd.h";
 	return -1;
 }
 
-void pfr_zstd_reader_free(void)
+void cli_zstd_reader_free(void)
 {
 }
 #endif

@@ -15,9 +15,9 @@
  * cannot be loaded): f then reads as without one, and stops at its first
  * compressed record with -PFR_PERF_E_COMPRESSED.
  */
-int pfr_zstd_reader(struct pfr_perf_file *f, const char **why);
+int cli_zstd_reader(struct pfr_perf_file *f, const char **why);
 
-/* Frees what pfr_zstd_reader() set up (NULL: none). */
-void pfr_zstd_reader_free(void);
+/* Frees what cli_zstd_reader() set up (NULL: none). */
+void cli_zstd_reader_free(void);
 
 #endif

@@ -108,7 +108,7 @@ struct rec {
 	/* the recording */
 	struct pfr_perf_session *sess;
 	int writing; /* the output file was created */
-	struct pfr_out *out;
+	struct cli_out *out;
 	uint64_t out_bad; /* records the printer could not decode */
 	struct rusage ru_loop; /* at the start of the reading loop */
 };
@@ -506,7 +506,7 @@ static int open_cgroups(struct rec *R)
 	if (!R->cgroups)
 		return 0;
 	if (strlen(R->cgroups) >= sizeof(names))
-		return pfr_cli_usage_error("record", "-G: list too long");
+		return util_usage_error("record", "-G: list too long");
 	if (cgroup_root(root, sizeof(root)))
 		return fail(
 			EX_FAIL,
@@ -852,14 +852,14 @@ static const struct ropt *find_long(const char *name, size_t len, int *amb)
 }
 
 /* -m: pages (rounded up to a power of two), or bytes with a B, K, M or G
- * suffix (pfr_cli_parse_size()), as perf takes it: decimal only, so 010
+ * suffix (util_parse_size()), as perf takes it: decimal only, so 010
  * is 10 pages (16 after rounding) and 0x10 is refused. */
 static int parse_pages(const char *v, unsigned long long *pages)
 {
 	unsigned long long n, psz = (unsigned long long)getpagesize();
 	size_t l = strlen(v);
 
-	if (pfr_cli_parse_size(v, &n))
+	if (util_parse_size(v, &n))
 		return -1;
 	if (l && (v[l - 1] < '0' || v[l - 1] > '9')) { /* bytes */
 		if (n > (1ULL << 40))
@@ -885,8 +885,7 @@ static int parse_ids(const char *v, pid_t *ids, int max, int *n)
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		unsigned long long x;
 
-		if (pfr_cli_parse_u64(t, &x) || !x || x > 0x7fffffff ||
-		    *n == max)
+		if (util_parse_u64(t, &x) || !x || x > 0x7fffffff || *n == max)
 			return -1;
 		ids[(*n)++] = (pid_t)x;
 	}
@@ -996,11 +995,11 @@ static int add_events(struct rec *R, const char *v)
 	err = pfr_perf_event_list_parse(v, attrs, info, MAX_EV - 1 - R->nev, &n,
 					geteuid() == 0);
 	if (err == -PFR_PERF_E_TOO_MANY)
-		return pfr_cli_usage_error("record", "at most %d events",
-					   MAX_EV - 1);
+		return util_usage_error("record", "at most %d events",
+					MAX_EV - 1);
 	if (err == -PFR_PERF_E_EVENT_SYNTAX)
-		return pfr_cli_usage_error("record", "bad event list '%s': %s",
-					   v, pfr_perf_strerror(err));
+		return util_usage_error("record", "bad event list '%s': %s", v,
+					pfr_perf_strerror(err));
 	if (err)
 		return event_parse_error(v, err);
 	R->last_e = R->nev;
@@ -1024,7 +1023,7 @@ static int parse_cpus(struct rec *R, const char *v)
 	int n = pfr_perf_cpu_list(v, R->cpus, MAX_CPUS);
 
 	if (n <= 0)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record", "bad -C '%s': a cpu list such as 0-3,6", v);
 	for (int i = 0; i < n; i++) {
 		int found = 0;
@@ -1032,7 +1031,7 @@ static int parse_cpus(struct rec *R, const char *v)
 		for (int k = 0; k < non; k++)
 			found |= online[k] == R->cpus[i];
 		if (!found)
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"record", "bad -C '%s': CPU %d is not online",
 				v, R->cpus[i]);
 	}
@@ -1052,7 +1051,7 @@ static int opt_filter(struct rec *R, const char *v)
 			any = 1;
 		}
 	if (!any)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record",
 			"--filter must follow a -e with a tracepoint");
 	return 0;
@@ -1067,7 +1066,7 @@ static int opt_exclude_perf(struct rec *R)
 		if (R->ev[i].attr.type == PERF_TYPE_TRACEPOINT)
 			R->ev[i].exclude_perf = any = 1;
 	if (!any)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record",
 			"--exclude-perf must follow a -e with a tracepoint");
 	return 0;
@@ -1113,8 +1112,8 @@ static int opt_freq(struct rec *R, const char *v)
 		R->freq = (unsigned long long)rate;
 		return 0;
 	}
-	if (pfr_cli_parse_u64(v, &n) || !n || n > 1000000000)
-		return pfr_cli_usage_error(
+	if (util_parse_u64(v, &n) || !n || n > 1000000000)
+		return util_usage_error(
 			"record", "bad -F '%s': a frequency > 0 or max", v);
 	R->freq = n;
 	return 0;
@@ -1128,11 +1127,11 @@ static int opt_uid(struct rec *R, const char *v)
 
 	if (pw)
 		R->uid = pw->pw_uid;
-	else if (!pfr_cli_parse_u64(v, &n) && n < 0xffffffffULL)
+	else if (!util_parse_u64(v, &n) && n < 0xffffffffULL)
 		R->uid = (uid_t)n;
 	else
-		return pfr_cli_usage_error("record",
-					   "bad -u '%s': no such user", v);
+		return util_usage_error("record", "bad -u '%s': no such user",
+					v);
 	R->uid_set = 1;
 	return 0;
 }
@@ -1155,8 +1154,8 @@ static int opt_callgraph(struct rec *R, const char *v, const char *spelled)
 		 * report to unwind with the DWARF CFI; size: the stack bytes
 		 * (8192 as perf; at most 65528, a multiple of 8). */
 		n = 8192;
-		if (v[5] && (pfr_cli_parse_u64(v + 6, &n) || !n || n > 65528))
-			return pfr_cli_usage_error(
+		if (v[5] && (util_parse_u64(v + 6, &n) || !n || n > 65528))
+			return util_usage_error(
 				"record",
 				"bad %s '%s': dwarf,SIZE with SIZE at most "
 				"65528",
@@ -1197,8 +1196,8 @@ static int opt_clockid(struct rec *R, const char *v)
 			R->clockid = clocks[i].id;
 			return 0;
 		}
-	if (pfr_cli_parse_u64(v, &id) || id > 64)
-		return pfr_cli_usage_error(
+	if (util_parse_u64(v, &id) || id > 64)
+		return util_usage_error(
 			"record",
 			"bad -k '%s': a clock (monotonic, monotonic_raw, "
 			"realtime, boottime, tai) or its number",
@@ -1251,7 +1250,7 @@ static int opt_switch_output(struct rec *R, const char *v)
 	if (l > 1 && l < sizeof(num) && strchr(units, v[l - 1])) {
 		memcpy(num, v, l - 1);
 		num[l - 1] = 0;
-		if (!pfr_cli_parse_u64(num, &n) && n && n <= 1000000) {
+		if (!util_parse_u64(num, &n) && n && n <= 1000000) {
 			R->switch_mode = SW_TIME;
 			R->switch_secs =
 				n * mul[strchr(units, v[l - 1]) - units];
@@ -1262,10 +1261,10 @@ static int opt_switch_output(struct rec *R, const char *v)
 		R->switch_size = n;
 		return 0;
 	}
-	return pfr_cli_usage_error("record",
-				   "bad --switch-output '%s': signal, a size "
-				   "(10M) or a time (30s, 5m, 1h, 1d)",
-				   v);
+	return util_usage_error("record",
+				"bad --switch-output '%s': signal, a size "
+				"(10M) or a time (30s, 5m, 1h, 1d)",
+				v);
 }
 
 /* The options perf has in its own meaning that need more than a flag. */
@@ -1282,23 +1281,23 @@ static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
 			R->delay_ms = -1;
 			return 0;
 		}
-		if (pfr_cli_parse_u64(v, &n) || n > 0x7fffffff)
-			return pfr_cli_usage_error(
+		if (util_parse_u64(v, &n) || n > 0x7fffffff)
+			return util_usage_error(
 				"record", "bad %s '%s': milliseconds, or -1",
 				spelled, v);
 		R->delay_ms = (int)n;
 		return 0;
 	case O_MAX_SIZE:
 		if (parse_size(v, &n) || !n)
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"record", "bad --max-size '%s': a size (10M)",
 				v);
 		R->max_size = n;
 		return 0;
 	case O_COMPRESS:
 		n = 1;
-		if (v && (pfr_cli_parse_u64(v, &n) || !n || n > 22))
-			return pfr_cli_usage_error(
+		if (v && (util_parse_u64(v, &n) || !n || n > 22))
+			return util_usage_error(
 				"record", "bad %s '%s': a level from 1 to 22",
 				spelled, v);
 		R->zlevel = (int)n;
@@ -1306,8 +1305,8 @@ static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_SWITCH_OUTPUT:
 		return opt_switch_output(R, v);
 	case O_SWITCH_MAX_FILES:
-		if (pfr_cli_parse_u64(v, &n) || n > 100000)
-			return pfr_cli_usage_error(
+		if (util_parse_u64(v, &n) || n > 100000)
+			return util_usage_error(
 				"record", "bad --switch-max-files '%s'", v);
 		R->switch_max = (int)n;
 		return 0;
@@ -1315,10 +1314,10 @@ static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
 		R->threads = v ? v : "cpu";
 		return 0;
 	case O_REALTIME:
-		if (pfr_cli_parse_u64(v, &n) || !n || n > 99)
-			return pfr_cli_usage_error(
-				"record", "bad %s '%s': a priority 1-99",
-				spelled, v);
+		if (util_parse_u64(v, &n) || !n || n > 99)
+			return util_usage_error("record",
+						"bad %s '%s': a priority 1-99",
+						spelled, v);
 		R->rt_prio = (int)n;
 		return 0;
 	}
@@ -1337,9 +1336,9 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_FILTER:
 		return opt_filter(R, v);
 	case O_COUNT:
-		if (pfr_cli_parse_u64(v, &n) || !n)
-			return pfr_cli_usage_error(
-				"record", "bad -c '%s': a count > 0", v);
+		if (util_parse_u64(v, &n) || !n)
+			return util_usage_error("record",
+						"bad -c '%s': a count > 0", v);
 		R->period = n;
 		return 0;
 	case O_FREQ:
@@ -1349,16 +1348,16 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 		return 0;
 	case O_PID:
 		if (parse_ids(v, R->pids, MAX_IDS, &R->npids))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"record", "bad %s '%s': a process id list",
 				spelled, v);
 		R->pid = R->pids[0];
 		return 0;
 	case O_TID:
 		if (parse_ids(v, R->tids, MAX_IDS, &R->ntids))
-			return pfr_cli_usage_error(
-				"record", "bad %s '%s': a thread id list",
-				spelled, v);
+			return util_usage_error("record",
+						"bad %s '%s': a thread id list",
+						spelled, v);
 		R->tid = R->tids[0];
 		return 0;
 	case O_UID:
@@ -1370,7 +1369,7 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 		return 0;
 	case O_MMAP:
 		if (parse_pages(v, &n))
-			return pfr_cli_usage_error(
+			return util_usage_error(
 				"record",
 				"bad -m '%s': data pages per ring (rounded up "
 				"to a power of two) or a size such as 512K, 8M",
@@ -1624,7 +1623,7 @@ static int check_args(struct rec *R)
 		for (int i = 0; i < R->nev; i++)
 			if (R->ev[i].info.leader != (uint32_t)i ||
 			    R->ev[i].info.nr_members > 1)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record",
 					"--group with events already in a "
 					"{group}");
@@ -1643,7 +1642,7 @@ static int check_args(struct rec *R)
 				     "perf's pipe format is written "
 				     "uncompressed to one stream");
 	if (!R->output && (R->zlevel || R->switch_mode || R->max_size))
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record", "-z, --switch-output and --max-size need a "
 				  "file (not --stream or --json alone)");
 	if (R->threads && R->overwrite)
@@ -1675,8 +1674,8 @@ static int parse_args(struct rec *R, int argc, char **argv)
 
 		if (!strcmp(a, "--")) {
 			if (i + 1 >= argc)
-				return pfr_cli_usage_error(
-					"record", "'--' needs a command");
+				return util_usage_error("record",
+							"'--' needs a command");
 			R->cmd = argv + i + 1;
 			break;
 		}
@@ -1699,7 +1698,7 @@ static int parse_args(struct rec *R, int argc, char **argv)
 				neg = find_negated(a + 2, len, 1);
 			if (neg) {
 				if (eq)
-					return pfr_cli_usage_error(
+					return util_usage_error(
 						"record",
 						"option '%.*s' takes no value",
 						(int)len + 2, a);
@@ -1708,12 +1707,12 @@ static int parse_args(struct rec *R, int argc, char **argv)
 				continue;
 			}
 			if (!o)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record", "%s option '%.*s'",
 					amb ? "ambiguous" : "unknown",
 					(int)len + 2, a);
 			if (eq && !o->arg)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record",
 					"option '--%s' takes no value", o->l);
 			if (eq)
@@ -1721,7 +1720,7 @@ static int parse_args(struct rec *R, int argc, char **argv)
 			else if (o->arg == 1 && i + 1 < argc)
 				v = argv[++i];
 			else if (o->arg == 1)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record", "option '%s' needs a value",
 					a);
 			if ((rc = apply_opt(R, o, v, a)))
@@ -1737,14 +1736,14 @@ static int parse_args(struct rec *R, int argc, char **argv)
 				if (ropts[k].s == a[j])
 					o = &ropts[k];
 			if (!o)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record", "unknown option '%s'", sp);
 			v = NULL;
 			if (o->arg && a[j + 1]) {
 				v = a + j + 1;
 			} else if (o->arg == 1) {
 				if (i + 1 >= argc)
-					return pfr_cli_usage_error(
+					return util_usage_error(
 						"record",
 						"option '%s' needs a value",
 						sp);
@@ -1757,16 +1756,16 @@ static int parse_args(struct rec *R, int argc, char **argv)
 		}
 	}
 	if (R->period && R->freq)
-		return pfr_cli_usage_error("record",
-					   "-c and -F exclude each other");
+		return util_usage_error("record",
+					"-c and -F exclude each other");
 	if (R->output && !strcmp(R->output, "-") && R->json)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record", "-o - and --json both want standard output");
 	if (!!R->all_cpus + !!R->npids + !!R->ntids + !!R->uid_set > 1)
-		return pfr_cli_usage_error(
-			"record", "-a, -p, -t and -u exclude each other");
+		return util_usage_error("record",
+					"-a, -p, -t and -u exclude each other");
 	if (R->cgroups && !R->all_cpus && !R->cpus_given)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"record", "-G (cgroups) needs CPU-wide recording: -a "
 				  "or -C");
 	/* No target and no command: every CPU, as perf does.  -C: those
@@ -1795,7 +1794,7 @@ static int emit(void *arg, const struct pfr_perf_session_rec *r)
 	struct rec *R = arg;
 
 	if (R->out)
-		pfr_out_record(R->out,
+		cli_out_record(R->out,
 			       pfr_perf_session_event_name(R->sess, r->event),
 			       r->lay, r->hdr, r->payload, r->len);
 	if ((R->max_size || R->switch_mode == SW_SIZE) && !R->size_hit) {
@@ -2087,7 +2086,7 @@ static int start_output(struct rec *R, int argc, char **argv)
 	if (R->stream || R->json) {
 		const char *names[MAX_EV], *why;
 
-		R->out = pfr_out_new(
+		R->out = cli_out_new(
 			stdout, (R->json ? PFR_OUT_JSON : 0) |
 					(R->no_syms ? PFR_OUT_NO_SYMS : 0));
 		if (!R->out)
@@ -2095,9 +2094,9 @@ static int start_output(struct rec *R, int argc, char **argv)
 		/* tracepoint fields, from this machine's formats */
 		for (int i = 0; i < R->nev; i++)
 			names[i] = R->ev[i].name;
-		pfr_out_take_trace(
+		cli_out_take_trace(
 			R->out,
-			pfr_trace_open_tracefs(names, (unsigned)R->nev, &why));
+			cli_trace_open_tracefs(names, (unsigned)R->nev, &why));
 	}
 	return 0;
 }
@@ -2220,7 +2219,7 @@ static int set_readers(struct rec *R)
 			m[strcspn(m, "/")] = 0;
 			n = pfr_perf_cpu_list(m, cpus, MAX_CPUS);
 			if (n <= 0)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"record",
 					"bad --threads '%s': cpu, core, package, "
 					"numa or CPUS/AFFINITY[:...] masks",
@@ -2299,11 +2298,11 @@ static int record_run(struct rec *R, int argc, char **argv)
 	 * reader (checked before anything starts; /dev/null is allowed) */
 	if (R->output && !stat(R->output, &ost) && !S_ISREG(ost.st_mode) &&
 	    !S_ISCHR(ost.st_mode))
-		return pfr_cli_usage_error("record",
-					   "-o %s: not a regular file (a "
-					   "FIFO, socket or directory cannot "
-					   "hold perf.data)",
-					   R->output);
+		return util_usage_error("record",
+					"-o %s: not a regular file (a "
+					"FIFO, socket or directory cannot "
+					"hold perf.data)",
+					R->output);
 	if ((rc = record_start(R, argc, argv)))
 		return rc;
 	getrusage(RUSAGE_SELF, &R->ru_loop);
@@ -2316,7 +2315,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 	if (!rc && R->output && (R->switch_mode || R->ts_filename))
 		rc = put_away(R);
 	if (R->out)
-		R->out_bad = pfr_out_bad(R->out);
+		R->out_bad = cli_out_bad(R->out);
 	fflush(stdout);
 	getrusage(RUSAGE_SELF, &ru);
 	pfr_perf_session_stats(R->sess, &st);
@@ -2325,7 +2324,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 	return rc;
 }
 
-int pfr_cmd_record(int argc, char **argv)
+int cli_cmd_record(int argc, char **argv)
 {
 	struct rec *R = calloc(1, sizeof(*R));
 	int rc;
@@ -2339,7 +2338,7 @@ int pfr_cmd_record(int argc, char **argv)
 	for (int i = 0; i < R->nev; i++)
 		if (R->ev[i].cgroup_fd > 0)
 			close(R->ev[i].cgroup_fd);
-	pfr_out_free(R->out);
+	cli_out_free(R->out);
 	for (int i = 0; i < R->nev; i++)
 		free(R->ev[i].filter_buf);
 	for (int i = 0; i < R->nswitch; i++)

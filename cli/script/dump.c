@@ -19,7 +19,7 @@
 #include "script.h"
 
 /* perf's feature names, by bit (tools/perf/util/header.h, 6.1). */
-static const char *const pfr_feat_names[] = {
+static const char *const cli_feat_names[] = {
 	"RESERVED",
 	"TRACING_DATA",
 	"BUILD_ID",
@@ -52,14 +52,14 @@ static const char *const pfr_feat_names[] = {
 	"CLOCK_DATA",
 	"HYBRID_TOPOLOGY",
 };
-#define PFR_NFEAT ((int)(sizeof(pfr_feat_names) / sizeof(*pfr_feat_names)))
+#define PFR_NFEAT ((int)(sizeof(cli_feat_names) / sizeof(*cli_feat_names)))
 
-struct pfr_sec {
+struct cli_sec {
 	const unsigned char *p;
 	uint64_t n, off;
 };
 
-static int pfr_sec_u32(struct pfr_sec *s, uint32_t *v)
+static int cli_sec_u32(struct cli_sec *s, uint32_t *v)
 {
 	if (s->n - s->off < 4)
 		return -1;
@@ -68,7 +68,7 @@ static int pfr_sec_u32(struct pfr_sec *s, uint32_t *v)
 	return 0;
 }
 
-static int pfr_sec_u64(struct pfr_sec *s, uint64_t *v)
+static int cli_sec_u64(struct cli_sec *s, uint64_t *v)
 {
 	if (s->n - s->off < 8)
 		return -1;
@@ -78,12 +78,12 @@ static int pfr_sec_u64(struct pfr_sec *s, uint64_t *v)
 }
 
 /* A perf_header_string: u32 length, then NUL-terminated bytes. */
-static const char *pfr_sec_str(struct pfr_sec *s)
+static const char *cli_sec_str(struct cli_sec *s)
 {
 	uint32_t l;
 	const char *r;
 
-	if (pfr_sec_u32(s, &l) || !l || l > s->n - s->off ||
+	if (cli_sec_u32(s, &l) || !l || l > s->n - s->off ||
 	    !memchr(s->p + s->off, 0, l))
 		return NULL;
 	r = (const char *)s->p + s->off;
@@ -96,55 +96,55 @@ static void pfr_put(const char *label, const char *v)
 	if (!v)
 		return;
 	printf("# %s : ", label);
-	pfr_cli_text_str(stdout, v);
+	util_text_str(stdout, v);
 	putchar('\n');
 }
 
 /* Prints feature b from its section s, as perf's print_* do. */
-static void pfr_print_feat(int b, struct pfr_sec *s)
+static void cli_print_feat(int b, struct cli_sec *s)
 {
 	uint32_t a, o, nr;
 	uint64_t v, w;
 
 	switch (b) {
 	case 3:
-		pfr_put("hostname", pfr_sec_str(s));
+		pfr_put("hostname", cli_sec_str(s));
 		break;
 	case 4:
-		pfr_put("os release", pfr_sec_str(s));
+		pfr_put("os release", cli_sec_str(s));
 		break;
 	case 5:
-		pfr_put("perf version", pfr_sec_str(s));
+		pfr_put("perf version", cli_sec_str(s));
 		break;
 	case 6:
-		pfr_put("arch", pfr_sec_str(s));
+		pfr_put("arch", cli_sec_str(s));
 		break;
 	case 8:
-		pfr_put("cpudesc", pfr_sec_str(s));
+		pfr_put("cpudesc", cli_sec_str(s));
 		break;
 	case 9:
-		pfr_put("cpuid", pfr_sec_str(s));
+		pfr_put("cpuid", cli_sec_str(s));
 		break;
 	case 7:
-		if (!pfr_sec_u32(s, &a) && !pfr_sec_u32(s, &o))
+		if (!cli_sec_u32(s, &a) && !cli_sec_u32(s, &o))
 			printf("# nrcpus online : %u\n# nrcpus avail : %u\n", o,
 			       a);
 		break;
 	case 10:
-		if (!pfr_sec_u64(s, &v))
+		if (!cli_sec_u64(s, &v))
 			printf("# total memory : %llu kB\n",
 			       (unsigned long long)v);
 		break;
 	case 11:
-		if (pfr_sec_u32(s, &nr))
+		if (cli_sec_u32(s, &nr))
 			break;
 		printf("# cmdline : ");
 		for (uint32_t i = 0; i < nr; i++) {
-			const char *c = pfr_sec_str(s);
+			const char *c = cli_sec_str(s);
 
 			if (!c)
 				break;
-			pfr_cli_text_str(stdout, c);
+			util_text_str(stdout, c);
 			putchar(' ');
 		}
 		putchar('\n');
@@ -155,25 +155,25 @@ static void pfr_print_feat(int b, struct pfr_sec *s)
 	case 22:
 	case 30:
 		printf("# %s info available, use -I to display\n",
-		       pfr_feat_names[b]);
+		       cli_feat_names[b]);
 		break;
 	case 16:
-		if (pfr_sec_u32(s, &nr))
+		if (cli_sec_u32(s, &nr))
 			break;
 		printf("# pmu mappings: ");
 		for (uint32_t i = 0; i < nr; i++) {
 			const char *c;
 
-			if (pfr_sec_u32(s, &a) || !(c = pfr_sec_str(s)))
+			if (cli_sec_u32(s, &a) || !(c = cli_sec_str(s)))
 				break;
 			printf("%s", i ? ", " : "");
-			pfr_cli_text_str(stdout, c);
+			util_text_str(stdout, c);
 			printf(" = %u", a);
 		}
 		putchar('\n');
 		break;
 	case 21:
-		if (pfr_sec_u64(s, &v) || pfr_sec_u64(s, &w))
+		if (cli_sec_u64(s, &v) || cli_sec_u64(s, &w))
 			break;
 		printf("# time of first sample : %llu.%06llu\n"
 		       "# time of last sample : %llu.%06llu\n"
@@ -189,14 +189,14 @@ static void pfr_print_feat(int b, struct pfr_sec *s)
 	}
 }
 
-struct pfr_bit {
+struct cli_bit {
 	int bit;
 	const char *name;
 };
 
 /* Names of set bits, in the table's order, joined by '|' as perf's
  * __p_bits() prints them (bits it does not name are left out). */
-static void pfr_bits(uint64_t v, const struct pfr_bit *t, size_t n)
+static void cli_bits(uint64_t v, const struct cli_bit *t, size_t n)
 {
 	int first = 1;
 
@@ -207,7 +207,7 @@ static void pfr_bits(uint64_t v, const struct pfr_bit *t, size_t n)
 		}
 }
 
-static const struct pfr_bit pfr_st_names[] = {
+static const struct cli_bit cli_st_names[] = {
 	{0, "IP"},
 	{1, "TID"},
 	{2, "TIME"},
@@ -233,7 +233,7 @@ static const struct pfr_bit pfr_st_names[] = {
 	{23, "CODE_PAGE_SIZE"},
 	{24, "WEIGHT_STRUCT"},
 };
-static const struct pfr_bit pfr_rf_names[] = {
+static const struct cli_bit cli_rf_names[] = {
 	{0, "TOTAL_TIME_ENABLED"},
 	{1, "TOTAL_TIME_RUNNING"},
 	{2, "ID"},
@@ -241,7 +241,7 @@ static const struct pfr_bit pfr_rf_names[] = {
 	{4, "LOST"},
 };
 /* The attr's flag bits from disabled (bit 0) on, perf's names. */
-static const char *const pfr_flag_names[] = {
+static const char *const cli_flag_names[] = {
 	"disabled",
 	"inherit",
 	"pinned",
@@ -283,7 +283,7 @@ static const char *const pfr_flag_names[] = {
 };
 
 /* perf_event_attr__fprintf(): every non-zero field, perf's words. */
-static void pfr_print_attr(const struct perf_event_attr *a)
+static void cli_print_attr(const struct perf_event_attr *a)
 {
 	uint64_t fl;
 
@@ -295,24 +295,24 @@ static void pfr_print_attr(const struct perf_event_attr *a)
 		       (unsigned long long)a->sample_period);
 	if (a->sample_type) {
 		printf(", sample_type = ");
-		pfr_bits(a->sample_type, pfr_st_names,
-			 sizeof(pfr_st_names) / sizeof(*pfr_st_names));
+		cli_bits(a->sample_type, cli_st_names,
+			 sizeof(cli_st_names) / sizeof(*cli_st_names));
 	}
 	if (a->read_format) {
 		printf(", read_format = ");
-		pfr_bits(a->read_format, pfr_rf_names,
-			 sizeof(pfr_rf_names) / sizeof(*pfr_rf_names));
+		cli_bits(a->read_format, cli_rf_names,
+			 sizeof(cli_rf_names) / sizeof(*cli_rf_names));
 	}
 	memcpy(&fl,
 	       (const char *)a + offsetof(struct perf_event_attr, read_format) +
 		       8,
 	       8);
 	for (int b = 0;
-	     b < (int)(sizeof(pfr_flag_names) / sizeof(*pfr_flag_names)); b++) {
+	     b < (int)(sizeof(cli_flag_names) / sizeof(*cli_flag_names)); b++) {
 		if (b == 15 && a->precise_ip)
 			printf(", precise_ip = %u", (unsigned)a->precise_ip);
-		if (pfr_flag_names[b] && (fl & (1ULL << b)))
-			printf(", %s = 1", pfr_flag_names[b]);
+		if (cli_flag_names[b] && (fl & (1ULL << b)))
+			printf(", %s = 1", cli_flag_names[b]);
 	}
 	if (a->wakeup_events)
 		printf(", { wakeup_events, wakeup_watermark } = %u",
@@ -341,7 +341,7 @@ static void pfr_print_attr(const struct perf_event_attr *a)
 
 /* "# event : name = ..." for each attr of the file (its attrs section,
  * h[2..4]), named as the file names it. */
-static void pfr_print_events(struct pfr_script *S, int fd, const uint64_t *h,
+static void cli_print_events(struct cli_script *S, int fd, const uint64_t *h,
 			     uint64_t fsize)
 {
 	uint64_t asz = h[2], n;
@@ -361,8 +361,8 @@ static void pfr_print_events(struct pfr_script *S, int fd, const uint64_t *h,
 		memcpy(&a, buf, asz - 16 < sizeof(a) ? asz - 16 : sizeof(a));
 		memcpy(sec, buf + asz - 16, 16);
 		printf("# event : name = ");
-		pfr_cli_text_str(stdout,
-				 pfr_perf_file_event_name(S->f, (uint32_t)i));
+		util_text_str(stdout,
+			      pfr_perf_file_event_name(S->f, (uint32_t)i));
 		printf(", ");
 		if (sec[1] >= 8 && sec[0] <= fsize &&
 		    sec[1] <= fsize - sec[0]) {
@@ -374,13 +374,13 @@ static void pfr_print_events(struct pfr_script *S, int fd, const uint64_t *h,
 					       (unsigned long long)id);
 			printf(" }");
 		}
-		pfr_print_attr(&a);
+		cli_print_attr(&a);
 		putchar('\n');
 	}
 }
 
 /* Reads (off, len) of fd into a malloc'ed buffer, at most 64 MiB. */
-static unsigned char *pfr_read_at(int fd, uint64_t off, uint64_t len)
+static unsigned char *cli_read_at(int fd, uint64_t off, uint64_t len)
 {
 	unsigned char *b;
 
@@ -394,7 +394,7 @@ static unsigned char *pfr_read_at(int fd, uint64_t off, uint64_t len)
 	return b;
 }
 
-static void pfr_header_feats(struct pfr_script *S, int fd, const uint64_t *h,
+static void cli_header_feats(struct cli_script *S, int fd, const uint64_t *h,
 			     uint64_t fsize)
 {
 	uint64_t idx = h[5] + h[6], nset = 0;
@@ -404,13 +404,13 @@ static void pfr_header_feats(struct pfr_script *S, int fd, const uint64_t *h,
 		nset += !!(h[9 + b / 64] & (1ULL << (b % 64)));
 	for (int b = 1, k = 0; b < 256; b++) {
 		uint64_t sec[2];
-		struct pfr_sec s;
+		struct cli_sec s;
 		unsigned char *buf;
 
 		if (!(h[9 + b / 64] & (1ULL << (b % 64)))) {
 			if (b < PFR_NFEAT &&
 			    strlen(missing) + 20 < sizeof(missing)) {
-				strcat(missing, pfr_feat_names[b]);
+				strcat(missing, cli_feat_names[b]);
 				strcat(missing, " ");
 			}
 			continue;
@@ -420,12 +420,12 @@ static void pfr_header_feats(struct pfr_script *S, int fd, const uint64_t *h,
 		    sec[0] > fsize || sec[1] > fsize - sec[0])
 			continue;
 		if (b == 12) /* EVENT_DESC: the events, from the attrs */
-			pfr_print_events(S, fd, h, fsize);
-		buf = pfr_read_at(fd, sec[0], sec[1]);
+			cli_print_events(S, fd, h, fsize);
+		buf = cli_read_at(fd, sec[0], sec[1]);
 		if (!buf)
 			continue;
-		s = (struct pfr_sec){buf, sec[1], 0};
-		pfr_print_feat(b, &s);
+		s = (struct cli_sec){buf, sec[1], 0};
+		cli_print_feat(b, &s);
 		free(buf);
 	}
 	(void)nset;
@@ -433,7 +433,7 @@ static void pfr_header_feats(struct pfr_script *S, int fd, const uint64_t *h,
 		printf("# missing features: %s\n", missing);
 }
 
-int pfr_script_header(struct pfr_script *S)
+int cli_script_header(struct cli_script *S)
 {
 	uint64_t h[13];
 	struct stat st;
@@ -442,7 +442,7 @@ int pfr_script_header(struct pfr_script *S)
 
 	if (!strcmp(S->in, "-"))
 		return 0; /* a stream: its features are records */
-	fd = pfr_cli_open_regular(S->in);
+	fd = util_open_regular(S->in);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) ||
@@ -456,7 +456,7 @@ int pfr_script_header(struct pfr_script *S)
 	       "# data size      : %llu\n# feat offset    : %llu\n",
 	       (unsigned long long)h[5], (unsigned long long)h[6],
 	       (unsigned long long)(h[5] + h[6]));
-	pfr_header_feats(S, fd, h, (uint64_t)st.st_size);
+	cli_header_feats(S, fd, h, (uint64_t)st.st_size);
 	printf("# ========\n#\n");
 	close(fd);
 	return 0;
@@ -483,7 +483,7 @@ static void pfr_hex(const unsigned char *p, uint32_t n)
 	putchar('\n');
 }
 
-void pfr_script_dump(struct pfr_script *S, const struct pfr_record *rec,
+void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 		     uint32_t ev)
 {
 	unsigned char *b = malloc(rec->hdr.size);

@@ -16,7 +16,7 @@
 static const struct {
 	const char *name;
 	unsigned fld;
-} pfr_fields[] = {
+} cli_fields[] = {
 	{"comm", PFR_FLD_COMM},
 	{"tid", PFR_FLD_TID},
 	{"pid", PFR_FLD_PID},
@@ -62,16 +62,16 @@ static const struct {
 static const struct {
 	const char *name;
 	int type;
-} pfr_ftypes[] = {
+} cli_ftypes[] = {
 	{"hw", 0}, {"sw", 1}, {"trace", 2}, {"raw", 4}, {"break", 5},
 };
 
-static const char *const pfr_type_names[PFR_OUT_NTYPES] = {
+static const char *const cli_type_names[PFR_OUT_NTYPES] = {
 	"hardware", "software",	  "tracepoint", "hardware-cache",
 	"raw",	    "breakpoint", "other",
 };
 
-static int pfr_err(const char *fmt, const char *a)
+static int cli_err(const char *fmt, const char *a)
 {
 	fprintf(stderr, "perfring script: ");
 	fprintf(stderr, fmt, a);
@@ -80,42 +80,42 @@ static int pfr_err(const char *fmt, const char *a)
 }
 
 /* One field name of -F: its PFR_FLD_ bit, or 0 (message printed). */
-static unsigned pfr_field(const char *tok)
+static unsigned cli_field(const char *tok)
 {
-	for (size_t i = 0; i < sizeof(pfr_fields) / sizeof(pfr_fields[0]); i++)
-		if (!strcmp(tok, pfr_fields[i].name)) {
-			if (!pfr_fields[i].fld)
-				pfr_err("-F field '%s' is perf's, but perfring "
+	for (size_t i = 0; i < sizeof(cli_fields) / sizeof(cli_fields[0]); i++)
+		if (!strcmp(tok, cli_fields[i].name)) {
+			if (!cli_fields[i].fld)
+				cli_err("-F field '%s' is perf's, but perfring "
 					"does not print it",
 					tok);
-			return pfr_fields[i].fld;
+			return cli_fields[i].fld;
 		}
-	pfr_err("-F: invalid field '%s' requested", tok);
+	cli_err("-F: invalid field '%s' requested", tok);
 	return 0;
 }
 
 /* A field invalid for output type t (perf's invalid_fields). */
-static int pfr_field_invalid(int t, unsigned fld)
+static int cli_field_invalid(int t, unsigned fld)
 {
 	return fld == PFR_FLD_TRACE && t != PERF_TYPE_TRACEPOINT &&
 	       t != PFR_OUT_NTYPES - 1;
 }
 
 /* Applies one field of -F to type t (-1: every type). */
-static int pfr_apply(struct pfr_out_style *s, unsigned *user_fields, int t,
+static int cli_apply(struct cli_out_style *s, unsigned *user_fields, int t,
 		     unsigned fld, int remove, const char *tok)
 {
 	for (int j = 0; j < PFR_OUT_NTYPES; j++) {
 		if (t >= 0 && j != t)
 			continue;
-		if (pfr_field_invalid(j, fld)) {
+		if (cli_field_invalid(j, fld)) {
 			if (t >= 0)
-				return pfr_err("-F: '%s' not valid for "
+				return cli_err("-F: '%s' not valid for "
 					       "these events",
 					       tok);
 			fprintf(stderr,
 				"'%s' not valid for %s events. Ignoring.\n",
-				tok, pfr_type_names[j]);
+				tok, cli_type_names[j]);
 			continue;
 		}
 		if (remove) {
@@ -134,10 +134,10 @@ static int pfr_apply(struct pfr_out_style *s, unsigned *user_fields, int t,
 
 /* One -F argument, perf's parse_output_fields(): [TYPE:]LIST where LIST
  * sets the fields, or edits the defaults with +f and -f. */
-static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
+static int cli_parse_fields(struct cli_script *S, unsigned *user_fields,
 			    const char *arg)
 {
-	struct pfr_out_style *s = &S->style;
+	struct cli_out_style *s = &S->style;
 	char *copy = strdup(arg), *tok, *save = NULL, *list = copy;
 	int t = -1, change = 0; /* 0 none yet, 1 set, 2 add, 3 remove */
 	const char *colon = strchr(arg, ':');
@@ -147,14 +147,14 @@ static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
 	if (colon) {
 		size_t n = (size_t)(colon - arg);
 
-		for (size_t i = 0; i < sizeof(pfr_ftypes) / sizeof(*pfr_ftypes);
+		for (size_t i = 0; i < sizeof(cli_ftypes) / sizeof(*cli_ftypes);
 		     i++)
-			if (strlen(pfr_ftypes[i].name) == n &&
-			    !strncmp(arg, pfr_ftypes[i].name, n))
-				t = pfr_ftypes[i].type;
+			if (strlen(cli_ftypes[i].name) == n &&
+			    !strncmp(arg, cli_ftypes[i].name, n))
+				t = cli_ftypes[i].type;
 		if (t < 0) {
 			free(copy);
-			return pfr_err("-F: unknown event type in '%s'", arg);
+			return cli_err("-F: unknown event type in '%s'", arg);
 		}
 		list = copy + n + 1;
 		if (*list != '+' && *list != '-')
@@ -162,7 +162,7 @@ static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
 		s->user_set |= 1u << t;
 	} else if (!*arg) {
 		free(copy);
-		return pfr_err("-F: no fields%s", "");
+		return cli_err("-F: no fields%s", "");
 	} else if (!strchr(arg, '+') && !strchr(arg, '-')) {
 		for (int j = 0; j < PFR_OUT_NTYPES; j++) {
 			s->fields[j] = 0;
@@ -176,13 +176,13 @@ static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
 
 		if ((c == 1 && change > 1) || (c > 1 && change == 1)) {
 			free(copy);
-			return pfr_err("-F: cannot mix +-field with "
+			return cli_err("-F: cannot mix +-field with "
 				       "overridden fields in '%s'",
 				       arg);
 		}
 		change = c;
-		fld = pfr_field(c > 1 ? tok + 1 : tok);
-		if (!fld || pfr_apply(s, user_fields, t, fld, c == 3, tok)) {
+		fld = cli_field(c > 1 ? tok + 1 : tok);
+		if (!fld || cli_apply(s, user_fields, t, fld, c == 3, tok)) {
 			free(copy);
 			return -1;
 		}
@@ -192,13 +192,13 @@ static int pfr_parse_fields(struct pfr_script *S, unsigned *user_fields,
 }
 
 /* perf's message for a -F field the samples of event name lack. */
-static void pfr_missing(const char *name, unsigned fld)
+static void cli_missing(const char *name, unsigned fld)
 {
 	const char *f = "?", *a = "?";
 
-	for (size_t i = 0; i < sizeof(pfr_fields) / sizeof(pfr_fields[0]); i++)
-		if (pfr_fields[i].fld == fld)
-			f = pfr_fields[i].name;
+	for (size_t i = 0; i < sizeof(cli_fields) / sizeof(cli_fields[0]); i++)
+		if (cli_fields[i].fld == fld)
+			f = cli_fields[i].name;
 	switch (fld) {
 	case PFR_FLD_TID:
 	case PFR_FLD_PID:
@@ -229,16 +229,16 @@ static void pfr_missing(const char *name, unsigned fld)
 		name, a, f);
 }
 
-int pfr_script_events(struct pfr_script *S)
+int cli_script_events(struct cli_script *S)
 {
 	uint32_t n = pfr_perf_file_nr_events(S->f);
 	unsigned user_fields[PFR_OUT_NTYPES] = {0}, checked = 0;
 	int any_chain = 0;
 
 	for (int j = 0; j < PFR_OUT_NTYPES; j++)
-		S->style.fields[j] = pfr_out_default_fields(j);
+		S->style.fields[j] = cli_out_default_fields(j);
 	for (int i = 0; i < S->nfields_arg; i++)
-		if (pfr_parse_fields(S, user_fields, S->fields_arg[i]))
+		if (cli_parse_fields(S, user_fields, S->fields_arg[i]))
 			return -1;
 	S->nev = n ? n : 1;
 	S->ev = calloc(S->nev, sizeof(*S->ev));
@@ -257,10 +257,10 @@ int pfr_script_events(struct pfr_script *S)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct perf_event_attr *a = pfr_perf_file_attr(S->f, i);
 		struct pfr_perf_layout lay;
-		int t = pfr_out_type(a->type);
+		int t = cli_out_type(a->type);
 
 		pfr_perf_file_layout(S->f, i, &lay);
-		pfr_out_ev_init(&S->ev[i], &S->style,
+		cli_out_ev_init(&S->ev[i], &S->style,
 				pfr_perf_file_event_name(S->f, i), a, &lay,
 				any_chain);
 		/* perf: a field -F named for every type must be there, in
@@ -273,7 +273,7 @@ int pfr_script_events(struct pfr_script *S)
 			continue;
 		for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
 			if ((user_fields[t] & b) && !(S->ev[i].fields & b)) {
-				pfr_missing(S->ev[i].name, b);
+				cli_missing(S->ev[i].name, b);
 				return -1;
 			}
 	}
@@ -281,7 +281,7 @@ int pfr_script_events(struct pfr_script *S)
 }
 
 /* "SEC[.FRAC]" (up to nanoseconds) into ns; 0 or -1. */
-static int pfr_parse_ts(const char *s, size_t n, uint64_t *ns)
+static int cli_parse_ts(const char *s, size_t n, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;
 	size_t i = 0, d = 0;
@@ -306,27 +306,27 @@ static int pfr_parse_ts(const char *s, size_t n, uint64_t *ns)
 }
 
 /* --time: "START,STOP" ranges separated by blanks, either end empty. */
-static int pfr_parse_time(struct pfr_script *S, const char *arg)
+static int cli_parse_time(struct cli_script *S, const char *arg)
 {
 	const char *p = arg;
 
 	if (strchr(arg, '%'))
-		return pfr_err("--time '%s': percentages are perf's, not "
+		return cli_err("--time '%s': percentages are perf's, not "
 			       "perfring's (give START,STOP in seconds)",
 			       arg);
 	while (*p) {
 		const char *end = p + strcspn(p, " "), *comma;
-		struct pfr_trange r = {0, 0}, *nt;
+		struct cli_trange r = {0, 0}, *nt;
 
 		comma = memchr(p, ',', (size_t)(end - p));
 		if (!comma ||
 		    (comma > p &&
-		     pfr_parse_ts(p, (size_t)(comma - p), &r.start)) ||
+		     cli_parse_ts(p, (size_t)(comma - p), &r.start)) ||
 		    (end > comma + 1 &&
-		     pfr_parse_ts(comma + 1, (size_t)(end - comma - 1),
+		     cli_parse_ts(comma + 1, (size_t)(end - comma - 1),
 				  &r.stop)) ||
 		    (r.stop && r.start > r.stop))
-			return pfr_err("--time '%s': expected START,STOP "
+			return cli_err("--time '%s': expected START,STOP "
 				       "(seconds.fraction, either empty)",
 				       arg);
 		nt = realloc(S->times, (size_t)(S->ntimes + 1) * sizeof(*nt));
@@ -340,7 +340,7 @@ static int pfr_parse_time(struct pfr_script *S, const char *arg)
 }
 
 /* A comma-separated list of ids for --tid or --pid. */
-static int pfr_parse_ids(const char *opt, const char *arg, uint32_t **ids,
+static int cli_parse_ids(const char *opt, const char *arg, uint32_t **ids,
 			 int *n)
 {
 	const char *p = arg;
@@ -351,13 +351,12 @@ static int pfr_parse_ids(const char *opt, const char *arg, uint32_t **ids,
 		uint32_t v, *ni;
 
 		if (!l || l >= sizeof(tok))
-			return pfr_err("%s: expected numbers separated by ','",
+			return cli_err("%s: expected numbers separated by ','",
 				       opt);
 		memcpy(tok, p, l);
 		tok[l] = 0;
-		if (strspn(tok, "0123456789") != l ||
-		    pfr_cli_parse_u32(tok, &v))
-			return pfr_err("%s: expected numbers separated by ','",
+		if (strspn(tok, "0123456789") != l || util_parse_u32(tok, &v))
+			return cli_err("%s: expected numbers separated by ','",
 				       opt);
 		ni = realloc(*ids, (size_t)(*n + 1) * sizeof(*ni));
 		if (!ni)
@@ -370,7 +369,7 @@ static int pfr_parse_ids(const char *opt, const char *arg, uint32_t **ids,
 	}
 }
 
-static int pfr_parse_comms(struct pfr_script *S, const char *arg)
+static int cli_parse_comms(struct cli_script *S, const char *arg)
 {
 	const char *p = arg;
 
@@ -392,7 +391,7 @@ static int pfr_parse_comms(struct pfr_script *S, const char *arg)
 	}
 }
 
-static int pfr_parse_cpus(struct pfr_script *S, const char *arg)
+static int cli_parse_cpus(struct cli_script *S, const char *arg)
 {
 	int n;
 
@@ -401,13 +400,13 @@ static int pfr_parse_cpus(struct pfr_script *S, const char *arg)
 		return -1;
 	n = pfr_perf_cpu_list(arg, S->cpus, 4096);
 	if (n <= 0)
-		return pfr_err("-C '%s': expected a cpu list such as 0-3,8",
+		return cli_err("-C '%s': expected a cpu list such as 0-3,8",
 			       arg);
 	S->ncpus = n;
 	return 0;
 }
 
-static int pfr_has_id(const uint32_t *ids, int n, uint32_t v)
+static int cli_has_id(const uint32_t *ids, int n, uint32_t v)
 {
 	for (int i = 0; i < n; i++)
 		if (ids[i] == v)
@@ -415,7 +414,7 @@ static int pfr_has_id(const uint32_t *ids, int n, uint32_t v)
 	return 0;
 }
 
-int pfr_script_keep(struct pfr_script *S, const struct pfr_perf_rec *r)
+int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r)
 {
 	int ok = !S->ntimes;
 
@@ -436,12 +435,12 @@ int pfr_script_keep(struct pfr_script *S, const struct pfr_perf_rec *r)
 		     (!S->times[i].stop || r->time <= S->times[i].stop);
 	if (!ok)
 		return 0;
-	if (S->ntids && !pfr_has_id(S->tids, S->ntids, r->tid))
+	if (S->ntids && !cli_has_id(S->tids, S->ntids, r->tid))
 		return 0;
-	if (S->npids && !pfr_has_id(S->pids, S->npids, r->pid))
+	if (S->npids && !cli_has_id(S->pids, S->npids, r->pid))
 		return 0;
 	if (S->ncomms) {
-		const char *c = pfr_out_comm(S->out, r->tid);
+		const char *c = cli_out_comm(S->out, r->tid);
 
 		ok = 0;
 		for (int i = 0; i < S->ncomms && !ok; i++)
@@ -453,7 +452,7 @@ int pfr_script_keep(struct pfr_script *S, const struct pfr_perf_rec *r)
 /* The value of option name at argv[*i]: "-X VAL", "-XVAL" (a short
  * one), "--long=VAL" or "--long VAL".  NULL when argv[*i] is not it;
  * *bad when it is but has no value. */
-static const char *pfr_optval(int argc, char **argv, int *i, char s,
+static const char *cli_optval(int argc, char **argv, int *i, char s,
 			      const char *l, int *bad)
 {
 	const char *a = argv[*i];
@@ -468,7 +467,7 @@ static const char *pfr_optval(int argc, char **argv, int *i, char s,
 		return NULL;
 	}
 	if (*i + 1 >= argc) {
-		pfr_err("option '%s' needs a value", a);
+		cli_err("option '%s' needs a value", a);
 		*bad = 1;
 		return NULL;
 	}
@@ -478,7 +477,7 @@ static const char *pfr_optval(int argc, char **argv, int *i, char s,
 static const struct {
 	const char *name;
 	unsigned show;
-} pfr_shows[] = {
+} cli_shows[] = {
 	{"--show-task-events", PFR_SHOW_TASK},
 	{"--show-mmap-events", PFR_SHOW_MMAP},
 	{"--show-switch-events", PFR_SHOW_SWITCH},
@@ -492,11 +491,11 @@ static const struct {
 };
 
 /* A flag without a value; 1 if argv[i] was one. */
-static int pfr_flag(struct pfr_script *S, const char *a)
+static int cli_flag(struct cli_script *S, const char *a)
 {
-	for (size_t k = 0; k < sizeof(pfr_shows) / sizeof(pfr_shows[0]); k++)
-		if (!strcmp(a, pfr_shows[k].name)) {
-			S->style.show |= pfr_shows[k].show;
+	for (size_t k = 0; k < sizeof(cli_shows) / sizeof(cli_shows[0]); k++)
+		if (!strcmp(a, cli_shows[k].name)) {
+			S->style.show |= cli_shows[k].show;
 			return 1;
 		}
 	if (!strcmp(a, "--json"))
@@ -527,35 +526,35 @@ static int pfr_flag(struct pfr_script *S, const char *a)
 }
 
 /* An option with a value; 1 if argv[*i] was one, -1 when it is bad. */
-static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
+static int cli_valopt(struct cli_script *S, int argc, char **argv, int *i)
 {
 	const char *v;
 	int bad = 0;
 
-	if ((v = pfr_optval(argc, argv, i, 'i', "--input", &bad))) {
+	if ((v = cli_optval(argc, argv, i, 'i', "--input", &bad))) {
 		S->in = v;
 	} else if (!bad &&
-		   (v = pfr_optval(argc, argv, i, 'F', "--fields", &bad))) {
+		   (v = cli_optval(argc, argv, i, 'F', "--fields", &bad))) {
 		if (S->nfields_arg == 8)
-			return pfr_err("too many -F%s", "");
+			return cli_err("too many -F%s", "");
 		S->fields_arg[S->nfields_arg++] = v;
-	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--time", &bad))) {
-		return pfr_parse_time(S, v) ? -1 : 1;
-	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--tid", &bad))) {
-		return pfr_parse_ids("--tid", v, &S->tids, &S->ntids) ? -1 : 1;
-	} else if (!bad && (v = pfr_optval(argc, argv, i, 0, "--pid", &bad))) {
-		return pfr_parse_ids("--pid", v, &S->pids, &S->npids) ? -1 : 1;
+	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--time", &bad))) {
+		return cli_parse_time(S, v) ? -1 : 1;
+	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--tid", &bad))) {
+		return cli_parse_ids("--tid", v, &S->tids, &S->ntids) ? -1 : 1;
+	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--pid", &bad))) {
+		return cli_parse_ids("--pid", v, &S->pids, &S->npids) ? -1 : 1;
 	} else if (!bad &&
-		   (v = pfr_optval(argc, argv, i, 0, "--comms", &bad))) {
-		return pfr_parse_comms(S, v) ? -1 : 1;
+		   (v = cli_optval(argc, argv, i, 0, "--comms", &bad))) {
+		return cli_parse_comms(S, v) ? -1 : 1;
 	} else if (!bad &&
-		   (v = pfr_optval(argc, argv, i, 'C', "--cpu", &bad))) {
-		return pfr_parse_cpus(S, v) ? -1 : 1;
+		   (v = cli_optval(argc, argv, i, 'C', "--cpu", &bad))) {
+		return cli_parse_cpus(S, v) ? -1 : 1;
 	} else if (!bad &&
-		   (v = pfr_optval(argc, argv, i, 0, "--queue-size", &bad))) {
-		if (pfr_cli_parse_u64(v, &S->queue_mib) || !S->queue_mib ||
+		   (v = cli_optval(argc, argv, i, 0, "--queue-size", &bad))) {
+		if (util_parse_u64(v, &S->queue_mib) || !S->queue_mib ||
 		    S->queue_mib > (1ULL << 20))
-			return pfr_err("--queue-size '%s': MiB, 1 to 1048576",
+			return cli_err("--queue-size '%s': MiB, 1 to 1048576",
 				       v);
 	}
 	return bad ? -1 : v ? 1 : 0;
@@ -565,7 +564,7 @@ static int pfr_valopt(struct pfr_script *S, int argc, char **argv, int *i)
  * negation (--no-NAME) is their default: without them, what perfring
  * does (perf 6.1's builtin-script.c).  --demangle and --inline are not
  * here: perfring always demangles and shows inlined frames. */
-static const char *const pfr_perf_only[] = {
+static const char *const cli_perf_only[] = {
 	"addr-range",
 	"all-cpus",
 	"call-ret-trace",
@@ -614,15 +613,15 @@ static const char *const pfr_perf_only[] = {
  * perf's negation of its --symbols filter: docs/script.md.)  1 if a was one, -1 for one perfring has
  * no equivalent of (the one-line refusal), 0 if a is none.
  */
-static int pfr_negated(struct pfr_script *S, const char *a)
+static int cli_negated(struct cli_script *S, const char *a)
 {
 	const char *n = a + 5;
 
 	if (strncmp(a, "--no-", 5) || !*n)
 		return 0;
-	for (size_t k = 0; k < sizeof(pfr_shows) / sizeof(pfr_shows[0]); k++)
-		if (!strcmp(n, pfr_shows[k].name + 2)) {
-			S->style.show &= ~pfr_shows[k].show;
+	for (size_t k = 0; k < sizeof(cli_shows) / sizeof(cli_shows[0]); k++)
+		if (!strcmp(n, cli_shows[k].name + 2)) {
+			S->style.show &= ~cli_shows[k].show;
 			return 1;
 		}
 	if (!strcmp(n, "input")) {
@@ -671,46 +670,46 @@ static int pfr_negated(struct pfr_script *S, const char *a)
 		return -1;
 	} else {
 		for (size_t k = 0;
-		     k < sizeof(pfr_perf_only) / sizeof(pfr_perf_only[0]); k++)
-			if (!strcmp(n, pfr_perf_only[k]))
+		     k < sizeof(cli_perf_only) / sizeof(cli_perf_only[0]); k++)
+			if (!strcmp(n, cli_perf_only[k]))
 				return 1;
 		return 0;
 	}
 	return 1;
 }
 
-int pfr_script_opts(struct pfr_script *S, int argc, char **argv)
+int cli_script_opts(struct cli_script *S, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		int r;
 
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return 1;
-		if (pfr_flag(S, argv[i]))
+		if (cli_flag(S, argv[i]))
 			continue;
-		r = pfr_negated(S, argv[i]);
+		r = cli_negated(S, argv[i]);
 		if (r < 0)
 			return -1;
 		if (r)
 			continue;
-		r = pfr_valopt(S, argc, argv, &i);
+		r = cli_valopt(S, argc, argv, &i);
 		if (r < 0)
 			return -1;
 		if (!r) {
-			pfr_cli_usage_error("script", "unknown argument '%s'",
-					    argv[i]);
+			util_usage_error("script", "unknown argument '%s'",
+					 argv[i]);
 			return -1;
 		}
 	}
 	if (S->dump && (S->flags & PFR_OUT_JSON))
-		return pfr_err("-D and --json: choose one%s", "");
+		return cli_err("-D and --json: choose one%s", "");
 	/* JSON Lines (perfring's own) carry every record unless told */
 	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)
 		S->style.show = ~0u;
 	return 0;
 }
 
-void pfr_script_opts_free(struct pfr_script *S)
+void cli_script_opts_free(struct cli_script *S)
 {
 	for (int i = 0; i < S->ncomms; i++)
 		free(S->comms[i]);

@@ -19,7 +19,7 @@
  * overhead. */
 #define PFR_Q_COST(it) ((it)->hdr.size + sizeof(*(it)) + 16)
 
-void pfr_q_init(struct pfr_queue *q, size_t max_bytes, pfr_q_deliver fn,
+void cli_q_init(struct cli_queue *q, size_t max_bytes, cli_q_deliver fn,
 		void *arg)
 {
 	memset(q, 0, sizeof(*q));
@@ -28,9 +28,9 @@ void pfr_q_init(struct pfr_queue *q, size_t max_bytes, pfr_q_deliver fn,
 	q->arg = arg;
 }
 
-static int pfr_q_cmp(const void *a, const void *b)
+static int cli_q_cmp(const void *a, const void *b)
 {
-	const struct pfr_q_item *x = a, *y = b;
+	const struct cli_q_item *x = a, *y = b;
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
@@ -38,13 +38,13 @@ static int pfr_q_cmp(const void *a, const void *b)
 }
 
 /* Delivers the queued records of time <= limit (all: limit UINT64_MAX). */
-static void pfr_q_upto(struct pfr_queue *q, uint64_t limit)
+static void cli_q_upto(struct cli_queue *q, uint64_t limit)
 {
 	size_t k = 0, i;
 
 	if (!q->n)
 		return;
-	qsort(q->items, q->n, sizeof(*q->items), pfr_q_cmp);
+	qsort(q->items, q->n, sizeof(*q->items), cli_q_cmp);
 	for (i = 0; i < q->n && q->items[i].time <= limit; i++) {
 		q->fn(q->arg, &q->items[i]);
 		q->bytes -= PFR_Q_COST(&q->items[i]);
@@ -57,12 +57,12 @@ static void pfr_q_upto(struct pfr_queue *q, uint64_t limit)
 	q->n = k;
 }
 
-int pfr_q_add(struct pfr_queue *q, uint64_t t, int has_time, uint32_t ev,
+int cli_q_add(struct cli_queue *q, uint64_t t, int has_time, uint32_t ev,
 	      const struct pfr_record *rec)
 {
 	const struct pfr_record_header *hdr = &rec->hdr;
 	const void *payload = rec->payload;
-	struct pfr_q_item it;
+	struct cli_q_item it;
 	size_t len = rec->len;
 
 	it.time = t;
@@ -80,7 +80,7 @@ int pfr_q_add(struct pfr_queue *q, uint64_t t, int has_time, uint32_t ev,
 	}
 	if (q->n == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 4096;
-		struct pfr_q_item *ni = realloc(q->items, nc * sizeof(*ni));
+		struct cli_q_item *ni = realloc(q->items, nc * sizeof(*ni));
 
 		if (!ni)
 			return -1;
@@ -97,26 +97,26 @@ int pfr_q_add(struct pfr_queue *q, uint64_t t, int has_time, uint32_t ev,
 		q->max_time = t;
 	if (q->bytes > q->max_bytes) { /* the oldest half goes out now */
 		q->capped++;
-		qsort(q->items, q->n, sizeof(*q->items), pfr_q_cmp);
-		pfr_q_upto(q, q->items[q->n / 2].time);
+		qsort(q->items, q->n, sizeof(*q->items), cli_q_cmp);
+		cli_q_upto(q, q->items[q->n / 2].time);
 	}
 	return 0;
 }
 
-void pfr_q_round(struct pfr_queue *q)
+void cli_q_round(struct cli_queue *q)
 {
 	/* perf's next_flush: the newest time seen when the previous round
 	 * ended; every record after this round's mark is newer than it */
-	pfr_q_upto(q, q->next_flush);
+	cli_q_upto(q, q->next_flush);
 	q->next_flush = q->max_time;
 }
 
-void pfr_q_flush(struct pfr_queue *q)
+void cli_q_flush(struct cli_queue *q)
 {
-	pfr_q_upto(q, UINT64_MAX);
+	cli_q_upto(q, UINT64_MAX);
 }
 
-void pfr_q_free(struct pfr_queue *q)
+void cli_q_free(struct cli_queue *q)
 {
 	for (size_t i = 0; i < q->n; i++)
 		free(q->items[i].payload);

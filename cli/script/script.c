@@ -77,17 +77,17 @@ static void usage(FILE *f)
 }
 
 /* One delivered record: tracked, filtered, printed. */
-static void pfr_script_deliver(void *arg, const struct pfr_q_item *it)
+static void cli_script_deliver(void *arg, const struct cli_q_item *it)
 {
-	struct pfr_script *S = arg;
+	struct cli_script *S = arg;
 	struct pfr_perf_rec r;
-	const struct pfr_out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
+	const struct cli_out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
 
 	if (S->dump) {
 		struct pfr_record rec = {it->hdr, it->payload,
 					 it->hdr.size - 8u, it->pos};
 
-		pfr_script_dump(S, &rec, it->ev < S->nev ? it->ev : 0);
+		cli_script_dump(S, &rec, it->ev < S->nev ? it->ev : 0);
 		return;
 	}
 	S->records++;
@@ -96,15 +96,15 @@ static void pfr_script_deliver(void *arg, const struct pfr_q_item *it)
 		S->bad++;
 		return;
 	}
-	pfr_out_track(S->out, &r);
-	if (!pfr_script_keep(S, &r))
+	cli_out_track(S->out, &r);
+	if (!cli_script_keep(S, &r))
 		return;
-	pfr_out_event(S->out, e, &r, &it->hdr, it->payload);
+	cli_out_event(S->out, e, &r, &it->hdr, it->payload);
 }
 
 /* Reads every record into the queue (or straight out with --file-order,
  * or as hex with -D).  Returns 0, or the reader's error. */
-static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
+static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 {
 	struct pfr_record rec;
 	const char *why = "";
@@ -113,7 +113,7 @@ static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
 	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
 	       n == -PFR_PERF_E_COMPRESSED) {
 		if (n < 0) { /* perf record -z: zstd, loaded now */
-			if (pfr_zstd_reader(S->f, &why)) {
+			if (cli_zstd_reader(S->f, &why)) {
 				fprintf(stderr,
 					"perfring script: %s: records "
 					"compressed (record -z) and %s\n",
@@ -132,34 +132,34 @@ static int pfr_script_read(struct pfr_script *S, struct pfr_queue *q)
 		/* -D, as perf: perf's own records (64 and up) dumped as
 		 * read, the kernel's as delivered in time order */
 		if (S->dump && rec.hdr.type >= 64)
-			pfr_script_dump(S, &rec, ev);
+			cli_script_dump(S, &rec, ev);
 		has_time = !pfr_perf_decode(&S->ev[ev].lay, &rec.hdr,
 					    rec.payload, rec.len, &d) &&
 			   (d.fields & PFR_PERF_F_TIME);
 		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
-			pfr_q_round(q);
+			cli_q_round(q);
 		if (S->dump && rec.hdr.type >= 64)
 			continue;
-		if (pfr_q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
+		if (cli_q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
 			fprintf(stderr, "perfring script: out of memory\n");
 			return -PFR_E_SYSTEM;
 		}
 		if (S->file_order)
-			pfr_q_flush(q);
+			cli_q_flush(q);
 	}
 	if (n == 0)
-		pfr_q_flush(q);
+		cli_q_flush(q);
 	return n;
 }
 
-static int pfr_script_open(struct pfr_script *S)
+static int cli_script_open(struct cli_script *S)
 {
 	int n, err;
 
 	/* Only a regular file: a FIFO would block the open for a writer
 	 * (the library refuses one too, and reads the file without mapping
 	 * it, so that a truncation meanwhile cannot raise SIGBUS). */
-	n = strcmp(S->in, "-") ? pfr_cli_open_regular(S->in) : -1;
+	n = strcmp(S->in, "-") ? util_open_regular(S->in) : -1;
 	if (n < 0 && errno == EINVAL) {
 		fprintf(stderr,
 			"perfring script: %s: not a regular file (a FIFO, "
@@ -185,43 +185,43 @@ static int pfr_script_open(struct pfr_script *S)
 }
 
 /* Tracepoint fields from the formats the file or stream carries. */
-static void pfr_script_trace(struct pfr_script *S)
+static void cli_script_trace(struct cli_script *S)
 {
 	const char *why = "";
 	uint64_t len;
 	const void *td = pfr__perf_file_tracing(S->f, &len);
 
-	S->tp = td ? pfr_trace_open_mem(td, (size_t)len, &why) : NULL;
+	S->tp = td ? cli_trace_open_mem(td, (size_t)len, &why) : NULL;
 	if (!S->tp && *why)
 		fprintf(stderr,
 			"perfring script: %s: tracepoint fields not decoded: "
 			"%s\n",
 			S->in, why);
-	pfr_out_set_trace(S->out, S->tp);
+	cli_out_set_trace(S->out, S->tp);
 }
 
-static int pfr_script_run(struct pfr_script *S)
+static int cli_script_run(struct cli_script *S)
 {
-	struct pfr_queue q;
+	struct cli_queue q;
 	int n, err = 0;
 
-	if (pfr_script_open(S))
+	if (cli_script_open(S))
 		return 1;
-	if (S->header && pfr_script_header(S))
+	if (S->header && cli_script_header(S))
 		err = 1;
 	if (err || S->header_only)
 		goto out;
-	S->out = pfr_out_new(stdout, S->flags);
-	if (!S->out || pfr_script_events(S)) {
+	S->out = cli_out_new(stdout, S->flags);
+	if (!S->out || cli_script_events(S)) {
 		err = S->out ? PFR_EXIT_USAGE : 1;
 		goto out;
 	}
-	pfr_script_trace(S);
-	pfr_out_set_style(S->out, &S->style);
-	pfr_q_init(&q, S->queue_mib << 20, pfr_script_deliver, S);
-	n = pfr_script_read(S, &q);
-	pfr_q_free(&q);
-	pfr_zstd_reader_free();
+	cli_script_trace(S);
+	cli_out_set_style(S->out, &S->style);
+	cli_q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
+	n = cli_script_read(S, &q);
+	cli_q_free(&q);
+	cli_zstd_reader_free();
 	if (n == -PFR_PERF_E_COMPRESSED) {
 		err = 1;
 	} else if (n < 0) {
@@ -246,30 +246,30 @@ static int pfr_script_run(struct pfr_script *S)
 			(unsigned long long)S->bad,
 			(unsigned long long)S->records);
 out:
-	pfr_out_free(S->out);
-	pfr_trace_free(S->tp);
+	cli_out_free(S->out);
+	cli_trace_free(S->tp);
 	free(S->ev);
 	pfr_perf_file_close(S->f);
-	pfr_script_opts_free(S);
+	cli_script_opts_free(S);
 	return err;
 }
 
-int pfr_cmd_script(int argc, char **argv)
+int cli_cmd_script(int argc, char **argv)
 {
-	struct pfr_script S;
+	struct cli_script S;
 	int r;
 
 	memset(&S, 0, sizeof(S));
 	S.in = "perf.data";
 	S.queue_mib = 64;
-	r = pfr_script_opts(&S, argc, argv);
+	r = cli_script_opts(&S, argc, argv);
 	if (r == 1) {
 		usage(stdout);
 		return 0;
 	}
 	if (r) {
-		pfr_script_opts_free(&S);
+		cli_script_opts_free(&S);
 		return PFR_EXIT_USAGE;
 	}
-	return pfr_script_run(&S);
+	return cli_script_run(&S);
 }

@@ -11,21 +11,21 @@
 
 #include "../perfdata/out.h"
 
-struct pfr_trange {
+struct cli_trange {
 	uint64_t start, stop; /* 0: open */
 };
 
-struct pfr_script {
+struct cli_script {
 	const char *in;
 	unsigned flags; /* PFR_OUT_* */
 	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;
-	struct pfr_out_style style;
+	struct cli_out_style style;
 	/* -F's text per output type, applied once the events are known */
 	const char *fields_arg[8];
 	int nfields_arg;
 	/* filters */
-	struct pfr_trange *times;
+	struct cli_trange *times;
 	int ntimes;
 	uint32_t *tids, *pids;
 	int ntids, npids;
@@ -35,25 +35,25 @@ struct pfr_script {
 	int ncpus;
 	/* the file */
 	struct pfr_perf_file *f;
-	struct pfr_out *out;
-	struct pfr_trace *tp;
-	struct pfr_out_ev *ev;
+	struct cli_out *out;
+	struct cli_trace *tp;
+	struct cli_out_ev *ev;
 	uint32_t nev;
 	uint64_t records, bad;
 };
 
 /* Parses argv; 0, 1 for --help, or -1 (message printed). */
-int pfr_script_opts(struct pfr_script *S, int argc, char **argv);
-void pfr_script_opts_free(struct pfr_script *S);
+int cli_script_opts(struct cli_script *S, int argc, char **argv);
+void cli_script_opts_free(struct cli_script *S);
 /* The events' output fields from the file's attrs and -F; 0, or -1 when
  * -F asks for a field the samples lack (message printed, as perf). */
-int pfr_script_events(struct pfr_script *S);
+int cli_script_events(struct cli_script *S);
 /* Whether a decoded record passes --time, --tid, --pid, --comms, -C. */
-int pfr_script_keep(struct pfr_script *S, const struct pfr_perf_rec *r);
+int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r);
 /* --header: the file's header as perf script prints it; 0 or -1. */
-int pfr_script_header(struct pfr_script *S);
+int cli_script_header(struct cli_script *S);
 /* -D: one record in hex, as perf script -D. */
-void pfr_script_dump(struct pfr_script *S, const struct pfr_record *rec,
+void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 		     uint32_t ev);
 
 #endif

@@ -156,7 +156,7 @@ static int gs_write(struct pfr_group *g, struct gs_shared *S, uint32_t tag)
 		for (uint32_t i = 0; i < fill; i++)
 			r.fill[i] = (unsigned char)(seq + i);
 		r.seq = seq++;
-		r.time = pfr_cli_now_ns();
+		r.time = util_now_ns();
 		r.sum = gs_sum(&r, fill);
 		/* counted before the write: a writer killed in it has
 		 * published no more than it counted */
@@ -334,7 +334,7 @@ static int gs_read(struct pfr_group *g, struct gs_shared *S,
 		}
 		if (!cfg->ordered)
 			gs_progress(S, seen, nwriters, n);
-		if (until_ns && pfr_cli_now_ns() >= until_ns)
+		if (until_ns && util_now_ns() >= until_ns)
 			break;
 		if (stop_early && stop_early(arg))
 			break;
@@ -388,7 +388,7 @@ static void gs_usage(FILE *f)
 static pid_t gs_spawn_writer(struct pfr_group *g, struct gs_shared *S,
 			     uint32_t tag)
 {
-	pid_t pid = pfr_stress_fork();
+	pid_t pid = cli_stress_fork();
 
 	if (pid == 0) {
 		struct pfr_group *cg;
@@ -444,37 +444,37 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 	cfg->policy = PFR_POLICY_DROP;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
-		if (pfr_cli_once("stress", opts, seen, c, NULL))
+		if (util_once("stress", opts, seen, c, NULL))
 			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'M':
 			break;
 		case 'w':
-			if (pfr_cli_parse_u64(optarg, &v) || !v || v > GS_MAXW)
-				return pfr_cli_usage_error(
-					"stress", "--writers takes 1..%u",
-					GS_MAXW);
+			if (util_parse_u64(optarg, &v) || !v || v > GS_MAXW)
+				return util_usage_error("stress",
+							"--writers takes 1..%u",
+							GS_MAXW);
 			cfg->writers = (uint32_t)v;
 			break;
 		case 'n':
-			if (pfr_cli_parse_u64(optarg, &v) || !v ||
+			if (util_parse_u64(optarg, &v) || !v ||
 			    v > PFR_GROUP_SLOTS_MAX)
-				return pfr_cli_usage_error(
-					"stress", "--slots takes 1..%u",
-					PFR_GROUP_SLOTS_MAX);
+				return util_usage_error("stress",
+							"--slots takes 1..%u",
+							PFR_GROUP_SLOTS_MAX);
 			cfg->slots = (uint32_t)v;
 			break;
 		case 's':
-			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			if (util_parse_seconds(optarg, &cfg->seconds) ||
 			    !(cfg->seconds > 0) || cfg->seconds > 86400)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress", "bad --seconds '%s'", optarg);
 			break;
 		case 'p':
 			cfg->policy = pfr_policy_parse(optarg);
 			if (cfg->policy != PFR_POLICY_DROP &&
 			    cfg->policy != PFR_POLICY_BLOCK)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--policy takes drop or block");
 			break;
@@ -482,10 +482,10 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 			cfg->ordered = 1;
 			break;
 		case 'r':
-			if (pfr_cli_parse_size(optarg, &v))
-				return pfr_cli_usage_error(
-					"stress", "bad --ring-size '%s'",
-					optarg);
+			if (util_parse_size(optarg, &v))
+				return util_usage_error("stress",
+							"bad --ring-size '%s'",
+							optarg);
 			cfg->ring_size = v;
 			break;
 		case 'P':
@@ -518,16 +518,16 @@ static int gs_parse(int argc, char **argv, struct gs_cfg *cfg)
 		}
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("stress", "unexpected '%s'",
-					   argv[optind]);
+		return util_usage_error("stress", "unexpected '%s'",
+					argv[optind]);
 	if ((cfg->kill_writer || cfg->kill_reader || cfg->reattach) &&
 	    !cfg->processes)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"stress", "--kill-writer, --kill-reader and --reattach "
 				  "need --processes");
 	if (cfg->kill_writer + cfg->kill_reader + cfg->reattach > 1)
-		return pfr_cli_usage_error("stress",
-					   "one failure drill at a time");
+		return util_usage_error("stress",
+					"one failure drill at a time");
 	return -1;
 }
 
@@ -540,15 +540,15 @@ static pid_t gs_pids[GS_MAXW + 1];
 static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
 			    uint32_t nw, uint64_t half, uint64_t end_ns)
 {
-	pid_t helper = pfr_stress_fork();
+	pid_t helper = cli_stress_fork();
 	pid_t r;
 	int st;
 
 	if (helper != 0)
 		return helper;
-	while ((pfr_cli_now_ns() < half ||
+	while ((util_now_ns() < half ||
 		__atomic_load_n(&S->w[0].attempted, __ATOMIC_RELAXED) < 1000) &&
-	       pfr_cli_now_ns() < end_ns)
+	       util_now_ns() < end_ns)
 		usleep(10000);
 	kill(gs_pids[0], SIGKILL);
 	S->w[0].killed = 1;
@@ -564,12 +564,12 @@ static pid_t gs_kill_writer(struct pfr_group *g, struct gs_shared *S,
 static int gs_kill_reader(struct pfr_group *g, struct gs_shared *S,
 			  const struct gs_cfg *cfg, uint32_t nw, uint64_t half)
 {
-	pid_t rpid = pfr_stress_fork();
+	pid_t rpid = cli_stress_fork();
 	int fail = 0;
 
 	if (rpid == 0)
 		_exit(gs_read(g, S, cfg, nw, 0, gs_reaped, NULL) != 0);
-	while (pfr_cli_now_ns() < half)
+	while (util_now_ns() < half)
 		usleep(10000);
 	kill(rpid, SIGKILL);
 	waitpid(rpid, NULL, 0);
@@ -625,13 +625,13 @@ static int gs_run(struct pfr_group *g, struct gs_shared *S,
 		wx[i].tag = i;
 		pthread_create(&th[i], NULL, gs_writer_thread, &wx[i]);
 	}
-	t0 = pfr_cli_now_ns();
+	t0 = util_now_ns();
 	dur = (uint64_t)(cfg->seconds * 1e9);
 	half = t0 + dur / 2;
 	end_ns = t0 + dur;
-	if (!cfg->kill_reader && pfr_stress_fork() == 0) {
+	if (!cfg->kill_reader && cli_stress_fork() == 0) {
 		/* the stopper: tells the writers to finish */
-		while (pfr_cli_now_ns() < end_ns)
+		while (util_now_ns() < end_ns)
 			usleep(10000);
 		__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
 		_exit(0);
@@ -642,7 +642,7 @@ static int gs_run(struct pfr_group *g, struct gs_shared *S,
 		fail |= gs_kill_reader(g, S, cfg, nw, half);
 	} else {
 		if (cfg->reattach) {
-			rpid = pfr_stress_fork();
+			rpid = cli_stress_fork();
 			if (rpid == 0)
 				_exit(gs_read(g, S, cfg, nw, half, NULL,
 					      NULL) != 0);
@@ -777,7 +777,7 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 		       (unsigned long long)S->max_call, fail ? "fail" : "pass");
 		if (S->first_error[0]) {
 			printf(",\"error\":");
-			pfr_cli_json_str(stdout, S->first_error);
+			util_json_str(stdout, S->first_error);
 		}
 		printf("}\n");
 		return;
@@ -803,7 +803,7 @@ static void gs_report(const struct gs_shared *S, const struct gs_cfg *cfg,
 		printf("  first error: %s\n", S->first_error);
 }
 
-int pfr_stress_group(int argc, char **argv)
+int cli_stress_group(int argc, char **argv)
 {
 	struct gs_cfg cfg;
 	struct pfr_group_opts go;
@@ -822,15 +822,15 @@ int pfr_stress_group(int argc, char **argv)
 	 * the dead one's, reclaimed */
 	go.slots = cfg.slots ? cfg.slots : cfg.kill_writer ? nw : nw + 1;
 	if (go.slots < nw)
-		return pfr_cli_usage_error("stress", "--slots below --writers");
+		return util_usage_error("stress", "--slots below --writers");
 	go.data_size = cfg.ring_size;
 	go.policy = (enum pfr_policy)cfg.policy;
 	go.ordering = PFR_ORDER_DEFAULT;
 	go.flags = cfg.wait ? PFR_GROUP_EVENTFD : 0;
 	err = pfr_group_create_memfd(&g, &go);
 	if (err)
-		return pfr_cli_usage_error("stress", "group: %s",
-					   pfr_strerror(err));
+		return util_usage_error("stress", "group: %s",
+					pfr_strerror(err));
 	S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (S == MAP_FAILED) {

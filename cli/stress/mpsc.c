@@ -150,7 +150,7 @@ static void ms_fill(unsigned char *p, uint32_t id, uint64_t seq, uint32_t len)
  * the longest. */
 static void ms_progress(struct ms_writer *w, uint64_t *last, int commit)
 {
-	uint64_t now = pfr_cli_now_ns();
+	uint64_t now = util_now_ns();
 
 	if (now - *last > w->max_gap_ns)
 		w->max_gap_ns = now - *last;
@@ -207,7 +207,7 @@ static int ms_write(struct ms_wctx *x)
 	struct ms_writer *w = &sh->w[x->id];
 	struct pfr_mpsc_producer p;
 	uint64_t seq = 0, rnd = 0x9e3779b97f4a7c15ull * (x->id + 1), end;
-	uint64_t hook_at = 0, fails = 0, last = pfr_cli_now_ns();
+	uint64_t hook_at = 0, fails = 0, last = util_now_ns();
 	int err = pfr_mpsc_join(x->m, &p);
 
 	if (err) {
@@ -218,21 +218,21 @@ static int ms_write(struct ms_wctx *x)
 	pfr_smp_store_release(&w->joined, 1); /* purpose: index before
 		joined; pairs with the load_acquire in ms_read() */
 	pfr_mpsc_set_timeout(&p, 20000000ull); /* BLOCK: 20 ms */
-	end = pfr_cli_now_ns() + (uint64_t)(cfg->seconds * 1e9);
+	end = util_now_ns() + (uint64_t)(cfg->seconds * 1e9);
 	if (cfg->kill == MS_KILL_WRITER && x->id == 0)
 		hook_at = 2000;
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
-		uint32_t len = cfg->min_len +
-			       (uint32_t)(pfr_cli_xorshift(&rnd) % span);
+		uint32_t len =
+			cfg->min_len + (uint32_t)(util_xorshift(&rnd) % span);
 		unsigned char *dst;
 
 		/* --kill-reader: run until the reader's death is seen (or
 		 * a minute), whatever the machine's load */
 		if ((seq & 255) == 0 &&
-		    (pfr_cli_now_ns() >= end || PFR_READ_ONCE(sh->stop)) &&
+		    (util_now_ns() >= end || PFR_READ_ONCE(sh->stop)) &&
 		    (cfg->kill != MS_KILL_READER ||
-		     pfr_cli_now_ns() >= end + 60000000000ull))
+		     util_now_ns() >= end + 60000000000ull))
 			break;
 		if (hook_at && seq >= hook_at) {
 			err = ms_hook(x, &p, seq);
@@ -443,8 +443,7 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 			ms_sleep_us(100);
 			if (PFR_READ_ONCE(sh->hook_stopped) &&
 			    !PFR_READ_ONCE(sh->stall_seen)) {
-				uint64_t until =
-					pfr_cli_now_ns() + 10000000000ull;
+				uint64_t until = util_now_ns() + 10000000000ull;
 
 				PFR_WRITE_ONCE(sh->stall_seen, 1);
 				/* Wait for writer 0's end (a thread) or death
@@ -457,7 +456,7 @@ static void ms_read(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 				 * purpose: pairs with the store_release of
 				 * done in ms_hook() and ms_run(). */
 				while (!pfr_smp_load_acquire(&sh->w[0].done) &&
-				       pfr_cli_now_ns() < until)
+				       util_now_ns() < until)
 					ms_sleep_us(1000);
 			}
 		} else if (rc < 0) {
@@ -526,7 +525,7 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 	pid_t rpid;
 	int st;
 
-	rpid = pfr_stress_fork();
+	rpid = cli_stress_fork();
 	if (rpid == 0) {
 		struct pfr_mpsc *a = ms_attach_child(m);
 
@@ -537,7 +536,7 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 	}
 	sh->reader_pid = rpid;
 	for (unsigned i = 0; i < nw; i++) {
-		pid_t pid = pfr_stress_fork();
+		pid_t pid = cli_stress_fork();
 
 		if (pid == 0) {
 			struct ms_wctx x = {cfg, ms_attach_child(m), sh, i};
@@ -554,8 +553,8 @@ static void ms_run_processes(const struct ms_cfg *cfg, struct pfr_mpsc *m,
 
 		while (!PFR_READ_ONCE(sh->reader_started))
 			ms_sleep_us(1000);
-		until = pfr_cli_now_ns() + (uint64_t)(cfg->seconds * 5e8);
-		while (pfr_cli_now_ns() < until)
+		until = util_now_ns() + (uint64_t)(cfg->seconds * 5e8);
+		while (util_now_ns() < until)
 			ms_sleep_us(1000);
 		kill(rpid, SIGKILL);
 	}
@@ -722,7 +721,7 @@ static void ms_report(const struct ms_cfg *cfg, int policy,
 			(unsigned long long)sh->stall_max_ns,
 			(unsigned long long)sh->dead_skipped,
 			(unsigned long long)gap);
-		pfr_cli_json_str(out, why);
+		util_json_str(out, why);
 		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
 	} else {
 		fprintf(out,
@@ -750,7 +749,7 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 	struct ms_shared *sh;
 	struct ms_totals t = {0, 0, 0};
 	unsigned nw = cfg->writers;
-	uint64_t t0 = pfr_cli_now_ns();
+	uint64_t t0 = util_now_ns();
 	int err, bad = 0;
 	char why[MS_WHY] = "";
 
@@ -784,8 +783,8 @@ static int ms_run(const struct ms_cfg *cfg, int policy, FILE *out)
 			 pfr_strerror((int)sh->reader_err));
 	if (sh->corrupt)
 		snprintf(why, sizeof(why), "%s", sh->first_error);
-	ms_report(cfg, policy, sh, &t, (double)(pfr_cli_now_ns() - t0) / 1e9,
-		  why, bad, out);
+	ms_report(cfg, policy, sh, &t, (double)(util_now_ns() - t0) / 1e9, why,
+		  bad, out);
 	fflush(out);
 	pfr_mpsc_close(m);
 	munmap(sh, sizeof(*sh));
@@ -819,7 +818,7 @@ static void ms_help(void)
 	       MS_MAX_WRITERS, MS_EXIT_READER_DEAD);
 }
 
-int pfr_stress_mpsc(int argc, char **argv)
+int cli_stress_mpsc(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'M'},
@@ -844,26 +843,26 @@ int pfr_stress_mpsc(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:s:p:h", opts, NULL)) != -1) {
-		if (pfr_cli_once("stress", opts, seen, c, NULL))
+		if (util_once("stress", opts, seen, c, NULL))
 			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 'M':
 			if (strcmp(optarg, "mpsc"))
-				return pfr_cli_usage_error("stress",
-							   "--mode: not mpsc");
+				return util_usage_error("stress",
+							"--mode: not mpsc");
 			break;
 		case 'w':
-			if (pfr_cli_parse_u64(optarg, &v) || !v ||
+			if (util_parse_u64(optarg, &v) || !v ||
 			    v > MS_MAX_WRITERS)
-				return pfr_cli_usage_error("stress",
-							   "--writers: 1..%d",
-							   MS_MAX_WRITERS);
+				return util_usage_error("stress",
+							"--writers: 1..%d",
+							MS_MAX_WRITERS);
 			cfg.writers = (unsigned)v;
 			break;
 		case 's':
-			if (pfr_cli_parse_seconds(optarg, &cfg.seconds) ||
+			if (util_parse_seconds(optarg, &cfg.seconds) ||
 			    !(cfg.seconds > 0) || cfg.seconds > 86400)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--seconds: a positive number");
 			break;
@@ -875,7 +874,7 @@ int pfr_stress_mpsc(int argc, char **argv)
 			else if (!strcmp(optarg, "block"))
 				cfg.policy = PFR_POLICY_BLOCK;
 			else
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--policy: drop, block or all for "
 					"--mode mpsc");
@@ -883,9 +882,9 @@ int pfr_stress_mpsc(int argc, char **argv)
 		case 'z': {
 			unsigned long long a, b;
 
-			if (pfr_cli_parse_size_pair(optarg, &a, &b) ||
+			if (util_parse_size_pair(optarg, &a, &b) ||
 			    a < MS_HDR || b < a || b > 60000)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--sizes: want MIN:MAX with "
 					"%u <= MIN <= MAX <= 60000",
@@ -895,9 +894,9 @@ int pfr_stress_mpsc(int argc, char **argv)
 			break;
 		}
 		case 'r':
-			if (pfr_cli_parse_size(optarg, &v) || v < 4096 ||
+			if (util_parse_size(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)) || v > (1ull << 30))
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress", "--ring-size: a power of two "
 						  "from 4096 to 1Gi");
 			cfg.ring_size = v;
@@ -921,21 +920,21 @@ int pfr_stress_mpsc(int argc, char **argv)
 			ms_help();
 			return 0;
 		default:
-			return pfr_cli_usage_error("stress", "bad option");
+			return util_usage_error("stress", "bad option");
 		}
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("stress", "unexpected argument '%s'",
-					   argv[optind]);
+		return util_usage_error("stress", "unexpected argument '%s'",
+					argv[optind]);
 	if (cfg.max_len + 8 > cfg.ring_size / 2 - 8)
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"stress", "--sizes: MAX too large for --ring-size");
 	if (cfg.kill == MS_KILL_READER && !cfg.processes)
-		return pfr_cli_usage_error("stress",
-					   "--kill-reader needs --processes");
+		return util_usage_error("stress",
+					"--kill-reader needs --processes");
 	if (cfg.kill == MS_KILL_WRITER && cfg.writers < 2)
-		return pfr_cli_usage_error("stress",
-					   "--kill-writer needs 2 writers");
+		return util_usage_error("stress",
+					"--kill-writer needs 2 writers");
 	for (int pol = 0; pol < 2; pol++) {
 		if (cfg.policy >= 0 && pol != cfg.policy)
 			continue;

@@ -8,15 +8,15 @@
 #include <sys/types.h>
 
 /* N writers, one ring each, one merging reader (<perfring/group.h>). */
-int pfr_stress_group(int argc, char **argv);
+int cli_stress_group(int argc, char **argv);
 /* N producers into one shared ring (<perfring/mpsc.h>). */
-int pfr_stress_mpsc(int argc, char **argv);
+int cli_stress_mpsc(int argc, char **argv);
 
 /* fork() for the processes of a many-writer run: the child is killed
  * (SIGKILL) when the process that forked it dies, and ends at once if
  * that happened before it could ask (its parent is already another).
  * Call it from the thread that lives as long as the process: the kernel
  * sends the signal when the forking thread exits. */
-pid_t pfr_stress_fork(void);
+pid_t cli_stress_fork(void);
 
 #endif

@@ -84,7 +84,7 @@ struct stress_peer {
 	const char *role; /* "writer" or "reader" */
 };
 
-pid_t pfr_stress_fork(void)
+pid_t cli_stress_fork(void)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -216,16 +216,16 @@ static void stress_write(const struct stress_cfg *cfg, struct pfr_ring *ring,
 		return;
 	}
 	run = (uint64_t)(cfg->seconds * 1e9);
-	end = pfr_cli_now_ns() + run;
+	end = util_now_ns() + run;
 	pfr_writer_set_timeout(&w, run < 20000000ull ? run : 20000000ull);
 	for (;;) {
 		uint32_t span = cfg->max_len - cfg->min_len + 1;
-		uint32_t len = cfg->min_len +
-			       (uint32_t)(pfr_cli_xorshift(&rnd) % span);
+		uint32_t len =
+			cfg->min_len + (uint32_t)(util_xorshift(&rnd) % span);
 		unsigned char *p;
 
 		if ((seq & every) == 0) {
-			now = pfr_cli_now_ns();
+			now = util_now_ns();
 			if (now >= end)
 				break;
 			if (now - (pe ? pe->checked : now) >= 10000000ull) {
@@ -275,7 +275,7 @@ static int stress_idle_check(struct stress_shared *sh, struct stress_peer *pe)
 
 	if (!pe)
 		return 0;
-	now = pfr_cli_now_ns();
+	now = util_now_ns();
 	if (now - pe->checked < 5000000ull)
 		return 0;
 	pe->checked = now;
@@ -544,7 +544,7 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 	struct stress_shared *sh;
 	struct pfr_ring *ring;
 	char name[64], cause[160] = "";
-	uint64_t lost, t0 = pfr_cli_now_ns();
+	uint64_t lost, t0 = util_now_ns();
 	int err, bad;
 
 	o.data_size = cfg->ring_size;
@@ -622,17 +622,16 @@ static int stress_one(const struct stress_cfg *cfg, FILE *out)
 			pfr_ordering_name((enum pfr_ordering)cfg->ordering),
 			pfr_policy_name((enum pfr_policy)cfg->policy),
 			cfg->processes ? "processes" : "threads",
-			(double)(pfr_cli_now_ns() - t0) / 1e9,
+			(double)(util_now_ns() - t0) / 1e9,
 			(unsigned long long)sh->written,
 			(unsigned long long)sh->read, (unsigned long long)lost,
 			(unsigned long long)sh->lost_seen,
 			(unsigned long long)sh->corrupt,
 			(unsigned long long)sh->snapshots);
-		pfr_cli_json_str(out,
-				 cause[0] ? cause
-				 : sh->reader_err
-					 ? pfr_strerror((int)sh->reader_err)
-					 : sh->first_error);
+		util_json_str(out, cause[0] ? cause
+				   : sh->reader_err
+					   ? pfr_strerror((int)sh->reader_err)
+					   : sh->first_error);
 		fprintf(out, ",\"ok\":%s}\n", bad ? "false" : "true");
 	} else {
 		fprintf(out,
@@ -730,12 +729,12 @@ static int stress_parse_sizes(const char *arg, struct stress_cfg *cfg)
 	 * nothing after it */
 	unsigned long long a = 0, b = 0;
 
-	if (pfr_cli_parse_size_pair(arg, &a, &b) || a < STRESS_HDR || b < a ||
+	if (util_parse_size_pair(arg, &a, &b) || a < STRESS_HDR || b < a ||
 	    b > PFR_RECORD_MAX - 8)
-		return pfr_cli_usage_error("stress",
-					   "--sizes: want MIN:MAX with "
-					   "16 <= MIN <= MAX <= %u",
-					   PFR_RECORD_MAX - 8);
+		return util_usage_error("stress",
+					"--sizes: want MIN:MAX with "
+					"16 <= MIN <= MAX <= %u",
+					PFR_RECORD_MAX - 8);
 	cfg->min_len = (uint32_t)a;
 	cfg->max_len = (uint32_t)b;
 	return 0;
@@ -769,13 +768,13 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:p:h", opts, NULL)) != -1) {
-		if (pfr_cli_once("stress", opts, seen, c, NULL))
+		if (util_once("stress", opts, seen, c, NULL))
 			return PFR_EXIT_USAGE;
 		switch (c) {
 		case 's':
-			if (pfr_cli_parse_seconds(optarg, &cfg->seconds) ||
+			if (util_parse_seconds(optarg, &cfg->seconds) ||
 			    !(cfg->seconds > 0) || cfg->seconds > 86400)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--seconds: '%s' is not a "
 					"time in seconds",
@@ -788,7 +787,7 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 			}
 			cfg->ordering = pfr_ordering_parse(optarg);
 			if (cfg->ordering < 0)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--ordering: '%s' is not "
 					"full, acqrel, ctrldep or all",
@@ -801,7 +800,7 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 			}
 			cfg->policy = pfr_policy_parse(optarg);
 			if (cfg->policy < 0)
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--policy: '%s' is not drop, "
 					"block, overwrite or all",
@@ -816,17 +815,17 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 				return c;
 			break;
 		case 'r':
-			if (pfr_cli_parse_size(optarg, &v) || v < 4096 ||
+			if (util_parse_size(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)))
-				return pfr_cli_usage_error(
+				return util_usage_error(
 					"stress",
 					"--ring-size: want a power of "
 					"two of at least 4096");
 			cfg->ring_size = v;
 			break;
 		case 'b':
-			if (pfr_cli_parse_u64(optarg, &v) || !v || v > 1u << 20)
-				return pfr_cli_usage_error(
+			if (util_parse_u64(optarg, &v) || !v || v > 1u << 20)
+				return util_usage_error(
 					"stress", "--batch: want 1..1048576");
 			cfg->batch = (uint32_t)v;
 			break;
@@ -840,8 +839,8 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 			cfg->wait = 1;
 			break;
 		case 'S':
-			if (pfr_cli_parse_u64(optarg, &v))
-				return pfr_cli_usage_error(
+			if (util_parse_u64(optarg, &v))
+				return util_usage_error(
 					"stress", "--seed: want a number");
 			cfg->seed = v;
 			break;
@@ -854,14 +853,14 @@ static int stress_parse(int argc, char **argv, struct stress_cfg *cfg,
 			stress_help();
 			return 0;
 		default:
-			return pfr_cli_usage_error("stress", "bad option");
+			return util_usage_error("stress", "bad option");
 		}
 	}
 	if (optind < argc)
-		return pfr_cli_usage_error("stress", "unexpected argument '%s'",
-					   argv[optind]);
+		return util_usage_error("stress", "unexpected argument '%s'",
+					argv[optind]);
 	if ((uint64_t)((cfg->max_len + 8 + 7) & ~7u) > (cfg->ring_size / 2 - 8))
-		return pfr_cli_usage_error(
+		return util_usage_error(
 			"stress",
 			"records of %u bytes do not fit a ring of "
 			"%llu bytes (the largest is half the ring)",
@@ -898,7 +897,7 @@ static int stress_run_all(const struct stress_cfg *cfg, int all_ord,
 	return failed ? 1 : 0;
 }
 
-int pfr_cmd_stress(int argc, char **argv)
+int cli_cmd_stress(int argc, char **argv)
 {
 	struct stress_cfg cfg = {2.0,
 				 PFR_ORDER_DEFAULT,
@@ -916,12 +915,12 @@ int pfr_cmd_stress(int argc, char **argv)
 
 	switch (stress_mode(argc, argv)) {
 	case 1:
-		return pfr_stress_group(argc, argv);
+		return cli_stress_group(argc, argv);
 	case 2:
-		return pfr_stress_mpsc(argc, argv);
+		return cli_stress_mpsc(argc, argv);
 	case -1:
-		return pfr_cli_usage_error("stress",
-					   "--mode takes spsc, group or mpsc");
+		return util_usage_error("stress",
+					"--mode takes spsc, group or mpsc");
 	}
 	err = stress_parse(argc, argv, &cfg, &all_ord, &all_pol);
 	if (err >= 0)

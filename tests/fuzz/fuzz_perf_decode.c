@@ -30,7 +30,7 @@
 
 /* What cmd_script.c needs from cli/main.c (whose main() libFuzzer
  * replaces); util/util.c is linked as it is. */
-int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
+int util_usage_error(const char *cmd, const char *fmt, ...)
 {
 	(void)cmd;
 	(void)fmt;
@@ -112,12 +112,12 @@ static void ring(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 static void print(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 		  int json)
 {
-	struct pfr_out *o;
+	struct cli_out *o;
 	size_t off = 0;
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
-	o = pfr_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	o = cli_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
 	if (!o)
 		return;
 	while (n - off >= 8) {
@@ -133,11 +133,11 @@ static void print(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 		if (!p)
 			break;
 		memcpy(p, d + off + 8, len);
-		pfr_out_record(o, "ev", lay, &h, p, len);
+		cli_out_record(o, "ev", lay, &h, p, len);
 		free(p);
 		off += h.size;
 	}
-	pfr_out_free(o);
+	cli_out_free(o);
 }
 
 static void file(const uint8_t *d, size_t n)
@@ -171,7 +171,7 @@ static void file(const uint8_t *d, size_t n)
 
 /* One record of type/misc with payload p[0..len) in an exact-size buffer,
  * printed (and tracked) by o. */
-static void emit(struct pfr_out *o, const struct pfr_perf_layout *lay,
+static void emit(struct cli_out *o, const struct pfr_perf_layout *lay,
 		 uint32_t type, uint16_t misc, const void *p, size_t len)
 {
 	struct pfr_record_header h = {type, misc, (uint16_t)(8 + len)};
@@ -180,7 +180,7 @@ static void emit(struct pfr_out *o, const struct pfr_perf_layout *lay,
 	if (!b)
 		return;
 	memcpy(b, p, len);
-	pfr_out_record(o, "ev", lay, &h, b, (uint32_t)len);
+	cli_out_record(o, "ev", lay, &h, b, (uint32_t)len);
 	free(b);
 }
 
@@ -189,13 +189,13 @@ static void emit(struct pfr_out *o, const struct pfr_perf_layout *lay,
 static void procs(const uint8_t *d, size_t n, int json)
 {
 	struct pfr_perf_layout lay;
-	struct pfr_out *o;
+	struct cli_out *o;
 
 	memset(&lay, 0, sizeof(lay));
 	lay.sample_type = 0x3; /* IP | TID */
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
-	o = pfr_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	o = cli_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
 	if (!o)
 		return;
 	for (size_t i = 0; i + 8 <= n; i += 8) {
@@ -257,7 +257,7 @@ static void procs(const uint8_t *d, size_t n, int json)
 			break;
 		}
 	}
-	pfr_out_free(o);
+	cli_out_free(o);
 }
 
 /* Mode 5: perfring script on the bytes as a file. */
@@ -286,7 +286,7 @@ static void script(const uint8_t *d, size_t n, uint8_t flags)
 		if (flags & 4)
 			argv[argc++] = (char *)"--samples";
 		argv[argc] = NULL;
-		pfr_cmd_script(argc, argv);
+		cli_cmd_script(argc, argv);
 	}
 	close(fd);
 }

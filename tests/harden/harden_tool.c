@@ -28,10 +28,10 @@
  *                                space (0: no limit), prints its exit
  *                                status and its peak resident size in KiB
  *                                (getrusage)
- *   harden_tool json STRING      STRING as pfr_cli_json_str() writes it
- *   harden_tool text STRING      STRING as pfr_cli_text_str() writes it
- *   harden_tool u64 STRING       pfr_cli_parse_u64(): the value, or "error"
- *   harden_tool size STRING      pfr_cli_parse_size(): the value, or "error"
+ *   harden_tool json STRING      STRING as util_json_str() writes it
+ *   harden_tool text STRING      STRING as util_text_str() writes it
+ *   harden_tool u64 STRING       util_parse_u64(): the value, or "error"
+ *   harden_tool size STRING      util_parse_size(): the value, or "error"
  *   harden_tool tracepoint FILE ID LEN LOC
  *                                perf.data with one tracepoint event,
  *                                "crafted:ev" (its format read from
@@ -68,7 +68,7 @@
 #include "cli.h"
 
 /* What cmd_script.c needs from cli/main.c (not linked: it has main). */
-int pfr_cli_usage_error(const char *cmd, const char *fmt, ...)
+int util_usage_error(const char *cmd, const char *fmt, ...)
 {
 	(void)fmt;
 	fprintf(stderr, "perfring %s: usage error\n", cmd);
@@ -437,21 +437,21 @@ int main(int argc, char **argv)
 		return e < 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "script"))
-		return pfr_cmd_script(argc - 1, argv + 1);
+		return cli_cmd_script(argc - 1, argv + 1);
 	if (argc >= 3 && !strcmp(argv[1], "json")) {
-		pfr_cli_json_str(stdout, argv[2]);
+		util_json_str(stdout, argv[2]);
 		putchar('\n');
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "text")) {
-		pfr_cli_text_str(stdout, argv[2]);
+		util_text_str(stdout, argv[2]);
 		putchar('\n');
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "u64")) {
 		unsigned long long v;
 
-		if (pfr_cli_parse_u64(argv[2], &v))
+		if (util_parse_u64(argv[2], &v))
 			printf("error\n");
 		else
 			printf("%llu\n", v);
@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "size")) {
 		unsigned long long v;
 
-		if (pfr_cli_parse_size(argv[2], &v))
+		if (util_parse_size(argv[2], &v))
 			printf("error\n");
 		else
 			printf("%llu\n", v);

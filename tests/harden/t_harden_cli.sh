@@ -3,19 +3,19 @@
 # Options and strings the command line must never misread:
 #  - numbers: a value that does not fit (4294967312 is not 16), a sign,
 #    blanks or trailing characters are usage errors (exit 2), never a
-#    silently different number (pfr_cli_parse_u64 and the options that
+#    silently different number (util_parse_u64 and the options that
 #    use it: stress --sizes, --ring-size, --batch, --seed; bench --only
 #    naming nothing);
-#  - sizes: one grammar (pfr_cli_parse_size: decimal, K/M/G of 1024)
+#  - sizes: one grammar (util_parse_size: decimal, K/M/G of 1024)
 #    wherever a size is taken (bench --capacity and --capacities, stress
 #    --ring-size and --sizes, record -m); record -m and event terms read
 #    as perf reads them (010 is ten, -m 0x10 refused);
 #  - an option that takes a value given twice is refused (stress --mode
 #    group --mode mpsc silently ran the group stress), one that adds to a
 #    list (litmus --test) may repeat;
-#  - strings from files: pfr_cli_json_str always writes valid JSON
+#  - strings from files: util_json_str always writes valid JSON
 #    (controls as \u00XX, each byte that is not UTF-8 as \ufffd, valid
-#    multi-byte characters kept), pfr_cli_text_str never writes a control
+#    multi-byte characters kept), util_text_str never writes a control
 #    byte (\xNN instead).
 # shellcheck source=tests/harden/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +23,7 @@
 tool=$out/harden_tool_cli
 build_tool "$tool" "harden_tool builds" -O1
 
-# --- pfr_cli_parse_u64 ---
+# --- util_parse_u64 ---
 while read -r in want; do
 	got=$("$tool" u64 "$in")
 	[ "$got" = "$want" ]
@@ -43,7 +43,7 @@ _5 error
 0x error
 010 10
 T
-# --- pfr_cli_parse_size: the one grammar of sizes (K, M, G: 1024) ---
+# --- util_parse_size: the one grammar of sizes (K, M, G: 1024) ---
 while read -r in want; do
 	got=$("$tool" size "$in")
 	[ "$got" = "$want" ]
