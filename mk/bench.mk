@@ -103,8 +103,14 @@ BENCH_CFLAGS_mw/peer_dpdk = $(BENCH_DPDK_CFLAGS) $(BENCH_PEER_WARN)
 BENCH_CFLAGS_mw/peer_ck = $(BENCH_PEER_WARN)
 BENCH_CFLAGS_mw/peer_urcu = $(BENCH_PEER_WARN)
 
-# perfring_wa.c builds perfring.c again with another write-ahead bound
-$(BUILD)/bench/spsc/perfring_wa.o: bench/spsc/perfring.c
+# perfring_wa.o is bench/spsc/perfring.c built again with the writer's old
+# write-ahead bound (the limit) and only its wa-limit rows: the A/B of the
+# bound within one run, next to the default rows.
+$(BUILD)/bench/spsc/perfring_wa.o: bench/spsc/perfring.c $(BENCH_HDRS) \
+		$(HEADERS) $(BENCH_CONF)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) '-DPFR__AHEAD_BOUND(w)=((w)->limit)' \
+		-DPR_WA_ONLY=1 -c $< -o $@
 
 $(BUILD)/bench/%.o: bench/%.c $(BENCH_HDRS) $(HEADERS) $(BENCH_CONF)
 	@mkdir -p $(dir $@)

@@ -107,7 +107,7 @@ struct bench_queue {
 /* The peers' tables (each ends with a zeroed entry); NULL-safe. */
 extern const struct bench_queue bench_perfring[];
 /* perfring's default rows built with the write-ahead's old bound
- * (bench/spsc/perfring_wa.c) */
+ * (bench/spsc/perfring.c built again by mk/bench.mk) */
 extern const struct bench_queue bench_perfring_walimit[];
 extern const struct bench_queue bench_mutex[];
 extern const struct bench_queue bench_ck[];

@@ -26,7 +26,7 @@
 #include <perfring/group.h>
 #include <perfring/ring.h>
 
-#include "../../cli/cli.h"
+#include "../../util/util.h"
 #include "../core/cmd_opts.h"
 #include "cmd.h"
 
