@@ -42,7 +42,7 @@ $(BENCH_CONF): bench/core/probe.sh mk/bench.mk
 BENCH_PROG := $(BUILD)/perfring-bench
 BENCH_LINK = $(CC)
 LIBEXECDIR ?= $(PREFIX)/libexec
-BENCH_HDRS := $(wildcard bench/*/*.h util/*.h src/ring/payload_int.h)
+BENCH_HDRS := $(wildcard bench/*/*.h util/*.h)
 # The program: bench/core/ (main, the shared options, method and probes),
 # bench/spsc/ (the one-writer bench) and bench/mw/ (many writers): each
 # bench's command, method and report, then the contestants.

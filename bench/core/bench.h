@@ -8,7 +8,7 @@
  * Every message, whatever the queue, is `payload` bytes (a multiple of 8)
  * seen as 64-bit words: word 0 is the sequence number, the last word is
  * seq ^ PFR__PAYLOAD_KEY, the words between are a fixed pattern: the ends
- * form of src/ring/payload_int.h.  The producer stamps the two ends of one
+ * form of util/payload.h.  The producer stamps the two ends of one
  * prepared message and hands it to the queue (one copy into the queue);
  * the consumer checks the sequence number and a sum over every word
  * (pfr__payload_check_ends()), in place where the queue allows it
@@ -24,7 +24,7 @@
 
 #include <perfring/barrier.h>
 
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 
 #ifdef __cplusplus
 extern "C" {

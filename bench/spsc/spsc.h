@@ -14,7 +14,7 @@
  * round all cells in turn (A B C ... A B C ...), each run bracketed by two
  * cache-line round-trip probes (the host moves the vCPUs, and every result
  * is taken from one placement: bench/spsc/placement.c).  Every delivered
- * message is verified (src/ring/payload_int.h).  A run in which a bench thread
+ * message is verified (util/payload.h).  A run in which a bench thread
  * was preempted (involuntary context switches while it got less than 90%
  * of the CPU) or the host stole more than 5% of the CPUs, or whose
  * placement changed during it, is repeated, up to twice; "busy" flags a

@@ -48,7 +48,7 @@
 #include <perfring/group.h>
 
 #include "../cli.h"
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 #include "mw.h"
 
 #define GS_MAXW 1024

@@ -48,7 +48,7 @@
 #include <perfring/mpsc.h>
 
 #include "../cli.h"
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 #include "mw.h"
 
 #define MS_TYPE 0x4d53u /* "MS" */

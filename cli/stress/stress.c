@@ -30,11 +30,11 @@
 #include <perfring/ring.h>
 
 #include "../cli.h"
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 #include "mw.h"
 
 #define STRESS_TYPE 0x5354u /* "ST" */
-#define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (src/ring/payload_int.h) */
+#define STRESS_HDR PFR__PAYLOAD_HDR /* seq, hash (util/payload.h) */
 
 struct stress_cfg {
 	double seconds;

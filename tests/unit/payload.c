@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The verified payloads of src/ring/payload_int.h, which the unit tests,
+ * The verified payloads of util/payload.h, which the unit tests,
  * `perfring stress` and perfring-bench all use: an intact record passes;
  * every single flipped byte, at every position, is caught, in both forms;
  * so are a wrong sequence number, a wrong writer key and a record read
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 #include "tap.h"
 
 #define MAXLEN 1032

@@ -24,7 +24,7 @@
 
 #include <perfring/ring.h>
 
-#include "ring/payload_int.h"
+#include "../../util/payload.h"
 #include "tap.h"
 
 static const enum pfr_ordering rt_orders[PFR_ORDER__COUNT] = {
@@ -109,7 +109,7 @@ static inline long rt_check(const void *p, size_t len, uint64_t seq)
 }
 
 /*
- * Stress payloads: the full form of src/ring/payload_int.h, { u64 seq; u64
+ * Stress payloads: the full form of util/payload.h, { u64 seq; u64
  * hash; filler }, the hash over seq, the length and the filler, so a
  * torn, stale or misplaced record is caught whatever part of it is wrong.
  */

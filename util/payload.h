@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src/ring/payload_int.h - verified payloads: what the unit tests, `perfring
+ * util/payload.h - verified payloads: what the unit tests, `perfring
  * stress` and perfring-bench write into records and check on the other
- * side.  Internal: never installed, the library does not include it, and
- * it defines no symbol (static inline only).  C and C++.
+ * side.  The programs' own: never installed, the library does not include
+ * it, and it defines no symbol (static inline only).  C and C++.
  *
  * Every form starts with the record's sequence number in word 0 and
  * checks the rest against it:
