@@ -16,73 +16,81 @@ passes when the process exits 0 with both threads stopped by ValueError
 A raw integer where the binding expects its own handle is refused too
 (TypeError), never dereferenced.
 
-    python3 close_race.py [ROUNDS]
+    python3 close_race.py [PROCS [PER [KINDS]]]
+
+PROCS interpreters per kind (ring, wait, group, mpsc), PER rounds in each
+(a crash ends that interpreter: the count is of interpreters that
+crashed; PER=1 measures the crash rate per round).
 """
 import subprocess
 import sys
 
 ROUND = r"""
 import sys, threading, time, perfring
-kind, delay = sys.argv[1], float(sys.argv[2])
+kind, delay, per = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 payload = b"x" * 4000
-stopped = []
 
-def loop(step):
-    try:
-        while True:
-            step()
-    except ValueError:
-        stopped.append("ValueError")
+def one(delay):
+  stopped = []
 
-if kind == "ring":
-    h = perfring.Ring.create(data_size=1 << 20)
-    w, r = h.writer(), h.reader()
-    def wstep():
-        try:
-            w.write(9, payload)
-        except perfring.Error:
-            pass
-    rstep = r.records
-elif kind == "wait":
-    h = perfring.Ring.create(data_size=1 << 16, flags=perfring.RING_WAIT)
-    w, r = h.writer(), h.reader()
-    def wstep():
-        try:
-            w.write(9, payload)
-        except perfring.Error:
-            pass
-    def rstep():
-        r.wait(200000)
-        r.records()
-elif kind == "group":
-    h = perfring.Group.create(slots=2, data_size=1 << 20)
-    w, r = h.join(7), h.reader()
-    def wstep():
-        try:
-            w.write(9, payload)
-        except perfring.Error:
-            pass
-    rstep = r.drain
-elif kind == "mpsc":
-    h = perfring.SharedRing.create(data_size=1 << 20)
-    r = h.reader()
-    def wstep():
-        try:
-            p.write(9, payload)
-        except perfring.Error:
-            pass
-    p = h.join()
-    rstep = r.records
-ts = [threading.Thread(target=loop, args=(f,)) for f in (wstep, rstep)]
-for t in ts:
-    t.start()
-time.sleep(delay)
-h.close()
-for t in ts:
-    t.join(30)
-assert not any(t.is_alive() for t in ts), "a thread did not stop"
-assert stopped == ["ValueError"] * 2, stopped
-print("ok")
+  def loop(step):
+      try:
+          while True:
+              step()
+      except ValueError:
+          stopped.append("ValueError")
+
+  if kind == "ring":
+      h = perfring.Ring.create(data_size=1 << 20)
+      w, r = h.writer(), h.reader()
+      def wstep():
+          try:
+              w.write(9, payload)
+          except perfring.Error:
+              pass
+      rstep = r.records
+  elif kind == "wait":
+      h = perfring.Ring.create(data_size=1 << 16, flags=perfring.RING_WAIT)
+      w, r = h.writer(), h.reader()
+      def wstep():
+          try:
+              w.write(9, payload)
+          except perfring.Error:
+              pass
+      def rstep():
+          r.wait(200000)
+          r.records()
+  elif kind == "group":
+      h = perfring.Group.create(slots=2, data_size=1 << 20)
+      w, r = h.join(7), h.reader()
+      def wstep():
+          try:
+              w.write(9, payload)
+          except perfring.Error:
+              pass
+      rstep = r.drain
+  elif kind == "mpsc":
+      h = perfring.SharedRing.create(data_size=1 << 20)
+      r = h.reader()
+      def wstep():
+          try:
+              p.write(9, payload)
+          except perfring.Error:
+              pass
+      p = h.join()
+      rstep = r.records
+  ts = [threading.Thread(target=loop, args=(f,)) for f in (wstep, rstep)]
+  for t in ts:
+      t.start()
+  time.sleep(delay)
+  h.close()
+  for t in ts:
+      t.join(30)
+  assert not any(t.is_alive() for t in ts), "a thread did not stop"
+  assert stopped == ["ValueError"] * 2, stopped
+  print("ok")
+for i in range(per):
+    one(delay * (1 + i % 3))
 """
 
 RAW = r"""
@@ -112,15 +120,16 @@ def run(args, code):
 
 
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    kinds = sys.argv[2].split(",") if len(sys.argv) > 2 else \
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
+    per = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    kinds = sys.argv[3].split(",") if len(sys.argv) > 3 else \
         ["ring", "wait", "group", "mpsc"]
     n = failed = 0
     for kind in kinds:
         crashed, other, last = 0, 0, ""
         for i in range(rounds):
             delay = 0.001 + (i % 10) * 0.0015
-            rc, out = run([kind, "%.4f" % delay], ROUND)
+            rc, out = run([kind, "%.4f" % delay, str(per)], ROUND)
             if rc < 0:
                 crashed += 1
                 last = "killed by signal %d" % -rc
@@ -128,8 +137,9 @@ def main():
                 other += 1
                 last = out
         n += 1
-        desc = "%s: close() under a call in flight: %d of %d rounds " \
-            "crashed, %d failed otherwise" % (kind, crashed, rounds, other)
+        desc = "%s: close() under a call in flight: %d of %d " \
+            "interpreters (%d rounds each) crashed, %d failed otherwise" % (
+                kind, crashed, rounds, per, other)
         if crashed or other:
             failed += 1
             print("not ok %d - %s" % (n, desc))
