@@ -57,6 +57,10 @@ from perfring.group import (  # noqa: F401
     GROUP_EVENTFD, GROUP_DRAIN_ALL, GROUP_SLOTS_MAX)
 from perfring.mpsc import (  # noqa: F401
     SharedRing, Producer, SharedReader, MPSC_WAIT, MPSC_PRODUCERS_MAX)
+from perfring.session import (  # noqa: F401
+    Session, SessionRecord, SESSION_OVERWRITE, SESSION_SWITCH_EVENTS,
+    SESSION_DATA_MAPS, SESSION_TRACKING, SESSION_NO_BUILDID,
+    SESSION_NO_BPF_EVENT, REQ_STOP, REQ_SNAPSHOT, REQ_CHILD, REQ_SWITCH)
 
 READER_SKIP_PAD = 0x1
 
@@ -75,4 +79,8 @@ __all__ = [
     "GROUP_EVENTFD", "GROUP_DRAIN_ALL", "GROUP_SLOTS_MAX",
     "SharedRing", "Producer", "SharedReader", "MPSC_WAIT",
     "MPSC_PRODUCERS_MAX",
+    "Session", "SessionRecord", "SESSION_OVERWRITE", "SESSION_SWITCH_EVENTS",
+    "SESSION_DATA_MAPS", "SESSION_TRACKING", "SESSION_NO_BUILDID",
+    "SESSION_NO_BPF_EVENT", "REQ_STOP", "REQ_SNAPSHOT", "REQ_CHILD",
+    "REQ_SWITCH",
 ]
