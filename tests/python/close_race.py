@@ -18,10 +18,12 @@ A raw integer where the binding expects its own handle is refused too
 
     python3 close_race.py [PROCS [PER [KINDS]]]
 
-PROCS interpreters per kind (ring, wait, group, mpsc), PER rounds in each
+PROCS interpreters per kind (ring, wait, group, mpsc; ring+locked and
+wait+locked: the lock-based guard of builds without a GIL), PER rounds in each
 (a crash ends that interpreter: the count is of interpreters that
 crashed; PER=1 measures the crash rate per round).
 """
+import os
 import subprocess
 import sys
 
@@ -113,9 +115,9 @@ for f in (lambda: perfring.Writer(12345), lambda: perfring.Reader(12345)):
 """
 
 
-def run(args, code):
+def run(args, code, env=None):
     p = subprocess.run([sys.executable, "-c", code] + args,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
@@ -123,13 +125,18 @@ def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
     per = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     kinds = sys.argv[3].split(",") if len(sys.argv) > 3 else \
-        ["ring", "wait", "group", "mpsc"]
+        ["ring", "wait", "group", "mpsc", "ring+locked", "wait+locked"]
     n = failed = 0
     for kind in kinds:
         crashed, other, last = 0, 0, ""
+        # +locked: the guard without the GIL's help (a free-threaded
+        # build's), forced by PERFRING_PY_LOCKED
+        env = dict(os.environ, PERFRING_PY_LOCKED="1") \
+            if kind.endswith("+locked") else None
         for i in range(rounds):
             delay = 0.001 + (i % 10) * 0.0015
-            rc, out = run([kind, "%.4f" % delay, str(per)], ROUND)
+            rc, out = run([kind.split("+")[0], "%.4f" % delay, str(per)],
+                          ROUND, env)
             if rc < 0:
                 crashed += 1
                 last = "killed by signal %d" % -rc

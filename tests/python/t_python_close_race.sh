@@ -10,7 +10,7 @@ set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PFR_BUILD:-$top/build}
 cc=${CC:-cc}
-procs=6
+procs=4
 [ "${PFR_LONG:-0}" = 1 ] && procs=40
 
 . "$(dirname "$0")/../lib/tap.sh"
