@@ -473,6 +473,7 @@ class _Handle:
         self._release_once()
 
     def _close_locked(self):
+        """As close(), for builds without a GIL."""
         with self._lock:
             if self._closed:
                 return
@@ -480,9 +481,6 @@ class _Handle:
             if self._busy:
                 return
         self._release_once()
-
-    if _LOCKED:
-        _enter, _leave, close = _enter_locked, _leave_locked, _close_locked
 
     def _release_once(self):
         h = self._box.pop("h", None)
@@ -508,3 +506,9 @@ class _Handle:
         # no writer or reader is left (each holds its handle)
         if getattr(self, "_closed", True) is False and _lib is not None:
             self.close()
+
+
+if _LOCKED:
+    _Handle._enter = _Handle._enter_locked
+    _Handle._leave = _Handle._leave_locked
+    _Handle.close = _Handle._close_locked

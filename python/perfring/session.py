@@ -5,7 +5,7 @@ import ctypes
 
 from perfring._core import (
     _c, _Handle, Error, _check, _cint, _uint, _vp, _cp, _int, _u32, _u64,
-    _size, _i64, _RecordHeader, load, P)
+    _size, _RecordHeader, load, P)
 
 SESSION_OVERWRITE = 0x1
 SESSION_SWITCH_EVENTS = 0x2
