@@ -217,6 +217,52 @@ def t_group(t):
          repr(e))
 
 
+def t_group_ordered(t):
+    with perfring.Group.create(slots=4, data_size=1 << 14) as g:
+        with g.reader(ordered=True) as r:
+            a, b = g.join(1), g.join(2)
+            for i in range(200):  # times: a the even ones, b the odd ones
+                a.write(100, struct.pack("<Q", 2 * i + 2))
+                b.write(100, struct.pack("<Q", 2 * i + 1))
+            a.flush()
+            b.flush()
+            seen = []
+            n = r.drain(perfring.GROUP_DRAIN_ALL,
+                        on_record=lambda rec: seen.append((rec.time,
+                                                           rec.tag)))
+            t.ok(n == 400 and [x[0] for x in seen] == list(range(1, 401))
+                 and all(tag == 1 + tm % 2 for tm, tag in seen),
+                 "ordered group: two writers' records merged in time "
+                 "order, each with its writer's tag (drain(on_record=))",
+                 "n %s first %s" % (n, seen[:6]))
+            for i in range(5):
+                a.write(100, struct.pack("<Q", 1000 + i))
+            a.flush()
+            got = []
+
+            def stop(rec):
+                got.append(rec.time)
+                return False if len(got) == 2 else None
+            n = r.drain(perfring.GROUP_DRAIN_ALL, on_record=stop)
+            rest = [x.time for x in r.drain(perfring.GROUP_DRAIN_ALL)]
+            t.ok(got == [1000, 1001] and n == 2 and
+                 rest == [1002, 1003, 1004],
+                 "on_record returning False stops the drain; the next "
+                 "drain goes on from there", "%s %s %s" % (got, n, rest))
+
+            def boom(rec):
+                raise KeyError("from the callback")
+            a.write(100, struct.pack("<Q", 2000))
+            a.flush()
+            try:
+                r.drain(perfring.GROUP_DRAIN_ALL, on_record=boom)
+                e = None
+            except KeyError as x:
+                e = x
+            t.ok(e is not None, "an exception in on_record is raised by "
+                 "drain()", repr(e))
+
+
 def t_mpsc(t):
     with perfring.SharedRing.create_memfd(data_size=1 << 14,
                                           policy=perfring.POLICY_BLOCK,
@@ -314,7 +360,8 @@ def t_session(t):
 
 def main():
     t = Tap()
-    for f in (t_errors, t_ring_shm, t_group, t_mpsc, t_session):
+    for f in (t_errors, t_ring_shm, t_group, t_group_ordered, t_mpsc,
+              t_session):
         try:
             f(t)
         except Exception as e:  # a failure of the case, not of the rest
