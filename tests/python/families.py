@@ -353,6 +353,36 @@ def t_session(t):
     t.ok(e is not None and e.errno == errno.ENOENT and e.code == 115,
          "session: a command that cannot run: .code PFR_PERF_E_EXEC (115),"
          " .errno ENOENT", repr(e))
+    # close() from another thread while run() is inside C: the destroy
+    # waits for run() to return (the command's exit ends it)
+    import threading
+    s = perfring.Session.create(events=["cpu-clock"])
+    s.start_command(["sleep", "1"])
+    s.open()
+    s.enable()
+    res = []
+
+    def runner():
+        try:
+            s.run()
+            res.append("returned")
+        except Exception as x:  # an Error is an answer too, not a crash
+            res.append(repr(x))
+    th = threading.Thread(target=runner)
+    th.start()
+    time.sleep(0.2)
+    s.close()
+    closed_first = th.is_alive()
+    s2 = None
+    try:
+        s.request(perfring.REQ_STOP)
+    except ValueError as x:
+        s2 = x
+    th.join(30)
+    t.ok(s2 is not None and res and not th.is_alive(),
+         "session: close() during run() in another thread defers the "
+         "destroy (no crash); calls after it raise ValueError",
+         "res %s after %r alive-at-close %s" % (res, s2, closed_first))
     e = raises(lambda: perfring.Session.create(events=["no-such-event"]))
     t.ok(e is not None and e.code == 100 and e.errno is None,
          "session: an unknown event: .code 100, .errno None", repr(e))
