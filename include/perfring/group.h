@@ -176,8 +176,13 @@ struct pfr_group_rec {
 	uint64_t tag; /* the writer's tag (pfr_group_join()) */
 	uint64_t time; /* ordered mode: the record's time; else 0 */
 };
-/* Returns 0 to go on, or a negative value to stop the drain (returned by
- * it); records delivered so far are consumed. */
+/* The callback stop rule, the same for the ring, the group, the shared
+ * ring and the session (docs/api.md): returns 0 to go on, or nonzero to
+ * stop after this record (which counts as delivered and is consumed, as
+ * are the records before it).  A negative value is returned by the drain
+ * (the caller's error passes through); after a positive one the drain
+ * returns the records delivered so far.  (Before PERFRING_0.3 only a
+ * negative value stopped: binaries linked then keep that rule.) */
 typedef int (*pfr_group_fn)(void *arg, const struct pfr_group_rec *rec);
 /* Ordered mode: a record's time (NULL: its first 8 payload bytes, in host
  * byte order; 0 for a shorter record).  The times of one writer must not
@@ -205,8 +210,9 @@ PFR_API void pfr_group_reader_close(struct pfr_group *g);
  * frees the slots of writers that left or died once drained, checks
  * owners for death at most every reclaim interval, and delivers records
  * to fn: unordered straight from the rings, ordered through the merge.
- * Returns the records delivered (>= 0), fn's negative return, or a
- * negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
+ * Returns the records delivered (>= 0; after fn stopped with a positive
+ * value, those delivered so far, the stopping one included), fn's
+ * negative return, or a negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
  * PFR_E_HEAD_* / PFR_E_RECSIZE_* code) is reported once and ignored from
  * then on (pfr_group_stats().bad_slots).  Ordered: -PFR_E_NOSPC when the
  * merge queue is at its cap (pfr_group_set_queue_max()) and nothing could
@@ -316,16 +322,17 @@ PFR__INLINE int pfr__group_cb_fn(void *ctx, const struct pfr_record *rec)
 	gr.tag = x->tag;
 	gr.time = 0;
 	rc = x->fn(x->arg, &gr);
-	if (__builtin_expect(rc < 0, 0)) {
-		x->stop = rc;
+	if (__builtin_expect(rc != 0, 0)) {
+		x->stop = rc; /* the callback stop rule: nonzero stops */
 		return 1;
 	}
 	return 0;
 }
 
 /* Drains every active ring once, as pfr_group_drain() (see above).
- * Returns the records delivered (>= 0), fn's negative return, or a
- * negative error.  Concurrency: the reader only.  Progress: as
+ * Returns the records delivered (>= 0; after fn stopped with a positive
+ * value, those delivered so far), fn's negative return, or a negative
+ * error.  Concurrency: the reader only.  Progress: as
  * pfr_group_drain(). */
 PFR__INLINE int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
 				      void *arg, uint32_t flags)
@@ -351,15 +358,18 @@ PFR__INLINE int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
 		it.lost = x.lost;
 		if (__builtin_expect(x.stop != 0, 0)) {
 			pfr_group_iter_stop(g, &it);
-			return x.stop;
+			return x.stop < 0 ? x.stop : it.total;
 		}
 	}
 	return rc < 0 ? rc : it.total;
 }
 
 /* Blocks until a writer publishes, joins or leaves, or timeout_ns passes
- * (UINT64_MAX: forever).  Returns 1 (something to drain), 0 (time-out) or
- * -PFR_E_INVAL (no PFR_GROUP_WAIT).  A writer that dies cannot wake the
+ * (UINT64_MAX: forever).  Returns 1 (something to drain), -PFR_E_TIMEDOUT
+ * (time-out, nothing to drain) or -PFR_E_INVAL (no PFR_GROUP_WAIT): the
+ * wait convention of pfr_reader_wait() and pfr_mpsc_wait(), which return
+ * the bytes available where this returns 1 (docs/api.md).  (Before
+ * PERFRING_0.3 a time-out returned 0: binaries linked then still get 0.)  A writer that dies cannot wake the
  * reader: readers that must free dead writers' slots promptly wait with a
  * time-out.  Progress: blocking. */
 PFR_API int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns);

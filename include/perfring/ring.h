@@ -512,7 +512,9 @@ static inline int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls);
  * both.  Skips PAD records on perfring rings.  Progress: wait-free. */
 static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
 /* A consumer's callback for pfr_reader_consume(): one record (valid until
- * pfr_reader_end()); returns 0 to go on, nonzero to stop after it. */
+ * pfr_reader_end()); returns 0 to go on, nonzero to stop after it (the
+ * callback stop rule of every perfring callback, docs/api.md: a negative
+ * value is also what pfr_reader_consume() returns). */
 typedef int (*pfr_record_fn)(void *ctx, const struct pfr_record *rec);
 /* Drain: call fn(ctx, rec) for each record before the head loaded by
  * begin, at most max of them (0: no limit), as pfr_reader_next() would
@@ -523,7 +525,8 @@ typedef int (*pfr_record_fn)(void *ctx, const struct pfr_record *rec);
  * known at the call site is inlined too.  Does not publish tail: call
  * pfr_reader_end().  Returns the records passed to fn (>= 0), or a
  * negative PFR_E_RECSIZE_* error (the reader then stays at the bad record,
- * past the ones already passed to fn).
+ * past the ones already passed to fn), or fn's negative return (the record
+ * it was given, and those before, are consumed).
  * Concurrency: the reader only.  Progress: wait-free (fn aside). */
 static inline int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 					 void *ctx, uint64_t max);

@@ -59,6 +59,7 @@
 #include "ring/compiler.h"
 #include "ring/futex_int.h"
 #include "writers/group_int.h"
+#include "abi/compat.h"
 #include "ring/opts.h"
 #include "ring/shm_int.h"
 #include "ring/task_int.h"
@@ -164,7 +165,19 @@ struct pfr_group {
 	int queue_full; /* a push refused in this drain: readers stopped */
 	struct pfr_group_stats st;
 	int pending_err; /* a hostile slot's error, reported once */
+	/* The callback stop rule (docs/api.md): fn returned a positive
+	 * value, which stopped the call after that record; the call then
+	 * returns the records it delivered (cb_base: st.records at its
+	 * start).  cb_legacy: a 0.2 caller's call, where positive values
+	 * act as 0 (pfr__group_legacy_fn()). */
+	int cb_stop;
+	uint64_t cb_base;
 };
+
+/* What pfr__deliver() returns when fn stopped the call with a positive
+ * value: a negative value the layers beneath pass up as they pass fn's
+ * own negative return (g->cb_stop tells the two apart). */
+#define PFR__GROUP_STOP (-0x40000000)
 
 /* ---- helpers ---- */
 
@@ -1071,6 +1084,7 @@ static int pfr__deliver(struct pfr_group *g, pfr_group_fn fn, void *arg,
 			uint32_t len, uint32_t slot, uint64_t time)
 {
 	struct pfr_group_rec r;
+	int rc;
 
 	r.hdr = *h;
 	r.payload = payload;
@@ -1085,7 +1099,14 @@ static int pfr__deliver(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		memcpy(&n, (const unsigned char *)payload + 8, 8);
 		g->st.lost += n;
 	}
-	return fn ? fn(arg, &r) : 0;
+	if (!fn)
+		return 0;
+	rc = fn(arg, &r);
+	if (rc > 0) {
+		g->cb_stop = 1;
+		return PFR__GROUP_STOP;
+	}
+	return rc;
 }
 
 /* The merge's callback.  The slot's tag is still its owner's: an ordered
@@ -1338,8 +1359,25 @@ static int pfr__drain_finish(struct pfr_group *g, uint64_t limit)
 	return rc;
 }
 
-int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
-			uint32_t flags)
+/* A call that delivers to fn: its start and its result, under the
+ * callback stop rule (a positive return of fn stopped it: the records
+ * delivered, the stopping one included). */
+static void pfr__cb_begin(struct pfr_group *g)
+{
+	g->cb_stop = 0;
+	g->cb_base = g->st.records;
+}
+
+static int64_t pfr__cb_end(struct pfr_group *g, int64_t rc)
+{
+	if (!g->cb_stop)
+		return rc;
+	g->cb_stop = 0;
+	return (int64_t)(g->st.records - g->cb_base);
+}
+
+static int64_t pfr__drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			  uint32_t flags)
 {
 	int64_t total = 0;
 	uint64_t limit = UINT64_MAX;
@@ -1410,8 +1448,18 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 #define PFR__ITER_NONE UINT32_MAX
 
-int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
-			 pfr_group_fn fn, void *arg, uint32_t flags)
+int64_t pfr__group_drain_v03(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			     uint32_t flags)
+{
+	if (!g)
+		return -PFR_E_INVAL;
+	pfr__cb_begin(g);
+	return pfr__cb_end(g, pfr__drain(g, fn, arg, flags));
+}
+PFR__SYMVER_DEFAULT(pfr__group_drain_v03, pfr_group_drain, "PERFRING_0.3");
+
+int pfr__group_iter_begin_v03(struct pfr_group *g, struct pfr_group_iter *it,
+			      pfr_group_fn fn, void *arg, uint32_t flags)
 {
 	int64_t got;
 
@@ -1423,7 +1471,7 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 	it->cur = PFR__ITER_NONE;
 	if (g->ordered) {
 		/* the time order needs the merge: the whole drain, here */
-		got = pfr_group_drain(g, fn, arg, flags);
+		got = pfr__group_drain_v03(g, fn, arg, flags);
 
 		it->done = 1;
 		if (got < 0)
@@ -1432,13 +1480,22 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 		return 0;
 	}
 	pfr__drain_start(g);
+	pfr__cb_begin(g);
 	got = pfr__drain_lasts(g, fn, arg);
+	if (g->cb_stop) {
+		/* fn stopped the round: what it took is the round's */
+		it->total = pfr__cb_end(g, got);
+		it->done = 1;
+		return 0;
+	}
 	if (got < 0)
 		return (int)got; /* fn's own stop */
 	it->total = got;
 	it->n = g->nact;
 	return 0;
 }
+PFR__SYMVER_DEFAULT(pfr__group_iter_begin_v03, pfr_group_iter_begin,
+		    "PERFRING_0.3");
 
 /* Ends the batch the caller took from the current ring: its count, its
  * error (the slot turns hostile), its tail published (D). */
@@ -1568,7 +1625,9 @@ static int pfr__arm(struct pfr_group *g, uint32_t how)
 	return 0;
 }
 
-int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
+/* pfr_group_wait() as 0.2 had it: 1 or 0 on time-out (src/abi/compat.c
+ * serves that version). */
+int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns)
 {
 	uint64_t now, deadline;
 
@@ -1586,6 +1645,15 @@ int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
 	pfr__disarm(g);
 	return pfr__pending(g);
 }
+
+int pfr__group_wait_v03(struct pfr_group *g, uint64_t timeout_ns)
+{
+	int rc = pfr__group_wait_v02(g, timeout_ns);
+
+	return rc ? rc : -PFR_E_TIMEDOUT;
+}
+PFR__SYMVER_DEFAULT(pfr__group_wait_v03, pfr_group_wait, "PERFRING_0.3");
+PFR__SYMVER_COMPAT(pfr__group_wait_v02, pfr_group_wait, "PERFRING_0.2");
 
 int pfr_group_poll_prepare(struct pfr_group *g)
 {
