@@ -130,6 +130,17 @@ PFR_API int pfr_group_create_memfd(struct pfr_group **g,
  * Concurrency: any thread.  Progress: blocking. */
 PFR_API int pfr_group_attach_shm(struct pfr_group **g, const char *name);
 PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
+/* The same with an attach limit, as the ring's and the shared ring's
+ * (docs/api.md): opts->max_data_size caps the data areas of all the
+ * group's rings together (0: PFR_RING_ATTACH_MAX_DEFAULT, 1 GiB); a
+ * larger group is refused with -PFR_E_TOOBIG before it is mapped.  opts
+ * must not be NULL; -PFR_E_INVAL for an sz too small or unknown flags.
+ * (The two above take no limit.)
+ * Concurrency: any thread.  Progress: blocking. */
+PFR_API int pfr_group_attach_shm_opts(struct pfr_group **g, const char *name,
+				      const struct pfr_ring_attach_opts *opts);
+PFR_API int pfr_group_attach_fd_opts(struct pfr_group **g, int fd, int eventfd,
+				     const struct pfr_ring_attach_opts *opts);
 /* Unmap and free (does not unlink; a reader's queued ordered records that
  * were not drained with PFR_GROUP_DRAIN_ALL are dropped). */
 PFR_API void pfr_group_close(struct pfr_group *g);
@@ -190,9 +201,16 @@ typedef int (*pfr_group_fn)(void *arg, const struct pfr_group_rec *rec);
  * writer's own order is kept). */
 typedef uint64_t (*pfr_group_time_fn)(void *arg, const struct pfr_record *rec);
 
+/* pfr_group_reader_open()'s mode: records straight from the rings, round
+ * robin, or in time order through the merge (time_fn, or the first 8
+ * payload bytes). */
+#define PFR_GROUP_UNORDERED 0
+#define PFR_GROUP_ORDERED 1
+
 /* Takes the reader role (one reader per group; a dead reader's role is
  * taken over, and the new reader resumes at every ring's published tail).
- * ordered: 0 unordered, 1 time-ordered with time_fn (may be NULL).
+ * ordered: PFR_GROUP_UNORDERED, or PFR_GROUP_ORDERED with time_fn (may be
+ * NULL: the first 8 payload bytes); anything else is -PFR_E_INVAL.
  * Returns 0, -PFR_E_BUSY (a live reader holds it) or -PFR_E_SYSTEM.
  * Concurrency: one reader.  Progress: blocking. */
 PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
@@ -201,10 +219,12 @@ PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
  * dropped: drain with PFR_GROUP_DRAIN_ALL first). */
 PFR_API void pfr_group_reader_close(struct pfr_group *g);
 
-/* Drain flags. */
-#define PFR_GROUP_DRAIN_ALL                                                    \
-	0x1u /* ordered: also flush every queued record
-				  * (at the end, or to bound the latency) */
+/* Drain flags (pfr_group_drain(), pfr_group_consume(),
+ * pfr_group_iter_begin()). */
+#define PFR_GROUP_DRAIN_ROUND 0x0u /* one round: a batch per ring */
+/* ordered: also flush every queued record (at the end, or to bound the
+ * latency) */
+#define PFR_GROUP_DRAIN_ALL 0x1u
 
 /* Drains every active ring once (one batch each: begin, consume, end),
  * frees the slots of writers that left or died once drained, checks

@@ -392,7 +392,10 @@ PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
  * shared memory, which cannot be sealed: a peer with write access could
  * truncate it and turn this process's accesses into SIGBUS.  NULL: 0. */
 PFR_API int pfr_ring_sealed(const struct pfr_ring *ring);
-/* The ring's control block (NULL for NULL). */
+/* The ring's control block (NULL for NULL).  pfr_ring_ctl() is the same
+ * function under the struct's own name (deprecated: one name, one thing;
+ * docs/api.md). */
+PFR_API struct pfr_ring_ctl *pfr_ring_control(const struct pfr_ring *ring);
 PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
 
 /* Open the writer or reader side of a ring; continues from the published

@@ -483,7 +483,8 @@ int pfr_group_create_memfd(struct pfr_group **g,
  * Validates a group's header before trusting any of it: every field loaded
  * once into a private copy, which is all this process uses afterwards.
  */
-static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
+static int pfr__group_map_max(struct pfr_group **gp, int fd, int efd,
+			      uint64_t data_max)
 {
 	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr__ghdr),
 				   .magic = PFR__GROUP_MAGIC,
@@ -528,6 +529,8 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 		return -PFR_E_LAYOUT;
 	if (pk.file_size < v.total_size)
 		return -PFR_E_MAPPING;
+	if ((uint64_t)v.nslots * v.data_size > data_max)
+		return -PFR_E_TOOBIG;
 	g = calloc(1, sizeof(*g));
 	p = g ? pfr__shm_map(fd, v.total_size) : NULL;
 	if (!p) {
@@ -573,7 +576,13 @@ static int pfr__is_eventfd(int fd)
 	return !strcmp(link, "anon_inode:[eventfd]");
 }
 
-int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
+static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
+{
+	return pfr__group_map_max(gp, fd, efd, UINT64_MAX);
+}
+
+static int pfr__group_attach_fd(struct pfr_group **g, int fd, int eventfd,
+				uint64_t data_max)
 {
 	int dfd, defd = -1, err;
 
@@ -589,16 +598,34 @@ int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 			return -PFR_E_SYSTEM;
 		}
 	}
-	err = pfr__group_map(g, dfd, defd);
+	err = pfr__group_map_max(g, dfd, defd, data_max);
 	if (err) {
+		int e = errno; /* the cause, for the caller */
+
 		close(dfd);
 		if (defd >= 0)
 			close(defd);
+		errno = e;
 	}
 	return err;
 }
 
-int pfr_group_attach_shm(struct pfr_group **g, const char *name)
+int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
+{
+	return pfr__group_attach_fd(g, fd, eventfd, UINT64_MAX);
+}
+
+int pfr_group_attach_fd_opts(struct pfr_group **g, int fd, int eventfd,
+			     const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int err = pfr__attach_limit(opts, &max);
+
+	return err ? err : pfr__group_attach_fd(g, fd, eventfd, max);
+}
+
+static int pfr__group_attach_shm(struct pfr_group **g, const char *name,
+				 uint64_t data_max)
 {
 	int fd;
 
@@ -607,7 +634,22 @@ int pfr_group_attach_shm(struct pfr_group **g, const char *name)
 	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
 		return fd;
-	return pfr__shm_done(pfr__group_map(g, fd, -1), fd, NULL);
+	return pfr__shm_done(pfr__group_map_max(g, fd, -1, data_max), fd,
+			     NULL);
+}
+
+int pfr_group_attach_shm(struct pfr_group **g, const char *name)
+{
+	return pfr__group_attach_shm(g, name, UINT64_MAX);
+}
+
+int pfr_group_attach_shm_opts(struct pfr_group **g, const char *name,
+			      const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int err = pfr__attach_limit(opts, &max);
+
+	return err ? err : pfr__group_attach_shm(g, name, max);
 }
 
 void pfr_group_close(struct pfr_group *g)
