@@ -34,8 +34,9 @@ PFR_API int64_t pfr__group_consume_v02(struct pfr_group *g, pfr_group_fn fn,
 				       void *arg, uint32_t flags);
 PFR_API int64_t pfr__reader_consume_v02(struct pfr_reader *r, pfr_record_fn fn,
 					void *ctx, uint64_t max);
-PFR_API int pfr__perf_session_create_v02(
-	struct pfr_perf_session **sp, const struct pfr_perf_session_opts *opts);
+PFR_API int
+pfr__perf_session_create_v02(struct pfr_perf_session **sp,
+			     const struct pfr_perf_session_opts *opts);
 
 int64_t pfr__group_drain_v02(struct pfr_group *g, pfr_group_fn fn, void *arg,
 			     uint32_t flags)
@@ -51,8 +52,8 @@ int pfr__group_iter_begin_v02(struct pfr_group *g, struct pfr_group_iter *it,
 			      pfr_group_fn fn, void *arg, uint32_t flags)
 {
 	struct pfr__legacy_group l = {fn, arg};
-	int rc = pfr__group_iter_begin_v03(g, it, fn ? pfr__legacy_group_fn : NULL,
-					   &l, flags);
+	int rc = pfr__group_iter_begin_v03(
+		g, it, fn ? pfr__legacy_group_fn : NULL, &l, flags);
 
 	if (it && rc >= 0) {
 		/* the iterator keeps the caller's own (l ends here) */
@@ -95,8 +96,7 @@ int64_t pfr__reader_consume_v02(struct pfr_reader *r, pfr_record_fn fn,
 
 	return pfr__reader_consume_v03(r, pfr__legacy_ring_fn, &l, max);
 }
-PFR__SYMVER_COMPAT(pfr__reader_consume_v02, pfr_reader_consume,
-		   "PERFRING_0.2");
+PFR__SYMVER_COMPAT(pfr__reader_consume_v02, pfr_reader_consume, "PERFRING_0.2");
 
 /* The session's 0.2 rule: on_record's positive values act as 0. */
 int pfr__perf_session_create_v02(struct pfr_perf_session **sp,

@@ -24,8 +24,9 @@ PFR_API int pfr__group_iter_begin_v03(struct pfr_group *g,
 				      struct pfr_group_iter *it,
 				      pfr_group_fn fn, void *arg,
 				      uint32_t flags);
-PFR_API int pfr__perf_session_create_v03(
-	struct pfr_perf_session **sp, const struct pfr_perf_session_opts *opts);
+PFR_API int
+pfr__perf_session_create_v03(struct pfr_perf_session **sp,
+			     const struct pfr_perf_session_opts *opts);
 PFR_API void pfr__perf_session_legacy(struct pfr_perf_session *s);
 /* the FFI twins (src/abi/ffi.c) */
 PFR_API int64_t pfr__reader_consume_v03(struct pfr_reader *r, pfr_record_fn fn,

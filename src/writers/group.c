@@ -576,7 +576,9 @@ static int pfr__is_eventfd(int fd)
 	return !strcmp(link, "anon_inode:[eventfd]");
 }
 
-static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
+/* Without a limit (the models attach through it). */
+static __attribute__((unused)) int pfr__group_map(struct pfr_group **gp, int fd,
+						  int efd)
 {
 	return pfr__group_map_max(gp, fd, efd, UINT64_MAX);
 }
@@ -634,8 +636,7 @@ static int pfr__group_attach_shm(struct pfr_group **g, const char *name,
 	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
 		return fd;
-	return pfr__shm_done(pfr__group_map_max(g, fd, -1, data_max), fd,
-			     NULL);
+	return pfr__shm_done(pfr__group_map_max(g, fd, -1, data_max), fd, NULL);
 }
 
 int pfr_group_attach_shm(struct pfr_group **g, const char *name)
