@@ -734,6 +734,9 @@ int pfr_perf_session_open(struct pfr_perf_session *s)
 
 		err = pfr_perf_event_parse("cpu-clock", &a, name, sizeof(name),
 					   0);
+		/* perf record's default: children followed (inherit), but
+		 * for threads or processes named one by one (-t, -p) */
+		a.inherit = !s->ntids && !s->npids;
 		if (!err)
 			err = pfr_perf_session_add_event(s, &a, NULL);
 		if (err < 0)
