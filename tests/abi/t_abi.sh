@@ -25,7 +25,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 if ! [ -e "$lib" ]; then
 	fail "$lib exists (make all builds it)"
-	tap_done
+	# 7. docs/abi.md lists every public function with its convention.
+python3 "$top/tools/api-table.py" --check "$top" >"$tmp/table" 2>&1
+ok $? "docs/abi.md's table of public functions: $(cat "$tmp/table")"
+
+tap_done
 fi
 # Defined dynamic symbols with their version (the node entries, type A,
 # left out).
@@ -112,5 +116,9 @@ wild=$(perl -0pe 's{/\*.*?\*/}{}gs' "$top/src/abi/perfring.map" |
 	grep -E '[*?]' | grep -vE '^[[:space:]]*\*;[[:space:]]*$' | tr '\n' ' ')
 [ -z "$wild" ]
 ok $? "src/abi/perfring.map exports no symbol by wildcard (${wild:-none})"
+
+# 7. docs/abi.md lists every public function with its convention.
+python3 "$top/tools/api-table.py" --check "$top" >"$tmp/table" 2>&1
+ok $? "docs/abi.md's table of public functions: $(cat "$tmp/table")"
 
 tap_done
