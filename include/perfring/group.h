@@ -273,7 +273,9 @@ PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
  * pfr_group_iter_begin() rescans the directory, checks owners and takes
  * the rings of writers that left or died to their end, through fn, as a
  * drain does (an ordered group: drains it whole, through fn), and
- * returns 0, fn's stop or -PFR_E_INVAL; each
+ * returns 0, fn's negative stop or -PFR_E_INVAL (a positive stop ends the
+ * round: it.total is what was delivered, and pfr_group_iter_next()
+ * returns 0); each
  * pfr_group_iter_next() ends the previous ring's batch (publishing its
  * tail; it.got is the number of records the caller took from it, it.err
  * 0 or the negative error pfr_reader_consume() or pfr_reader_next()

@@ -106,7 +106,8 @@ enum pfr_error {
 	PFR_E_LAYOUT, /* control block: sizes/offsets inconsistent */
 	PFR_E_MAPPING, /* shared object smaller than its sizes say */
 	PFR_E_OVERWRITTEN, /* OVERWRITE snapshot: all data overwritten */
-	PFR_E_SYSTEM, /* a system call failed: see errno */
+	PFR_E_SYSTEM, /* a system call failed: errno is its own errno
+		       * (kept through the clean-up; docs/api.md) */
 	PFR_E_BUSY, /* the writer or reader role is already taken */
 	PFR_E_TOOBIG, /* attach: ring larger than the caller's limit */
 	PFR_E_FULL, /* a group has no free writer slot */
