@@ -1127,7 +1127,6 @@ static int pfr__deliver(struct pfr_group *g, pfr_group_fn fn, void *arg,
 			uint32_t len, uint32_t slot, uint64_t time)
 {
 	struct pfr_group_rec r;
-	int rc;
 
 	r.hdr = *h;
 	r.payload = payload;
@@ -1142,10 +1141,15 @@ static int pfr__deliver(struct pfr_group *g, pfr_group_fn fn, void *arg,
 		memcpy(&n, (const unsigned char *)payload + 8, 8);
 		g->st.lost += n;
 	}
-	if (!fn)
-		return 0;
-	rc = fn(arg, &r);
-	if (rc > 0) {
+	return fn ? fn(arg, &r) : 0;
+}
+
+/* fn's return under the stop rule, for the layers beneath the public
+ * call: a positive stop as PFR__GROUP_STOP (g->cb_stop set), the rest as
+ * it is. */
+static int pfr__cb_rc(struct pfr_group *g, int rc)
+{
+	if (__builtin_expect(rc > 0, 0)) {
 		g->cb_stop = 1;
 		return PFR__GROUP_STOP;
 	}
@@ -1158,8 +1162,9 @@ static int pfr__merge_out(void *arg, const struct pfr_merge_rec *mr)
 {
 	struct pfr__emit *x = arg;
 
-	return pfr__deliver(x->g, x->fn, x->arg, mr->hdr, mr->payload, mr->len,
-			    mr->source, mr->time);
+	return pfr__cb_rc(x->g, pfr__deliver(x->g, x->fn, x->arg, mr->hdr,
+					     mr->payload, mr->len, mr->source,
+					     mr->time));
 }
 
 /* One record taken from slot i: to the callback, or into the merge. */
@@ -1218,8 +1223,8 @@ static int pfr__take_cb(void *ctx, const struct pfr_record *rec)
 		return 1;
 	}
 	t->count++;
-	if (err < 0) {
-		t->err = err;
+	if (__builtin_expect(err != 0, 0)) {
+		t->err = pfr__cb_rc(t->g, err);
 		return 1;
 	}
 	return 0;
@@ -1278,7 +1283,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			r2.hdr.size = sizeof(lr);
 			r2.payload = &lr.id;
 			r2.len = 16;
-			err = pfr__take(g, i, &r2, fn, arg);
+			err = pfr__cb_rc(g, pfr__take(g, i, &r2, fn, arg));
 			if (err == -PFR_E_NOSPC && g->merge) {
 				g->queue_full = 1; /* again next time */
 				return t.count;
