@@ -322,8 +322,14 @@ PFR_API int pfr_perf_session_disable(struct pfr_perf_session *s);
  * interrupts it (returns 0).  Progress: blocking. */
 PFR_API int pfr_perf_session_poll(struct pfr_perf_session *s, int timeout_ms);
 
+/* pfr_perf_session_drain()'s final: a pass by perf's rule, or the last
+ * (everything queued delivered). */
+#define PFR_PERF_DRAIN_PASS 0
+#define PFR_PERF_DRAIN_FINAL 1
+
 /* One pass: drains every ring (not the overwrite ones) into the merge,
- * then delivers by perf's rule, or everything when final.  Returns 0, the
+ * then delivers by perf's rule, or everything when final
+ * (PFR_PERF_DRAIN_PASS or PFR_PERF_DRAIN_FINAL).  Returns 0, the
  * callback's nonzero value (it stopped the delivery), -PFR_E_SYSTEM (file write or memory) or a
  * ring's error (-PFR_E_HEAD_*, -PFR_E_RECSIZE_*: a ring the kernel
  * corrupted, or a bad fake).  Progress: blocking. */

@@ -297,12 +297,12 @@ static void session_stop_case(int rc, const char *what)
 		free(mem);
 		return;
 	}
-	got = pfr_perf_session_drain(sess, 1);
+	got = pfr_perf_session_drain(sess, PFR_PERF_DRAIN_FINAL);
 	ok(got == rc && s.n == 2,
 	   "session drain, %s: returns the callback's %d (got %d, %d seen)",
 	   what, rc, got, s.n);
 	s.at = 0;
-	got = pfr_perf_session_drain(sess, 1);
+	got = pfr_perf_session_drain(sess, PFR_PERF_DRAIN_FINAL);
 	ok(got == 0 && s.n == 4,
 	   "session drain, %s: the rest after it, nothing repeated (%d)", what,
 	   s.n);
