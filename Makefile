@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # perfring - plain GNU Makefile.  Honours CC, CFLAGS, CPPFLAGS, LDFLAGS,
-# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, PYTHONDIR, DESTDIR;
+# PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DOCDIR, PYTHONDIR, DESTDIR;
 # SANITIZE=address,undefined
 # or SANITIZE=thread builds everything (and runs every test) sanitized;
 # BUILD=dir puts the objects elsewhere (the cross and sanitizer runs do).
@@ -13,6 +13,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/perfring
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 CC ?= cc
@@ -158,6 +159,8 @@ install: all
 	rm -rf $(BUILD)/man-links
 	$(PYTHON) tools/man-links.py --write $(BUILD)/man-links . >/dev/null
 	install -m 644 $(BUILD)/man-links/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 644 docs/examples/*.c $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perfring
@@ -169,6 +172,7 @@ uninstall:
 	done
 	$(PYTHON) tools/man-links.py . | while read -r f page; do \
 		rm -f $(DESTDIR)$(MANDIR)/man3/$$f.3; done
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build build-*

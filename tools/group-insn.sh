@@ -6,7 +6,10 @@
 # pfr_group_drain(), and of the iterator under pfr_group_consume()
 # (pfr_group_iter_begin() + pfr_group_iter_next(); the ring's
 # pfr_reader_consume() is inlined into the caller and not in it), divided
-# by the records.  BEFORE-LIB and AFTER-LIB are libperfring.a builds.
+# by the records (the versioned functions as callgrind names them too,
+# pfr_group_drain@@PERFRING_0.3 and pfr_group_iter_begin@@PERFRING_0.3,
+# src/abi/compat.h).
+# BEFORE-LIB and AFTER-LIB are libperfring.a builds.
 #   tools/group-insn.sh BEFORE-LIB AFTER-LIB > FILE
 set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +29,8 @@ for side in before after; do
 		n=$(sed -n 's/^\([0-9]*\) records.*/\1/p' "$tmp/$side.$how.log")
 		cg_annotate "$tmp/$side.$how" |
 			awk -v n="$n" -v how=$how '
-				how == "drain" && /:pfr_group_drain \[/ { gsub(",", "", $1); s += $1 }
-				how == "consume" && /:pfr_group_iter_(begin|next) \[/ { gsub(",", "", $1); s += $1 }
+				how == "drain" && /:pfr_(_)?group_drain(_v03|@@PERFRING_0.3)? \[/ { gsub(",", "", $1); s += $1 }
+				how == "consume" && /:pfr_(_)?group_iter_(begin(_v03|@@PERFRING_0.3)?|next) \[/ { gsub(",", "", $1); s += $1 }
 				END { printf "%.2f\n", s / n }' >"$tmp/$side.$how.n"
 	done
 done

@@ -4,8 +4,9 @@
 
 Usage: tools/man-links.py [--write DIR] [TOP]
 
-Reads every function declared PFR_API in include/perfring/*.h (but the
-pfr__ internals the inline fast paths call) and finds the section 3 page
+Reads every function declared PFR_API or inline in include/perfring/*.h
+(but the pfr__ internals the inline fast paths call) and every name that
+src/abi/perfring.map exports, and finds the section 3 page
 of man/ whose SYNOPSIS declares it; the inline functions and macros a
 SYNOPSIS declares (pfr_writer_write, pfr_smp_mb, ...) get a link too.  Prints one line
 per function, "NAME PAGE" (PAGE as perfring_ring.3); with --write DIR,
@@ -31,6 +32,17 @@ def public_functions(top):
                              re.M):
             if not m.group(2).startswith('pfr__'):
                 names.add(m.group(2))
+        # the inline functions, declared or defined in the header
+        for m in re.finditer(r'^(?:static inline|PFR__INLINE)\b([^;{(]*?)'
+                             r'\b(pfr_\w+)\s*\(', text, re.M):
+            if not m.group(2).startswith('pfr__'):
+                names.add(m.group(2))
+    # and every name the library exports (the FFI's own, for one)
+    with open(os.path.join(top, 'src', 'abi', 'perfring.map'),
+              encoding='utf-8') as f:
+        text = re.sub(r'/\*.*?\*/', '', f.read(), flags=re.S)
+    for m in re.finditer(r'^\s*(pfr_[a-z0-9][a-z0-9_]*);', text, re.M):
+        names.add(m.group(1))
     return names
 
 

@@ -130,6 +130,17 @@ PFR_API int pfr_group_create_memfd(struct pfr_group **g,
  * Concurrency: any thread.  Progress: blocking. */
 PFR_API int pfr_group_attach_shm(struct pfr_group **g, const char *name);
 PFR_API int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd);
+/* The same with an attach limit, as the ring's and the shared ring's
+ * (docs/api.md): opts->max_data_size caps the data areas of all the
+ * group's rings together (0: PFR_RING_ATTACH_MAX_DEFAULT, 1 GiB); a
+ * larger group is refused with -PFR_E_TOOBIG before it is mapped.  opts
+ * must not be NULL; -PFR_E_INVAL for an sz too small or unknown flags.
+ * (The two above take no limit.)
+ * Concurrency: any thread.  Progress: blocking. */
+PFR_API int pfr_group_attach_shm_opts(struct pfr_group **g, const char *name,
+				      const struct pfr_ring_attach_opts *opts);
+PFR_API int pfr_group_attach_fd_opts(struct pfr_group **g, int fd, int eventfd,
+				     const struct pfr_ring_attach_opts *opts);
 /* Unmap and free (does not unlink; a reader's queued ordered records that
  * were not drained with PFR_GROUP_DRAIN_ALL are dropped). */
 PFR_API void pfr_group_close(struct pfr_group *g);
@@ -176,8 +187,13 @@ struct pfr_group_rec {
 	uint64_t tag; /* the writer's tag (pfr_group_join()) */
 	uint64_t time; /* ordered mode: the record's time; else 0 */
 };
-/* Returns 0 to go on, or a negative value to stop the drain (returned by
- * it); records delivered so far are consumed. */
+/* The callback stop rule, the same for the ring, the group, the shared
+ * ring and the session (docs/api.md): returns 0 to go on, or nonzero to
+ * stop after this record (which counts as delivered and is consumed, as
+ * are the records before it).  A negative value is returned by the drain
+ * (the caller's error passes through); after a positive one the drain
+ * returns the records delivered so far.  (Before PERFRING_0.3 only a
+ * negative value stopped: binaries linked then keep that rule.) */
 typedef int (*pfr_group_fn)(void *arg, const struct pfr_group_rec *rec);
 /* Ordered mode: a record's time (NULL: its first 8 payload bytes, in host
  * byte order; 0 for a shorter record).  The times of one writer must not
@@ -185,9 +201,16 @@ typedef int (*pfr_group_fn)(void *arg, const struct pfr_group_rec *rec);
  * writer's own order is kept). */
 typedef uint64_t (*pfr_group_time_fn)(void *arg, const struct pfr_record *rec);
 
+/* pfr_group_reader_open()'s mode: records straight from the rings, round
+ * robin, or in time order through the merge (time_fn, or the first 8
+ * payload bytes). */
+#define PFR_GROUP_UNORDERED 0
+#define PFR_GROUP_ORDERED 1
+
 /* Takes the reader role (one reader per group; a dead reader's role is
  * taken over, and the new reader resumes at every ring's published tail).
- * ordered: 0 unordered, 1 time-ordered with time_fn (may be NULL).
+ * ordered: PFR_GROUP_UNORDERED, or PFR_GROUP_ORDERED with time_fn (may be
+ * NULL: the first 8 payload bytes); anything else is -PFR_E_INVAL.
  * Returns 0, -PFR_E_BUSY (a live reader holds it) or -PFR_E_SYSTEM.
  * Concurrency: one reader.  Progress: blocking. */
 PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
@@ -196,17 +219,20 @@ PFR_API int pfr_group_reader_open(struct pfr_group *g, int ordered,
  * dropped: drain with PFR_GROUP_DRAIN_ALL first). */
 PFR_API void pfr_group_reader_close(struct pfr_group *g);
 
-/* Drain flags. */
-#define PFR_GROUP_DRAIN_ALL                                                    \
-	0x1u /* ordered: also flush every queued record
-				  * (at the end, or to bound the latency) */
+/* Drain flags (pfr_group_drain(), pfr_group_consume(),
+ * pfr_group_iter_begin()). */
+#define PFR_GROUP_DRAIN_ROUND 0x0u /* one round: a batch per ring */
+/* ordered: also flush every queued record (at the end, or to bound the
+ * latency) */
+#define PFR_GROUP_DRAIN_ALL 0x1u
 
 /* Drains every active ring once (one batch each: begin, consume, end),
  * frees the slots of writers that left or died once drained, checks
  * owners for death at most every reclaim interval, and delivers records
  * to fn: unordered straight from the rings, ordered through the merge.
- * Returns the records delivered (>= 0), fn's negative return, or a
- * negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
+ * Returns the records delivered (>= 0; after fn stopped with a positive
+ * value, those delivered so far, the stopping one included), fn's
+ * negative return, or a negative error: a hostile slot (-PFR_E_LAYOUT, or the ring's own
  * PFR_E_HEAD_* / PFR_E_RECSIZE_* code) is reported once and ignored from
  * then on (pfr_group_stats().bad_slots).  Ordered: -PFR_E_NOSPC when the
  * merge queue is at its cap (pfr_group_set_queue_max()) and nothing could
@@ -247,7 +273,9 @@ PFR_API int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
  * pfr_group_iter_begin() rescans the directory, checks owners and takes
  * the rings of writers that left or died to their end, through fn, as a
  * drain does (an ordered group: drains it whole, through fn), and
- * returns 0, fn's stop or -PFR_E_INVAL; each
+ * returns 0, fn's negative stop or -PFR_E_INVAL (a positive stop ends the
+ * round: it.total is what was delivered, and pfr_group_iter_next()
+ * returns 0); each
  * pfr_group_iter_next() ends the previous ring's batch (publishing its
  * tail; it.got is the number of records the caller took from it, it.err
  * 0 or the negative error pfr_reader_consume() or pfr_reader_next()
@@ -316,16 +344,17 @@ PFR__INLINE int pfr__group_cb_fn(void *ctx, const struct pfr_record *rec)
 	gr.tag = x->tag;
 	gr.time = 0;
 	rc = x->fn(x->arg, &gr);
-	if (__builtin_expect(rc < 0, 0)) {
-		x->stop = rc;
+	if (__builtin_expect(rc != 0, 0)) {
+		x->stop = rc; /* the callback stop rule: nonzero stops */
 		return 1;
 	}
 	return 0;
 }
 
 /* Drains every active ring once, as pfr_group_drain() (see above).
- * Returns the records delivered (>= 0), fn's negative return, or a
- * negative error.  Concurrency: the reader only.  Progress: as
+ * Returns the records delivered (>= 0; after fn stopped with a positive
+ * value, those delivered so far), fn's negative return, or a negative
+ * error.  Concurrency: the reader only.  Progress: as
  * pfr_group_drain(). */
 PFR__INLINE int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
 				      void *arg, uint32_t flags)
@@ -351,15 +380,18 @@ PFR__INLINE int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn,
 		it.lost = x.lost;
 		if (__builtin_expect(x.stop != 0, 0)) {
 			pfr_group_iter_stop(g, &it);
-			return x.stop;
+			return x.stop < 0 ? x.stop : it.total;
 		}
 	}
 	return rc < 0 ? rc : it.total;
 }
 
 /* Blocks until a writer publishes, joins or leaves, or timeout_ns passes
- * (UINT64_MAX: forever).  Returns 1 (something to drain), 0 (time-out) or
- * -PFR_E_INVAL (no PFR_GROUP_WAIT).  A writer that dies cannot wake the
+ * (UINT64_MAX: forever).  Returns 1 (something to drain), -PFR_E_TIMEDOUT
+ * (time-out, nothing to drain) or -PFR_E_INVAL (no PFR_GROUP_WAIT): the
+ * wait convention of pfr_reader_wait() and pfr_mpsc_wait(), which return
+ * the bytes available where this returns 1 (docs/api.md).  (Before
+ * PERFRING_0.3 a time-out returned 0: binaries linked then still get 0.)  A writer that dies cannot wake the
  * reader: readers that must free dead writers' slots promptly wait with a
  * time-out.  Progress: blocking. */
 PFR_API int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns);

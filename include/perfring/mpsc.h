@@ -340,14 +340,44 @@ PFR_API int pfr_mpsc_create_memfd(struct pfr_mpsc **m,
 PFR_API int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
 				uint64_t max_bytes);
 PFR_API int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes);
+/* The same with the attach limit of the ring and the group (docs/api.md):
+ * opts->max_data_size caps the data area (0: PFR_RING_ATTACH_MAX_DEFAULT,
+ * 1 GiB); a larger ring is refused with -PFR_E_TOOBIG before it is
+ * mapped.  opts must not be NULL; -PFR_E_INVAL for an sz too small or
+ * unknown flags.  Prefer these to the two above, whose max_bytes is
+ * positional and counts the whole mapping (refused: -PFR_E_LAYOUT).
+ * Concurrency: any thread.  Progress: blocking. */
+PFR_API int pfr_mpsc_attach_shm_opts(struct pfr_mpsc **m, const char *name,
+				     const struct pfr_ring_attach_opts *opts);
+PFR_API int pfr_mpsc_attach_fd_opts(struct pfr_mpsc **m, int fd,
+				    const struct pfr_ring_attach_opts *opts);
 /* Unmap and free (does not unlink; producers must have left). */
 PFR_API void pfr_mpsc_close(struct pfr_mpsc *m);
 PFR_API int pfr_mpsc_unlink(const char *name);
 PFR_API int pfr_mpsc_fd(const struct pfr_mpsc *m);
 PFR_API int pfr_mpsc_sealed(const struct pfr_mpsc *m);
+/* The ring's control block (NULL for NULL).  pfr_mpsc_ctl() is the same
+ * function under the struct's own name (deprecated: one name, one
+ * thing). */
+PFR_API struct pfr_mpsc_ctl *pfr_mpsc_control(const struct pfr_mpsc *m);
 PFR_API struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m);
 
-/* Join as a producer: claims a free slot of the producer table (one CAS),
+/* Join as a producer, with the group's convention (docs/api.md): as
+ * pfr_mpsc_join() below, but returns the producer's index (>= 0: misc of
+ * its records, id of its LOST records), -PFR_E_FULL when no slot is free
+ * and passed (the group's "no free slot"), or -PFR_E_INVAL.
+ * Concurrency and progress: as pfr_mpsc_join(). */
+PFR_API int pfr_mpsc_producer_join(struct pfr_mpsc *m,
+				   struct pfr_mpsc_producer *p);
+/* Leave, as pfr_mpsc_leave(), with the group's return: 0, or -PFR_E_INVAL
+ * (p NULL, or not joined).
+ * Concurrency: the producer's thread.  Progress: wait-free. */
+PFR_API int pfr_mpsc_producer_leave(struct pfr_mpsc_producer *p);
+
+/* Deprecated (0.2's conventions; they stay, for the programs that use
+ * them): pfr_mpsc_join() returns 0 and -PFR_E_BUSY where
+ * pfr_mpsc_producer_join() returns the index and -PFR_E_FULL.
+ * Join as a producer: claims a free slot of the producer table (one CAS),
  * or the slot of a producer proven dead, records this thread's id and
  * start time, and fills *p.  A slot is claimed only once the reader has
  * passed its previous owner's announced reservation.  -PFR_E_BUSY when
@@ -431,9 +461,13 @@ static inline size_t pfr_mpsc_max_payload(const struct pfr_mpsc_producer *p)
 PFR_API int pfr_mpsc_reader_alive(struct pfr_mpsc *m);
 
 /* Open the reader side: continues from the consumer position (a reader
- * that replaces a dead one resumes there).  -PFR_E_BUSY when a live
- * reader holds it.  Concurrency: one reader per ring.  Progress:
- * blocking (reads /proc). */
+ * that replaces a dead one resumes there).  Returns 0, -PFR_E_BUSY when a
+ * live reader holds it, -PFR_E_INVAL, or a -PFR_E_LAYOUT for a hostile
+ * free position.  Concurrency: one reader per ring.  Progress: blocking
+ * (reads /proc). */
+PFR_API int pfr_mpsc_reader_open(struct pfr_mpsc *m, struct pfr_mpsc_reader *r);
+/* The same under the struct's own name (deprecated: one name, one
+ * thing). */
 PFR_API int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r);
 /* Release the reader role (the ring stays). */
 PFR_API void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r);

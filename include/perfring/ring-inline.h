@@ -389,6 +389,8 @@ full:
 			if (stop) {
 				budget--;
 				r->tail = tail + (uint64_t)(p - p0);
+				if (stop < 0)
+					return stop; /* fn's error */
 				goto out;
 			}
 		} while (--budget);
@@ -406,7 +408,10 @@ slow:
 			break;
 		}
 		budget--;
-		if (fn(ctx, &slow))
+		stop = fn(ctx, &slow);
+		if (stop < 0)
+			return stop; /* fn's error */
+		if (stop)
 			break;
 	}
 out:

@@ -106,7 +106,8 @@ enum pfr_error {
 	PFR_E_LAYOUT, /* control block: sizes/offsets inconsistent */
 	PFR_E_MAPPING, /* shared object smaller than its sizes say */
 	PFR_E_OVERWRITTEN, /* OVERWRITE snapshot: all data overwritten */
-	PFR_E_SYSTEM, /* a system call failed: see errno */
+	PFR_E_SYSTEM, /* a system call failed: errno is its own errno
+		       * (kept through the clean-up; docs/api.md) */
 	PFR_E_BUSY, /* the writer or reader role is already taken */
 	PFR_E_TOOBIG, /* attach: ring larger than the caller's limit */
 	PFR_E_FULL, /* a group has no free writer slot */
@@ -392,7 +393,10 @@ PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
  * shared memory, which cannot be sealed: a peer with write access could
  * truncate it and turn this process's accesses into SIGBUS.  NULL: 0. */
 PFR_API int pfr_ring_sealed(const struct pfr_ring *ring);
-/* The ring's control block (NULL for NULL). */
+/* The ring's control block (NULL for NULL).  pfr_ring_ctl() is the same
+ * function under the struct's own name (deprecated: one name, one thing;
+ * docs/api.md). */
+PFR_API struct pfr_ring_ctl *pfr_ring_control(const struct pfr_ring *ring);
 PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
 
 /* Open the writer or reader side of a ring; continues from the published
@@ -512,7 +516,9 @@ static inline int64_t pfr_reader_poll(struct pfr_reader *r, uint32_t polls);
  * both.  Skips PAD records on perfring rings.  Progress: wait-free. */
 static inline int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec);
 /* A consumer's callback for pfr_reader_consume(): one record (valid until
- * pfr_reader_end()); returns 0 to go on, nonzero to stop after it. */
+ * pfr_reader_end()); returns 0 to go on, nonzero to stop after it (the
+ * callback stop rule of every perfring callback, docs/api.md: a negative
+ * value is also what pfr_reader_consume() returns). */
 typedef int (*pfr_record_fn)(void *ctx, const struct pfr_record *rec);
 /* Drain: call fn(ctx, rec) for each record before the head loaded by
  * begin, at most max of them (0: no limit), as pfr_reader_next() would
@@ -523,7 +529,8 @@ typedef int (*pfr_record_fn)(void *ctx, const struct pfr_record *rec);
  * known at the call site is inlined too.  Does not publish tail: call
  * pfr_reader_end().  Returns the records passed to fn (>= 0), or a
  * negative PFR_E_RECSIZE_* error (the reader then stays at the bad record,
- * past the ones already passed to fn).
+ * past the ones already passed to fn), or fn's negative return (the record
+ * it was given, and those before, are consumed).
  * Concurrency: the reader only.  Progress: wait-free (fn aside). */
 static inline int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 					 void *ctx, uint64_t max);

@@ -35,6 +35,13 @@
  * pass saw.  With a file, each record is written to it before the
  * callback sees it.
  *
+ * Children are followed as perf record follows them: the event the session
+ * adds when the caller adds none (cpu-clock) has inherit set unless the
+ * targets are threads or processes named one by one (perf record -t, -p).
+ * An event the caller adds keeps the caller's attr.inherit: set it to
+ * follow the children of a command (perf record's default; perfring
+ * record sets it), leave it 0 to record the command alone.
+ *
  * The library prints nothing, never exits and installs no signal handler:
  * errors are negative PFR_E_* or PFR_PERF_E_* codes, and
  * pfr_perf_session_last_error() says which call failed on which event,
@@ -78,9 +85,13 @@ struct pfr_perf_session_rec {
 	const struct pfr_perf_layout *lay; /* for pfr_perf_decode() */
 };
 
-/* Called for each record in time order; returns 0 to go on, or a negative
- * value, which stops the delivery and is returned by the call that
- * delivered (pfr_perf_session_drain(), _run(), ...). */
+/* Called for each record in time order.  The callback stop rule of every
+ * perfring callback (docs/api.md): returns 0 to go on, or nonzero to stop
+ * the delivery after this record; the value is returned by the call that
+ * delivered (pfr_perf_session_drain(), _run(), _finish(), ...), and a
+ * run it stopped finishes as after an error (the command reaped, the file
+ * closed).  (Before PERFRING_0.3 a positive value acted as 0: binaries
+ * linked then keep that rule.) */
 typedef int (*pfr_perf_session_fn)(void *arg,
 				   const struct pfr_perf_session_rec *rec);
 
@@ -130,7 +141,8 @@ struct pfr_perf_session_opts {
 	int delay_ms;
 	/* PFR_PERF_REQ_SWITCH asks for this (from pfr_perf_session_run()):
 	 * the caller moves to a new file with pfr_perf_session_switch_file();
-	 * a negative return stops the run with that error.  NULL: ignored. */
+	 * a nonzero return stops the run, which returns it (the callback
+	 * stop rule, docs/api.md).  NULL: ignored. */
 	int (*on_switch)(void *arg);
 };
 
@@ -310,9 +322,15 @@ PFR_API int pfr_perf_session_disable(struct pfr_perf_session *s);
  * interrupts it (returns 0).  Progress: blocking. */
 PFR_API int pfr_perf_session_poll(struct pfr_perf_session *s, int timeout_ms);
 
+/* pfr_perf_session_drain()'s final: a pass by perf's rule, or the last
+ * (everything queued delivered). */
+#define PFR_PERF_DRAIN_PASS 0
+#define PFR_PERF_DRAIN_FINAL 1
+
 /* One pass: drains every ring (not the overwrite ones) into the merge,
- * then delivers by perf's rule, or everything when final.  Returns 0, the
- * callback's negative value, -PFR_E_SYSTEM (file write or memory) or a
+ * then delivers by perf's rule, or everything when final
+ * (PFR_PERF_DRAIN_PASS or PFR_PERF_DRAIN_FINAL).  Returns 0, the
+ * callback's nonzero value (it stopped the delivery), -PFR_E_SYSTEM (file write or memory) or a
  * ring's error (-PFR_E_HEAD_*, -PFR_E_RECSIZE_*: a ring the kernel
  * corrupted, or a bad fake).  Progress: blocking. */
 PFR_API int pfr_perf_session_drain(struct pfr_perf_session *s, int final);
@@ -337,8 +355,9 @@ PFR_API void pfr_perf_session_request(struct pfr_perf_session *s,
 
 /* Runs the session: until PFR_PERF_REQ_STOP, the command's exit or every
  * ring's hang-up, takes snapshots on request, drains and delivers after
- * each wake-up (and tick); then pfr_perf_session_finish().  Returns 0 or
- * the first error (as pfr_perf_session_drain(), -PFR_E_SYSTEM from poll);
+ * each wake-up (and tick); then pfr_perf_session_finish().  Returns 0,
+ * on_record's nonzero value that stopped it, or the first error (as
+ * pfr_perf_session_drain(), -PFR_E_SYSTEM from poll);
  * after an error the command is still reaped and the file closed.
  * Progress: blocking. */
 PFR_API int pfr_perf_session_run(struct pfr_perf_session *s);

@@ -62,6 +62,8 @@
 #include <perfring/perf.h>
 #include <perfring/ring.h>
 
+#include "abi/compat.h"
+
 #undef pfr_writer_reserve
 #undef pfr_writer_commit
 #undef pfr_writer_commit_deferred
@@ -203,11 +205,15 @@ int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	return pfr__ffi_reader_next(r, rec);
 }
 
-int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn, void *ctx,
-			   uint64_t max)
+/* PERFRING_0.3: fn's negative return is returned (the callback stop
+ * rule, docs/api.md); src/abi/compat.c serves 0.2's. */
+int64_t pfr__reader_consume_v03(struct pfr_reader *r, pfr_record_fn fn,
+				void *ctx, uint64_t max)
 {
 	return pfr__ffi_reader_consume(r, fn, ctx, max);
 }
+PFR__SYMVER_DEFAULT(pfr__reader_consume_v03, pfr_reader_consume,
+		    "PERFRING_0.3");
 
 void pfr_reader_end(struct pfr_reader *r)
 {
@@ -282,11 +288,14 @@ uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 
 /* --- <perfring/group.h> --- */
 
-int64_t pfr_group_consume(struct pfr_group *g, pfr_group_fn fn, void *arg,
-			  uint32_t flags)
+/* PERFRING_0.3: fn's nonzero return stops (the callback stop rule);
+ * src/abi/compat.c serves 0.2's. */
+int64_t pfr__group_consume_v03(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			       uint32_t flags)
 {
 	return pfr__ffi_group_consume(g, fn, arg, flags);
 }
+PFR__SYMVER_DEFAULT(pfr__group_consume_v03, pfr_group_consume, "PERFRING_0.3");
 
 /*
  * The size of a public struct an FFI caller allocates or lays out itself,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ring/compiler.h"
+#include "abi/compat.h"
 #include "ring/opts.h"
 #include "perf/perf_header.h"
 #include "perf/perf_session_int.h"
@@ -132,8 +133,8 @@ static int kernel_has_ksymbol(void)
 	return 1;
 }
 
-int pfr_perf_session_create(struct pfr_perf_session **sp,
-			    const struct pfr_perf_session_opts *opts)
+int pfr__perf_session_create_v03(struct pfr_perf_session **sp,
+				 const struct pfr_perf_session_opts *opts)
 {
 	struct pfr_perf_session *s;
 	int err;
@@ -174,6 +175,15 @@ int pfr_perf_session_create(struct pfr_perf_session **sp,
 	}
 	*sp = s;
 	return 0;
+}
+PFR__SYMVER_DEFAULT(pfr__perf_session_create_v03, pfr_perf_session_create,
+		    "PERFRING_0.3");
+
+/* 0.2's: on_record's positive values act as 0 (src/abi/compat.c). */
+void pfr__perf_session_legacy(struct pfr_perf_session *s)
+{
+	if (s)
+		s->cb_legacy = 1;
 }
 
 void pfr_perf_session_destroy(struct pfr_perf_session *s)
@@ -724,6 +734,9 @@ int pfr_perf_session_open(struct pfr_perf_session *s)
 
 		err = pfr_perf_event_parse("cpu-clock", &a, name, sizeof(name),
 					   0);
+		/* perf record's default: children followed (inherit), but
+		 * for threads or processes named one by one (-t, -p) */
+		a.inherit = !s->ntids && !s->npids;
 		if (!err)
 			err = pfr_perf_session_add_event(s, &a, NULL);
 		if (err < 0)

@@ -75,6 +75,9 @@ struct pfr_perf_session {
 	uint32_t *reader_of_cpu, nr_reader_map; /* CPU -> reader */
 	struct pfr_merge *merge;
 	int emit_err; /* the delivery's error, which stopped a flush */
+	/* a 0.2 caller (pfr_perf_session_create@PERFRING_0.2): on_record's
+	 * positive values act as 0, as they did then (docs/api.md) */
+	int cb_legacy;
 	uint64_t prev_max, round_max;
 	uint64_t *snap_last; /* overwrite: newest time delivered, per ring */
 	struct pfr_perf_session_stats st;

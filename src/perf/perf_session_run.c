@@ -57,6 +57,9 @@ static uint32_t event_of(const struct pfr_perf_session *s,
 	return 0;
 }
 
+/* What deliver() returns to the merge for a positive stop. */
+#define PFR__SESS_STOP (-0x40000000)
+
 /* The merge's callback: into the file, then to the caller. */
 static int deliver(void *arg, const struct pfr_merge_rec *mr)
 {
@@ -92,9 +95,16 @@ static int deliver(void *arg, const struct pfr_merge_rec *mr)
 	r.time = mr->time;
 	r.lay = &s->lay;
 	err = s->o.on_record(s->o.arg, &r);
-	if (err < 0)
-		s->emit_err = err;
-	return err < 0 ? err : 0;
+	if (err > 0 && s->cb_legacy)
+		err = 0;
+	if (!err)
+		return 0;
+	/* The callback stop rule (docs/api.md): nonzero stops the delivery
+	 * after this record, and the call that delivered returns it (the
+	 * merge stops on a negative value: a positive one goes up as
+	 * PFR__SESS_STOP, and flush() returns emit_err). */
+	s->emit_err = err;
+	return err < 0 ? err : PFR__SESS_STOP;
 }
 
 /* Deliver the queued records up to limit in (time, arrival) order. */

@@ -83,6 +83,28 @@ static inline int pfr__opts_copy(void *dst, size_t dst_size, size_t known,
 #define PFR__SYMVER_DEFAULT(internal, api, node)                               \
 	__asm__(".symver " #internal "," #api "@@" node)
 
+/* The attach limit from a caller's options, for the ring, the group and
+ * the shared ring alike: 0 and the limit in *max (0 in the options:
+ * PFR_RING_ATTACH_MAX_DEFAULT), or -PFR_E_INVAL (NULL, an sz too small,
+ * flags, or a nonzero byte past the fields this library knows: a newer
+ * caller's option it cannot honour). */
+static inline int pfr__attach_limit(const struct pfr_ring_attach_opts *o,
+				    uint64_t *max)
+{
+	struct pfr_ring_attach_opts k;
+
+	if (!o || o->sz < sizeof(k))
+		return -PFR_E_INVAL;
+	for (size_t i = sizeof(k); i < o->sz; i++)
+		if (((const unsigned char *)o)[i])
+			return -PFR_E_INVAL;
+	memcpy(&k, o, sizeof(k));
+	if (k.flags)
+		return -PFR_E_INVAL;
+	*max = k.max_data_size ? k.max_data_size : PFR_RING_ATTACH_MAX_DEFAULT;
+	return 0;
+}
+
 /* The ring's creation functions at PERFRING_0.2 (ring.c): options with sz. */
 PFR_API int pfr__ring_create_v02(struct pfr_ring **ring,
 				 const struct pfr_ring_opts *opts);

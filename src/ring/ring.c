@@ -324,26 +324,6 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	return 0;
 }
 
-/* The attach limit from a caller's options: 0 and the limit in *max, or
- * -PFR_E_INVAL.  Options from a newer caller (a larger sz) are accepted
- * when every byte this library does not know is zero. */
-static int pfr__attach_limit(const struct pfr_ring_attach_opts *o,
-			     uint64_t *max)
-{
-	struct pfr_ring_attach_opts k;
-
-	if (!o || o->sz < sizeof(k))
-		return -PFR_E_INVAL;
-	for (size_t i = sizeof(k); i < o->sz; i++)
-		if (((const unsigned char *)o)[i])
-			return -PFR_E_INVAL;
-	memcpy(&k, o, sizeof(k));
-	if (k.flags)
-		return -PFR_E_INVAL;
-	*max = k.max_data_size ? k.max_data_size : PFR_RING_ATTACH_MAX_DEFAULT;
-	return 0;
-}
-
 static const struct pfr_ring_attach_opts pfr__attach_defaults = {
 	sizeof(struct pfr_ring_attach_opts), 0, 0};
 
@@ -416,6 +396,11 @@ int pfr_ring_fd(const struct pfr_ring *ring)
 }
 
 struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring)
+{
+	return ring ? ring->ctl : NULL;
+}
+
+struct pfr_ring_ctl *pfr_ring_control(const struct pfr_ring *ring)
 {
 	return ring ? ring->ctl : NULL;
 }

@@ -59,6 +59,7 @@
 #include "ring/compiler.h"
 #include "ring/futex_int.h"
 #include "writers/group_int.h"
+#include "abi/compat.h"
 #include "ring/opts.h"
 #include "ring/shm_int.h"
 #include "ring/task_int.h"
@@ -164,7 +165,19 @@ struct pfr_group {
 	int queue_full; /* a push refused in this drain: readers stopped */
 	struct pfr_group_stats st;
 	int pending_err; /* a hostile slot's error, reported once */
+	/* The callback stop rule (docs/api.md): fn returned a positive
+	 * value, which stopped the call after that record; the call then
+	 * returns the records it delivered (cb_base: st.records at its
+	 * start).  cb_legacy: a 0.2 caller's call, where positive values
+	 * act as 0 (pfr__group_legacy_fn()). */
+	int cb_stop;
+	uint64_t cb_base;
 };
+
+/* What pfr__deliver() returns when fn stopped the call with a positive
+ * value: a negative value the layers beneath pass up as they pass fn's
+ * own negative return (g->cb_stop tells the two apart). */
+#define PFR__GROUP_STOP (-0x40000000)
 
 /* ---- helpers ---- */
 
@@ -470,7 +483,8 @@ int pfr_group_create_memfd(struct pfr_group **g,
  * Validates a group's header before trusting any of it: every field loaded
  * once into a private copy, which is all this process uses afterwards.
  */
-static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
+static int pfr__group_map_max(struct pfr_group **gp, int fd, int efd,
+			      uint64_t data_max)
 {
 	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr__ghdr),
 				   .magic = PFR__GROUP_MAGIC,
@@ -515,6 +529,8 @@ static int pfr__group_map(struct pfr_group **gp, int fd, int efd)
 		return -PFR_E_LAYOUT;
 	if (pk.file_size < v.total_size)
 		return -PFR_E_MAPPING;
+	if ((uint64_t)v.nslots * v.data_size > data_max)
+		return -PFR_E_TOOBIG;
 	g = calloc(1, sizeof(*g));
 	p = g ? pfr__shm_map(fd, v.total_size) : NULL;
 	if (!p) {
@@ -560,7 +576,15 @@ static int pfr__is_eventfd(int fd)
 	return !strcmp(link, "anon_inode:[eventfd]");
 }
 
-int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
+/* Without a limit (the models attach through it). */
+static __attribute__((unused)) int pfr__group_map(struct pfr_group **gp, int fd,
+						  int efd)
+{
+	return pfr__group_map_max(gp, fd, efd, UINT64_MAX);
+}
+
+static int pfr__group_attach_fd(struct pfr_group **g, int fd, int eventfd,
+				uint64_t data_max)
 {
 	int dfd, defd = -1, err;
 
@@ -576,16 +600,34 @@ int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
 			return -PFR_E_SYSTEM;
 		}
 	}
-	err = pfr__group_map(g, dfd, defd);
+	err = pfr__group_map_max(g, dfd, defd, data_max);
 	if (err) {
+		int e = errno; /* the cause, for the caller */
+
 		close(dfd);
 		if (defd >= 0)
 			close(defd);
+		errno = e;
 	}
 	return err;
 }
 
-int pfr_group_attach_shm(struct pfr_group **g, const char *name)
+int pfr_group_attach_fd(struct pfr_group **g, int fd, int eventfd)
+{
+	return pfr__group_attach_fd(g, fd, eventfd, UINT64_MAX);
+}
+
+int pfr_group_attach_fd_opts(struct pfr_group **g, int fd, int eventfd,
+			     const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int err = pfr__attach_limit(opts, &max);
+
+	return err ? err : pfr__group_attach_fd(g, fd, eventfd, max);
+}
+
+static int pfr__group_attach_shm(struct pfr_group **g, const char *name,
+				 uint64_t data_max)
 {
 	int fd;
 
@@ -594,7 +636,21 @@ int pfr_group_attach_shm(struct pfr_group **g, const char *name)
 	fd = pfr__shm_open(name, 0, 0);
 	if (fd < 0)
 		return fd;
-	return pfr__shm_done(pfr__group_map(g, fd, -1), fd, NULL);
+	return pfr__shm_done(pfr__group_map_max(g, fd, -1, data_max), fd, NULL);
+}
+
+int pfr_group_attach_shm(struct pfr_group **g, const char *name)
+{
+	return pfr__group_attach_shm(g, name, UINT64_MAX);
+}
+
+int pfr_group_attach_shm_opts(struct pfr_group **g, const char *name,
+			      const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int err = pfr__attach_limit(opts, &max);
+
+	return err ? err : pfr__group_attach_shm(g, name, max);
 }
 
 void pfr_group_close(struct pfr_group *g)
@@ -1088,14 +1144,27 @@ static int pfr__deliver(struct pfr_group *g, pfr_group_fn fn, void *arg,
 	return fn ? fn(arg, &r) : 0;
 }
 
+/* fn's return under the stop rule, for the layers beneath the public
+ * call: a positive stop as PFR__GROUP_STOP (g->cb_stop set), the rest as
+ * it is. */
+static int pfr__cb_rc(struct pfr_group *g, int rc)
+{
+	if (__builtin_expect(rc > 0, 0)) {
+		g->cb_stop = 1;
+		return PFR__GROUP_STOP;
+	}
+	return rc;
+}
+
 /* The merge's callback.  The slot's tag is still its owner's: an ordered
  * reader frees a slot only after the merge delivered its last record. */
 static int pfr__merge_out(void *arg, const struct pfr_merge_rec *mr)
 {
 	struct pfr__emit *x = arg;
 
-	return pfr__deliver(x->g, x->fn, x->arg, mr->hdr, mr->payload, mr->len,
-			    mr->source, mr->time);
+	return pfr__cb_rc(x->g, pfr__deliver(x->g, x->fn, x->arg, mr->hdr,
+					     mr->payload, mr->len, mr->source,
+					     mr->time));
 }
 
 /* One record taken from slot i: to the callback, or into the merge. */
@@ -1154,8 +1223,8 @@ static int pfr__take_cb(void *ctx, const struct pfr_record *rec)
 		return 1;
 	}
 	t->count++;
-	if (err < 0) {
-		t->err = err;
+	if (__builtin_expect(err != 0, 0)) {
+		t->err = pfr__cb_rc(t->g, err);
 		return 1;
 	}
 	return 0;
@@ -1214,7 +1283,7 @@ static int64_t pfr__drain_slot(struct pfr_group *g, uint32_t i, pfr_group_fn fn,
 			r2.hdr.size = sizeof(lr);
 			r2.payload = &lr.id;
 			r2.len = 16;
-			err = pfr__take(g, i, &r2, fn, arg);
+			err = pfr__cb_rc(g, pfr__take(g, i, &r2, fn, arg));
 			if (err == -PFR_E_NOSPC && g->merge) {
 				g->queue_full = 1; /* again next time */
 				return t.count;
@@ -1338,8 +1407,25 @@ static int pfr__drain_finish(struct pfr_group *g, uint64_t limit)
 	return rc;
 }
 
-int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
-			uint32_t flags)
+/* A call that delivers to fn: its start and its result, under the
+ * callback stop rule (a positive return of fn stopped it: the records
+ * delivered, the stopping one included). */
+static void pfr__cb_begin(struct pfr_group *g)
+{
+	g->cb_stop = 0;
+	g->cb_base = g->st.records;
+}
+
+static int64_t pfr__cb_end(struct pfr_group *g, int64_t rc)
+{
+	if (!g->cb_stop)
+		return rc;
+	g->cb_stop = 0;
+	return (int64_t)(g->st.records - g->cb_base);
+}
+
+static int64_t pfr__drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			  uint32_t flags)
 {
 	int64_t total = 0;
 	uint64_t limit = UINT64_MAX;
@@ -1410,8 +1496,18 @@ int64_t pfr_group_drain(struct pfr_group *g, pfr_group_fn fn, void *arg,
 
 #define PFR__ITER_NONE UINT32_MAX
 
-int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
-			 pfr_group_fn fn, void *arg, uint32_t flags)
+int64_t pfr__group_drain_v03(struct pfr_group *g, pfr_group_fn fn, void *arg,
+			     uint32_t flags)
+{
+	if (!g)
+		return -PFR_E_INVAL;
+	pfr__cb_begin(g);
+	return pfr__cb_end(g, pfr__drain(g, fn, arg, flags));
+}
+PFR__SYMVER_DEFAULT(pfr__group_drain_v03, pfr_group_drain, "PERFRING_0.3");
+
+int pfr__group_iter_begin_v03(struct pfr_group *g, struct pfr_group_iter *it,
+			      pfr_group_fn fn, void *arg, uint32_t flags)
 {
 	int64_t got;
 
@@ -1423,7 +1519,7 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 	it->cur = PFR__ITER_NONE;
 	if (g->ordered) {
 		/* the time order needs the merge: the whole drain, here */
-		got = pfr_group_drain(g, fn, arg, flags);
+		got = pfr__group_drain_v03(g, fn, arg, flags);
 
 		it->done = 1;
 		if (got < 0)
@@ -1432,13 +1528,22 @@ int pfr_group_iter_begin(struct pfr_group *g, struct pfr_group_iter *it,
 		return 0;
 	}
 	pfr__drain_start(g);
+	pfr__cb_begin(g);
 	got = pfr__drain_lasts(g, fn, arg);
+	if (g->cb_stop) {
+		/* fn stopped the round: what it took is the round's */
+		it->total = pfr__cb_end(g, got);
+		it->done = 1;
+		return 0;
+	}
 	if (got < 0)
 		return (int)got; /* fn's own stop */
 	it->total = got;
 	it->n = g->nact;
 	return 0;
 }
+PFR__SYMVER_DEFAULT(pfr__group_iter_begin_v03, pfr_group_iter_begin,
+		    "PERFRING_0.3");
 
 /* Ends the batch the caller took from the current ring: its count, its
  * error (the slot turns hostile), its tail published (D). */
@@ -1568,7 +1673,9 @@ static int pfr__arm(struct pfr_group *g, uint32_t how)
 	return 0;
 }
 
-int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
+/* pfr_group_wait() as 0.2 had it: 1 or 0 on time-out (src/abi/compat.c
+ * serves that version). */
+int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns)
 {
 	uint64_t now, deadline;
 
@@ -1586,6 +1693,15 @@ int pfr_group_wait(struct pfr_group *g, uint64_t timeout_ns)
 	pfr__disarm(g);
 	return pfr__pending(g);
 }
+
+int pfr__group_wait_v03(struct pfr_group *g, uint64_t timeout_ns)
+{
+	int rc = pfr__group_wait_v02(g, timeout_ns);
+
+	return rc ? rc : -PFR_E_TIMEDOUT;
+}
+PFR__SYMVER_DEFAULT(pfr__group_wait_v03, pfr_group_wait, "PERFRING_0.3");
+PFR__SYMVER_COMPAT(pfr__group_wait_v02, pfr_group_wait, "PERFRING_0.2");
 
 int pfr_group_poll_prepare(struct pfr_group *g)
 {

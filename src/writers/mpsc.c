@@ -264,7 +264,8 @@ int pfr_mpsc_create_memfd(struct pfr_mpsc **m, const struct pfr_mpsc_opts *opts)
 /* Validates the control block before trusting any of it; every field is
  * loaded once, and the handle keeps the validated copies (line 0 is never
  * read again). */
-static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
+static int pfr__mpsc_map_max(struct pfr_mpsc **mp, int fd, uint64_t limit,
+			     uint64_t data_max)
 {
 	struct pfr__shm_peek pk = {.hdr_len = sizeof(struct pfr_mpsc_ctl),
 				   .magic = PFR_MPSC_MAGIC,
@@ -301,6 +302,8 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	total = off + size;
 	if (total > limit)
 		return -PFR_E_LAYOUT;
+	if (size > data_max)
+		return -PFR_E_TOOBIG;
 	if (pk.file_size < total)
 		return -PFR_E_MAPPING;
 	m = (struct pfr_mpsc *)calloc(1, sizeof(*m));
@@ -320,6 +323,11 @@ static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
 	pfr__mpsc_fill(m, off);
 	*mp = m;
 	return 0;
+}
+
+static int pfr__mpsc_map(struct pfr_mpsc **mp, int fd, uint64_t limit)
+{
+	return pfr__mpsc_map_max(mp, fd, limit, UINT64_MAX);
 }
 
 int pfr_mpsc_attach_fd(struct pfr_mpsc **m, int fd, uint64_t max_bytes)
@@ -345,6 +353,40 @@ int pfr_mpsc_attach_shm(struct pfr_mpsc **m, const char *name,
 	if (fd < 0)
 		return fd;
 	return pfr__shm_done(pfr__mpsc_map(m, fd, max_bytes), fd, NULL);
+}
+
+int pfr_mpsc_attach_fd_opts(struct pfr_mpsc **m, int fd,
+			    const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int dup_fd, err = pfr__attach_limit(opts, &max);
+
+	if (!err && !m)
+		err = -PFR_E_INVAL;
+	if (err)
+		return err;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return -PFR_E_SYSTEM;
+	return pfr__shm_done(pfr__mpsc_map_max(m, dup_fd, UINT64_MAX, max),
+			     dup_fd, NULL);
+}
+
+int pfr_mpsc_attach_shm_opts(struct pfr_mpsc **m, const char *name,
+			     const struct pfr_ring_attach_opts *opts)
+{
+	uint64_t max;
+	int fd, err = pfr__attach_limit(opts, &max);
+
+	if (!err && (!m || !name))
+		err = -PFR_E_INVAL;
+	if (err)
+		return err;
+	fd = pfr__shm_open(name, 0, 0);
+	if (fd < 0)
+		return fd;
+	return pfr__shm_done(pfr__mpsc_map_max(m, fd, UINT64_MAX, max), fd,
+			     NULL);
 }
 
 void pfr_mpsc_close(struct pfr_mpsc *m)
@@ -373,6 +415,11 @@ int pfr_mpsc_sealed(const struct pfr_mpsc *m)
 }
 
 struct pfr_mpsc_ctl *pfr_mpsc_ctl(const struct pfr_mpsc *m)
+{
+	return m ? m->ctl : NULL;
+}
+
+struct pfr_mpsc_ctl *pfr_mpsc_control(const struct pfr_mpsc *m)
 {
 	return m ? m->ctl : NULL;
 }
@@ -925,6 +972,23 @@ int pfr_mpsc_flush(struct pfr_mpsc_producer *p)
 	return err;
 }
 
+int pfr_mpsc_producer_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
+{
+	int rc = pfr_mpsc_join(m, p);
+
+	if (rc == -PFR_E_BUSY)
+		return -PFR_E_FULL; /* no free slot: the group's answer */
+	return rc ? rc : (int)p->index;
+}
+
+int pfr_mpsc_producer_leave(struct pfr_mpsc_producer *p)
+{
+	if (!p || !p->slot)
+		return -PFR_E_INVAL;
+	pfr_mpsc_leave(p);
+	return 0;
+}
+
 void pfr_mpsc_leave(struct pfr_mpsc_producer *p)
 {
 	struct pfr_mpsc_slot *s = p ? p->slot : NULL;
@@ -984,6 +1048,11 @@ int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
 }
 
 /* ---- the reader ---- */
+
+int pfr_mpsc_reader_open(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
+{
+	return pfr_mpsc_reader(m, r);
+}
 
 int pfr_mpsc_reader(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
 {

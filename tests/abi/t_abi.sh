@@ -3,8 +3,10 @@
 # The shared library's ABI against the committed baseline
 # tests/abi/perfring.abi: one exported symbol a line, as nm -D shows it,
 # name@@NODE for the default version, name@NODE for a compatibility symbol
-# (a 0.1 function whose arguments changed layout).  Fails when a baseline
-# symbol disappears or changes version (or stops being the default), when
+# (a 0.1 function whose arguments changed layout, a 0.2 function whose
+# return convention changed).  Fails when a baseline symbol disappears or
+# changes version (or stops being the default, unless it stays as a
+# compatibility symbol of the same version beside a newer default), when
 # an internal pfr__ symbol is exported that the baseline does not list,
 # when a function the public headers declare PFR_API is not exported (it
 # is missing from src/abi/perfring.map), when a public inline function has no
@@ -23,7 +25,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 if ! [ -e "$lib" ]; then
 	fail "$lib exists (make all builds it)"
-	tap_done
+	# 7. docs/abi.md lists every public function with its convention.
+python3 "$top/tools/api-table.py" --check "$top" >"$tmp/table" 2>&1
+ok $? "docs/abi.md's table of public functions: $(cat "$tmp/table")"
+
+tap_done
 fi
 # Defined dynamic symbols with their version (the node entries, type A,
 # left out).
@@ -50,6 +56,20 @@ missing=0
 while read -r s; do
 	grep -qxF -- "$s" "$tmp/now" && continue
 	name=${s%%@*}
+	# A default version whose convention changed is kept as a
+	# compatibility symbol (name@NODE) beside the new default
+	# (name@@LATER, src/abi/compat.c): binaries linked against it keep
+	# the old behaviour.
+	case $s in
+	*@@*)
+		old=${s/@@/@}
+		if grep -qxF -- "$old" "$tmp/now" &&
+			grep -E "^$name@@" "$tmp/now" | grep -qvxF -- "$s"; then
+			ok 0 "$s: kept as $old beside $(grep -E "^$name@@" "$tmp/now")"
+			continue
+		fi
+		;;
+	esac
 	now=$(grep -E "^$name@" "$tmp/now" | tr '\n' ' ')
 	ok 1 "$s: ${now:+changed to $now}${now:-gone}"
 	missing=$((missing + 1))
@@ -96,5 +116,9 @@ wild=$(perl -0pe 's{/\*.*?\*/}{}gs' "$top/src/abi/perfring.map" |
 	grep -E '[*?]' | grep -vE '^[[:space:]]*\*;[[:space:]]*$' | tr '\n' ' ')
 [ -z "$wild" ]
 ok $? "src/abi/perfring.map exports no symbol by wildcard (${wild:-none})"
+
+# 7. docs/abi.md lists every public function with its convention.
+python3 "$top/tools/api-table.py" --check "$top" >"$tmp/table" 2>&1
+ok $? "docs/abi.md's table of public functions: $(cat "$tmp/table")"
 
 tap_done

@@ -162,6 +162,18 @@ else
 	skip "man not installed" "man pfr_ring_create shows perfring_ring(3)"
 fi
 
+# The examples the manual pages name, under the doc directory, and they
+# build against the installed library (perfring_session(3)'s record.c).
+ex=$dest/usr/share/doc/perfring/examples/record.c
+[ -f "$ex" ] && cmp -s "$ex" "$top/docs/examples/record.c"
+ok $? "make install puts docs/examples/record.c in ${ex#"$dest"}"
+if [ -f "$ex" ]; then
+	# shellcheck disable=SC2086 # flags is a word list
+	$cc -std=c11 -Wall -Wextra -Wno-unused-parameter "$ex" \
+		-o "$tmp/record" $flags >"$log" 2>&1
+	ok $? "the installed record.c builds with pkg-config's flags" "$log"
+fi
+
 # The Python package, run against the installed library.
 pydir=$(find "$dest" -type d -path '*-packages/perfring' | head -n 1)
 [ -n "$pydir" ] && [ -f "$pydir/__init__.py" ]

@@ -3,7 +3,8 @@
 # docs/examples/record.c, the session API's example (at most 30 lines):
 # built against the static library, it records a shell loop and prints
 # its samples: one process, times in order, as many as its CPU time at
-# 4000 Hz gives (at least a few); `true` records and exits 0; a missing
+# 4000 Hz gives (at least a few); a child's samples too (the session's
+# default event follows children, as perf record's does); `true` records and exits 0; a missing
 # command is an error.  Skips only when perf_event_open is refused.
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
@@ -41,6 +42,15 @@ ok $? "all from the one process it ran"
 sort -n -k3,3 -c "$tmp/out" 2>/dev/null
 ok $? "in time order"
 head -n 3 "$tmp/out" | diag
+
+# Children are followed, as perf record follows them (inherit): a loop run
+# by a child shell gives samples of a second process.
+"$tmp/record" sh -c 'sh -c "i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done"; true' \
+	>"$tmp/out" 2>"$tmp/err"
+ok $? "the example records a shell that runs a child"
+pids=$(awk '{ split($2, a, "/"); print a[1] }' "$tmp/out" | sort -u | wc -l)
+[ "$pids" -ge 2 ]
+ok $? "the child's samples are there too: $pids processes (inherit on)"
 
 "$tmp/record" true >"$tmp/out" 2>"$tmp/err"
 ok $? "the example records true and exits 0"

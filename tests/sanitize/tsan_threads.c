@@ -244,7 +244,9 @@ static void *rreader(void *arg)
 
 	(void)arg;
 	while (!__atomic_load_n(&rstop, __ATOMIC_RELAXED)) {
-		if (pfr_group_wait(rgrp, 1000000) < 0 ||
+		int wr = pfr_group_wait(rgrp, 1000000);
+
+		if ((wr < 0 && wr != -PFR_E_TIMEDOUT) ||
 		    pfr_group_drain(rgrp, rcheck, &last, 0) < 0) {
 			__atomic_store_n(&rbad, 1, __ATOMIC_RELAXED);
 			break;
