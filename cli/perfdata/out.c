@@ -363,6 +363,25 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 	fputc(']', f);
 }
 
+/* What perf's Python scripts get beyond --json's keys (PFR_OUT_JSON_PY):
+ * the cpumode bits, the data address and the raw data, in hex. */
+static void cli_json_py(FILE *f, const struct pfr_perf_rec *r)
+{
+	const unsigned char *p = r->raw;
+
+	fprintf(f, ",\"misc\":%u", (unsigned)r->misc);
+	if (r->fields & PFR_PERF_F_ADDR)
+		fprintf(f, ",\"addr\":%llu", (unsigned long long)r->addr);
+	if (!(r->fields & PFR_PERF_F_RAW) || !p)
+		return;
+	fputs(",\"raw\":\"", f);
+	for (uint32_t i = 0; i < r->raw_size; i++) {
+		putc("0123456789abcdef"[p[i] >> 4], f);
+		putc("0123456789abcdef"[p[i] & 15], f);
+	}
+	putc('"', f);
+}
+
 static void cli_json_sample(struct cli_out *o, const char *ev,
 			    const struct pfr_perf_rec *r)
 {
@@ -387,6 +406,8 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
 	util_json_str(f, l.dso);
 	if (r->fields & PFR_PERF_F_CALLCHAIN)
 		cli_json_frames(o, r);
+	if (o->flags & PFR_OUT_JSON_PY)
+		cli_json_py(f, r);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
 		cli_trace_print(o->trace, f, 1, r->raw, r->raw_size);

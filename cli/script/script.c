@@ -211,7 +211,11 @@ static int cli_script_run(struct cli_script *S)
 		err = 1;
 	if (err || S->header_only)
 		goto out;
-	S->out = cli_out_new(stdout, S->flags);
+	if (S->py_mode && cli_script_py_start(S)) {
+		err = 1;
+		goto out;
+	}
+	S->out = cli_out_new(S->py_feed ? S->py_feed : stdout, S->flags);
 	if (!S->out || cli_script_events(S)) {
 		err = S->out ? PFR_EXIT_USAGE : 1;
 		goto out;
@@ -247,6 +251,11 @@ static int cli_script_run(struct cli_script *S)
 			(unsigned long long)S->records);
 out:
 	cli_out_free(S->out);
+	if (S->py_mode) {
+		int rc = cli_script_py_finish(S);
+
+		err = err ? err : rc;
+	}
 	cli_trace_free(S->tp);
 	free(S->ev);
 	pfr_perf_file_close(S->f);
@@ -271,5 +280,7 @@ int cli_cmd_script(int argc, char **argv)
 		cli_script_opts_free(&S);
 		return PFR_EXIT_USAGE;
 	}
+	if (S.py_mode && S.py_mode != 's' && S.py_mode != 'g')
+		return cli_script_py_exec(&S); /* -l, report, record */
 	return cli_script_run(&S);
 }
