@@ -364,12 +364,15 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 }
 
 /* What perf's Python scripts get beyond --json's keys (PFR_OUT_JSON_PY):
- * the cpumode bits, the data address and the raw data, in hex. */
-static void cli_json_py(FILE *f, const struct pfr_perf_rec *r)
+ * the cpumode bits, the ip in its dso, the data address and the raw data,
+ * in hex. */
+static void cli_json_py(FILE *f, const struct pfr_perf_rec *r,
+			const struct cli_loc *l)
 {
 	const unsigned char *p = r->raw;
 
-	fprintf(f, ",\"misc\":%u", (unsigned)r->misc);
+	fprintf(f, ",\"misc\":%u,\"dso_addr\":\"0x%llx\"", (unsigned)r->misc,
+		(unsigned long long)l->addr);
 	if (r->fields & PFR_PERF_F_ADDR)
 		fprintf(f, ",\"addr\":%llu", (unsigned long long)r->addr);
 	if (!(r->fields & PFR_PERF_F_RAW) || !p)
@@ -407,7 +410,7 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
 	if (r->fields & PFR_PERF_F_CALLCHAIN)
 		cli_json_frames(o, r);
 	if (o->flags & PFR_OUT_JSON_PY)
-		cli_json_py(f, r);
+		cli_json_py(f, r, &l);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
 		cli_trace_print(o->trace, f, 1, r->raw, r->raw_size);

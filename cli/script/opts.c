@@ -742,9 +742,9 @@ int cli_script_opts(struct cli_script *S, int argc, char **argv)
 	if (S->py_mode && (S->dump || (S->flags & PFR_OUT_JSON)))
 		return cli_err("-s, -g, -l: not with -D or --json%s", "");
 	if (S->py_mode == 's' || S->py_mode == 'g') { /* samples, as JSON */
-		S->flags |= PFR_OUT_JSON | PFR_OUT_JSON_PY |
-			    PFR_OUT_SAMPLES_ONLY;
+		S->flags |= PFR_OUT_JSON | PFR_OUT_JSON_PY;
 		S->samples_only = 1;
+		S->style.show = PFR_SHOW_TASK; /* comm's times (db export) */
 	}
 	/* JSON Lines (perfring's own) carry every record unless told */
 	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)

@@ -55,17 +55,21 @@ static void cli_py_env(void)
 }
 
 /* Replaces this process (or the child) with the runner: python3 -m
- * perfring.perfscript MODE [WHAT] [-i FILE] [-- ARGS...]. */
+ * perfring.perfscript MODE WHAT FILE -- ARGS..., python3 being
+ * $PERFRING_PYTHON when set (perf runs the system's libpython). */
 static void cli_py_run(struct cli_script *S)
 {
 	char mode[3] = {'-', (char)S->py_mode, 0};
 	const char **av = calloc((size_t)S->npy_args + 10, sizeof(*av));
+	const char *py = getenv("PERFRING_PYTHON");
 	int k = 0;
 
 	if (!av)
 		_exit(127);
 	cli_py_env();
-	av[k++] = "python3";
+	if (!py || !*py)
+		py = "python3";
+	av[k++] = py;
 	av[k++] = "-m";
 	av[k++] = "perfring.perfscript";
 	av[k++] = mode;
@@ -74,8 +78,8 @@ static void cli_py_run(struct cli_script *S)
 	av[k++] = "--";
 	for (int i = 0; i < S->npy_args; i++)
 		av[k++] = S->py_args[i];
-	execvp("python3", (char *const *)av);
-	fprintf(stderr, "perfring script: python3: %s\n", strerror(errno));
+	execvp(py, (char *const *)av);
+	fprintf(stderr, "perfring script: %s: %s\n", py, strerror(errno));
 	_exit(127);
 }
 

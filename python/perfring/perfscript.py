@@ -28,6 +28,10 @@ import sys
 import types
 
 NSEC = 1000000000
+# perf's data_src of a sample that has none (PERF_MEM_DATA_SRC_NONE) and
+# how perf prints it
+DATA_SRC_NONE = 0x5080021
+DATA_SRC_NONE_STR = "|OP N/A|LVL N/A|SNP N/A|TLB N/A|LCK N/A|BLK  N/A"
 PERF_DIRS = ("/usr/libexec/perf-core", "/usr/lib/perf-core",
              "/usr/share/perf-core", "/usr/local/libexec/perf-core",
              "/usr/local/lib/perf-core", "/usr/local/share/perf-core")
@@ -136,7 +140,8 @@ def _sample_dict(ev, chain):
          "time": ev.get("time", 0), "period": ev.get("period", 0),
          "phys_addr": 0, "addr": ev.get("addr", 0),
          "values": [(0, 0, 0)], "weight": 0, "transaction": 0,
-         "datasrc": 0, "datasrc_decode": "", "cpumode": misc & 7}
+         "datasrc": DATA_SRC_NONE, "datasrc_decode": DATA_SRC_NONE_STR,
+         "cpumode": misc & 7}
     d = {"ev_name": ev.get("event", ""), "attr": b"", "sample": s,
          "raw_buf": raw, "comm": ev.get("comm", ""),
          "brstack": [], "brstacksym": [], "iregs": "", "uregs": "",
@@ -147,6 +152,93 @@ def _sample_dict(ev, chain):
         d["symbol"] = ev["sym"]
         d["symoff"] = ev["symoff"]
     return d
+
+
+def _s64(x):
+    """perf's db export hands 64-bit addresses over as signed."""
+    return x - (1 << 64) if x >= (1 << 63) else x
+
+
+class DbExport(object):
+    """perf's database export (a script setting perf_db_export_mode):
+    the *_table() calls perf's db-export makes, ids given as perf gives
+    them, in order of first use."""
+
+    def __init__(self, ns):
+        self.ns = ns
+        self.ids = {}  # (kind, key) -> id
+        self.last = {}  # kind -> last id
+        self.comm_time = {}  # tid -> (time, exec) of its COMM record
+        self.nsample = 0
+
+    def _id(self, kind, key):
+        k = (kind, key)
+        i = self.ids.get(k)
+        if i is not None:
+            return i, False
+        i = self.last.get(kind, 0) + 1
+        self.last[kind] = i
+        self.ids[k] = i
+        return i, True
+
+    def _call(self, name, *args):
+        fn = self.ns.get(name)
+        if callable(fn):
+            fn(*args)
+
+    def comm(self, ev):
+        self.comm_time[ev.get("tid")] = (ev.get("time", 0),
+                                         1 if ev.get("exec") else 0)
+
+    def sample(self, ev):
+        ev_id, new = self._id("evsel", ev.get("event", ""))
+        if new:
+            self._call("evsel_table", ev_id, ev.get("event", ""))
+        m_id, new = self._id("machine", -1)
+        if new:
+            self._call("machine_table", m_id, -1, "")
+        pid, tid = ev.get("pid", -1), ev.get("tid", -1)
+        main_id, new = self._id("thread", pid)
+        if new:
+            self._call("thread_table", main_id, m_id, main_id, pid, pid)
+        t_id = main_id
+        if tid != pid:
+            t_id, new = self._id("thread", tid)
+            if new:
+                self._call("thread_table", t_id, m_id, main_id, pid, tid)
+        comm = ev.get("comm", "")
+        c_id, new = self._id("comm", (pid, comm))
+        if new:
+            ct, ex = self.comm_time.get(pid, (0, 0))
+            self._call("comm_table", c_id, comm, main_id, ct, ex)
+            ctid, _ = self._id("comm_thread", (c_id, main_id))
+            self._call("comm_thread_table", ctid, c_id, main_id)
+        if t_id != main_id:
+            ctid, new = self._id("comm_thread", (c_id, t_id))
+            if new:
+                self._call("comm_thread_table", ctid, c_id, t_id)
+        ip = int(ev["ip"], 16) if "ip" in ev else 0
+        dso = ev.get("dso")
+        d_id = s_id = off = 0
+        if dso and dso != "[unknown]":
+            d_id, new = self._id("dso", dso)
+            if new:
+                short = dso if dso.startswith("[") else \
+                    os.path.basename(dso)
+                self._call("dso_table", d_id, m_id, short, dso, "")
+            if "symoff" in ev:
+                off = ev["symoff"]
+                start = int(ev.get("dso_addr", ev["ip"]), 16) - off
+                s_id, new = self._id("symbol", (d_id, ev["sym"]))
+                if new:
+                    self._call("symbol_table", s_id, d_id, _s64(start),
+                               _s64(start), 1, ev["sym"])
+        self.nsample += 1
+        cpu = ev.get("cpu", -1)
+        self._call("sample_table", self.nsample, ev_id, m_id, t_id, c_id,
+                   d_id, s_id, off, _s64(ip), ev.get("time", 0), cpu, 0, 0, 0, 0,
+                   ev.get("period", 0), 0, 0, DATA_SRC_NONE, 0, 0, 0, 0, 0,
+                   0)
 
 
 class Runner(object):
@@ -205,9 +297,16 @@ class Runner(object):
             ns["trace_begin"]()
         loads = json.loads
         pe = self.process_event
+        db = DbExport(ns) if ns.get("perf_db_export_mode") else None
         for line in feed:
             ev = loads(line)
-            if ev.get("type") != "SAMPLE":
+            ty = ev.get("type")
+            if ty != "SAMPLE":
+                if ty == "COMM" and db is not None:
+                    db.comm(ev)
+                continue
+            if db is not None:
+                db.sample(ev)
                 continue
             fields = ev.get("fields")
             if fields is not None or ev.get("tracepoint"):
