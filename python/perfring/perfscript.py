@@ -92,6 +92,10 @@ def _make_trace_context():
     return m
 
 
+def _i32(b, at):
+    return int.from_bytes(b[at:at + 4], "little", signed=True)
+
+
 def _argcount(fn):
     code = getattr(fn, "__code__", None)
     if code is None:
@@ -121,9 +125,17 @@ def _frames(ev):
 
 
 def _field(v):
-    # perfring prints an array that is no string as ARRAY[b0, b1, ...]:
-    # perf hands it to scripts as a bytearray of those bytes
-    if isinstance(v, str) and v.startswith("ARRAY[") and v.endswith("]"):
+    """A tracepoint field's value as perf hands it to scripts."""
+    if v.__class__ is not str:
+        return v
+    # a pointer: perfring's JSON writes "0x..."; perf, the number
+    if v.startswith("0x"):
+        try:
+            return int(v, 16)
+        except ValueError:
+            return v
+    # an array that is no string, ARRAY[b0, b1, ...]: perf's bytearray
+    if v.startswith("ARRAY[") and v.endswith("]"):
         body = v[6:-1]
         return bytearray(int(x, 16) for x in body.split(", ")) \
             if body else bytearray()
@@ -264,9 +276,11 @@ class Runner(object):
         name = ev.get("event", "")
         hname, fn, argc = self.handler(name)
         ctx = self.ctx
-        ctx.raw = bytes.fromhex(ev["raw"]) if "raw" in ev else b""
+        raw = ctx.raw = bytes.fromhex(ev["raw"]) if "raw" in ev else b""
         ctx.ev = ev
         chain = _frames(ev)
+        # perf: common_pid is the raw data's (the thread's id)
+        pid = _i32(raw, 4) if len(raw) >= 8 else ev.get("pid", 0)
         t = ev.get("time", 0)
         cpu = ev.get("cpu", 0xffffffff)
         if cpu == 0xffffffff:
@@ -274,7 +288,7 @@ class Runner(object):
         vals = [_field(v) for v in fields.values()]
         if fn is not None:
             args = [hname, ctx, cpu, t // NSEC, t % NSEC,
-                    ev.get("pid", 0), ev.get("comm", ""), chain]
+                    pid, ev.get("comm", ""), chain]
             args.extend(vals)
             if argc == len(args) + 1:
                 args.append(_sample_dict(ev, chain))
@@ -283,7 +297,7 @@ class Runner(object):
         if self.unhandled is None:
             return
         d = {"common_cpu": cpu, "common_s": t // NSEC,
-             "common_ns": t % NSEC, "common_pid": ev.get("pid", 0),
+             "common_ns": t % NSEC, "common_pid": pid,
              "common_comm": ev.get("comm", ""), "common_callchain": chain}
         d.update(zip(fields.keys(), vals))
         if self.unhandled_dict:
