@@ -479,17 +479,18 @@ def _wrappers(d):
         b = os.path.join(d, "scripts", lang, "bin")
         if not os.path.isdir(b):
             continue
-        for f in sorted(os.listdir(b)):
+        for f in os.listdir(b):  # readdir order, as perf
             if not f.endswith("-report"):
                 continue
             name = f[:-len("-report")]
             desc, args = "", ""
             with open(os.path.join(b, f), errors="replace") as fh:
                 for line in fh:
-                    if line.startswith("# description:"):
-                        desc = line[len("# description:"):].strip()
-                    elif line.startswith("# args:"):
-                        args = line[len("# args:"):].strip()
+                    t = line[1:].lstrip() if line.startswith("#") else ""
+                    if t.startswith("description:"):
+                        desc = t[len("description:"):].strip()
+                    elif t.startswith("args:"):
+                        args = t[len("args:"):].strip()
             out.setdefault(name, (args, desc))
     return out
 
