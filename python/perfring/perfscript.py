@@ -166,6 +166,27 @@ def _sample_dict(ev, chain):
     return d
 
 
+# perf's branch types (PERF_IP_FLAG_* combinations) and names, which its
+# database export writes first
+_BRANCH = ((0, "no branch"), (1, "unconditional jump"), (3, "call"),
+           (5, "return"), (9, "conditional jump"), (19, "system call"),
+           (21, "return from system call"), (33, "asynchronous branch"),
+           (67, "software interrupt"), (69, "return from interrupt"),
+           (99, "hardware interrupt"), (129, "transaction abort"))
+
+
+def _branch_types():
+    out = list(_BRANCH)
+    out += [(256 | t, "trace begin / " + n) for t, n in _BRANCH]
+    out[len(_BRANCH) + 1] = (257, "trace begin")
+    out += [(512 | t, n + " / trace end") for t, n in _BRANCH]
+    out[2 * len(_BRANCH) + 1] = (513, "trace end")
+    for t, n in ((2051, "vm entry"), (4099, "vm exit")):
+        out += [(t, n), (t | 256, "trace begin / " + n),
+                (t | 512, n + " / trace end")]
+    return out
+
+
 def _s64(x):
     """perf's db export hands 64-bit addresses over as signed."""
     return x - (1 << 64) if x >= (1 << 63) else x
@@ -182,6 +203,10 @@ class DbExport(object):
         self.last = {}  # kind -> last id
         self.comm_time = {}  # tid -> (time, exec) of its COMM record
         self.nsample = 0
+
+    def begin(self):
+        for t, n in _branch_types():
+            self._call("branch_type_table", t, n)
 
     def _id(self, kind, key):
         k = (kind, key)
@@ -307,11 +332,13 @@ class Runner(object):
 
     def run(self, feed):
         ns = self.ns
+        db = DbExport(ns) if ns.get("perf_db_export_mode") else None
         if callable(ns.get("trace_begin")):
             ns["trace_begin"]()
+        if db is not None:  # perf: after trace_begin
+            db.begin()
         loads = json.loads
         pe = self.process_event
-        db = DbExport(ns) if ns.get("perf_db_export_mode") else None
         for line in feed:
             ev = loads(line)
             ty = ev.get("type")
@@ -434,7 +461,7 @@ def _skeleton(events):
         L.append("")
         if fields:
             L.append("\t\tprint(\"" + ", ".join(
-                "%s=%%s" % f for f in fields) + "\" %% \\")
+                "%s=%%s" % f for f in fields) + "\" % \\")
             L.append("\t\t(" + ", ".join(fields) + ",))")
         L.append("")
         L.append("\t\tprint('Sample: {'+get_dict_as_string("
