@@ -235,4 +235,42 @@ ok $? "perf-script.py: raw_syscalls__sys_enter with perf's arguments"
 "$P" script -i sc.data -s perf-script.py >gen.out 2>gen.err
 ok $? "perf-script.py runs ($(grep -c raw_syscalls__sys_enter gen.out) sys_enter lines)"
 tail -3 gen.err | diag
+
+# perfring's stand-in Core and Util (for machines without perf's) give
+# what perf's give
+"$PERFRING_PYTHON" - "$top/python/perfring/perf_trace" \
+	"$SD/Perf-Trace-Util/lib/Perf/Trace" >core.out 2>&1 <<'EOP'
+import importlib.util, sys
+def load(d, n):
+    s = importlib.util.spec_from_file_location(n + d[-5:], "%s/%s.py" % (d, n))
+    m = importlib.util.module_from_spec(s)
+    s.loader.exec_module(m)
+    return m
+(C, U), (PC, PU) = [(load(d, "Core"), load(d, "Util")) for d in sys.argv[1:3]]
+for M in (C, PC):
+    M.define_flag_field("e", "f", "|")
+    for v, n in ((0, "NONE"), (1, "A"), (2, "B"), (4, "C")):
+        M.define_flag_value("e", "f", v, n)
+    M.define_symbolic_field("e", "s")
+    for v, n in ((0, "Z"), (3, "T")):
+        M.define_symbolic_value("e", "s", v, n)
+bad = [v for v in range(9) if C.flag_str("e", "f", v) != PC.flag_str("e", "f", v)
+       or C.symbol_str("e", "s", v) != PC.symbol_str("e", "s", v)]
+bad += [v for v in range(32) if C.trace_flag_str(v) != PC.trace_flag_str(v)]
+bad += [x for x in (0, 1, 10**9, 12345678901)
+        if U.nsecs_str(x) != PU.nsecs_str(x) or U.nsecs(3, x) != PU.nsecs(3, x)
+        or U.nsecs_secs(x) != PU.nsecs_secs(x)]
+bad += [x for x in (1, 2, 4, 22, -2, 9999) if U.strerror(x) != PU.strerror(x)]
+d1, d2 = {}, {}
+for v in (5, 3, 9, 1):
+    U.add_stats(d1, "k", v)
+    PU.add_stats(d2, "k", v)
+bad += [d1] if d1 != d2 else []
+e, pe = C.EventHeaders(1, 2, 3, 4, "c", []), PC.EventHeaders(1, 2, 3, 4, "c", [])
+bad += [e.ts()] if (e.ts(), e.ts_format()) != (pe.ts(), pe.ts_format()) else []
+print("differ:", bad)
+sys.exit(1 if bad else 0)
+EOP
+ok $? "perfring's Core and Util answer as perf's"
+tail -3 core.out | diag
 tap_done
