@@ -544,8 +544,8 @@ static int cli_valopt(struct cli_script *S, int argc, char **argv, int *i)
 		   (v = cli_optval(argc, argv, i, 's', "--script", &bad))) {
 		S->py_mode = 's';
 		S->py_what = v;
-	} else if (!bad && (v = cli_optval(argc, argv, i, 'g', "--gen-script",
-					   &bad))) {
+	} else if (!bad &&
+		   (v = cli_optval(argc, argv, i, 'g', "--gen-script", &bad))) {
 		S->py_mode = 'g';
 		S->py_what = v;
 	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--time", &bad))) {

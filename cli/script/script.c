@@ -3,7 +3,8 @@
  * perfring script: print the samples of a perf.data file (perfring's or
  * perf's own) as perf script does, with perf script's options (-F, --time,
  * --tid, --pid, --comms, -C, --ns, --reltime, -G, -D, --header,
- * --show-*-events), or as JSON Lines.  The file is streamed: records are
+ * --show-*-events), or as JSON Lines, or hands them to a perf Python
+ * script (-s, python.c).  The file is streamed: records are
  * read through a window and put in time order a round at a time within a
  * memory cap (queue.c).  See man/perfring-script.1.
  */
@@ -71,6 +72,13 @@ static void usage(FILE *f)
 		"      --no-symbols       addresses without symbols\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
+		"  -s, --script FILE.py [--] [ARGS]  run a perf script -s "
+		"Python script\n"
+		"  -g, --gen-script python  write perf-script.py for the "
+		"file's events\n"
+		"  -l, --list             perf's installed scripts\n"
+		"      report NAME [ARGS], record NAME [ARGS]  (first) run "
+		"perf's wrappers\n"
 		"      --no-NAME          perf's negation: the option's "
 		"default back\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
