@@ -136,9 +136,10 @@ def _field(v):
             return v
     # an array that is no string, ARRAY[b0, b1, ...]: perf's bytearray
     if v.startswith("ARRAY[") and v.endswith("]"):
-        body = v[6:-1]
-        return bytearray(int(x, 16) for x in body.split(", ")) \
-            if body else bytearray()
+        try:
+            return bytearray.fromhex(v[6:-1].replace(", ", ""))
+        except ValueError:
+            return v
     return v
 
 
@@ -299,11 +300,12 @@ class Runner(object):
 
     def tracepoint(self, ev, fields):
         name = ev.get("event", "")
-        hname, fn, argc = self.handler(name)
+        h = self.handlers.get(name)
+        hname, fn, argc = h if h is not None else self.handler(name)
         ctx = self.ctx
         raw = ctx.raw = bytes.fromhex(ev["raw"]) if "raw" in ev else b""
         ctx.ev = ev
-        chain = _frames(ev)
+        chain = _frames(ev) if "frames" in ev else []
         # perf: common_pid is the raw data's (the thread's id)
         pid = _i32(raw, 4) if len(raw) >= 8 else ev.get("pid", 0)
         t = ev.get("time", 0)
@@ -337,7 +339,7 @@ class Runner(object):
             ns["trace_begin"]()
         if db is not None:  # perf: after trace_begin
             db.begin()
-        loads = json.loads
+        loads = json.JSONDecoder().decode
         pe = self.process_event
         for line in feed:
             ev = loads(line)
