@@ -341,11 +341,15 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 	struct cli_loc l;
 	uint64_t ip;
 
-	fprintf(f, ",\"callchain\":[");
-	for (uint64_t i = 0; i < r->nr_callchain; i++)
-		fprintf(f, "%s\"0x%llx\"", i ? "," : "",
-			(unsigned long long)pfr_perf_u64(r->callchain, i));
-	fprintf(f, "],\"frames\":[");
+	if (!(o->flags & PFR_OUT_JSON_PY)) { /* scripts take the frames */
+		fprintf(f, ",\"callchain\":[");
+		for (uint64_t i = 0; i < r->nr_callchain; i++)
+			fprintf(f, "%s\"0x%llx\"", i ? "," : "",
+				(unsigned long long)pfr_perf_u64(r->callchain,
+								 i));
+		fputc(']', f);
+	}
+	fprintf(f, ",\"frames\":[");
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
 		if (cli_frame(o, r, i, &kernel, &ip, &l))
 			continue;
@@ -413,7 +417,8 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
 		cli_json_py(f, r, &l);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
-		cli_trace_print(o->trace, f, 1, r->raw, r->raw_size);
+		cli_trace_print(o->trace, f, o->flags & PFR_OUT_JSON_PY ? 2 : 1,
+				r->raw, r->raw_size);
 	}
 	fprintf(f, "}\n");
 }

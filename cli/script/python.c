@@ -8,6 +8,7 @@
  * and calls the script's handlers as perf does.  See docs/script.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,6 +116,8 @@ int cli_script_py_start(struct cli_script *S)
 		cli_py_run(S);
 	}
 	close(fd[0]);
+	/* fewer switches between the two: a larger pipe, where allowed */
+	(void)fcntl(fd[1], F_SETPIPE_SZ, 1 << 20);
 	/* a runner that ends early closes the pipe: writes then fail with
 	 * EPIPE, not the signal */
 	signal(SIGPIPE, SIG_IGN);

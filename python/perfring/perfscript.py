@@ -126,15 +126,12 @@ def _frames(ev):
 
 def _field(v):
     """A tracepoint field's value as perf hands it to scripts."""
-    if v.__class__ is not str:
+    c = v.__class__
+    if c is dict:  # an array that is no string: perf's bytearray
+        return bytearray.fromhex(v["hex"])
+    if c is not str:
         return v
-    # a pointer: perfring's JSON writes "0x..."; perf, the number
-    if v.startswith("0x"):
-        try:
-            return int(v, 16)
-        except ValueError:
-            return v
-    # an array that is no string, ARRAY[b0, b1, ...]: perf's bytearray
+    # the same as libtraceevent prints it, ARRAY[b0, b1, ...]
     if v.startswith("ARRAY[") and v.endswith("]"):
         try:
             return bytearray.fromhex(v[6:-1].replace(", ", ""))
