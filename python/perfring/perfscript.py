@@ -526,8 +526,13 @@ def list_scripts():
     print("List of available trace scripts:")
     if not d:
         return 0
-    for name, (args, desc) in _wrappers(d).items():
-        print("  %-36s %s" % ((name + " " + args) if args else name, desc))
+    try:
+        for name, (args, desc) in _wrappers(d).items():
+            print("  %-36s %s" % ((name + " " + args) if args else name,
+                                  desc))
+        sys.stdout.flush()
+    except BrokenPipeError:  # a reader that stopped early (head, grep -q)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

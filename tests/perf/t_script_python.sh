@@ -76,12 +76,16 @@ for p in ("/nonexistent", "/etc/hostname"):
         pass
 EOC
 
-perf record -q -g -o cyc.data ./busy >/dev/null 2>&1
-ok $? "perf record -g ./busy"
-perf record -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
+# The files: perf record's, or perfring record's (PFR_PYSCRIPT_REC=perfring,
+# long_script_python.sh)
+rec=perf
+[ "${PFR_PYSCRIPT_REC:-perf}" = perfring ] && rec=$P
+"$rec" record -q -g -o cyc.data ./busy >/dev/null 2>&1
+ok $? "${rec##*/} record -g ./busy"
+"$rec" record -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
 	-e syscalls:sys_enter_futex -e syscalls:sys_exit_futex -o sc.data \
-	"$PERFRING_PYTHON" fx.py >/dev/null 2>&1
-ok $? "perf record -e raw_syscalls:* -e syscalls:*_futex python3 fx.py"
+	-- "$PERFRING_PYTHON" fx.py >/dev/null 2>&1
+ok $? "${rec##*/} record -e raw_syscalls:* -e syscalls:*_futex python3 fx.py"
 
 # The records of a file whose events share one sample_type (ID, no
 # IDENTIFIER) are named after their own event, not the first one.
@@ -273,4 +277,20 @@ sys.exit(1 if bad else 0)
 EOP
 ok $? "perfring's Core and Util answer as perf's"
 tail -3 core.out | diag
+
+# long_script_python.sh: perfring script record NAME / report NAME round
+# trips, against perf script report on the same recording
+if [ "$rec" = "$P" ]; then
+	for n in syscall-counts syscall-counts-by-pid failed-syscalls-by-pid; do
+		"$P" script record "$n" -o "$n.data" -- ls /nonexistent / \
+			>/dev/null 2>&1
+		[ -s "$n.data" ]
+		ok $? "perfring script record $n writes its file"
+		perf script report "$n" -i "$n.data" >"$n.perf" 2>/dev/null
+		"$P" script report "$n" -i "$n.data" >"$n.pfr" 2>/dev/null
+		cmp -s "$n.perf" "$n.pfr" && [ -s "$n.perf" ]
+		ok $? "$n: perfring script report prints perf's $(wc -l <"$n.perf") lines"
+		diff "$n.perf" "$n.pfr" | head -5 | diag
+	done
+fi
 tap_done
