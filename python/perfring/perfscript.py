@@ -140,6 +140,60 @@ def _field(v):
     return v
 
 
+def _notes_build_id(b):
+    """The GNU build id among ELF notes b, as hex, or None."""
+    i = 0
+    while i + 12 <= len(b):
+        nsz, dsz, typ = (int.from_bytes(b[i + k:i + k + 4], "little")
+                         for k in (0, 4, 8))
+        name = i + 12
+        desc = name + ((nsz + 3) & ~3)
+        if typ == 3 and b[name:name + nsz] == b"GNU\0":
+            return b[desc:desc + dsz].hex()
+        i = desc + ((dsz + 3) & ~3)
+    return None
+
+
+_BUILD_IDS = {}
+
+
+def build_id(dso):
+    """A dso's build id as perf writes it (hex; "" when none): the file's
+    NT_GNU_BUILD_ID note, the running kernel's for [kernel.kallsyms]."""
+    bid = _BUILD_IDS.get(dso)
+    if bid is not None:
+        return bid
+    bid = ""
+    try:
+        if dso == "[kernel.kallsyms]":
+            with open("/sys/kernel/notes", "rb") as f:
+                bid = _notes_build_id(f.read()) or ""
+        elif not dso.startswith("["):
+            with open(dso, "rb") as f:
+                h = f.read(64)
+                if h[:4] == b"\x7fELF" and h[4] == 2 and h[5] == 1:
+                    shoff = int.from_bytes(h[0x28:0x30], "little")
+                    shsz = int.from_bytes(h[0x3a:0x3c], "little")
+                    shn = int.from_bytes(h[0x3c:0x3e], "little")
+                    f.seek(shoff)
+                    sh = f.read(shsz * shn)
+                    for k in range(shn):
+                        e = sh[k * shsz:(k + 1) * shsz]
+                        if int.from_bytes(e[4:8], "little") != 7:
+                            continue  # not SHT_NOTE
+                        off = int.from_bytes(e[0x18:0x20], "little")
+                        size = int.from_bytes(e[0x20:0x28], "little")
+                        f.seek(off)
+                        bid = _notes_build_id(f.read(min(size, 1 << 16)))
+                        if bid:
+                            break
+                    bid = bid or ""
+    except (OSError, ValueError):
+        bid = ""
+    _BUILD_IDS[dso] = bid
+    return bid
+
+
 def _sample_dict(ev, chain):
     """perf's perf_sample_dict / param_dict for a sample."""
     misc = ev.get("misc", 0)
@@ -158,6 +212,7 @@ def _sample_dict(ev, chain):
          "callchain": chain}
     if ev.get("dso") and ev["dso"] != "[unknown]":
         d["dso"] = ev["dso"]
+        d["dso_bid"] = build_id(ev["dso"])
     if "symoff" in ev:
         d["symbol"] = ev["sym"]
         d["symoff"] = ev["symoff"]
@@ -260,7 +315,8 @@ class DbExport(object):
             if new:
                 short = dso if dso.startswith("[") else \
                     os.path.basename(dso)
-                self._call("dso_table", d_id, m_id, short, dso, "")
+                self._call("dso_table", d_id, m_id, short, dso,
+                           build_id(dso))
             if "symoff" in ev:
                 off = ev["symoff"]
                 start = int(ev.get("dso_addr", ev["ip"]), 16) - off

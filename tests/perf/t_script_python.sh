@@ -9,7 +9,7 @@
 # our own compares what the handlers receive (perf's argument lists, the
 # param_dict keys, trace_unhandled, the context helpers, the script's
 # arguments); -l, report NAME and -g python as perf.  The differences
-# docs/script.md lists (build ids, symbol ends) are left out of the
+# docs/script.md lists (map bounds, symbol ends) are left out of the
 # comparison, by name.  PERFRING_PYTHON is the interpreter perf links
 # (the system's python3), so that both see the same modules.
 . "$(dirname "$0")/lib.sh"
@@ -140,7 +140,7 @@ perf script -i cyc.data -s "$SD/flamegraph.py" -- -f json -o fg.perf.json \
 ok $? "flamegraph -f json: the same $(wc -c <fg.perf.json 2>/dev/null) bytes"
 
 # export-to-sqlite (PySide2's QtSql, as perf's script needs it): every
-# table the same, but for dsos.build_id and symbols' sym_end and binding
+# table the same, but for symbols' sym_end and binding
 if "$PERFRING_PYTHON" -c 'import PySide2.QtSql' 2>/dev/null; then
 	perf script -i cyc.data -s "$SD/export-to-sqlite.py" perf.db \
 		>/dev/null 2>&1
@@ -151,8 +151,7 @@ if "$PERFRING_PYTHON" -c 'import PySide2.QtSql' 2>/dev/null; then
 	"$PERFRING_PYTHON" - perf.db pfr.db >sqlite.check 2>&1 <<'EOP'
 import sqlite3, sys
 a, b = (sqlite3.connect(p) for p in sys.argv[1:3])
-cols = {"dsos": "id, machine_id, short_name, long_name",
-        "symbols": "id, dso_id, sym_start, name"}
+cols = {"symbols": "id, dso_id, sym_start, name"}
 bad = 0
 for (t,) in a.execute("select name from sqlite_master where type='table' "
                       "order by name"):
@@ -203,12 +202,12 @@ def trace_unhandled(event_name, context, event_fields_dict):
     print("unhandled", event_name, sorted(d.items()))
 def process_event(p):
     s = p["sample"]
-    # not compared: attr (perfring: b""), dso_bid, dso_map_start and
-    # dso_map_end (perfring: absent; docs/script.md)
+    # not compared: attr (perfring: b""), dso_map_start and dso_map_end
+    # (perfring: absent; docs/script.md)
     print("event", p["ev_name"], p["comm"], p.get("symbol"), p.get("dso"),
-          p.get("symoff"), sorted(k for k in p if k not in
-                                  ("attr", "dso_bid", "dso_map_start",
-                                   "dso_map_end")),
+          p.get("symoff"), p.get("dso_bid"),
+          sorted(k for k in p if k not in
+                 ("attr", "dso_map_start", "dso_map_end")),
           [(k, s[k]) for k in sorted(s)],
           [(c["ip"], c.get("sym", {}).get("name"), c.get("sym_off"),
             c.get("dso")) for c in p["callchain"]])
