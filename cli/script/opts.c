@@ -739,6 +739,11 @@ int cli_script_opts(struct cli_script *S, int argc, char **argv)
 	}
 	if (S->dump && (S->flags & PFR_OUT_JSON))
 		return cli_err("-D and --json: choose one%s", "");
+	if (S->py_args && !S->py_mode) {
+		util_usage_error("script", "unknown argument '%s'",
+				 S->npy_args ? S->py_args[0] : "--");
+		return -1;
+	}
 	if (S->py_mode && (S->dump || (S->flags & PFR_OUT_JSON)))
 		return cli_err("-s, -g, -l: not with -D or --json%s", "");
 	if (S->py_mode == 's' || S->py_mode == 'g') { /* samples, as JSON */
