@@ -20,6 +20,9 @@ uninstall: uninstall-python
 install-python:
 	install -d $(DESTDIR)$(PYTHONDIR)/perfring
 	install -m 644 python/perfring/*.py $(DESTDIR)$(PYTHONDIR)/perfring/
+	install -d $(DESTDIR)$(PYTHONDIR)/perfring/perf_trace
+	install -m 644 python/perfring/perf_trace/*.py \
+		$(DESTDIR)$(PYTHONDIR)/perfring/perf_trace/
 	printf '# Written by make install.\nLIBDIR = %s\n' "'$(LIBDIR)'" \
 		>$(DESTDIR)$(PYTHONDIR)/perfring/_paths.py
 	chmod 644 $(DESTDIR)$(PYTHONDIR)/perfring/_paths.py

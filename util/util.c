@@ -52,7 +52,20 @@ void util_json_str(FILE *f, const char *s)
 	fputc('"', f);
 	while (n) {
 		unsigned char c = *p;
-		size_t l = util_utf8_len(p, n);
+		size_t l = 0;
+
+		/* a run of plain ASCII in one write (one fwrite a character
+		 * cost script -s and --json most of their time) */
+		while (l < n && p[l] >= 0x20 && p[l] < 0x7f && p[l] != '"' &&
+		       p[l] != '\\')
+			l++;
+		if (l) {
+			fwrite(p, 1, l, f);
+			p += l;
+			n -= l;
+			continue;
+		}
+		l = util_utf8_len(p, n);
 
 		if (c == '"' || c == '\\') {
 			fputc('\\', f);

@@ -341,11 +341,15 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 	struct cli_loc l;
 	uint64_t ip;
 
-	fprintf(f, ",\"callchain\":[");
-	for (uint64_t i = 0; i < r->nr_callchain; i++)
-		fprintf(f, "%s\"0x%llx\"", i ? "," : "",
-			(unsigned long long)pfr_perf_u64(r->callchain, i));
-	fprintf(f, "],\"frames\":[");
+	if (!(o->flags & PFR_OUT_JSON_PY)) { /* scripts take the frames */
+		fprintf(f, ",\"callchain\":[");
+		for (uint64_t i = 0; i < r->nr_callchain; i++)
+			fprintf(f, "%s\"0x%llx\"", i ? "," : "",
+				(unsigned long long)pfr_perf_u64(r->callchain,
+								 i));
+		fputc(']', f);
+	}
+	fprintf(f, ",\"frames\":[");
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
 		if (cli_frame(o, r, i, &kernel, &ip, &l))
 			continue;
@@ -361,6 +365,28 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* What perf's Python scripts get beyond --json's keys (PFR_OUT_JSON_PY):
+ * the cpumode bits, the ip in its dso, the data address and the raw data,
+ * in hex. */
+static void cli_json_py(FILE *f, const struct pfr_perf_rec *r,
+			const struct cli_loc *l)
+{
+	const unsigned char *p = r->raw;
+
+	fprintf(f, ",\"misc\":%u,\"dso_addr\":\"0x%llx\"", (unsigned)r->misc,
+		(unsigned long long)l->addr);
+	if (r->fields & PFR_PERF_F_ADDR)
+		fprintf(f, ",\"addr\":%llu", (unsigned long long)r->addr);
+	if (!(r->fields & PFR_PERF_F_RAW) || !p)
+		return;
+	fputs(",\"raw\":\"", f);
+	for (uint32_t i = 0; i < r->raw_size; i++) {
+		putc("0123456789abcdef"[p[i] >> 4], f);
+		putc("0123456789abcdef"[p[i] & 15], f);
+	}
+	putc('"', f);
 }
 
 static void cli_json_sample(struct cli_out *o, const char *ev,
@@ -387,9 +413,12 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
 	util_json_str(f, l.dso);
 	if (r->fields & PFR_PERF_F_CALLCHAIN)
 		cli_json_frames(o, r);
+	if (o->flags & PFR_OUT_JSON_PY)
+		cli_json_py(f, r, &l);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
-		cli_trace_print(o->trace, f, 1, r->raw, r->raw_size);
+		cli_trace_print(o->trace, f, o->flags & PFR_OUT_JSON_PY ? 2 : 1,
+				r->raw, r->raw_size);
 	}
 	fprintf(f, "}\n");
 }

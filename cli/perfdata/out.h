@@ -19,6 +19,9 @@ struct cli_trace;
 #define PFR_OUT_JSON 0x1u
 #define PFR_OUT_SAMPLES_ONLY 0x2u /* side-band records are tracked only */
 #define PFR_OUT_NO_SYMS 0x4u
+/* JSON for script -s (perf's Python scripts): samples also carry "misc",
+ * "addr" and the raw data in hex ("raw"), which perf hands to scripts */
+#define PFR_OUT_JSON_PY 0x8u
 
 /* perf script's output fields (-F). */
 enum {

@@ -463,10 +463,35 @@ static int cli_trace_check(struct tep_format_field *fl, const void *data,
 	return 0;
 }
 
-/* One field as a JSON member: numbers as numbers, pointers as hex strings,
- * the rest (strings, arrays) as libtraceevent prints them. */
+/* For scripts (json 2): an array that is no string as {"hex":BYTES},
+ * the bytes perf hands a script as a bytearray; 1 if fl was one. */
+static int cli_trace_json_bytes(FILE *f, struct tep_format_field *fl,
+				const unsigned char *data, uint32_t size)
+{
+	uint64_t off = (uint64_t)fl->offset, len = (uint64_t)fl->size;
+
+	if (!(fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) ||
+	    (fl->flags & TEP_FIELD_IS_STRING) || fl->offset < 0)
+		return 0;
+	if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    cli_trace_loc(fl, data, &off, &len))
+		return 0;
+	if (off > size || len > size - off)
+		return 0;
+	fputs("{\"hex\":\"", f);
+	for (uint64_t i = 0; i < len; i++) {
+		putc("0123456789abcdef"[data[off + i] >> 4], f);
+		putc("0123456789abcdef"[data[off + i] & 15], f);
+	}
+	fputs("\"}", f);
+	return 1;
+}
+
+/* One field as a JSON member: numbers as numbers, pointers as hex strings
+ * (json 2: numbers), the rest (strings, arrays) as libtraceevent prints
+ * them (json 2: arrays that are no string as cli_trace_json_bytes()). */
 static void cli_trace_json_field(FILE *f, struct tep_format_field *fl,
-				 void *data, uint32_t size, int first)
+				 void *data, uint32_t size, int first, int json)
 {
 	unsigned long long v;
 	struct trace_seq s;
@@ -474,12 +499,14 @@ static void cli_trace_json_field(FILE *f, struct tep_format_field *fl,
 	fputs(first ? "" : ",", f);
 	util_json_str(f, fl->name);
 	fputc(':', f);
+	if (json == 2 && cli_trace_json_bytes(f, fl, data, size))
+		return;
 	if (!(fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC |
 			   TEP_FIELD_IS_STRING)) &&
 	    !tep_read_number_field(fl, data, &v)) {
 		int sh = 64 - 8 * fl->size;
 
-		if (fl->flags & TEP_FIELD_IS_POINTER)
+		if ((fl->flags & TEP_FIELD_IS_POINTER) && json != 2)
 			fprintf(f, "\"0x%llx\"", v);
 		else if (fl->flags & TEP_FIELD_IS_SIGNED)
 			fprintf(f, "%lld",
@@ -907,7 +934,7 @@ static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
 		for (struct tep_format_field *fl = ev->format.fields; fl;
 		     fl = fl->next)
 			cli_trace_json_field(f, fl, t->buf, size,
-					     fl == ev->format.fields);
+					     fl == ev->format.fields, json);
 		fputc('}', f);
 		return 1;
 	}

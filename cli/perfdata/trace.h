@@ -30,7 +30,9 @@ void cli_trace_free(struct cli_trace *t);
 /*
  * Writes the fields of the raw tracepoint data (raw, size) to f: text as
  * the event's print format has it (perf script's text), or, with json, as
- * `,"fields":{"name":value,...}`.  Returns 1 when written, 0 when the
+ * `,"fields":{"name":value,...}` (json 2, for perf's Python scripts:
+ * pointers as numbers, arrays that are no string as {"hex":"..."}).
+ * Returns 1 when written, 0 when the
  * event is not in the formats or the data is too short or malformed
  * (nothing written).  With f NULL, only says whether it would write.
  */

@@ -518,6 +518,8 @@ static int cli_flag(struct cli_script *S, const char *a)
 		S->header |= 1;
 	else if (!strcmp(a, "--header-only"))
 		S->header |= 2, S->header_only = 1;
+	else if (!strcmp(a, "-l") || !strcmp(a, "--list"))
+		S->py_mode = 'l';
 	else if (!strcmp(a, "-f") || !strcmp(a, "--force"))
 		; /* perf: no ownership check; perfring makes none */
 	else
@@ -538,6 +540,14 @@ static int cli_valopt(struct cli_script *S, int argc, char **argv, int *i)
 		if (S->nfields_arg == 8)
 			return cli_err("too many -F%s", "");
 		S->fields_arg[S->nfields_arg++] = v;
+	} else if (!bad &&
+		   (v = cli_optval(argc, argv, i, 's', "--script", &bad))) {
+		S->py_mode = 's';
+		S->py_what = v;
+	} else if (!bad &&
+		   (v = cli_optval(argc, argv, i, 'g', "--gen-script", &bad))) {
+		S->py_mode = 'g';
+		S->py_what = v;
 	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--time", &bad))) {
 		return cli_parse_time(S, v) ? -1 : 1;
 	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--tid", &bad))) {
@@ -678,11 +688,37 @@ static int cli_negated(struct cli_script *S, const char *a)
 	return 1;
 }
 
+/* The script's arguments: argv[i] on (perf stops at the first word that
+ * is no option); 0, or -1 out of memory. */
+static int cli_py_args(struct cli_script *S, int argc, char **argv, int i)
+{
+	S->py_args = calloc((size_t)(argc - i + 1), sizeof(*S->py_args));
+	if (!S->py_args)
+		return cli_err("out of memory%s", "");
+	while (i < argc)
+		S->py_args[S->npy_args++] = argv[i++];
+	return 0;
+}
+
 int cli_script_opts(struct cli_script *S, int argc, char **argv)
 {
+	/* perf script report NAME [ARGS], record NAME [ARGS] */
+	if (argc > 2 &&
+	    (!strcmp(argv[1], "report") || !strcmp(argv[1], "record"))) {
+		S->py_mode = argv[1][2] == 'p' ? 'p' : 'r';
+		S->py_what = argv[2];
+		return cli_py_args(S, argc, argv, 3);
+	}
 	for (int i = 1; i < argc; i++) {
 		int r;
 
+		if (!strcmp(argv[i], "--") ||
+		    (S->py_mode && (argv[i][0] != '-' || !argv[i][1]))) {
+			if (cli_py_args(S, argc, argv,
+					i + !strcmp(argv[i], "--")))
+				return -1;
+			break;
+		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return 1;
 		if (cli_flag(S, argv[i]))
@@ -703,6 +739,18 @@ int cli_script_opts(struct cli_script *S, int argc, char **argv)
 	}
 	if (S->dump && (S->flags & PFR_OUT_JSON))
 		return cli_err("-D and --json: choose one%s", "");
+	if (S->py_args && !S->py_mode) {
+		util_usage_error("script", "unknown argument '%s'",
+				 S->npy_args ? S->py_args[0] : "--");
+		return -1;
+	}
+	if (S->py_mode && (S->dump || (S->flags & PFR_OUT_JSON)))
+		return cli_err("-s, -g, -l: not with -D or --json%s", "");
+	if (S->py_mode == 's' || S->py_mode == 'g') { /* samples, as JSON */
+		S->flags |= PFR_OUT_JSON | PFR_OUT_JSON_PY;
+		S->samples_only = 1;
+		S->style.show = PFR_SHOW_TASK; /* comm's times (db export) */
+	}
 	/* JSON Lines (perfring's own) carry every record unless told */
 	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)
 		S->style.show = ~0u;
@@ -718,6 +766,9 @@ void cli_script_opts_free(struct cli_script *S)
 	free(S->tids);
 	free(S->pids);
 	free(S->cpus);
+	free(S->py_args);
+	S->py_args = NULL;
+	S->npy_args = 0;
 	S->comms = NULL;
 	S->times = NULL;
 	S->tids = S->pids = NULL;

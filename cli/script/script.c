@@ -3,7 +3,8 @@
  * perfring script: print the samples of a perf.data file (perfring's or
  * perf's own) as perf script does, with perf script's options (-F, --time,
  * --tid, --pid, --comms, -C, --ns, --reltime, -G, -D, --header,
- * --show-*-events), or as JSON Lines.  The file is streamed: records are
+ * --show-*-events), or as JSON Lines, or hands them to a perf Python
+ * script (-s, python.c).  The file is streamed: records are
  * read through a window and put in time order a round at a time within a
  * memory cap (queue.c).  See man/perfring-script.1.
  */
@@ -71,6 +72,13 @@ static void usage(FILE *f)
 		"      --no-symbols       addresses without symbols\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
+		"  -s, --script FILE.py [--] [ARGS]  run a perf script -s "
+		"Python script\n"
+		"  -g, --gen-script python  write perf-script.py for the "
+		"file's events\n"
+		"  -l, --list             perf's installed scripts\n"
+		"      report NAME [ARGS], record NAME [ARGS]  (first) run "
+		"perf's wrappers\n"
 		"      --no-NAME          perf's negation: the option's "
 		"default back\n"
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
@@ -211,7 +219,11 @@ static int cli_script_run(struct cli_script *S)
 		err = 1;
 	if (err || S->header_only)
 		goto out;
-	S->out = cli_out_new(stdout, S->flags);
+	if (S->py_mode && cli_script_py_start(S)) {
+		err = 1;
+		goto out;
+	}
+	S->out = cli_out_new(S->py_feed ? S->py_feed : stdout, S->flags);
 	if (!S->out || cli_script_events(S)) {
 		err = S->out ? PFR_EXIT_USAGE : 1;
 		goto out;
@@ -247,6 +259,11 @@ static int cli_script_run(struct cli_script *S)
 			(unsigned long long)S->records);
 out:
 	cli_out_free(S->out);
+	if (S->py_mode) {
+		int rc = cli_script_py_finish(S);
+
+		err = err ? err : rc;
+	}
 	cli_trace_free(S->tp);
 	free(S->ev);
 	pfr_perf_file_close(S->f);
@@ -271,5 +288,7 @@ int cli_cmd_script(int argc, char **argv)
 		cli_script_opts_free(&S);
 		return PFR_EXIT_USAGE;
 	}
+	if (S.py_mode && S.py_mode != 's' && S.py_mode != 'g')
+		return cli_script_py_exec(&S); /* -l, report, record */
 	return cli_script_run(&S);
 }

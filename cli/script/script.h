@@ -40,6 +40,14 @@ struct cli_script {
 	struct cli_out_ev *ev;
 	uint32_t nev;
 	uint64_t records, bad;
+	/* perf's scripting (python.c): -s FILE, -l, -g LANG, report NAME,
+	 * record NAME, and the script's arguments */
+	int py_mode; /* 0, or 's', 'l', 'g', 'p' (report), 'r' (record) */
+	const char *py_what; /* -s's file, -g's language, report's name */
+	char **py_args;
+	int npy_args;
+	FILE *py_feed; /* -s, -g: the runner's event stream */
+	int py_pid;
 };
 
 /* Parses argv; 0, 1 for --help, or -1 (message printed). */
@@ -52,6 +60,13 @@ int cli_script_events(struct cli_script *S);
 int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r);
 /* --header: the file's header as perf script prints it; 0 or -1. */
 int cli_script_header(struct cli_script *S);
+/* -l, report, record: runs perf's script runner (python.c); the exit
+ * status. */
+int cli_script_py_exec(struct cli_script *S);
+/* -s, -g: starts the runner with S->py_feed its stream; 0 or -1. */
+int cli_script_py_start(struct cli_script *S);
+/* Ends the stream and waits for the runner; its exit status. */
+int cli_script_py_finish(struct cli_script *S);
 /* -D: one record in hex, as perf script -D. */
 void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 		     uint32_t ev);

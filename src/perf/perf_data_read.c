@@ -671,14 +671,24 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 				const struct pfr_record_header *hdr,
 				const void *payload, uint32_t len)
 {
+	struct pfr_perf_layout lay;
+	struct pfr_perf_rec r;
 	uint64_t id;
 
-	if (!f || f->nr_ev < 2 ||
-	    pfr_perf_record_id(f->ev[0].attr.sample_type,
-			       f->ev[0].attr.sample_id_all, hdr, payload, len,
-			       &id))
+	if (!f || f->nr_ev < 2)
 		return 0;
-	return pfr__file_event_of_id(f, id);
+	if (!pfr_perf_record_id(f->ev[0].attr.sample_type,
+				f->ev[0].attr.sample_id_all, hdr, payload, len,
+				&id))
+		return pfr__file_event_of_id(f, id);
+	/* No IDENTIFIER: perf then gives every event the same sample_type,
+	 * so that ID sits at the same place in all (perf's id_pos). */
+	pfr_perf_file_layout(f, 0, &lay);
+	if (!(lay.sample_type & PERF_SAMPLE_ID) ||
+	    pfr_perf_decode(&lay, hdr, payload, len, &r) ||
+	    !(r.fields & PFR_PERF_F_ID))
+		return 0;
+	return pfr__file_event_of_id(f, r.id);
 }
 
 /* The next record as stored (a COMPRESSED one too): as

@@ -26,7 +26,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/cli/perfdata/elf.c" "$top/cli/perfdata/trace.c" \
 	"$top/cli/script/script.c" "$top/util/util.c" \
 	"$top/cli/perfdata/unwind.c" "$top/cli/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-	"$top"/cli/script/queue.c \
+	"$top"/cli/script/queue.c "$top"/cli/script/python.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
 	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \

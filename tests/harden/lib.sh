@@ -31,7 +31,7 @@ build_tool() {
 		"$top/tests/harden/harden_tool.c" "$top/cli/script/script.c" \
 		"$top/cli/perfdata/out.c" "$top/cli/perfdata/elf.c" \
 		"$top/cli/perfdata/unwind.c" "$top/cli/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-		"$top"/cli/script/queue.c \
+		"$top"/cli/script/queue.c "$top"/cli/script/python.c \
 		"$top/cli/perfdata/trace.c" "$top/util/util.c" "$top"/src/*/*.c \
 		$libs -ldl -lpthread -lrt >"$tmp/build.log" 2>&1; then
 		diag <"$tmp/build.log"
