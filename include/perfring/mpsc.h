@@ -136,7 +136,11 @@
  * producer; a LOST record { id = producer index, lost } precedes the
  * producer's next record) and BLOCK (the producer waits for space, up to
  * its time-out, then drops and counts as DROP).  For every producer,
- * records written = records read + lost.
+ * records written = records read + lost.  Drops whose producer left
+ * without room for its LOST record, or died, go out in the LOST record of
+ * the slot's next owner, or, with none, of the reader itself: once the
+ * ring is drained it claims such a slot as a joiner would and sends the
+ * count in the slot's name (pfr_mpsc_lost_counts()).
  */
 #ifndef PERFRING_MPSC_H
 #define PERFRING_MPSC_H

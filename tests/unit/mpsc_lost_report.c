@@ -13,7 +13,8 @@
  * children) drop records; they leave, or are killed with kill -9 while
  * they wait; the reader drains.  The reader's LOST total must equal the
  * drops exactly (counted by the producers' -PFR_E_NOSPC), with none
- * pending.  With PFR_LONG=1 (tests/stress/long_mpsc_lost.sh) more rounds,
+ * pending.  With PFR_MPSC_LOST_LOOP=1 (tests/stress/long_mpsc_lost.sh, in
+ * make check-long) more rounds,
  * and a loop that kills producers at random points of their writes, the
  * reader reading meanwhile: the LOST total lies between the drops the
  * producers counted and that plus one per kill (a kill between a drop and
@@ -258,7 +259,7 @@ static void kill_loop_round(uint64_t *seed, uint64_t *lo, uint64_t *got,
 
 int main(void)
 {
-	const char *lg = getenv("PFR_LONG");
+	const char *lg = getenv("PFR_MPSC_LOST_LOOP");
 	int rounds = lg && lg[0] == '1' ? 100 : 10, bad;
 	uint64_t seed = 0x2545f4914f6cdd1dull, d, rep, pend, lo, kills;
 
