@@ -136,7 +136,11 @@
  * producer; a LOST record { id = producer index, lost } precedes the
  * producer's next record) and BLOCK (the producer waits for space, up to
  * its time-out, then drops and counts as DROP).  For every producer,
- * records written = records read + lost.
+ * records written = records read + lost.  Drops whose producer left
+ * without room for its LOST record, or died, go out in the LOST record of
+ * the slot's next owner, or, with none, of the reader itself: once the
+ * ring is drained it claims such a slot as a joiner would and sends the
+ * count in the slot's name (pfr_mpsc_lost_counts()).
  */
 #ifndef PERFRING_MPSC_H
 #define PERFRING_MPSC_H
@@ -310,7 +314,9 @@ struct pfr_mpsc_reader {
 struct pfr_mpsc_stats {
 	uint64_t prod_pos, cons_pos, data_size;
 	uint64_t records_reserved; /* ever, by all producers */
-	uint64_t lost_total; /* sum of every slot's lost_total */
+	uint64_t lost_total; /* sum of every slot's lost_total: the current
+			      * owners' drops, reported or not (the two
+			      * apart: pfr_mpsc_lost_counts()) */
 	/* the reader's (zero for a handle that has no reader here): */
 	uint64_t records_read; /* records returned by pfr_mpsc_next() */
 	uint64_t busy_stops; /* times the reader stopped at a BUSY record */
@@ -508,6 +514,23 @@ PFR_API void pfr_mpsc_set_wakeup(struct pfr_mpsc_reader *r, uint32_t bytes,
 /* How long a BUSY record may hold the reader before it checks the owner
  * and reports -PFR_E_STALLED (default 1 s). */
 PFR_API void pfr_mpsc_set_stall(struct pfr_mpsc_reader *r, uint64_t ns);
+
+/* The ring's drops, ever, over every producer slot, reported apart from
+ * pending (pfr_mpsc_stats().lost_total, the current owners' drops, mixes
+ * the two): *reported, the drops a reader has read in LOST records;
+ * *pending, the drops no reader has read yet, still counted in their
+ * slot.  A pending drop goes out in a LOST record of its slot's index at
+ * the owner's next record, pfr_mpsc_flush() or pfr_mpsc_leave() (when the
+ * record fits), else at the slot's next pfr_mpsc_join(), else by the
+ * reader: once the ring is drained (checked at most once a millisecond)
+ * and at pfr_mpsc_reader_close(), it reports the drops of every slot that
+ * is free or whose owner is proven dead.  A drained ring whose producers
+ * have all left or died has none pending.  Either pointer may be NULL.
+ * Concurrency: any thread (each slot's pair is loaded apart; a drop
+ * counted meanwhile shows at the next call).  Progress: wait-free. */
+PFR_API void pfr_mpsc_lost_counts(const struct pfr_mpsc *m, uint64_t *reported,
+				  uint64_t *pending);
+
 /* Counters of the ring (and of r's reader, if r is not NULL). */
 PFR_API void pfr_mpsc_stats(const struct pfr_mpsc *m,
 			    const struct pfr_mpsc_reader *r,

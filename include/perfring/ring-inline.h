@@ -29,10 +29,11 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	w->res_type = type;
 	/* Fast path, one test: the record fits below the limit (no wrap, room
 	 * by the cached tail - OVERWRITE: by the oldest record - and no LOST
-	 * record pending).  head + size cannot wrap: head < 2^63 for
-	 * centuries of writing, and size is checked first. */
-	if (__builtin_expect(
-		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
+	 * record pending), compared as a distance from head (pfr__fits():
+	 * positions may run across 2^64).  size is checked first. */
+	if (__builtin_expect(len <= w->max_record - 8 &&
+				     pfr__fits(head, size, w->limit),
+			     1)) {
 		w->res_size = (uint32_t)size;
 		pfr__write_ahead(w->data, w->mask, head, size,
 				 PFR__AHEAD_BOUND(w));
@@ -42,7 +43,7 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	}
 	if (len > w->max_record - 8)
 		return -PFR_E_INVAL;
-	/* in band: its own fast path (w->limit is 0) */
+	/* in band: its own fast path (w->limit shows no room) */
 	if (w->inband && pfr__inband_fits(w, head, size)) {
 		w->res_size = (uint32_t)size;
 		pfr__write_ahead(w->data, w->mask, head, size, w->free_end);
@@ -117,8 +118,9 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 	/* The fast path writes in place: no reservation state.  Everything
 	 * it needs from *w is loaded before the copy (the ring's bytes may
 	 * alias *w as far as the compiler knows). */
-	if (__builtin_expect(
-		    len <= w->max_record - 8 && head + size <= w->limit, 1)) {
+	if (__builtin_expect(len <= w->max_record - 8 &&
+				     pfr__fits(head, size, w->limit),
+			     1)) {
 		uint64_t records = w->records;
 
 		pfr__put_record(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
@@ -127,7 +129,7 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		w->records = records + 1;
 		return 0;
 	}
-	/* in band: its own fast path (w->limit is 0) */
+	/* in band: its own fast path (w->limit shows no room) */
 	if (w->inband && len <= w->max_record - 8 &&
 	    pfr__inband_fits(w, head, size)) {
 		uint64_t records = w->records;
@@ -170,12 +172,13 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 
 	if (__builtin_expect(len > w->max_record - 8 || n > 0x7fffffffu, 0))
 		return -PFR_E_INVAL;
-	/* Fast path: all n fit below the limit (n * size < 2^47: no wrap;
-	 * the limit is at most the end of the lap, so the burst is one
-	 * stretch of the data area).  Two stores per record, header and
+	/* Fast path: all n fit below the limit (n * size < 2^47, compared
+	 * as a distance from head: pfr__fits(); the limit is at most the end
+	 * of the lap, so the burst is one stretch of the data area).  Two stores per record, header and
 	 * payload; the lines ahead, head and the record count once for the
 	 * burst. */
-	if (__builtin_expect(head + (uint64_t)n * size <= w->limit, 1)) {
+	if (__builtin_expect(pfr__fits(head, (uint64_t)n * size, w->limit),
+			     1)) {
 		uint64_t records = w->records;
 
 		pfr__put_burst(w->data, w->mask, head, PFR__AHEAD_BOUND(w),
@@ -185,7 +188,7 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 		pfr_writer_publish(w);
 		return (int)n;
 	}
-	/* in band: its own fast path (w->limit is 0) */
+	/* in band: its own fast path (w->limit shows no room) */
 	if (w->inband && pfr__inband_fits(w, head, (uint64_t)n * size)) {
 		unsigned char *data = w->data;
 		uint64_t mask = w->mask, records = w->records;

@@ -308,17 +308,32 @@ PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
 	pfr_smp_store_release((uint64_t *)(data + (pos & mask)), raw);
 }
 
-/* In band the writer's fast-path limit (w->limit) is 0, so that the
- * head-polled fast path, which writes the header first, never runs for
- * an in-band ring and a head-polled ring pays nothing for the in-band
- * one: the in-band fast path comes after it, behind this test, against
- * w->inband_limit (the lower of the cached tail's bound less the zero
- * word and the end of the lap; 0 while a LOST record is pending).
- * `bytes`: the record's size, or n * size for n of them. */
+/* The writer's fast-path test: `bytes` (a record's size, or n * size for
+ * a burst: below 2^47) fit at free-running `head` below `limit`.  The
+ * positions are compared as a signed distance, never as head + bytes <=
+ * limit: positions run across 2^64 (a ring resumed there, or one whose
+ * peer put them there), where a sum wraps to a small number that passes
+ * (issue 34: an in-band writer opened at head = tail = 2^64 - 32 copied
+ * its first payload past the data area).  The slow path keeps limit
+ * within a ring ahead of head (pfr__writer_limit()); a limit at or behind
+ * head - no room, a pending LOST record, the head-polled limit of an
+ * in-band ring - fails for every record. */
+PFR__INLINE int pfr__fits(uint64_t head, uint64_t bytes, uint64_t limit)
+{
+	return (int64_t)(limit - head) >= (int64_t)bytes;
+}
+
+/* In band the writer's fast-path limit (w->limit) is head as the slow
+ * path left it (no room), so that the head-polled fast path, which
+ * writes the header first, never runs for an in-band ring and a
+ * head-polled ring pays nothing for the in-band one: the in-band fast
+ * path comes after it, behind this test, against w->inband_limit (the
+ * lower of the cached tail's bound less the zero word and the end of the
+ * lap; head while a LOST record is pending). */
 PFR__INLINE int pfr__inband_fits(const struct pfr_writer *w, uint64_t head,
 				 uint64_t bytes)
 {
-	return head + bytes <= w->inband_limit;
+	return pfr__fits(head, bytes, w->inband_limit);
 }
 
 /* The bytes pfr__begin_inband() walks at most per call (the work of one
@@ -509,7 +524,7 @@ PFR__INLINE void pfr__prefetch_w(const void *p)
 PFR__INLINE void pfr__write_ahead(unsigned char *data, uint64_t mask,
 				  uint64_t head, uint64_t size, uint64_t limit)
 {
-	if (head + size + PFR__WRITE_AHEAD > limit)
+	if (!pfr__fits(head, size + PFR__WRITE_AHEAD, limit))
 		return;
 	for (uint64_t o = 0; o < size; o += 64)
 		pfr__prefetch_w(data + ((head + o + PFR__WRITE_AHEAD) & mask));
@@ -524,11 +539,13 @@ PFR__INLINE void pfr__write_ahead_span(unsigned char *data, uint64_t mask,
 				       uint64_t limit)
 {
 	uint64_t at = (head + PFR__WRITE_AHEAD + 63) & ~(uint64_t)63;
-	uint64_t stop = head + bytes + PFR__WRITE_AHEAD;
+	/* distances from head (positions may run across 2^64) */
+	int64_t stop = (int64_t)(bytes + PFR__WRITE_AHEAD);
+	int64_t room = (int64_t)(limit - head);
 
-	if (stop > limit)
-		stop = limit;
-	for (; at < stop; at += 64)
+	if (stop > room)
+		stop = room;
+	for (; (int64_t)(at - head) < stop; at += 64)
 		pfr__prefetch_w(data + (at & mask));
 }
 

@@ -244,9 +244,11 @@ struct pfr_writer {
 	uint64_t mask; /* data_size - 1 */
 	uint64_t head; /* next byte to write, >= published */
 	/* The fast path's one test: a record of `size` bytes may go at head
-	 * when head + size <= limit - the lower of the cached tail's bound
-	 * and the end of the data area, 0 while a LOST record is pending.
-	 * The slow path recomputes it (pfr__writer_limit()). */
+	 * when it fits below limit, as a signed distance from head
+	 * (pfr__fits(): positions run across 2^64) - the lower of the cached
+	 * tail's bound and the end of the data area, head itself (no room)
+	 * while a LOST record is pending and on in-band rings.  The slow
+	 * path and the open compute it (pfr__writer_limit()). */
 	uint64_t limit;
 	/* the cached tail's bound (tail + data size): bytes below it are
 	 * free; the write-ahead asks for lines up to it, across the wrap */

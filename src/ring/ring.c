@@ -429,6 +429,8 @@ void pfr_ring_stats(const struct pfr_ring *ring, struct pfr_ring_stats *st)
  * pfr__begin_inband(), stopping at the first zero word or failed check,
  * at most a ring less the zero word past head (the caller then checks the
  * result against tail as it checks a published head). */
+static void pfr__writer_limit(struct pfr_writer *w);
+
 static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head)
 {
 	uint64_t mask = ring->data_size - 1, start = head;
@@ -498,6 +500,9 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 		 * first reserve loads tail with A's ordering. */
 		w->tail_cache = head - ring->data_size;
 	}
+	/* the fast paths' limits, from the positions just checked (a zeroed
+	 * limit is not "no room" for a head past 2^63) */
+	pfr__writer_limit(w);
 	PFR_WRITE_ONCE(c->writer_pid, (uint32_t)getpid());
 	return 0;
 }
@@ -517,7 +522,7 @@ int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
 	ring.ctl = c;
 	ring.data = data;
 	ring.data_size = data_size;
-	ring.max_record = pfr__max_record(data_size);
+	ring.max_record = pfr__max_record_of(data_size, flags);
 	ring.policy = policy;
 	ring.ordering = ordering;
 	ring.flags = flags;
@@ -997,26 +1002,39 @@ static int pfr__reserve_slow(struct pfr_writer *w, uint32_t size)
 	return 0;
 }
 
-/* The fast path's limit (struct pfr_writer): the lower of the cached
- * tail's bound and the end of the data area's current lap, or 0 while a
- * LOST record waits to go out (every reserve then takes the slow path,
- * which writes it first).  A record reserved by the slow path starts at
- * head; the lap's end computed from there still bounds it. */
+/* The fast path's limit (struct pfr_writer): head plus the lower of the
+ * room by the cached tail and the room to the end of the data area's
+ * current lap, or head itself (no room) while a LOST record waits to go
+ * out (every reserve then takes the slow path, which writes it first).  A
+ * record reserved by the slow path starts at head; the lap's end computed
+ * from there still bounds it.  Every bound is a distance from head, never
+ * a sum compared with a sum: positions may run across 2^64 (a ring
+ * resumed there, or put there by a hostile peer), and the fast paths
+ * compare with pfr__fits().  The cached tail is within a ring behind head
+ * (checked at every load, and the writer never passes its bound); a room
+ * past the ring is taken as none all the same. */
 static void pfr__writer_limit(struct pfr_writer *w)
 {
-	uint64_t by_tail = w->tail_cache + w->mask + 1;
-	uint64_t by_end = (w->head | w->mask) + 1;
+	uint64_t size = w->mask + 1;
+	uint64_t by_tail = w->tail_cache + size - w->head;
+	uint64_t by_end = size - (w->head & w->mask);
+	uint64_t room;
 
-	w->free_end = by_tail;
-	w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	if (by_tail > size)
+		by_tail = 0;
+	w->free_end = w->tail_cache + size;
 	if (w->inband) {
-		/* its fast paths test pfr__inband_fits() instead; the
-		 * record's end leaves the zero word free too */
-		by_tail -= 8;
-		w->inband_limit = w->lost	     ? 0
-				  : by_tail < by_end ? by_tail
-						     : by_end;
-		w->limit = 0;
+		/* the record's end leaves the zero word free too */
+		by_tail = by_tail < 8 ? 0 : by_tail - 8;
+	}
+	room = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;
+	if (w->inband) {
+		/* its fast paths test pfr__inband_fits(); the head-polled
+		 * ones see no room */
+		w->inband_limit = w->head + room;
+		w->limit = w->head;
+	} else {
+		w->limit = w->head + room;
 	}
 }
 

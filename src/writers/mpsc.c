@@ -44,6 +44,7 @@ struct pfr_mpsc {
 	uint32_t max_producers, policy, flags, max_record;
 	int fd;
 	int sealed;
+	uint64_t swept_at; /* the reader's last sweep (pfr__mpsc_sweep()) */
 };
 
 /* The slot claim's CAS (acquire and release: the claim orders the slot's
@@ -53,7 +54,8 @@ struct pfr_mpsc {
 	/* purpose: the slot claim, pairs with itself and with the leave */    \
 	pfr__mpsc_cas((p), (expp), (v), __ATOMIC_ACQ_REL)
 
-/* Liveness checks of a stalled owner: at most once per this long. */
+/* Liveness checks of a stalled owner, and the reader's sweep for drops
+ * nobody reports (pfr__mpsc_sweep()): at most once per this long. */
 #define PFR__MPSC_CHECK_NS 1000000ull
 /* Fairness: CASes on prod_pos a producer loses before it raises the flag
  * that makes the others let it go first, and how long (spins) the others
@@ -529,6 +531,40 @@ static void pfr__mpsc_fill_producer(struct pfr_mpsc *m,
 	p->lost = lost; /* the previous owner's, in our next LOST record */
 }
 
+/*
+ * Claims slot i for thread tid (started at `start`) and fills *p: a free
+ * slot, or with `dead`-ok the slot of an owner proven gone, once the
+ * reader has passed its previous owner's reservation (one CAS).  Returns
+ * 1 when claimed.  The joiner and the reader's sweep both claim here.
+ */
+static int pfr__mpsc_claim(struct pfr_mpsc *m, uint32_t i, uint32_t tid,
+			   uint64_t start, int dead_ok,
+			   struct pfr_mpsc_producer *p)
+{
+	struct pfr_mpsc_slot *s = &m->table[i];
+	uint64_t owner = PFR_READ_ONCE(s->owner), want, lost;
+	uint32_t gen = (uint32_t)(owner >> 32) + 1;
+	int dead = (uint32_t)owner != 0;
+
+	if (dead &&
+	    (!dead_ok ||
+	     !pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32), UINT32_MAX)))
+		return 0;
+	if (!pfr__mpsc_reusable(m->ctl, s))
+		return 0;
+	want = ((uint64_t)gen << 32) | tid;
+	if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
+		return 0;
+	lost = pfr__mpsc_inherited(s, dead);
+	/* the slot's unreported drops go out in our LOST record; lost_due
+	 * already counts them */
+	PFR_WRITE_ONCE(s->start_time, pfr__mpsc_start_word(start, gen));
+	PFR_WRITE_ONCE(s->lost_total, 0);
+	PFR_WRITE_ONCE(s->lost_left, 0);
+	pfr__mpsc_fill_producer(m, p, i, gen, lost);
+	return 1;
+}
+
 int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 {
 	uint32_t tid, i;
@@ -543,34 +579,10 @@ int pfr_mpsc_join(struct pfr_mpsc *m, struct pfr_mpsc_producer *p)
 		return -PFR_E_INVAL; /* thread ids mean nothing across */
 	pfr__mpsc_tid_state(tid, &start);
 	/* First pass: a free slot; second: the slot of a dead producer. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (i = 0; i < m->max_producers; i++) {
-			struct pfr_mpsc_slot *s = &m->table[i];
-			uint64_t owner = PFR_READ_ONCE(s->owner), want, lost;
-			uint32_t gen = (uint32_t)(owner >> 32) + 1;
-			int dead = (uint32_t)owner != 0;
-
-			if (dead &&
-			    (pass == 0 ||
-			     !pfr__mpsc_owner_gone(s, (uint32_t)(owner >> 32),
-						   UINT32_MAX)))
-				continue;
-			if (!pfr__mpsc_reusable(m->ctl, s))
-				continue;
-			want = ((uint64_t)gen << 32) | tid;
-			if (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))
-				continue;
-			lost = pfr__mpsc_inherited(s, dead);
-			/* the slot's unreported drops go out in our LOST
-			 * record; lost_due already counts them */
-			PFR_WRITE_ONCE(s->start_time,
-				       pfr__mpsc_start_word(start, gen));
-			PFR_WRITE_ONCE(s->lost_total, 0);
-			PFR_WRITE_ONCE(s->lost_left, 0);
-			pfr__mpsc_fill_producer(m, p, i, gen, lost);
-			return 0;
-		}
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < m->max_producers; i++)
+			if (pfr__mpsc_claim(m, i, tid, start, pass, p))
+				return 0;
 	return -PFR_E_BUSY;
 }
 
@@ -1047,6 +1059,57 @@ int pfr_mpsc_reader_alive(struct pfr_mpsc *m)
 				   PFR_READ_ONCE(m->ctl->reader_start));
 }
 
+/*
+ * The reader's sweep for drops nobody else would report (issue 34).  A
+ * slot whose owner left with drops no LOST record carries (no room for it
+ * at leave: lost_left) or was killed with drops pending, and that no
+ * producer claims again, kept its count for ever: no LOST record, and a
+ * reader could not tell what it missed.  So the reader, once the ring is
+ * drained and at most once per PFR__MPSC_CHECK_NS (or at once with
+ * `force`), looks at every slot whose drops it has not all read
+ * (lost_due != lost_reported, which only the reader stores), and claims
+ * one that is free or whose owner is proven gone exactly as a joiner
+ * does (pfr__mpsc_claim(): the claim's CAS, the reader past its previous
+ * owner's reservation), writes the count in a LOST record in the slot's
+ * name (pfr_mpsc_flush(), which never waits) and leaves it
+ * (pfr_mpsc_leave(): a count that did not fit stays in lost_left for the
+ * next sweep or owner).  The reader is then one more producer: the
+ * ordering is the join's, the reservation's and the leave's, with their
+ * barriers and partners; a reader killed in between is a dead owner like
+ * any other.  The LOST record is read like any other, and counted in
+ * lost_reported there.  A live owner's drops are its own to report (its
+ * next record, flush or leave).  Returns the slots reported.
+ */
+static int pfr__mpsc_sweep(struct pfr_mpsc_reader *r, int force)
+{
+	struct pfr_mpsc *m = r->m;
+	uint64_t now = pfr__mpsc_now(), start = 0;
+	uint32_t tid = 0;
+	int n = 0;
+
+	if (!m || (!force && now - m->swept_at < PFR__MPSC_CHECK_NS))
+		return 0;
+	m->swept_at = now;
+	for (uint32_t i = 0; i < m->max_producers; i++) {
+		struct pfr_mpsc_slot *s = &m->table[i];
+		struct pfr_mpsc_producer p;
+
+		if (PFR_READ_ONCE(s->lost_due) ==
+		    PFR_READ_ONCE(s->lost_reported))
+			continue;
+		if (!tid) {
+			tid = pfr__mpsc_gettid();
+			pfr__mpsc_tid_state(tid, &start);
+		}
+		if (!pfr__mpsc_claim(m, i, tid, start, 1, &p))
+			continue;
+		if (p.lost)
+			n++;
+		pfr_mpsc_leave(&p); /* flushes the LOST record, then frees */
+	}
+	return n;
+}
+
 /* ---- the reader ---- */
 
 int pfr_mpsc_reader_open(struct pfr_mpsc *m, struct pfr_mpsc_reader *r)
@@ -1125,6 +1188,8 @@ void pfr_mpsc_reader_close(struct pfr_mpsc_reader *r)
 	if (!r || !r->ctl)
 		return;
 	pfr_mpsc_end(r);
+	/* drops of gone producers go out for the next reader */
+	pfr__mpsc_sweep(r, 1);
 	PFR_WRITE_ONCE(r->ctl->reader_owner, 0);
 	r->ctl = NULL;
 	r->data = NULL;
@@ -1362,6 +1427,8 @@ int64_t pfr__mpsc_begin_slow(struct pfr_mpsc_reader *r)
 	 * no stall report, and a dead producer's hole never skipped. */
 	if (h != r->tail)
 		pfr__mpsc_stop(r);
+	else if (r->published == r->tail)
+		pfr__mpsc_sweep(r, 0); /* its LOST records: at the next poll */
 	return (int64_t)(h - r->tail);
 }
 
@@ -1559,6 +1626,27 @@ int64_t pfr_mpsc_wait(struct pfr_mpsc_reader *r, uint64_t timeout_ns)
 		}
 		pfr__futex_wait(&c->reader_waiting, 1, sleep);
 	}
+}
+
+void pfr_mpsc_lost_counts(const struct pfr_mpsc *m, uint64_t *reported,
+			  uint64_t *pending)
+{
+	uint64_t rep = 0, pend = 0;
+
+	for (uint32_t i = 0; m && i < m->max_producers; i++) {
+		uint64_t r = PFR_READ_ONCE(m->table[i].lost_reported);
+		uint64_t due = PFR_READ_ONCE(m->table[i].lost_due);
+
+		rep += r;
+		/* loaded apart: a drop counted between the loads shows
+		 * late, never as a negative count */
+		if ((int64_t)(due - r) > 0)
+			pend += due - r;
+	}
+	if (reported)
+		*reported = rep;
+	if (pending)
+		*pending = pend;
 }
 
 void pfr_mpsc_stats(const struct pfr_mpsc *m, const struct pfr_mpsc_reader *r,

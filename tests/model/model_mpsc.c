@@ -583,10 +583,31 @@ void pfr_model_mpsc_reader(void)
 				PFR_MODEL_SITE);
 		drops += x->drops[i];
 	}
+	/* The reader's sweep (issue 34): the drops of every slot free or
+	 * dead that no LOST record carried go out in LOST records in the
+	 * slot's name; read them.  A record that does not fit (a 64-byte
+	 * ring) stays in lost_left for the next sweep: one per slot. */
+	for (unsigned t = 0; x->cfg.drop && t <= x->cfg.max_producers; t++) {
+		struct pfr_record rec;
+
+		if (!pfr__mpsc_sweep(r, 1))
+			break;
+		pfr_mpsc_begin(r);
+		while (pfr_mpsc_next(r, &rec) == 1)
+			pfr_model_mpsc_check(&rec, last, got, &lost);
+		pfr_mpsc_end(r);
+	}
 	if (x->cfg.drop) {
 		for (unsigned s = 0; s < x->cfg.max_producers; s++) {
 			struct pfr_mpsc_slot *sl = &x->m.table[s];
 
+			/* after the sweep, nothing is left unreported */
+			pfr_model_check(
+				!PFR_READ_ONCE(sl->lost_left) &&
+					PFR_READ_ONCE(sl->lost_due) ==
+						PFR_READ_ONCE(sl->lost_reported),
+				"a drop no LOST record carries after the sweep",
+				PFR_MODEL_SITE);
 			lost += PFR_READ_ONCE(sl->lost_left);
 			/* a slot still owned when every producer ended: a
 			 * dead owner's, never taken; its drops the reader

@@ -814,7 +814,7 @@ void make_cases()
 		{"relaxed-N-reader", dcas, "pfr__mpsc_hole:load:res_pos",
 		 RACE_OR_VALUE, "announcement's res_pos loaded without acquire",
 		 RS},
-		{"relaxed-claim", reuse, "pfr_mpsc_join:cas", RACE_OR_VALUE,
+		{"relaxed-claim", reuse, "pfr__mpsc_claim:cas", RACE_OR_VALUE,
 		 "the slot claim's CAS relaxed", RS},
 		{"relaxed-leave", reuse, "pfr_mpsc_leave:store:owner",
 		 RACE_OR_VALUE, "the slot freed without release", RS},
