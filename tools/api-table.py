@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The table of every public function for docs/abi.md.
 
-Usage: tools/api-table.py [--check] [TOP]
+Usage: tools/api-table.py [--check | --write] [TOP]
 
 Reads every function that include/perfring/*.h declares PFR_API or inline
 (but the pfr__ internals) and the version nodes of src/abi/perfring.map,
@@ -12,7 +12,8 @@ symbol with the old convention, docs/abi.md), its return type and the
 convention of its return value (docs/api.md: by the type, and the
 functions named in SPECIAL below).  With --check, exits 1 when docs/abi.md's table (between
 the `<!-- api-table -->` markers) is not this one, so that a function
-added to a header must be added to the table too.
+added to a header must be added to the table too; with --write, puts this
+table between the markers.
 """
 import os
 import re
@@ -138,12 +139,13 @@ def table(top):
 def main():
     args = sys.argv[1:]
     check = args[:1] == ['--check']
-    if check:
+    write = args[:1] == ['--write']
+    if check or write:
         args = args[1:]
     top = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..')
     want = table(top)
-    if not check:
+    if not check and not write:
         sys.stdout.write(want)
         return
     with open(os.path.join(top, 'docs', 'abi.md'), encoding='utf-8') as f:
@@ -151,6 +153,11 @@ def main():
     m = re.search(r'<!-- api-table -->\n(.*?)<!-- /api-table -->', doc, re.S)
     if not m:
         sys.exit('api-table.py: docs/abi.md has no <!-- api-table --> block')
+    if write:
+        with open(os.path.join(top, 'docs', 'abi.md'), 'w',
+                  encoding='utf-8') as f:
+            f.write(doc[:m.start(1)] + want + doc[m.end(1):])
+        return
     if m.group(1) != want:
         have = set(re.findall(r'`(pfr_\w+)\(\)`', m.group(1)))
         need = set(re.findall(r'`(pfr_\w+)\(\)`', want))
