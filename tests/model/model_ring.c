@@ -345,6 +345,11 @@ int pfr_model_open(void)
 	/* BOTH: the library caps it at half the data area (32 bytes). */
 	if (m->cfg.scenario == PFR_MODEL_BOTH)
 		pfr_reader_set_wakeup(&m->r, 1024, 0);
+	/* MARK: a real ring's stride is many records (a quarter of the
+	 * ring); here the whole ring, so that only the check at head and
+	 * the one prompted by writer_waiting remain */
+	if (m->cfg.scenario == PFR_MODEL_MARK)
+		m->r.wake_stride = m->cfg.data_size;
 	return 0;
 }
 
@@ -358,6 +363,9 @@ static unsigned pfr_model_payload(unsigned seq)
 	if (pfr_model.cfg.scenario == PFR_MODEL_SNAP)
 		return seq % 2 ? pfr_model.cfg.payload / 2
 			       : pfr_model.cfg.payload;
+	/* MARK: 24, then 56-byte records (cfg.payload 48, the larger) */
+	if (pfr_model.cfg.scenario == PFR_MODEL_MARK)
+		return seq == 1 ? 16 : pfr_model.cfg.payload;
 	return pfr_model.cfg.payload;
 }
 
@@ -447,11 +455,12 @@ static void pfr_model_check_record(const struct pfr_record *rec, unsigned seq)
 	struct pfr_model *m = &pfr_model;
 	uint64_t buf[PFR_MODEL_DATA_MAX / 8];
 
-	pfr_model_check(rec->hdr.type == PFR_MODEL_TYPE &&
-				rec->len == m->cfg.payload,
+	unsigned len = pfr_model_payload(seq);
+
+	pfr_model_check(rec->hdr.type == PFR_MODEL_TYPE && rec->len == len,
 			"record header", PFR_MODEL_SITE);
-	memcpy(buf, rec->payload, m->cfg.payload);
-	for (unsigned k = 0; k < m->cfg.payload / 8; k++)
+	memcpy(buf, rec->payload, len);
+	for (unsigned k = 0; k < len / 8; k++)
 		pfr_model_check(buf[k] == PFR_MODEL_WORD(seq, k),
 				"record payload", PFR_MODEL_SITE);
 }
@@ -559,6 +568,7 @@ void pfr_model_reader(void)
 		int64_t avail;
 
 		if (m->cfg.scenario != PFR_MODEL_PROTO &&
+		    m->cfg.scenario != PFR_MODEL_MARK &&
 		    m->cfg.scenario != PFR_MODEL_INBAND) {
 			/* Blocks until data is published (no time-out). */
 			avail = pfr_reader_wait(&m->r, UINT64_MAX);
@@ -575,6 +585,7 @@ void pfr_model_reader(void)
 		}
 		got += pfr_model_drain(got);
 		if (m->cfg.scenario == PFR_MODEL_PROTO ||
+		    m->cfg.scenario == PFR_MODEL_MARK ||
 		    m->cfg.scenario == PFR_MODEL_INBAND)
 			pfr_reader_end(&m->r);
 	}

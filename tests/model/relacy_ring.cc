@@ -535,6 +535,7 @@ namespace
 #define AT PFR_MODEL_ATTACH
 #define KE PFR_MODEL_KERNEL
 #define IB PFR_MODEL_INBAND
+#define MK PFR_MODEL_MARK
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -602,6 +603,18 @@ const model_case cases[] = {
 	 * commits the header with a release.  The fourth record's zero
 	 * lands on the first record's header (A with D), one spin so the
 	 * writer also sleeps. */
+	/* The BLOCK writer's mark capped at its head (a record boundary
+	 * the reader reaches exactly) and a reader whose stride is above
+	 * its records: the wake-up at tail == mark, and the fenced check
+	 * at head, are the only ones that can wake the writer. */
+	{"mark-full", MK, F, nullptr, PASS,
+	 "FULL: BLOCK wake-up at a mark capped at head, stride the ring", 1,
+	 CB(3)},
+	{"mark-acqrel", MK, AR, nullptr, PASS,
+	 "ACQREL: BLOCK wake-up at a mark capped at head, stride the ring",
+	 1, CB(3)},
+	{"mark-no-reader-mb", MK, AR, "pfr_reader_end", LOST_WAKEUP,
+	 "reader's smp_mb() dropped at a mark capped at head", 1, CB(3)},
 	{"inband-acqrel", IB, AR, nullptr, PASS,
 	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(3)},
 	{"inband-block", IB, AR, nullptr, PASS,
@@ -684,6 +697,7 @@ const model_case cases[] = {
 #undef AT
 #undef KE
 #undef IB
+#undef MK
 #undef F
 #undef AR
 #undef CD
@@ -774,6 +788,14 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 16;
+	} else if (scenario == PFR_MODEL_MARK) {
+		/* 128-byte ring, records of 24, 56, 56 bytes: the third
+		 * (at 80) needs a PAD of 48, 104 bytes, so the writer waits
+		 * for tail 56 with its mark capped at its head, 80, where
+		 * the second record ends */
+		g_cfg.data_size = 128;
+		g_cfg.records = 3;
+		g_cfg.payload = 48;
 	} else if (scenario == PFR_MODEL_INBAND) {
 		/* 16-byte records in a 64-byte ring: in band the word after
 		 * the last record is kept zero, so three fill it, and the
@@ -835,7 +857,7 @@ bool discover(void)
 	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_INBAND,
 				   PFR_MODEL_WAKE,   PFR_MODEL_BOTH,
 				   PFR_MODEL_SNAP,   PFR_MODEL_ATTACH,
-				   PFR_MODEL_KERNEL};
+				   PFR_MODEL_KERNEL, PFR_MODEL_MARK};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
