@@ -325,6 +325,10 @@ int pfr_model_mpsc_open(void)
 		if (err)
 			return err;
 		pfr_mpsc_set_timeout(&x->p[i], UINT64_MAX);
+		for (unsigned k = 0; k < x->cfg.pre_lost[i]; k++) {
+			pfr__mpsc_count_lost(&x->p[i]);
+			x->drops[i]++;
+		}
 	}
 	if (x->cfg.scenario == PFR_MODEL_MPSC_TAKEOVER)
 		return 0; /* the reader opens in its thread */
