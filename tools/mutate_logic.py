@@ -39,7 +39,7 @@ MG = "model:group:"
 mut("boundary", RC, "pfr__reader_wake_writer",
     "(int64_t)(r->tail - mark) < 0", "(int64_t)(r->tail - mark) <= 0",
     "the mark reached at tail == mark not taken as reached",
-    MR + "mark-acqrel,mark-full")
+    MR + "mark-acqrel,mark-full,unit:ring_wake_edge")
 mut("recheck", RI, "pfr_reader_end",
     "if (r->tail != r->head &&\n\t\t    r->tail",
     "if (r->tail",
@@ -73,7 +73,7 @@ mut("swap", RC, "pfr__writer_block",
 mut("boundary", RP, "pfr__wake_met",
     "return bytes >= (wake_bytes", "return bytes > (wake_bytes",
     "a byte threshold met exactly not taken as met",
-    MR + "both-acqrel,both-full")
+    "unit:ring_wake_edge," + MR + "both-acqrel")
 mut("boundary", RP, "pfr__wake_met",
     "records >= wake_records", "records > wake_records",
     "a record threshold met exactly not taken as met", "unit:ring_wait")

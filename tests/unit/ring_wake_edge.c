@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wake-up decisions at their boundaries, one thread, no timing: a
+ * side "asleep" is its word set as pfr_reader_wait() or the BLOCK
+ * writer's wait sets it (reader_waiting, or writer_waiting with its mark),
+ * and the other side must clear it (wake it) exactly when the condition
+ * is met, not before:
+ *   - the reader's byte threshold met exactly by the writer's records;
+ *   - the BLOCK writer's mark reached exactly by the reader's tail, at the
+ *     head (the writer caps its mark there) and at a record boundary
+ *     below it.
+ * Each for every ordering.
+ */
+#include "ring_common.h"
+
+static uint64_t rec(struct pfr_writer *w, uint64_t seq)
+{
+	return (uint64_t)pfr_writer_write(w, 1, &seq, sizeof(seq));
+}
+
+static void read_all(struct pfr_reader *r)
+{
+	struct pfr_record rec;
+
+	pfr_reader_begin(r);
+	while (pfr_reader_next(r, &rec) == 1)
+		;
+	pfr_reader_end(r);
+}
+
+static void reader_threshold(enum pfr_ordering ord)
+{
+	const char *on = pfr_ordering_name(ord);
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	struct pfr_reader r;
+
+	if (!ok(rt_mkring(&ring, 4096, PFR_POLICY_DROP, ord, PFR_RING_WAIT) ==
+				0 &&
+			pfr_ring_writer(ring, &w) == 0 &&
+			pfr_ring_reader(ring, &r) == 0,
+		"%s: ring", on))
+		return;
+	c = pfr_ring_ctl(ring);
+	/* 32 bytes: two 16-byte records */
+	pfr_reader_set_wakeup(&r, 32, 0);
+	PFR_WRITE_ONCE(c->wake_mark, PFR_READ_ONCE(c->records));
+	PFR_WRITE_ONCE(c->reader_waiting, 1);
+	ok((rec(&w, 1)) == (0), "%s: first record", on);
+	ok((PFR_READ_ONCE(c->reader_waiting)) == (1),
+	   "%s: 16 of 32 bytes: the reader sleeps on", on);
+	ok((rec(&w, 2)) == (0), "%s: second record", on);
+	ok((PFR_READ_ONCE(c->reader_waiting)) == (0),
+	   "%s: 32 of 32 bytes: the reader is woken", on);
+	pfr_ring_close(ring);
+}
+
+/* The writer's mark at `mark`; the reader reads `n` records of 16 bytes,
+ * then all; the writer must be woken once tail reaches the mark. */
+static void writer_mark(enum pfr_ordering ord, int at_head)
+{
+	const char *on = pfr_ordering_name(ord);
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct pfr_record one;
+	uint64_t mark;
+
+	if (!ok(rt_mkring(&ring, 4096, PFR_POLICY_BLOCK, ord, 0) == 0 &&
+			pfr_ring_writer(ring, &w) == 0 &&
+			pfr_ring_reader(ring, &r) == 0,
+		"%s: ring", on))
+		return;
+	c = pfr_ring_ctl(ring);
+	for (uint64_t i = 0; i < 4; i++)
+		rec(&w, i);
+	/* as pfr__writer_block() leaves it before sleeping: the mark (at
+	 * most head), then writer_waiting */
+	mark = at_head ? PFR_READ_ONCE(c->head) : 32;
+	PFR_WRITE_ONCE(c->writer_wake_tail, mark);
+	PFR_WRITE_ONCE(c->writer_waiting, 1);
+	if (!at_head) {
+		/* one record: tail 16, below the mark */
+		pfr_reader_begin(&r);
+		pfr_reader_next(&r, &one);
+		pfr_reader_end(&r);
+		ok((PFR_READ_ONCE(c->writer_waiting)) == (1),
+		   "%s: tail 16, mark 32: the writer sleeps on", on);
+		/* a second: tail 32, the mark, a record boundary */
+		pfr_reader_next(&r, &one);
+		pfr_reader_end(&r);
+		ok((r.tail) == (32), "%s: tail at the mark", on);
+		ok((PFR_READ_ONCE(c->writer_waiting)) == (0),
+		   "%s: tail at a mark below head: the writer is woken", on);
+	} else {
+		read_all(&r);
+		ok((r.tail) == (mark), "%s: tail at head, the mark", on);
+		ok((PFR_READ_ONCE(c->writer_waiting)) == (0),
+		   "%s: tail at a mark capped at head: the writer is woken",
+		   on);
+	}
+	pfr_ring_close(ring);
+}
+
+int main(void)
+{
+	for (int o = 0; o < 3; o++) {
+		reader_threshold((enum pfr_ordering)o);
+		writer_mark((enum pfr_ordering)o, 1);
+		writer_mark((enum pfr_ordering)o, 0);
+	}
+	return tap_done();
+}
