@@ -89,7 +89,7 @@ mut("boundary", RC, "pfr__wait_done",
     "(int64_t)(PFR_READ_ONCE(c->flush_head) - r->tail) > 0",
     "(int64_t)(PFR_READ_ONCE(c->flush_head) - r->tail) > 8",
     "a flush of one 8-byte record does not wake the reader",
-    MR + "both-acqrel,both-full")
+    MR + "both8-acqrel")
 mut("recheck", RC, "pfr_reader_wait",
     "\t\tavail = pfr_reader_begin(r);\n"
     "\t\tif (pfr__wait_done(r, avail, mark, wb, wr)) {",

@@ -106,6 +106,9 @@ enum pfr_model_scenario {
 	 * real ring's stride is many records), so its fenced check runs
 	 * only at head or when it sees writer_waiting */
 	PFR_MODEL_MARK = 7,
+	/* BOTH with a last record of 8 bytes (no payload): the flush must
+	 * wake the reader for a single header-only record */
+	PFR_MODEL_BOTH8 = 8,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

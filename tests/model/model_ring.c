@@ -282,7 +282,8 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	struct pfr_ring_ctl *c = &m->obj.ctl;
 	struct pfr_ring *ring = &m->ring;
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
-	int both = cfg->scenario == PFR_MODEL_BOTH;
+	int both = cfg->scenario == PFR_MODEL_BOTH ||
+		   cfg->scenario == PFR_MODEL_BOTH8;
 	int snap = cfg->scenario == PFR_MODEL_SNAP;
 	int inband = cfg->scenario == PFR_MODEL_INBAND;
 
@@ -343,7 +344,8 @@ int pfr_model_open(void)
 	 * reports as a deadlock. */
 	pfr_writer_set_timeout(&m->w, UINT64_MAX);
 	/* BOTH: the library caps it at half the data area (32 bytes). */
-	if (m->cfg.scenario == PFR_MODEL_BOTH)
+	if (m->cfg.scenario == PFR_MODEL_BOTH ||
+	    m->cfg.scenario == PFR_MODEL_BOTH8)
 		pfr_reader_set_wakeup(&m->r, 1024, 0);
 	/* MARK: a real ring's stride is many records (a quarter of the
 	 * ring); here the whole ring, so that only the check at head and
@@ -366,6 +368,10 @@ static unsigned pfr_model_payload(unsigned seq)
 	/* MARK: 24, then 56-byte records (cfg.payload 48, the larger) */
 	if (pfr_model.cfg.scenario == PFR_MODEL_MARK)
 		return seq == 1 ? 16 : pfr_model.cfg.payload;
+	/* BOTH8: the last record is a header alone */
+	if (pfr_model.cfg.scenario == PFR_MODEL_BOTH8 &&
+	    seq == pfr_model.cfg.records)
+		return 0;
 	return pfr_model.cfg.payload;
 }
 
@@ -444,7 +450,8 @@ void pfr_model_writer(void)
 				PFR_MODEL_SITE);
 	}
 	/* BOTH: the last records are below the reader's threshold. */
-	if (m->cfg.scenario == PFR_MODEL_BOTH)
+	if (m->cfg.scenario == PFR_MODEL_BOTH ||
+	    m->cfg.scenario == PFR_MODEL_BOTH8)
 		pfr_writer_flush(&m->w);
 }
 

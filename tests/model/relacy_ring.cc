@@ -531,6 +531,7 @@ namespace
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
 #define BOTH PFR_MODEL_BOTH
+#define BOTH8 PFR_MODEL_BOTH8
 #define SN PFR_MODEL_SNAP
 #define AT PFR_MODEL_ATTACH
 #define KE PFR_MODEL_KERNEL
@@ -577,6 +578,10 @@ const model_case cases[] = {
 	 "ACQREL: BLOCK writer and reader both asleep", 1, CB(2)},
 	{"both-ctrldep", BOTH, CD, nullptr, PASS,
 	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(2)},
+	/* BOTH with a header-only last record: 8 bytes past the tail, which
+	 * only the flush can deliver */
+	{"both8-acqrel", BOTH8, AR, nullptr, PASS,
+	 "ACQREL: both asleep, flush of an 8-byte record", 1, CB(2)},
 
 	/* The flight recorder: snapshots while the writer overwrites. */
 	{"snap-acqrel", SN, AR, nullptr, PASS,
@@ -693,6 +698,7 @@ const model_case cases[] = {
 #undef P
 #undef W
 #undef BOTH
+#undef BOTH8
 #undef SN
 #undef AT
 #undef KE
@@ -760,7 +766,8 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 3;
 		g_cfg.payload = 16;
-	} else if (scenario == PFR_MODEL_BOTH) {
+	} else if (scenario == PFR_MODEL_BOTH ||
+		   scenario == PFR_MODEL_BOTH8) {
 		/* 16-byte records: four fill the ring, so the writer sleeps
 		 * for space before the fifth; the reader's byte threshold
 		 * (capped by the library at half the ring, 32 bytes) is
@@ -857,7 +864,8 @@ bool discover(void)
 	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_INBAND,
 				   PFR_MODEL_WAKE,   PFR_MODEL_BOTH,
 				   PFR_MODEL_SNAP,   PFR_MODEL_ATTACH,
-				   PFR_MODEL_KERNEL, PFR_MODEL_MARK};
+				   PFR_MODEL_KERNEL, PFR_MODEL_MARK,
+				   PFR_MODEL_BOTH8};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
