@@ -52,7 +52,7 @@ mut("boundary", RI, "pfr_reader_end",
 mut("recheck", RI, "pfr_reader_end",
     " &&\n\t\t    !PFR_READ_ONCE(r->ctl->writer_waiting))", ")",
     "no check prompted by writer_waiting before head",
-    MR + "mark-acqrel,block-acqrel", equiv="prompted")
+    "unit:ring_wake_edge")
 mut("boundary", RC, "pfr__writer_block",
     "\t\tmark = w->head;\n", "\t\t;\n",
     "the mark no longer capped at the published head",

@@ -8,7 +8,9 @@
  *   - the reader's byte threshold met exactly by the writer's records;
  *   - the BLOCK writer's mark reached exactly by the reader's tail, at the
  *     head (the writer caps its mark there) and at a record boundary
- *     below it.
+ *     below it;
+ *   - a reader that stops below head and its stride, having seen the
+ *     writer waiting.
  * Each for every ordering.
  */
 #include "ring_common.h"
@@ -104,12 +106,46 @@ static void writer_mark(enum pfr_ordering ord, int at_head)
 	pfr_ring_close(ring);
 }
 
+/* A reader that reads one record of four and stops: below the head and
+ * its stride, it still checks when it sees the writer waiting (whose mark
+ * that record reaches), so the writer does not sleep to its time-out. */
+static void writer_prompted(enum pfr_ordering ord)
+{
+	const char *on = pfr_ordering_name(ord);
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct pfr_record one;
+
+	if (!ok(rt_mkring(&ring, 4096, PFR_POLICY_BLOCK, ord, 0) == 0 &&
+			pfr_ring_writer(ring, &w) == 0 &&
+			pfr_ring_reader(ring, &r) == 0,
+		"%s: ring", on))
+		return;
+	c = pfr_ring_ctl(ring);
+	for (uint64_t i = 0; i < 4; i++)
+		rec(&w, i);
+	PFR_WRITE_ONCE(c->writer_wake_tail, 16);
+	PFR_WRITE_ONCE(c->writer_waiting, 1);
+	pfr_reader_begin(&r);
+	pfr_reader_next(&r, &one);
+	pfr_reader_end(&r);
+	ok(r.tail == 16 && r.tail != r.head &&
+		   r.tail - r.wake_checked <= r.wake_stride,
+	   "%s: one record read, below head and the stride", on);
+	ok(PFR_READ_ONCE(c->writer_waiting) == 0,
+	   "%s: the writer, seen waiting, is woken at its mark", on);
+	pfr_ring_close(ring);
+}
+
 int main(void)
 {
 	for (int o = 0; o < 3; o++) {
 		reader_threshold((enum pfr_ordering)o);
 		writer_mark((enum pfr_ordering)o, 1);
 		writer_mark((enum pfr_ordering)o, 0);
+		writer_prompted((enum pfr_ordering)o);
 	}
 	return tap_done();
 }
