@@ -54,7 +54,9 @@ Usage:
                                       of a path matching PAT, kept with
                                       TEXT added to their "caught by"
 PAT matches "file", "file:label", "file:function", a mutant id
-(file:line), or "file:first:KIND" (the first site of that kind in file).
+(file:line), "file:first:KIND" (the first site of that kind in file),
+"file:function:label" (a logic mutant's label is its class) or
+"file:function:label#N" (the N-th of those, in the order listed).
 A results file keeps whatever follows its NOTES_MARK line.
 """
 import argparse
@@ -610,10 +612,12 @@ def select(sites, pats):
                 if s.path == m.group(1) and s.kind.startswith(m.group(2)):
                     out.append(s)
                     break
+    nth = {}
     for s in sites:
+        k = "%s:%s:%s" % (s.path, s.func, s.label)
+        nth[k] = nth.get(k, 0) + 1
         keys = {s.id, s.path, "%s:%s" % (s.path, s.label),
-                "%s:%s" % (s.path, s.func),
-                "%s:%s:%s" % (s.path, s.func, s.label)}
+                "%s:%s" % (s.path, s.func), k, "%s#%d" % (k, nth[k])}
         if any(p in keys for p in pats) and s not in out:
             out.append(s)
     return out

@@ -112,7 +112,7 @@ mut("swap", RI, "pfr_writer_publish",
     "\tPFR__ORD_CALL(w->ordering, pfr__publish, w);\n"
     "\tPFR_WRITE_ONCE(w->ctl->records, w->records);\n",
     "the record count stored after head (B no longer orders it)",
-    "unit:ring_wait")
+    "unit:ring_wait", equiv="records-order")
 mut("recheck", RC, "pfr_writer_flush",
     "\tpfr__kick_reader(w);\n", "",
     "a flush does not kick the reader", MR + "both-acqrel,both-full")
