@@ -39,7 +39,7 @@ MG = "model:group:"
 mut("boundary", RC, "pfr__reader_wake_writer",
     "(int64_t)(r->tail - mark) < 0", "(int64_t)(r->tail - mark) <= 0",
     "the mark reached at tail == mark not taken as reached",
-    MR + "mark-acqrel,mark-full,unit:ring_wake_edge")
+    MR + "mark-acqrel,mark-full,unit:ring_edges")
 mut("recheck", RI, "pfr_reader_end",
     "if (r->tail != r->head &&\n\t\t    r->tail",
     "if (r->tail",
@@ -52,7 +52,7 @@ mut("boundary", RI, "pfr_reader_end",
 mut("recheck", RI, "pfr_reader_end",
     " &&\n\t\t    !PFR_READ_ONCE(r->ctl->writer_waiting))", ")",
     "no check prompted by writer_waiting before head",
-    "unit:ring_wake_edge")
+    "unit:ring_edges")
 mut("boundary", RC, "pfr__writer_block",
     "\t\tmark = w->head;\n", "\t\t;\n",
     "the mark no longer capped at the published head",
@@ -73,7 +73,7 @@ mut("swap", RC, "pfr__writer_block",
 mut("boundary", RP, "pfr__wake_met",
     "return bytes >= (wake_bytes", "return bytes > (wake_bytes",
     "a byte threshold met exactly not taken as met",
-    "unit:ring_wake_edge," + MR + "both-acqrel")
+    "unit:ring_edges," + MR + "both-acqrel")
 mut("boundary", RP, "pfr__wake_met",
     "records >= wake_records", "records > wake_records",
     "a record threshold met exactly not taken as met", "unit:ring_wait")
@@ -123,7 +123,7 @@ mut("boundary", RP, "pfr__space",
     "unit:ring_api")
 mut("recheck", RP, "pfr__space",
     "if (w->head - t > size || (t & 7))", "if (w->head - t > size)",
-    "an unaligned (hostile) tail trusted", "unit:ring_hostile")
+    "an unaligned (hostile) tail trusted", "unit:ring_edges")
 mut("boundary", RP, "pfr__head_check",
     "if (h - tail > size) {", "if (h - tail >= size) {",
     "a full ring's head taken for a head ahead", "unit:ring_api")

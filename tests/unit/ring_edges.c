@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The wake-up decisions at their boundaries, one thread, no timing: a
+ * The ring's decisions at their boundaries, one thread, no timing.  The
+ * wake-ups: a
  * side "asleep" is its word set as pfr_reader_wait() or the BLOCK
  * writer's wait sets it (reader_waiting, or writer_waiting with its mark),
  * and the other side must clear it (wake it) exactly when the condition
@@ -11,7 +12,8 @@
  *     below it;
  *   - a reader that stops below head and its stride, having seen the
  *     writer waiting.
- * Each for every ordering.
+ * And a tail a hostile reader left unaligned: the writer takes no space
+ * from it.  Each for every ordering.
  */
 #include "ring_common.h"
 
@@ -139,6 +141,32 @@ static void writer_prompted(enum pfr_ordering ord)
 	pfr_ring_close(ring);
 }
 
+/* The ring full with the reader at 0; then a tail that would free space
+ * but is not 8-aligned: never trusted. */
+static void unaligned_tail(enum pfr_ordering ord)
+{
+	const char *on = pfr_ordering_name(ord);
+	struct pfr_ring *ring;
+	struct pfr_ring_ctl *c;
+	struct pfr_writer w;
+	uint64_t n = 0;
+
+	if (!ok(rt_mkring(&ring, 4096, PFR_POLICY_DROP, ord, 0) == 0 &&
+			pfr_ring_writer(ring, &w) == 0,
+		"%s: ring", on))
+		return;
+	c = pfr_ring_ctl(ring);
+	while (rec(&w, n) == 0)
+		n++;
+	PFR_WRITE_ONCE(c->tail, 1027);
+	ok(rec(&w, n) != 0,
+	   "%s: tail 1027 (unaligned): no space taken (head %llu)", on,
+	   (unsigned long long)PFR_READ_ONCE(c->head));
+	PFR_WRITE_ONCE(c->tail, 1024);
+	ok(rec(&w, n) == 0, "%s: tail 1024: space again", on);
+	pfr_ring_close(ring);
+}
+
 int main(void)
 {
 	for (int o = 0; o < 3; o++) {
@@ -146,6 +174,7 @@ int main(void)
 		writer_mark((enum pfr_ordering)o, 1);
 		writer_mark((enum pfr_ordering)o, 0);
 		writer_prompted((enum pfr_ordering)o);
+		unaligned_tail((enum pfr_ordering)o);
 	}
 	return tap_done();
 }
