@@ -969,6 +969,14 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	std::printf("\n");
 	std::printf("# futex sleeps: reader %lu, writer %lu\n", g_sleeps[0],
 		    g_sleeps[1]);
+	/* a mutant of the model's own no longer caught: the model is broken
+	 * (it can no longer see what the mutant was made to show) */
+	if (c.want != PASS && ok)
+		std::printf("# BROKEN MODEL: %s, the model's own mutant of %s, "
+			    "is no longer caught: the model can no longer see "
+			    "what it was made to show (the code under it "
+			    "changed; make the case or the mutant again)\n",
+			    c.name, c.mutant_fn);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 
