@@ -382,6 +382,12 @@ def test_env(tree, build):
     env = dict(os.environ)
     env.update(PFR_TOP=tree, PFR_BUILD=build, PERFRING=build + "/perfring",
                RUNNER="", SANITIZE="", PFR_LONG="0")
+    # herd7 next to this tree (tests/litmus/herd.sh looks beside the tree
+    # it runs in, which a scratch copy is not)
+    herd = os.path.join(os.path.dirname(TOP), "shared", "tools", "herd7",
+                        "herd7-lkmm")
+    if "PFR_HERD7" not in env and os.access(herd, os.X_OK):
+        env["PFR_HERD7"] = herd
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     env.pop("MAKELEVEL", None)

@@ -151,7 +151,7 @@ mut("boundary", RC, "pfr__reserve_slow",
 mut("boundary", RC, "pfr__overwrite_room",
     "h.size > w->head - old", "h.size >= w->head - old",
     "OVERWRITE: the last record before head taken for a damaged one",
-    MR + "snap-acqrel")
+    MR + "snap-acqrel", equiv="overwrite-last")
 # ---- the ring: loss counts and a writer killed ----
 mut("boundary", RC, "pfr__ring_lost_pending",
     "(int64_t)(PFR_READ_ONCE(c->head) - end) >= 0",
@@ -181,7 +181,8 @@ mut("recheck", RC, "pfr_ring_writer",
     "a new writer takes a delivered count for pending", "seam,harden")
 mut("crash", RC, "pfr_ring_writer",
     "\tPFR_WRITE_ONCE(c->lost_end, 0);\n", "",
-    "a new writer keeps the dead one's lost_end", "seam,harden")
+    "a new writer keeps the dead one's lost_end", "seam,harden",
+    equiv="lost-end-open")
 # ---- the ring: kinds (judged by herd7 and the models) ----
 mut("kind", RP, "pfr__space",
     "pfr_smp_mb(); /* A:", "pfr_smp_rmb(); /* A:",
