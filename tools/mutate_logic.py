@@ -221,7 +221,7 @@ mut("boundary", MC, "pfr__mpsc_reserve_slow",
     MM + "proto-2p", equiv="cached-cons")
 mut("boundary", MC, "pfr__mpsc_reserve_slow",
     "\t\t\tif (end - cons > ring) {", "\t\t\tif (end - cons >= ring) {",
-    "a reservation that fills the ring exactly refused", "unit:mpsc")
+    "a reservation that fills the ring exactly refused", "unit:mpsc_edges")
 mut("recheck", MC, "pfr__mpsc_reserve_slow",
     "\t\tif (at != pos) /* H */\n\t\t\tpfr__mpsc_store_hdr(p, pos,",
     "\t\tif (0) /* H */\n\t\t\tpfr__mpsc_store_hdr(p, pos,",
@@ -264,7 +264,7 @@ mut("boundary", MC, "pfr__mpsc_reusable",
 mut("boundary", MC, "pfr__mpsc_reusable",
     "(int64_t)(prod - rp) > 0", "(int64_t)(prod - rp) >= 0",
     "a slot whose res_pos is prod_pos waits for its res_end",
-    MM + "reuse-3p,reuse-dead")
+    "unit:mpsc_edges," + MM + "reuse-3p")
 mut("swap", MC, "pfr_mpsc_join",
     "\t\t\tif (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))\n"
     "\t\t\t\tcontinue;\n"
