@@ -235,7 +235,7 @@ mut("boundary", MC, "pfr__mpsc_hole",
     "(!best || re - tail > best - tail)",
     "(!best || re - tail < best - tail)",
     "the shortest zero announcement taken, not the longest",
-    MM + "dead-2-lost-cas,dead-lost-stores")
+    MM + "dead-2-lost-cas")
 mut("recheck", MC, "pfr__mpsc_hole",
     "if (dead == 2 && !pfr__mpsc_zeroes(r, tail, best))\n\t\t\tbest = 0;",
     ";",
@@ -276,8 +276,8 @@ mut("swap", MC, "pfr_mpsc_join",
     MM + "reuse-3p,reuse-dead")
 mut("crash", MC, "pfr_mpsc_join",
     "\t\t\tPFR_WRITE_ONCE(s->lost_left, 0);\n", "",
-    "lost_left not cleared by the new owner (reported twice)",
-    MM + "reuse-3p,reuse-dead")
+    "lost_left not cleared by the new owner",
+    MM + "reuse-3p,reuse-dead", equiv="lost-left-join")
 mut("crash", MC, "pfr__mpsc_count_lost",
     "\tPFR_WRITE_ONCE(p->slot->lost_due, "
     "PFR_READ_ONCE(p->slot->lost_due) + 1);\n", "",
