@@ -300,7 +300,7 @@ mut("recheck", GC, "pfr__in_round",
 mut("recheck", GC, "pfr__scan",
     "\tg->rescan = 1;\n", "",
     "slots a scan's second pass opened wait for another change",
-    "unit:group_rejoin,unit:group")
+    "seam,unit:group_rejoin,unit:group")
 mut("boundary", GC, "pfr__scan",
     "for (int pass = 0; pass < 2; pass++)",
     "for (int pass = 0; pass < 1; pass++)",

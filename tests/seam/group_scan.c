@@ -12,7 +12,10 @@
  * exactly, in one thread, by the seam backend (seam-barrier.h): the
  * writer's steps run inside the hook of the reader's acquire load.  The
  * round robin's start is set to each slot in turn (g->rr), so the new
- * slot's batch comes first in one of the runs.
+ * slot's batch comes first in one of the runs.  Then again with the
+ * writer leaving its new slot too: the second pass opens it closing, and
+ * a closing slot opened in a scan's last pass waits like any other (the
+ * drain takes closing slots to their end before the round).
  */
 #include "../../src/writers/group.c"
 
@@ -26,7 +29,7 @@ static struct {
 	struct pfr_writer *w;
 	uint64_t passes; /* the scan's passes before the drain */
 	uint64_t *seq; /* the writer's next record */
-	int armed, fired, err;
+	int armed, fired, err, leave_too;
 } seam;
 
 void pfr_seam_storing(volatile void *p)
@@ -55,6 +58,9 @@ void pfr_seam_loaded(const volatile void *p)
 	seam.err |= pfr_group_join(g, seam.w, 1) != 2;
 	for (int k = 0; k < 3; k++)
 		seam.err |= put(seam.w, 1, (*seam.seq)++) != 0;
+	/* and leaves again: the second pass opens slot 2 closing */
+	if (seam.leave_too)
+		seam.err |= pfr_group_leave(g, seam.w) != 0;
 }
 
 struct seen {
@@ -84,7 +90,7 @@ static int64_t drain(struct pfr_group *g, struct seen *s, int batched)
 		       : pfr_group_drain(g, check, s, 0);
 }
 
-static void run(uint32_t rr, int batched)
+static void run(uint32_t rr, int batched, int leave_too)
 {
 	struct pfr_group_opts o = {.sz = sizeof(o),
 				   .slots = NSLOTS,
@@ -96,7 +102,10 @@ static void run(uint32_t rr, int batched)
 	struct seen s = {0};
 	uint64_t seq = 0;
 	int err = 0;
-	const char *how = batched ? "consume" : "drain";
+	const char *how = leave_too ? (batched ? "consume, left again"
+					       : "drain, left again")
+			  : batched ? "consume"
+				    : "drain";
 
 	if (!ok(pfr_group_create(&g, &o) == 0 &&
 			pfr_group_reader_open(g, 0, NULL, NULL) == 0,
@@ -129,6 +138,7 @@ static void run(uint32_t rr, int batched)
 	seam.passes = g->passes;
 	seam.armed = 1;
 	seam.fired = seam.err = 0;
+	seam.leave_too = leave_too;
 	g->rr = rr;
 	err |= drain(g, &s, batched) < 0;
 	seam.armed = 0;
@@ -143,15 +153,17 @@ static void run(uint32_t rr, int batched)
 	   "of order)",
 	   rr, how, (unsigned long long)seq, (unsigned long long)s.got,
 	   (unsigned long long)s.bad);
-	pfr_group_leave(g, &w1);
+	if (!leave_too)
+		pfr_group_leave(g, &w1);
 	pfr_group_leave(g, &y);
 	pfr_group_close(g);
 }
 
 int main(void)
 {
-	for (int batched = 0; batched < 2; batched++)
-		for (uint32_t rr = 0; rr < NSLOTS; rr++)
-			run(rr, batched);
+	for (int leave_too = 0; leave_too < 2; leave_too++)
+		for (int batched = 0; batched < 2; batched++)
+			for (uint32_t rr = 0; rr < NSLOTS; rr++)
+				run(rr, batched, leave_too);
 	return tap_done();
 }
