@@ -320,7 +320,7 @@ mut("recheck", GC, "pfr__drain_slot",
     "uint64_t pend = pfr__ring_lost_pending(c);",
     "uint64_t pend = PFR_READ_ONCE(c->lost_pending);",
     "a closing slot's delivered count reported again",
-    "harden,unit:group")
+    "seam,harden")
 mut("crash", GC, "pfr_group_leave",
     "\tPFR_WRITE_ONCE(w->ctl->lost_pending, w->lost);\n\t/* L:", "\t/* L:",
     "the leaver does not store its count again before CLOSING",

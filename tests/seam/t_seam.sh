@@ -32,9 +32,11 @@ seam_build() {
 }
 
 ring=("$top/src/ring/ring.c" "$top/src/ring/task.c" "$top/src/ring/opts.c")
-for t in group_scan ring_lost_kill; do
+for t in group_scan ring_lost_kill group_lost_kill; do
 	extra=()
 	[ "$t" = group_scan ] && extra=("$top/src/writers/merge.c")
+	[ "$t" = group_lost_kill ] &&
+		extra=("$top/src/writers/group.c" "$top/src/writers/merge.c")
 	if ! seam_build "$t" "${ring[@]}" ${extra[@]+"${extra[@]}"}; then
 		sed 's/^/# /' "$out/$t.log" | tail -n 20
 		fail "$t builds"
