@@ -5,7 +5,9 @@
 # and before every store into shared memory), so that a test runs another
 # party's steps at one exact point of the code: a writer that leaves and
 # joins between two loads of the group reader's scan (group_scan.c), a
-# writer killed before each store of its LOST path (ring_lost_kill.c).
+# writer killed before each store of its LOST path (ring_lost_kill.c;
+# group_lost_kill.c: a group's writer, whose slot the reader then
+# reclaims and drains).
 # Deterministic: no timing decides anything.  Each program prints its own
 # TAP; this script numbers them as one.
 set -u
