@@ -828,13 +828,21 @@ def read_table(path):
 
 def merge(a):
     """mutate.py merge: see the usage above."""
-    current = {s.id for s in discover(TOP) + discover_logic(TOP)[0]}
+    sites = discover(TOP) + discover_logic(TOP)[0]
+    current = {s.id for s in sites}
+    # a logic row whose mutation is no longer a mutant's at that line (its
+    # text changed) is dropped
+    logic_now = {(s.id, s.kind) for s in sites if getattr(s, "logic", 0)}
+    logic_ids = {s.id for s in sites if getattr(s, "logic", 0)}
     rows = {}
     for path in a.inputs:
         for r in read_table(path):
             rows[(r[0], r[3])] = r
     out = []
-    for (sid, _), r in rows.items():
+    for (sid, kind), r in rows.items():
+        if r[2] in ("boundary", "swap", "recheck", "crash", "kind") and \
+                sid in logic_ids and (sid, kind) not in logic_now:
+            continue
         if sid in current:
             out.append(r)
         elif any(re.search(k, sid) for k in a.keep):
