@@ -28,8 +28,9 @@ void pfr_seam_storing(volatile void *p);
 #define pfr_smp_load_acquire(p)                                                \
 	__extension__({                                                        \
 		__typeof__(p) pfr__la_p = (p);                                 \
-		pfr__unqual_typeof(*pfr__la_p) pfr__la_v =                     \
-			__atomic_load_n(pfr__la_p, __ATOMIC_ACQUIRE);          \
+		pfr__unqual_typeof(*pfr__la_p) pfr__la_v;                      \
+		/* purpose: the acquire load itself, as arch/c11.h */     \
+		pfr__la_v = __atomic_load_n(pfr__la_p, __ATOMIC_ACQUIRE);      \
 		pfr_seam_loaded(pfr__la_p);                                    \
 		pfr__la_v;                                                     \
 	})
@@ -49,5 +50,6 @@ void pfr_seam_storing(volatile void *p);
 		__typeof__(p) pfr__sr_p = (p);                                 \
 		pfr__unqual_typeof(*pfr__sr_p) pfr__sr_v = (v);                \
 		pfr_seam_storing((volatile void *)pfr__sr_p);                  \
+		/* purpose: the release store itself, as arch/c11.h */    \
 		__atomic_store_n(pfr__sr_p, pfr__sr_v, __ATOMIC_RELEASE);      \
 	} while (0)
