@@ -54,7 +54,9 @@ Usage:
                                       of a path matching PAT, kept with
                                       TEXT added to their "caught by"
 PAT matches "file", "file:label", "file:function", a mutant id
-(file:line), or "file:first:KIND" (the first site of that kind in file).
+(file:line), "file:first:KIND" (the first site of that kind in file),
+"file:function:label" (a logic mutant's label is its class) or
+"file:function:label#N" (the N-th of those, in the order listed).
 A results file keeps whatever follows its NOTES_MARK line.
 """
 import argparse
@@ -83,6 +85,7 @@ EQUIVALENT = {
     ("src/ring/ring.c", "pfr_reader_wait", "smp_mb -> none", "first"),
 }
 EQUIVALENT_BY = "equivalent (argued in docs/mutation.md)"
+TRY_EQUIVALENT = False  # run --try-equivalent: run them too
 
 NOTES_MARK = "<!-- notes: written by hand, kept by tools/mutate.py -->"
 
@@ -91,6 +94,8 @@ def equivalent(site, sites):
     """Whether site is a mutant of EQUIVALENT.  An entry with a fourth
     element "first" names the first site of that function and mutation
     (a function with two such barriers)."""
+    if getattr(site, "logic", False):
+        return bool(site.equiv) and not TRY_EQUIVALENT
     for e in EQUIVALENT:
         if (site.path, site.func, site.kind) != e[:3]:
             continue
@@ -306,6 +311,57 @@ def make_site(text, lines, path, idx, pos, tok, seen_calls):
                 cl + 1, "pfr_barrier()")
 
 
+# ---- logic mutants (tools/mutate_logic.py) ----
+
+def function_span(text, func):
+    """(start, end) of the body of func's definition in text (the
+    definition: the name at the start of a line or after its return
+    type, then the parameters, then the opening brace), or None."""
+    m = re.search(r"^[A-Za-z_][^;{}\n]*\b%s\s*\([^;{]*?\)\s*\{" %
+                  re.escape(func), text, re.M)
+    if not m:
+        return None
+    i, depth = m.end(), 1
+    while depth and i < len(text):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return (m.end(), i - 1)
+
+
+class LogicSite(Site):
+    def __init__(self, e, line, start, end):
+        Site.__init__(self, e["path"], line, e["func"], e["cls"],
+                      "%s: %s" % (e["cls"], e["what"]), start, end,
+                      e["new"])
+        self.hint, self.equiv, self.logic = e["hint"], e["equiv"], True
+
+
+def discover_logic(top):
+    """The logic mutants that match today's code, and the entries that
+    do not (their text not found in their function exactly once)."""
+    sys.path.insert(0, os.path.join(top, "tools"))
+    import mutate_logic
+    sites, missing = [], []
+    for e in mutate_logic.M:
+        text = open(os.path.join(top, e["path"]), encoding="utf-8").read()
+        span = function_span(text, e["func"])
+        hits = []
+        if span:
+            k = text.find(e["old"], span[0], span[1])
+            while 0 <= k:
+                hits.append(k)
+                k = text.find(e["old"], k + 1, span[1])
+        if len(hits) != 1:
+            missing.append("%s %s(): %s (%s)" % (
+                e["path"], e["func"], e["what"],
+                "no such function" if not span else
+                "text found %d times" % len(hits)))
+            continue
+        line = text.count("\n", 0, hits[0]) + 1
+        sites.append(LogicSite(e, line, hits[0], hits[0] + len(e["old"])))
+    return sites, missing
+
+
 # ---- catchers ----
 
 def run(cmd, cwd, env, log, timeout):
@@ -326,6 +382,12 @@ def test_env(tree, build):
     env = dict(os.environ)
     env.update(PFR_TOP=tree, PFR_BUILD=build, PERFRING=build + "/perfring",
                RUNNER="", SANITIZE="", PFR_LONG="0")
+    # herd7 next to this tree (tests/litmus/herd.sh looks beside the tree
+    # it runs in, which a scratch copy is not)
+    herd = os.path.join(os.path.dirname(TOP), "shared", "tools", "herd7",
+                        "herd7-lkmm")
+    if "PFR_HERD7" not in env and os.access(herd, os.X_OK):
+        env["PFR_HERD7"] = herd
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     env.pop("MAKELEVEL", None)
@@ -379,8 +441,13 @@ class Models:
                 if path in d]
 
 
-def model_catch(tree, build, name, script, log):
-    """Runs the model's cases one at a time; (caught, what)."""
+def model_catch(tree, build, name, script, log, only=None):
+    """Runs the model's cases one at a time (those of `only`, if given);
+    (caught, what).  A correct case that fails catches the mutant.  A
+    case of the model's own mutants that is no longer caught ("-> caught:
+    nothing") means the model can no longer see what that mutant was made
+    to show: if no correct case fails, the result is "model broken", with
+    the case, which the run reports as a failure of its own."""
     env = test_env(tree, build)
     bin_ = os.path.join(build, "tests/model/relacy_" + name)
     # the script builds the binary when stale, then runs what it is given
@@ -392,6 +459,9 @@ def model_catch(tree, build, name, script, log):
         return True, "model:%s (does not build)" % name
     cases = [ln.split("\t")[0] for ln in p.stdout.splitlines()
              if "\t" in ln and not ln.startswith("#")]
+    if only:
+        cases = [c for c in cases if c in only]
+    broken = []
     for c in cases:
         q = subprocess.run([bin_, c], cwd=tree, env=env,
                            capture_output=True, text=True, timeout=900)
@@ -404,6 +474,12 @@ def model_catch(tree, build, name, script, log):
                if ln.startswith("not ok") and "-> caught" not in ln]
         if bad:
             return True, "model:%s %s" % (name, c)
+        if any(ln.startswith("not ok") and "-> caught: nothing" in ln
+               for ln in q.stdout.splitlines()):
+            broken.append(c)
+    if broken:
+        return False, "MODEL BROKEN: model:%s's own mutant %s no longer " \
+            "caught" % (name, ", ".join(broken))
     return False, "model:%s" % name
 
 
@@ -459,6 +535,60 @@ def unit_catch(tree, build, path, log):
     return False, "unit"
 
 
+def script_catch(tree, build, script, log):
+    """A shell test of the tree: caught when it fails (77, skipped, is
+    not a catch)."""
+    env = test_env(tree, build)
+    rc, _ = run(["bash", script], tree, env, log, 900)
+    return rc not in (0, 77), os.path.basename(script)
+
+
+def unit_only_catch(tree, build, unit, log):
+    """One unit test, built with the library alone (no command, no
+    benches)."""
+    env = test_env(tree, build)
+    rc, _ = run(["nice", "make", "-j2", "BUILD=" + build,
+                 build + "/libperfring.a", build + "/tests/unit/" + unit],
+                tree, env, log, 1800)
+    if rc:
+        return True, "unit (does not build)"
+    rc, _ = run([build + "/tests/unit/" + unit], tree, env, log, 600)
+    return rc not in (0, 77), "unit:" + unit
+
+
+def hint_catch(tree, build, hint, log):
+    """The catchers a logic mutant names first (tools/mutate_logic.py):
+    "model:NAME:CASE" (a bare CASE after it: another case of the same
+    model), "seam", "herd", "harden", "unit:TEST".  (caught, what); what
+    reports a broken model's self-check when nothing caught it."""
+    model, broken = None, ""
+    for h in [x for x in hint.split(",") if x]:
+        if h.startswith("model:"):
+            _, model, case = h.split(":", 2)
+        elif h in ("seam", "herd", "harden") or h.startswith("unit:"):
+            model, case = None, None
+        else:
+            case = h
+        if case is not None and model:
+            script = "t_relacy.sh" if model == "ring" else \
+                "t_relacy_%s.sh" % model
+            caught, by = model_catch(tree, build, model, script, log,
+                                     only={case})
+            if by.startswith("MODEL BROKEN"):
+                broken = by
+        elif h.startswith("unit:"):
+            caught, by = unit_only_catch(tree, build, h[5:], log)
+        else:
+            script = {"seam": "tests/seam/t_seam.sh",
+                      "herd": "tests/litmus/t_litmus_herd_code.sh",
+                      "harden": "tests/harden/t_harden_lib.sh"}[h]
+            caught, by = script_catch(tree, build, script, log)
+            by = h if not caught else "%s (%s)" % (h, by)
+        if caught:
+            return True, by
+    return False, broken
+
+
 def copy_tree(top, dest):
     def ignore(d, names):
         rel = os.path.relpath(d, top)
@@ -488,10 +618,12 @@ def select(sites, pats):
                 if s.path == m.group(1) and s.kind.startswith(m.group(2)):
                     out.append(s)
                     break
+    nth = {}
     for s in sites:
+        k = "%s:%s:%s" % (s.path, s.func, s.label)
+        nth[k] = nth.get(k, 0) + 1
         keys = {s.id, s.path, "%s:%s" % (s.path, s.label),
-                "%s:%s" % (s.path, s.func),
-                "%s:%s:%s" % (s.path, s.func, s.label)}
+                "%s:%s" % (s.path, s.func), k, "%s#%d" % (k, nth[k])}
         if any(p in keys for p in pats) and s not in out:
             out.append(s)
     return out
@@ -509,11 +641,28 @@ def main():
     ap.add_argument("--scratch")
     ap.add_argument("--results")
     ap.add_argument("--keep-going", action="store_true")
+    ap.add_argument("--try-equivalent", action="store_true")
+    ap.add_argument("--logic", action="store_true",
+                    help="the logic mutants (tools/mutate_logic.py)")
+    ap.add_argument("--all", action="store_true",
+                    help="the ordering and the logic mutants")
     a = ap.parse_intermixed_args()
     if a.cmd == "merge":
         return merge(a)
-    every = discover(TOP)
+    global TRY_EQUIVALENT
+    TRY_EQUIVALENT = a.try_equivalent
+    every = [] if a.logic else discover(TOP)
+    missing = []
+    if a.logic or a.all:
+        logic, missing = discover_logic(TOP)
+        every = every + logic
     sites = select(every, a.only)
+    if missing:
+        for m in missing:
+            print("not ok - a logic mutant no longer matches the code: %s"
+                  % m)
+        if a.cmd == "run" or a.logic:
+            return 1
     if a.only and len(sites) < len(set(a.only)):
         print("not ok - a selected mutant was not found (%s)" %
               ", ".join(a.only))
@@ -525,7 +674,7 @@ def main():
                                         equivalent(s, every) else ""))
         print("# %d mutants" % len(sites))
         return 0
-    catchers = a.catchers.split(",")
+    catchers = [c for c in a.catchers.split(",") if c]
     scratch = a.scratch or tempfile.mkdtemp(prefix="pfr-mutate.")
     tree = os.path.join(scratch, "tree")
     if not os.path.isdir(tree):
@@ -561,7 +710,10 @@ def main():
         t0 = time.time()
         caught, by = False, ""
         try:
-            if "model" in catchers:
+            if getattr(s, "logic", False) and s.hint:
+                caught, by = hint_catch(tree, build, s.hint, log)
+            broken = by if by.startswith("MODEL BROKEN") else ""
+            if not caught and "model" in catchers:
                 for name, script in models.covering(s.path):
                     caught, by = model_catch(tree, build, name, script, log)
                     if caught:
@@ -576,9 +728,13 @@ def main():
             open(os.path.join(tree, s.path), "w",
                  encoding="utf-8").write(orig)
         dt = time.time() - t0
+        if not caught and by.startswith("MODEL BROKEN"):
+            broken = by
         if not caught:
             survivors += 1
-            by = "SURVIVES (%s)" % ", ".join(catchers)
+            tried = ([s.hint] if getattr(s, "logic", False) and s.hint
+                     else []) + [c for c in catchers if c]
+            by = broken or "SURVIVES (%s)" % ", ".join(tried)
         rows.append((s, by, dt))
         print("%s %d - %s %s [%s] %s: %s (%.1f s)%s" % (
             "ok" if caught else "not ok", n, s.id, s.func, s.label, s.kind,
@@ -612,10 +768,13 @@ def write_table(path, rows, catchers, planned=None):
     with open(path, "w") as f:
         f.write("<!-- generated by tools/mutate.py run --results (and "
                 "merge); edit only below the notes line -->\n")
-        f.write("# Barrier mutants\n\n")
+        f.write("# Barrier and logic mutants\n\n")
         f.write("Each labelled ordering point of the library weakened "
-                "alone in a scratch copy of the tree, and the first test "
-                "that failed (catchers tried in the order %s; see "
+                "alone in a scratch copy of the tree, and each logic "
+                "mutant of tools/mutate_logic.py (label: its class, "
+                "boundary, swap, recheck, crash or kind) applied alone, "
+                "and the first test that failed (catchers tried in the "
+                "order %s, a logic mutant's own first; see "
                 "[testing.md](testing.md)).  Time: from the edit to the "
                 "failure, builds included, on a shared 2-CPU machine "
                 "(time-shared with other builds).  An equivalent mutant "
@@ -625,8 +784,19 @@ def write_table(path, rows, catchers, planned=None):
                 "time (s) |\n|---|---|---|---|---|---|\n")
         for r in rows:
             f.write("| %s |\n" % " | ".join(r))
+        classes = ("boundary", "swap", "recheck", "crash", "kind")
+        logic = [r for r in rows if r[2] in classes]
+        if logic:
+            le = sum(1 for r in logic if r[4] == EQUIVALENT_BY)
+            ls = sum(1 for r in logic if r[4].startswith(("SURV", "MODEL")))
+            f.write("\nOf them %d logic mutants (%s): %d caught, %d "
+                    "equivalent, %d survive.\n" % (
+                        len(logic), ", ".join(
+                            "%d %s" % (sum(1 for r in logic if r[2] == c), c)
+                            for c in classes),
+                        len(logic) - le - ls, le, ls))
         eq = sum(1 for r in rows if r[4] == EQUIVALENT_BY)
-        surv = sum(1 for r in rows if r[4].startswith("SURV"))
+        surv = sum(1 for r in rows if r[4].startswith(("SURV", "MODEL")))
         stale = sum(1 for r in rows if "to be re-run" in r[4])
         f.write("\n%d mutants: %d caught, %d equivalent, %d survive%s%s.\n"
                 % (len(rows), len(rows) - eq - surv, eq, surv,
@@ -658,13 +828,21 @@ def read_table(path):
 
 def merge(a):
     """mutate.py merge: see the usage above."""
-    current = {s.id for s in discover(TOP)}
+    sites = discover(TOP) + discover_logic(TOP)[0]
+    current = {s.id for s in sites}
+    # a logic row whose mutation is no longer a mutant's at that line (its
+    # text changed) is dropped
+    logic_now = {(s.id, s.kind) for s in sites if getattr(s, "logic", 0)}
+    logic_ids = {s.id for s in sites if getattr(s, "logic", 0)}
     rows = {}
     for path in a.inputs:
         for r in read_table(path):
-            rows[r[0]] = r
+            rows[(r[0], r[3])] = r
     out = []
-    for sid, r in rows.items():
+    for (sid, kind), r in rows.items():
+        if r[2] in ("boundary", "swap", "recheck", "crash", "kind") and \
+                sid in logic_ids and (sid, kind) not in logic_now:
+            continue
         if sid in current:
             out.append(r)
         elif any(re.search(k, sid) for k in a.keep):

@@ -99,6 +99,16 @@ enum pfr_model_scenario {
 	/* PFR_RING_INBAND (ACQREL, BLOCK) with a polling reader: the
 	 * in-band commit (the zero word, Bi) and begin (Ci), with A and D */
 	PFR_MODEL_INBAND = 6,
+	/* PROTO on a 128-byte ring with records of 24, 56 and 56 bytes:
+	 * the third needs a PAD of 48 bytes, so the BLOCK writer's wake-up
+	 * mark is capped at its head (a record boundary the reader reaches
+	 * exactly), and the reader's wake stride is the whole ring (as a
+	 * real ring's stride is many records), so its fenced check runs
+	 * only at head or when it sees writer_waiting */
+	PFR_MODEL_MARK = 7,
+	/* BOTH with a last record of 8 bytes (no payload): the flush must
+	 * wake the reader for a single header-only record */
+	PFR_MODEL_BOTH8 = 8,
 };
 
 /* enum pfr_ordering's values (model_ring.c checks that they match), for

@@ -325,6 +325,10 @@ int pfr_model_mpsc_open(void)
 		if (err)
 			return err;
 		pfr_mpsc_set_timeout(&x->p[i], UINT64_MAX);
+		for (unsigned k = 0; k < x->cfg.pre_lost[i]; k++) {
+			pfr__mpsc_count_lost(&x->p[i]);
+			x->drops[i]++;
+		}
 	}
 	if (x->cfg.scenario == PFR_MODEL_MPSC_TAKEOVER)
 		return 0; /* the reader opens in its thread */
@@ -576,6 +580,24 @@ void pfr_model_mpsc_reader(void)
 	pfr_mpsc_end(r);
 	while (pfr_model_mpsc_done() != nt)
 		pfr_cpu_relax();
+	/* each killed producer leaves at most one reservation (its death
+	 * record's; one killed after a lost CAS none), of one record, or
+	 * two with drops (a LOST record in front): a hole skipped in two
+	 * steps (a stale announcement shorter than the real one taken
+	 * first) counts one more */
+	{
+		unsigned owners = 0;
+
+		for (unsigned i = 0; i < nt; i++)
+			if (x->cfg.death[i] != PFR_MODEL_LIVE &&
+			    x->cfg.death[i] != PFR_MODEL_DIE_LOST_CAS)
+				owners +=
+					1 + (x->cfg.drop || x->cfg.pre_lost[i]);
+		pfr_model_check(r->dead_skipped <= owners,
+				"a dead producer's reservation skipped in "
+				"more than one step",
+				PFR_MODEL_SITE);
+	}
 	/* after every producer ended (acquire): what they counted */
 	for (unsigned i = 0; i < nt; i++) {
 		pfr_model_check(got[i] == x->committed[i],

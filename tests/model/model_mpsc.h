@@ -65,7 +65,15 @@ enum pfr_model_mpsc_death {
 	PFR_MODEL_DIE_LOST_CAS = 3, /* lost a CAS on prod_pos (any record
 				     * from death_at on); if it never loses
 				     * one it ends without leaving */
+	PFR_MODEL_DIE_AFTER_STORE = 4, /* after its death_store-th store
+					* into the data area (each word of
+					* a copy counts), from death_at on;
+					* death_store 0: any of the first
+					* PFR_MODEL_MPSC_STORES, chosen per
+					* execution by the search */
 };
+
+#define PFR_MODEL_MPSC_STORES 6
 
 #define PFR_MODEL_MPSC_MAXT 4 /* producer threads */
 #define PFR_MODEL_MPSC_SLOTS 4
@@ -83,6 +91,10 @@ struct pfr_model_mpsc_cfg {
 	int stall; /* the clock runs: stalls time out, deaths are seen */
 	unsigned death_at[PFR_MODEL_MPSC_MAXT];
 	int death[PFR_MODEL_MPSC_MAXT]; /* enum pfr_model_mpsc_death */
+	unsigned death_store[PFR_MODEL_MPSC_MAXT]; /* DIE_AFTER_STORE */
+	/* drops counted (pfr__mpsc_count_lost()) before the run: the
+	 * producer's first reservation carries a LOST record */
+	unsigned pre_lost[PFR_MODEL_MPSC_MAXT];
 	unsigned take_free; /* TAKEOVER: the killed reader's free_pos and
 			     * prod_pos, bytes (0: 48); cons_pos is 0 */
 };

@@ -282,7 +282,8 @@ void pfr_model_setup(const struct pfr_model_cfg *cfg)
 	struct pfr_ring_ctl *c = &m->obj.ctl;
 	struct pfr_ring *ring = &m->ring;
 	int wake = cfg->scenario == PFR_MODEL_WAKE;
-	int both = cfg->scenario == PFR_MODEL_BOTH;
+	int both = cfg->scenario == PFR_MODEL_BOTH ||
+		   cfg->scenario == PFR_MODEL_BOTH8;
 	int snap = cfg->scenario == PFR_MODEL_SNAP;
 	int inband = cfg->scenario == PFR_MODEL_INBAND;
 
@@ -343,8 +344,14 @@ int pfr_model_open(void)
 	 * reports as a deadlock. */
 	pfr_writer_set_timeout(&m->w, UINT64_MAX);
 	/* BOTH: the library caps it at half the data area (32 bytes). */
-	if (m->cfg.scenario == PFR_MODEL_BOTH)
+	if (m->cfg.scenario == PFR_MODEL_BOTH ||
+	    m->cfg.scenario == PFR_MODEL_BOTH8)
 		pfr_reader_set_wakeup(&m->r, 1024, 0);
+	/* MARK: a real ring's stride is many records (a quarter of the
+	 * ring); here the whole ring, so that only the check at head and
+	 * the one prompted by writer_waiting remain */
+	if (m->cfg.scenario == PFR_MODEL_MARK)
+		m->r.wake_stride = m->cfg.data_size;
 	return 0;
 }
 
@@ -358,6 +365,13 @@ static unsigned pfr_model_payload(unsigned seq)
 	if (pfr_model.cfg.scenario == PFR_MODEL_SNAP)
 		return seq % 2 ? pfr_model.cfg.payload / 2
 			       : pfr_model.cfg.payload;
+	/* MARK: 24, then 56-byte records (cfg.payload 48, the larger) */
+	if (pfr_model.cfg.scenario == PFR_MODEL_MARK)
+		return seq == 1 ? 16 : pfr_model.cfg.payload;
+	/* BOTH8: the last record is a header alone */
+	if (pfr_model.cfg.scenario == PFR_MODEL_BOTH8 &&
+	    seq == pfr_model.cfg.records)
+		return 0;
 	return pfr_model.cfg.payload;
 }
 
@@ -436,7 +450,8 @@ void pfr_model_writer(void)
 				PFR_MODEL_SITE);
 	}
 	/* BOTH: the last records are below the reader's threshold. */
-	if (m->cfg.scenario == PFR_MODEL_BOTH)
+	if (m->cfg.scenario == PFR_MODEL_BOTH ||
+	    m->cfg.scenario == PFR_MODEL_BOTH8)
 		pfr_writer_flush(&m->w);
 }
 
@@ -447,11 +462,12 @@ static void pfr_model_check_record(const struct pfr_record *rec, unsigned seq)
 	struct pfr_model *m = &pfr_model;
 	uint64_t buf[PFR_MODEL_DATA_MAX / 8];
 
-	pfr_model_check(rec->hdr.type == PFR_MODEL_TYPE &&
-				rec->len == m->cfg.payload,
+	unsigned len = pfr_model_payload(seq);
+
+	pfr_model_check(rec->hdr.type == PFR_MODEL_TYPE && rec->len == len,
 			"record header", PFR_MODEL_SITE);
-	memcpy(buf, rec->payload, m->cfg.payload);
-	for (unsigned k = 0; k < m->cfg.payload / 8; k++)
+	memcpy(buf, rec->payload, len);
+	for (unsigned k = 0; k < len / 8; k++)
 		pfr_model_check(buf[k] == PFR_MODEL_WORD(seq, k),
 				"record payload", PFR_MODEL_SITE);
 }
@@ -559,6 +575,7 @@ void pfr_model_reader(void)
 		int64_t avail;
 
 		if (m->cfg.scenario != PFR_MODEL_PROTO &&
+		    m->cfg.scenario != PFR_MODEL_MARK &&
 		    m->cfg.scenario != PFR_MODEL_INBAND) {
 			/* Blocks until data is published (no time-out). */
 			avail = pfr_reader_wait(&m->r, UINT64_MAX);
@@ -575,6 +592,7 @@ void pfr_model_reader(void)
 		}
 		got += pfr_model_drain(got);
 		if (m->cfg.scenario == PFR_MODEL_PROTO ||
+		    m->cfg.scenario == PFR_MODEL_MARK ||
 		    m->cfg.scenario == PFR_MODEL_INBAND)
 			pfr_reader_end(&m->r);
 	}

@@ -854,6 +854,14 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 			    ok ? "nothing (passed)" : how.c_str(),
 			    (unsigned long long)p.stop_iteration, dt);
 	std::printf("\n# futex sleeps: %lu\n", g_sleeps);
+	/* a mutant of the model's own no longer caught: the model is broken
+	 * (it can no longer see what the mutant was made to show) */
+	if (c.want != PASS && ok)
+		std::printf("# BROKEN MODEL: %s, the model's own mutant of %s, "
+			    "is no longer caught: the model can no longer see "
+			    "what it was made to show (the code under it "
+			    "changed; make the case or the mutant again)\n",
+			    c.name, c.mutant_fns);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 

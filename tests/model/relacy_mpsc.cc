@@ -99,6 +99,9 @@ struct shadows {
 	rl::condition_variable futex_cv[2];
 };
 shadows *g_sh;
+/* DIE_AFTER_STORE: each producer's stores into the data area since it
+ * was armed, and the one it dies after */
+unsigned g_stores[PFR_MODEL_MPSC_MAXT], g_die_store[PFR_MODEL_MPSC_MAXT];
 
 template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 	shadows sh;
@@ -129,8 +132,10 @@ template <unsigned N> struct mpsc_test : rl::test_suite<mpsc_test<N>, N + 1> {
 			sh.hword[i].store(v, rl::mo_relaxed, $);
 			sh.word[i]($) = v;
 		}
-		for (unsigned i = 0; i < PFR_MODEL_MPSC_MAXT; i++)
+		for (unsigned i = 0; i < PFR_MODEL_MPSC_MAXT; i++) {
 			sh.dead[i].store(0, rl::mo_relaxed, $);
+			g_stores[i] = g_die_store[i] = 0;
+		}
 		sh.done.store(0, rl::mo_relaxed, $);
 		RL_ASSERT(pfr_model_mpsc_open() == 0);
 		g_in_before = false;
@@ -324,6 +329,21 @@ void die_now(unsigned t)
 	pfr_model_mpsc_die(t);
 }
 
+/* DIE_AFTER_STORE: producer t stored a word into the data area; dies
+ * after its death_store-th (or, for 0, a count the search chooses). */
+void counted_store(int t)
+{
+	if (t < 0 || !pfr_model_mpsc_armed[t] ||
+	    g_cfg.death[t] != PFR_MODEL_DIE_AFTER_STORE)
+		return;
+	if (!g_die_store[t])
+		g_die_store[t] = g_cfg.death_store[t]
+					 ? g_cfg.death_store[t]
+					 : 1 + rl::rand(PFR_MODEL_MPSC_STORES);
+	if (++g_stores[t] == g_die_store[t])
+		die_now((unsigned)t);
+}
+
 } /* namespace */
 
 extern "C" uint64_t pfr_model_load(const volatile void *p, size_t size, int mo,
@@ -389,6 +409,7 @@ extern "C" void pfr_model_store(volatile void *p, size_t size, uint64_t v,
 		    pfr_model_mpsc_armed[t] &&
 		    g_cfg.death[t] == PFR_MODEL_DIE_AFTER_BUSY)
 			die_now((unsigned)t);
+		counted_store(t);
 		return;
 	}
 	plain_store(p, size, v);
@@ -530,6 +551,7 @@ extern "C" void *pfr_model_memcpy(void *dst, const void *src, size_t n,
 			std::memcpy(&v, (const unsigned char *)src + k, 8);
 			g_sh->word[i](info) = v;
 			g_sh->hword[i].store(v, rl::mo_relaxed, info);
+			counted_store(producer_thread());
 		} else {
 			size_t i = word_index((const unsigned char *)src + k, 8,
 					      info, &ok);
@@ -689,8 +711,52 @@ pfr_model_mpsc_cfg joiner(pfr_model_mpsc_cfg c, unsigned slots)
 #define AFTER_CAS PFR_MODEL_DIE_AFTER_CAS
 #define AFTER_BUSY PFR_MODEL_DIE_AFTER_BUSY
 #define LOST_CAS PFR_MODEL_DIE_LOST_CAS
+#define AFTER_STORE PFR_MODEL_DIE_AFTER_STORE
+
+/* Producer t dies after its n-th store into the data area (0: any of
+ * the first PFR_MODEL_MPSC_STORES, chosen by the search) at record at. */
+pfr_model_mpsc_cfg kill_store(pfr_model_mpsc_cfg c, unsigned t, unsigned at,
+			      unsigned n)
+{
+	c = kill(c, t, at, AFTER_STORE);
+	c.death_store[t] = n;
+	return c;
+}
+
+/* Producer t starts with n drops counted: its first reservation carries
+ * a LOST record. */
+pfr_model_mpsc_cfg pre_lost(pfr_model_mpsc_cfg c, unsigned t, unsigned n)
+{
+	c.pre_lost[t] = n;
+	return c;
+}
 
 std::vector<model_case> g_cases;
+
+/* dead-2-lost-cas with drops pending for the second producer: it is
+ * killed between any two of its stores on the LOST path (PAD, BUSY, the
+ * LOST payload, the LOST header, the record's BUSY), the first producer's
+ * stale announcement at the same place.  After the correct cases of
+ * make_cases(), before its mutants. */
+void add_dead_lost_stores()
+{
+	const pfr_model_mpsc_cfg dlstore = kill_store(
+		pre_lost(kill(drop(C(P, 3, 1, 16, 8, 8)), 0, 1, LOST_CAS), 1,
+			 1),
+		1, 1, 0);
+	size_t at = 0;
+
+	while (at < g_cases.size() && g_cases[at].want == PASS)
+		at++;
+	g_cases.insert(
+		g_cases.begin() + (long)at,
+		{"dead-lost-stores", dlstore, nullptr, PASS,
+		 "a producer with drops pending killed after any of its first "
+		 "stores into the data area (its LOST record's and its "
+		 "record's), another's stale announcement at the same place: "
+		 "the hole's words are zero up to the BUSY header",
+		 RS});
+}
 
 void make_cases()
 {
@@ -981,6 +1047,14 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 			    (unsigned long long)p.stop_iteration, search, dt);
 	std::printf("\n# futex sleeps: reader %lu, producers %lu\n",
 		    g_sleeps[0], g_sleeps[1]);
+	/* a mutant of the model's own no longer caught: the model is broken
+	 * (it can no longer see what the mutant was made to show) */
+	if (c.want != PASS && c.want != BUG && ok)
+		std::printf("# BROKEN MODEL: %s, the model's own mutant of %s, "
+			    "is no longer caught: the model can no longer see "
+			    "what it was made to show (the code under it "
+			    "changed; make the case or the mutant again)\n",
+			    c.name, c.mutant);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 
@@ -1015,6 +1089,7 @@ int main(int argc, char **argv)
 			g_prod_field = i;
 	g_busy = pfr_model_mpsc_busy_mask();
 	make_cases();
+	add_dead_lost_stores();
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 

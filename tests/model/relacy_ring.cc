@@ -531,10 +531,12 @@ namespace
 #define P PFR_MODEL_PROTO
 #define W PFR_MODEL_WAKE
 #define BOTH PFR_MODEL_BOTH
+#define BOTH8 PFR_MODEL_BOTH8
 #define SN PFR_MODEL_SNAP
 #define AT PFR_MODEL_ATTACH
 #define KE PFR_MODEL_KERNEL
 #define IB PFR_MODEL_INBAND
+#define MK PFR_MODEL_MARK
 #define F PFR_MODEL_FULL
 #define AR PFR_MODEL_ACQREL
 #define CD PFR_MODEL_CTRLDEP
@@ -576,6 +578,10 @@ const model_case cases[] = {
 	 "ACQREL: BLOCK writer and reader both asleep", 1, CB(2)},
 	{"both-ctrldep", BOTH, CD, nullptr, PASS,
 	 "CTRLDEP: BLOCK writer and reader both asleep", 1, CB(2)},
+	/* BOTH with a header-only last record: 8 bytes past the tail, which
+	 * only the flush can deliver */
+	{"both8-acqrel", BOTH8, AR, nullptr, PASS,
+	 "ACQREL: both asleep, flush of an 8-byte record", 1, CB(2)},
 
 	/* The flight recorder: snapshots while the writer overwrites. */
 	{"snap-acqrel", SN, AR, nullptr, PASS,
@@ -602,6 +608,18 @@ const model_case cases[] = {
 	 * commits the header with a release.  The fourth record's zero
 	 * lands on the first record's header (A with D), one spin so the
 	 * writer also sleeps. */
+	/* The BLOCK writer's mark capped at its head (a record boundary
+	 * the reader reaches exactly) and a reader whose stride is above
+	 * its records: the wake-up at tail == mark, and the fenced check
+	 * at head, are the only ones that can wake the writer. */
+	{"mark-full", MK, F, nullptr, PASS,
+	 "FULL: BLOCK wake-up at a mark capped at head, stride the ring", 1,
+	 CB(3)},
+	{"mark-acqrel", MK, AR, nullptr, PASS,
+	 "ACQREL: BLOCK wake-up at a mark capped at head, stride the ring",
+	 1, CB(3)},
+	{"mark-no-reader-mb", MK, AR, "pfr_reader_end", LOST_WAKEUP,
+	 "reader's smp_mb() dropped at a mark capped at head", 1, CB(3)},
 	{"inband-acqrel", IB, AR, nullptr, PASS,
 	 "ACQREL in band: Bi, Ci, the zero word, A-D", 256, CB(3)},
 	{"inband-block", IB, AR, nullptr, PASS,
@@ -680,10 +698,12 @@ const model_case cases[] = {
 #undef P
 #undef W
 #undef BOTH
+#undef BOTH8
 #undef SN
 #undef AT
 #undef KE
 #undef IB
+#undef MK
 #undef F
 #undef AR
 #undef CD
@@ -746,7 +766,8 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 3;
 		g_cfg.payload = 16;
-	} else if (scenario == PFR_MODEL_BOTH) {
+	} else if (scenario == PFR_MODEL_BOTH ||
+		   scenario == PFR_MODEL_BOTH8) {
 		/* 16-byte records: four fill the ring, so the writer sleeps
 		 * for space before the fifth; the reader's byte threshold
 		 * (capped by the library at half the ring, 32 bytes) is
@@ -774,6 +795,14 @@ void set_cfg(int scenario, int ordering, unsigned records)
 		g_cfg.data_size = 64;
 		g_cfg.records = 5;
 		g_cfg.payload = 16;
+	} else if (scenario == PFR_MODEL_MARK) {
+		/* 128-byte ring, records of 24, 56, 56 bytes: the third
+		 * (at 80) needs a PAD of 48, 104 bytes, so the writer waits
+		 * for tail 56 with its mark capped at its head, 80, where
+		 * the second record ends */
+		g_cfg.data_size = 128;
+		g_cfg.records = 3;
+		g_cfg.payload = 48;
 	} else if (scenario == PFR_MODEL_INBAND) {
 		/* 16-byte records in a 64-byte ring: in band the word after
 		 * the last record is kept zero, so three fill it, and the
@@ -835,7 +864,8 @@ bool discover(void)
 	static const int scen[] = {PFR_MODEL_PROTO,  PFR_MODEL_INBAND,
 				   PFR_MODEL_WAKE,   PFR_MODEL_BOTH,
 				   PFR_MODEL_SNAP,   PFR_MODEL_ATTACH,
-				   PFR_MODEL_KERNEL};
+				   PFR_MODEL_KERNEL, PFR_MODEL_MARK,
+				   PFR_MODEL_BOTH8};
 
 	g_discovering = true;
 	/* one spin: the BLOCK writer reaches its sleep (and the fields only
@@ -939,6 +969,14 @@ bool run_case(const model_case &c, unsigned num, const options &o)
 	std::printf("\n");
 	std::printf("# futex sleeps: reader %lu, writer %lu\n", g_sleeps[0],
 		    g_sleeps[1]);
+	/* a mutant of the model's own no longer caught: the model is broken
+	 * (it can no longer see what the mutant was made to show) */
+	if (c.want != PASS && ok)
+		std::printf("# BROKEN MODEL: %s, the model's own mutant of %s, "
+			    "is no longer caught: the model can no longer see "
+			    "what it was made to show (the code under it "
+			    "changed; make the case or the mutant again)\n",
+			    c.name, c.mutant_fn);
 	if (!ok) {
 		std::string l = failure_line(g_report.str());
 
