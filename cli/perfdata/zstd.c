@@ -22,6 +22,9 @@ static struct {
 	size_t (*stream)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *);
 	unsigned (*is_error)(size_t);
 	ZSTD_DCtx *dctx; /* one file at a time */
+	size_t last; /* the last call's return: 0 at a frame's end */
+	int fed; /* the stream was fed since the last frame ended */
+	unsigned long long frames; /* frames ended so far */
 } cli_zd;
 
 static long cli_zstd_inflate(void *arg, const void *in, size_t in_len,
@@ -34,7 +37,16 @@ static long cli_zstd_inflate(void *arg, const void *in, size_t in_len,
 	(void)arg;
 	r = cli_zd.stream(cli_zd.dctx, &o, &i);
 	*in_used = i.pos;
-	return cli_zd.is_error(r) ? -1 : (long)o.pos;
+	if (cli_zd.is_error(r))
+		return -1;
+	if (i.pos)
+		cli_zd.fed = 1;
+	if (!r && cli_zd.fed) {
+		cli_zd.frames++;
+		cli_zd.fed = 0;
+	}
+	cli_zd.last = r;
+	return (long)o.pos;
 }
 
 static int pfr_zstd_load(void)
@@ -66,6 +78,9 @@ int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
 		return -1;
 	}
 	cli_zstd_reader_free();
+	cli_zd.last = 0;
+	cli_zd.fed = 0;
+	cli_zd.frames = 0;
 	cli_zd.dctx = cli_zd.create();
 	if (!cli_zd.dctx) {
 		*why = "out of memory";
@@ -76,6 +91,18 @@ int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
 		return -1;
 	}
 	return 0;
+}
+
+unsigned long long cli_zstd_cut_frame(void)
+{
+	/* 0: the last frame ended; 3 (ZSTD_blockHeaderSize): a frame flushed
+	 * but not ended (perf record -z and perfring's writer leave the
+	 * stream so), waiting for its next block header with none of it
+	 * read.  Anything else is a frame, block or skippable frame whose
+	 * bytes the stream does not hold. */
+	if (!cli_zd.dctx || !cli_zd.fed || !cli_zd.last || cli_zd.last == 3)
+		return 0;
+	return cli_zd.frames + 1;
 }
 
 void cli_zstd_reader_free(void)
@@ -90,6 +117,11 @@ int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
 	(void)f;
 	*why = "this perfring was built without zstd.h";
 	return -1;
+}
+
+unsigned long long cli_zstd_cut_frame(void)
+{
+	return 0;
 }
 
 void cli_zstd_reader_free(void)

@@ -621,6 +621,7 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 		err = pfr_open_header(f);
 	if (!err && pfr__file_index_ids(f))
 		err = -PFR_E_SYSTEM;
+	f->zstream = 1;
 	if (err) {
 		if (!f->map)
 			f->map =
@@ -748,13 +749,23 @@ int pfr_perf_file_set_inflate(struct pfr_perf_file *f, pfr_perf_inflate_fn fn,
 /* Bounds what one COMPRESSED record may decompress to (perf's records
  * hold at most a ring's worth, perfring's 256 KiB). */
 #define PFR_ZDEC_MAX (256u << 20)
+/* Bounds what a file read whole keeps decompressed until its close (its
+ * records' payloads stay valid until then), as PFR_PIPE_MAX bounds what
+ * it reads. */
+#define PFR_ZKEEP_MAX (1ULL << 30)
+/* A stream's one decompression buffer: a record is at most 64 KiB, so
+ * one always fits after the part of one left over. */
+#define PFR_ZSTREAM_BUF (256u << 10)
 
 /*
  * Decompresses a COMPRESSED record's payload after the bytes of zdec not
  * yet returned (a record may continue from one COMPRESSED record into the
- * next).  A stream moves them to the start of its one buffer; a file read
- * whole starts a new buffer and keeps the old one, whose records the
- * caller may still hold.  Returns 0 or -PFR_PERF_E_FILE_LAYOUT.
+ * next), for a file read whole: a buffer some of whose records were
+ * returned is kept (the caller may still hold them) and a new one started,
+ * one none were returned from is reused (empty COMPRESSED records cost
+ * nothing), and what is kept is capped at PFR_ZKEEP_MAX.  Returns 0 or
+ * -PFR_PERF_E_FILE_LAYOUT (a stream decompresses by steps instead:
+ * pfr_inflate_step()).
  */
 static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 {
@@ -765,21 +776,22 @@ static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 
 	if (cap < rest + 2 * (size_t)c->len + (64u << 10))
 		cap = rest + 2 * (size_t)c->len + (64u << 10);
-	if (f->in_fd < 0 && f->zdec) { /* keep the old buffer's records */
+	if (f->zdec && f->zpos) { /* keep the old buffer's records */
 		unsigned char **k =
 			realloc(f->zkeep, (f->nzkeep + 1) * sizeof(*k));
 
 		if (!k)
 			return -PFR_E_SYSTEM;
 		f->zkeep = k;
+		if (f->zkept + f->zcap > PFR_ZKEEP_MAX)
+			return -PFR_PERF_E_FILE_LAYOUT;
 		buf = malloc(cap);
 		if (!buf)
 			return -PFR_E_SYSTEM;
 		memcpy(buf, f->zdec + f->zpos, rest);
 		f->zkeep[f->nzkeep++] = f->zdec;
-	} else {
-		if (rest && f->zpos)
-			memmove(buf, buf + f->zpos, rest);
+		f->zkept += f->zcap;
+	} else { /* none, or none of its records returned: reused */
 		if (cap > f->zcap) {
 			unsigned char *b = realloc(buf, cap);
 
@@ -800,7 +812,8 @@ static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 		if (f->zcap - f->zlen < (64u << 10)) {
 			unsigned char *b;
 
-			if (f->zcap >= PFR_ZDEC_MAX)
+			if (f->zcap >= PFR_ZDEC_MAX ||
+			    f->zkept + 2 * f->zcap > PFR_ZKEEP_MAX)
 				return -PFR_PERF_E_FILE_LAYOUT;
 			b = realloc(f->zdec, 2 * f->zcap);
 			if (!b)
@@ -845,6 +858,57 @@ static int pfr_next_inflated(struct pfr_perf_file *f, struct pfr_record *rec)
 	return 1;
 }
 
+/*
+ * A stream's next step of decompression: the records left over move to
+ * the start of its one buffer (of PFR_ZSTREAM_BUF bytes), and the
+ * decompressor fills what room is left from the rest of the COMPRESSED
+ * record's payload.  Memory stays that buffer's whatever a frame expands
+ * to.  Returns 0 or -PFR_PERF_E_FILE_LAYOUT.
+ */
+static int pfr_inflate_step(struct pfr_perf_file *f)
+{
+	size_t rest = f->zlen - f->zpos, in_used = 0, room;
+	long got;
+
+	if (!f->zdec) {
+		f->zdec = malloc(PFR_ZSTREAM_BUF);
+		if (!f->zdec)
+			return -PFR_E_SYSTEM;
+		f->zcap = PFR_ZSTREAM_BUF;
+	}
+	if (rest && f->zpos)
+		memmove(f->zdec, f->zdec + f->zpos, rest);
+	f->zpos = 0;
+	f->zlen = rest;
+	room = f->zcap - f->zlen;
+	got = f->inflate(f->inflate_arg, f->zsrc + f->zsrc_used,
+			 f->zsrc_len - f->zsrc_used, &in_used, f->zdec + f->zlen,
+			 room);
+	if (got < 0 || (size_t)got > room ||
+	    in_used > f->zsrc_len - f->zsrc_used ||
+	    (!got && !in_used && f->zsrc_used < f->zsrc_len))
+		return -PFR_PERF_E_FILE_LAYOUT;
+	f->zsrc_used += in_used;
+	f->zlen += (size_t)got;
+	f->zfull = (size_t)got == room;
+	return 0;
+}
+
+/* A stream takes a COMPRESSED record's payload, decompressed by steps. */
+static int pfr_inflate_take(struct pfr_perf_file *f, const struct pfr_record *c)
+{
+	if (!f->zsrc) {
+		f->zsrc = malloc(1u << 16); /* a record's most */
+		if (!f->zsrc)
+			return -PFR_E_SYSTEM;
+	}
+	memcpy(f->zsrc, c->payload, c->len);
+	f->zsrc_len = c->len;
+	f->zsrc_used = 0;
+	f->zrec_pos = c->pos;
+	return 0;
+}
+
 int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 {
 	int r;
@@ -856,6 +920,12 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 			r = pfr_next_inflated(f, rec);
 			if (r)
 				return r;
+		}
+		if (f->zstream && (f->zsrc_used < f->zsrc_len || f->zfull)) {
+			r = pfr_inflate_step(f);
+			if (r)
+				return r;
+			continue;
 		}
 		r = pfr_next_stored(f, rec);
 		if (r != 1 || rec->hdr.type != PFR_RECORD_COMPRESSED) {
@@ -869,7 +939,8 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 			return -PFR_PERF_E_COMPRESSED;
 		}
 		f->zstarted = 1;
-		r = pfr_inflate_rec(f, rec);
+		r = f->zstream ? pfr_inflate_take(f, rec)
+			       : pfr_inflate_rec(f, rec);
 		if (r)
 			return r;
 	}
