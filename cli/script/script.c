@@ -147,8 +147,9 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 		if (S->file_order)
 			cli_q_flush(q);
 	}
-	if (n == 0)
-		cli_q_flush(q);
+	/* at the end, or at a malformed record: what came before it is
+	 * printed (perf warns and reads on) */
+	cli_q_flush(q);
 	return n;
 }
 
