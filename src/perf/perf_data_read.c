@@ -373,9 +373,9 @@ static int pfr_pipe_peek(struct pfr_perf_file *f, struct pfr_record_header *h,
 		return 0;
 	if (f->end - f->pos < sizeof(*h))
 		return -PFR_E_RECSIZE_PAST_HEAD;
-	p = pfr_pipe_at(f, f->pos, sizeof(*h) + 4 <= f->end - f->pos
-					   ? sizeof(*h) + 4
-					   : sizeof(*h));
+	p = pfr_pipe_at(f, f->pos,
+			sizeof(*h) + 4 <= f->end - f->pos ? sizeof(*h) + 4
+							  : sizeof(*h));
 	if (!p)
 		return -PFR_E_RECSIZE_PAST_HEAD;
 	memcpy(h, p, sizeof(*h));
@@ -611,9 +611,8 @@ static int pfr_stream_header(struct pfr_perf_file *f, int fd)
 }
 
 /* Appends n bytes at off of the file to the growing buffer *m. */
-static int pfr_meta_put(struct pfr_perf_file *f, unsigned char **m,
-			size_t *len, size_t *cap, const void *src, uint64_t off,
-			size_t n)
+static int pfr_meta_put(struct pfr_perf_file *f, unsigned char **m, size_t *len,
+			size_t *cap, const void *src, uint64_t off, size_t n)
 {
 	if (*len + n > *cap) {
 		size_t nc = (*len + n) * 2;
@@ -726,13 +725,12 @@ static int pfr_stdin_fd(void)
 			w += k;
 		}
 	}
-fail:
-	{
-		int e = errno;
+fail : {
+	int e = errno;
 
-		close(fd);
-		errno = e;
-	}
+	close(fd);
+	errno = e;
+}
 	return -1;
 }
 
@@ -1035,8 +1033,8 @@ static int pfr_inflate_step(struct pfr_perf_file *f)
 	f->zlen = rest;
 	room = f->zcap - f->zlen;
 	got = f->inflate(f->inflate_arg, f->zsrc + f->zsrc_used,
-			 f->zsrc_len - f->zsrc_used, &in_used, f->zdec + f->zlen,
-			 room);
+			 f->zsrc_len - f->zsrc_used, &in_used,
+			 f->zdec + f->zlen, room);
 	if (got < 0 || (size_t)got > room ||
 	    in_used > f->zsrc_len - f->zsrc_used ||
 	    (!got && !in_used && f->zsrc_used < f->zsrc_len))

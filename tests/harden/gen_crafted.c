@@ -79,7 +79,8 @@ static void start(void)
 /* A sample record (40 bytes) at bytes p. */
 static void sample(unsigned char *p, uint64_t ip, uint64_t t)
 {
-	uint32_t h[2] = {PERF_RECORD_SAMPLE, (PERF_RECORD_MISC_USER) | 40 << 16};
+	uint32_t h[2] = {PERF_RECORD_SAMPLE,
+			 (PERF_RECORD_MISC_USER) | 40 << 16};
 	uint32_t pt[2] = {1, 1};
 	uint64_t period = 4000;
 
@@ -105,7 +106,8 @@ static void mmap2(const char *name, uint64_t start_, uint64_t mlen)
 	uint64_t a[3] = {start_, mlen, 0}, ino[2] = {1, 0};
 	char z[8] = {0};
 
-	hdr(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 8 + 8 + 24 + 8 + 16 + 8 + pad);
+	hdr(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+	    8 + 8 + 24 + 8 + 16 + 8 + pad);
 	put(pt, 8);
 	put(a, 24);
 	put(mm, 8);
@@ -129,8 +131,7 @@ static void compressed(const unsigned char *z, size_t n)
 }
 
 /* A whole zstd frame of the n bytes at src, in *out (malloc'ed). */
-static size_t frame(const void *src, size_t n, unsigned char **out,
-		    int level)
+static size_t frame(const void *src, size_t n, unsigned char **out, int level)
 {
 	size_t c = ZSTD_compressBound(n);
 
