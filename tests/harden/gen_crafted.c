@@ -12,7 +12,8 @@
  *                                  size field claims more than it holds
  *                                  sits before the second frame) or cut
  *                                  (the second frame loses its last 5
- *                                  bytes)
+ *                                  bytes) or cut:K (it keeps its first K
+ *                                  bytes; more than it has: all)
  *   gen_crafted spell N ELF OFF FILE
  *                                  N MMAP2 records of process 1, each
  *                                  naming ELF another way (/./ inserted),
@@ -172,6 +173,13 @@ static void zframes(const char *mode)
 	}
 	if (!strcmp(mode, "cut"))
 		zl[1] -= 5;
+	if (!strncmp(mode, "cut:", 4)) { /* cut:K keeps K bytes */
+		size_t keep = strtoul(mode + 4, NULL, 0);
+
+		zl[1] = keep < zl[1] ? keep : zl[1];
+		if (!zl[1])
+			return;
+	}
 	compressed(z[1], zl[1]);
 }
 
