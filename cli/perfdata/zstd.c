@@ -79,8 +79,7 @@ static int pfr_zstd_load(void)
 	*(void **)&cli_zd.free = dlsym(h, "ZSTD_freeDCtx");
 	*(void **)&cli_zd.stream = dlsym(h, "ZSTD_decompressStream");
 	*(void **)&cli_zd.is_error = dlsym(h, "ZSTD_isError");
-	*(void **)&cli_zd.content_size =
-		dlsym(h, "ZSTD_getFrameContentSize");
+	*(void **)&cli_zd.content_size = dlsym(h, "ZSTD_getFrameContentSize");
 	if (!cli_zd.create || !cli_zd.free || !cli_zd.stream ||
 	    !cli_zd.is_error || !cli_zd.content_size) {
 		cli_zd.stream = NULL;
