@@ -9,6 +9,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libiberty/demangle.h>
+#include <setjmp.h>
 #else
 #include <elf.h>
 #endif
@@ -140,11 +141,50 @@ void cli_symtab_free(struct cli_symtab *t)
 }
 
 #ifndef PFR_NO_SCRIPT_LIBS
+/* A trial run of the demangler that counts its output and stops at the
+ * cap: the callback variants allocate nothing (their state is on the
+ * stack), so leaving one through longjmp() leaks nothing. */
+struct cli_dm_trial {
+	size_t len;
+	jmp_buf out;
+};
+
+static void cli_dm_count(const char *s, size_t n, void *arg)
+{
+	struct cli_dm_trial *t = arg;
+
+	(void)s;
+	t->len += n;
+	if (t->len > CLI_DEMANGLE_MAX)
+		longjmp(t->out, 1);
+}
+
+/* 1 when demangling name would print more than CLI_DEMANGLE_MAX bytes
+ * (back-references repeat a component, so a crafted name can double its
+ * output at every nesting level). */
+static int cli_dm_too_long(const char *name)
+{
+	struct cli_dm_trial t = {0};
+
+	if (setjmp(t.out))
+		return 1;
+	if (name[0] == '_' && name[1] == 'R')
+		rust_demangle_callback(name, DMGL_NO_OPTS, cli_dm_count, &t);
+	else
+		cplus_demangle_v3_callback(name, DMGL_NO_OPTS, cli_dm_count,
+					   &t);
+	return 0;
+}
+
 char *cli_demangle(const char *name)
 {
 	/* perf's flags without -v: no parameters, no return type.  The style
 	 * is libiberty's automatic one: C++ (Itanium ABI) and Rust (legacy
-	 * and v0, the legacy hash dropped). */
+	 * and v0, the legacy hash dropped).  A name whose demangled form
+	 * would pass the cap stays mangled: the trial run stops there, so
+	 * the cost is bounded whatever the name. */
+	if (cli_dm_too_long(name))
+		return NULL;
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 

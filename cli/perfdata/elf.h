@@ -53,9 +53,14 @@ void cli_symtab_free(struct cli_symtab *t);
  */
 size_t cli_elf_load(struct cli_symtab *t, const char *path);
 
+/* The most bytes a demangled name may have (real C++ names stay far
+ * below it); a name past it is shown mangled. */
+#define CLI_DEMANGLE_MAX (64u << 10)
+
 /* The demangled name of a C++ or Rust symbol as perf script shows it
  * (libiberty's cplus_demangle without parameters), malloc'ed; NULL when
- * name is not mangled. */
+ * name is not mangled, or when its demangled form would be longer than
+ * CLI_DEMANGLE_MAX (the work stops at the cap). */
 char *cli_demangle(const char *name);
 
 #endif

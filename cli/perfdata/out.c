@@ -9,6 +9,8 @@
  */
 #include <elf.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,11 +23,17 @@
 
 #define PFR_HASH 1024
 
+/* A mapped file as a record names it.  Names that reach one file
+ * (/usr/lib/x and /usr/./lib/x, links) share the symbol table of the
+ * first one loaded: same points at it, found by the file's identity. */
 struct pfr_dso {
 	char *name;
 	int loaded;
 	struct cli_symtab tab;
 	struct pfr_dso *next;
+	struct pfr_dso *same; /* the table's owner, or NULL: this one */
+	uint64_t dev, ino; /* the loaded file's identity (owners only) */
+	struct pfr_dso *id_next; /* owners hashed by identity */
 };
 
 struct cli_thr {
@@ -42,6 +50,7 @@ struct cli_out {
 	struct cli_thr *thr[PFR_HASH];
 	struct pfr__procs procs; /* each process's mappings (perf_maps.h) */
 	struct pfr_dso *dsos[PFR_HASH];
+	struct pfr_dso *objs[PFR_HASH]; /* loaded files, by dev and inode */
 	struct pfr_dso *kernel;
 	struct cli_trace *trace; /* tracepoint formats, or NULL */
 	char anon[16]; /* cli_comm() of an unnamed thread */
@@ -148,6 +157,39 @@ static struct pfr_dso *pfr_dso(struct cli_out *o, const char *name)
 	return d;
 }
 
+/*
+ * Loads d's symbols once per file: the file d names is opened and its
+ * device and inode looked up among the files already loaded; d shares
+ * the table of the one found, else loads its own and joins them.
+ */
+static void cli_dso_load(struct cli_out *o, struct pfr_dso *d)
+{
+	struct pfr_dso **b, *e;
+	struct stat st;
+	int fd = util_open_regular(d->name);
+
+	if (fd < 0)
+		return; /* nothing to load: no symbols */
+	if (fstat(fd, &st)) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	b = &o->objs[((uint64_t)st.st_ino * 31 + (uint64_t)st.st_dev) %
+		     PFR_HASH];
+	for (e = *b; e; e = e->id_next)
+		if (e->ino == (uint64_t)st.st_ino &&
+		    e->dev == (uint64_t)st.st_dev) {
+			d->same = e;
+			return;
+		}
+	cli_elf_load(&d->tab, d->name);
+	d->dev = (uint64_t)st.st_dev;
+	d->ino = (uint64_t)st.st_ino;
+	d->id_next = *b;
+	*b = d;
+}
+
 /* What an address resolves to. */
 struct cli_loc {
 	const char *sym, *dso;
@@ -178,6 +220,7 @@ static struct pfr_dso *cli_kernel(struct cli_out *o)
 static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		       struct cli_loc *l)
 {
+	const struct cli_symtab *t;
 	const struct cli_sym *s;
 	struct pfr_dso *d;
 	uint64_t a = ip;
@@ -187,6 +230,7 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		d = cli_kernel(o);
 		if (!d)
 			return;
+		t = &d->tab;
 	} else {
 		const struct pfr__map *m = pfr__procs_find(&o->procs, pid, ip);
 
@@ -198,10 +242,11 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		if (!d->loaded) {
 			d->loaded = 1;
 			if (!(o->flags & PFR_OUT_NO_SYMS))
-				cli_elf_load(&d->tab, d->name);
+				cli_dso_load(o, d);
 		}
-		for (int k = 0; k < d->tab.nsegs; k++) {
-			const struct cli_seg *g = &d->tab.segs[k];
+		t = d->same ? &d->same->tab : &d->tab;
+		for (int k = 0; k < t->nsegs; k++) {
+			const struct cli_seg *g = &t->segs[k];
 
 			if (a >= g->off && a - g->off < g->filesz) {
 				a = a - g->off + g->vaddr;
@@ -211,7 +256,7 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 	}
 	l->dso = d->name;
 	l->vaddr = a;
-	s = cli_symtab_find(&d->tab, a);
+	s = cli_symtab_find(t, a);
 	if (s) {
 		l->sym = s->name;
 		l->off = a - s->start;

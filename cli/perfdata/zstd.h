@@ -17,6 +17,17 @@
  */
 int cli_zstd_reader(struct pfr_perf_file *f, const char **why);
 
+/*
+ * After the last compressed record: 0 when the stream ends where a frame
+ * does (or where a flushed frame awaits its next block, as perf leaves
+ * it, unless the frame's header gives a content size not reached), else
+ * the number
+ * (from 1) of the zstd frame it ends inside: a frame cut short, or one
+ * whose size field (a skippable frame's) runs past what the file holds,
+ * so that the records in it, or in the frames it swallowed, are lost.
+ */
+unsigned long long cli_zstd_cut_frame(void);
+
 /* Frees what cli_zstd_reader() set up (NULL: none). */
 void cli_zstd_reader_free(void);
 

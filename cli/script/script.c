@@ -155,8 +155,9 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 		if (S->file_order)
 			cli_q_flush(q);
 	}
-	if (n == 0)
-		cli_q_flush(q);
+	/* at the end, or at a malformed record: what came before it is
+	 * printed (perf warns and reads on) */
+	cli_q_flush(q);
 	return n;
 }
 
@@ -233,6 +234,16 @@ static int cli_script_run(struct cli_script *S)
 	cli_q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
 	n = cli_script_read(S, &q);
 	cli_q_free(&q);
+	if (n == 0 && cli_zstd_cut_frame()) {
+		fprintf(stderr,
+			"perfring script: %s: the compressed stream ends "
+			"inside zstd frame %llu (cut short, or a frame whose "
+			"size field runs past the data): the records in it "
+			"are lost, %llu records read\n",
+			S->in, cli_zstd_cut_frame(),
+			(unsigned long long)S->records);
+		err = 1;
+	}
 	cli_zstd_reader_free();
 	if (n == -PFR_PERF_E_COMPRESSED) {
 		err = 1;

@@ -413,8 +413,9 @@ typedef long (*pfr_perf_inflate_fn)(void *arg, const void *in, size_t in_len,
  * -PFR_PERF_E_COMPRESSED, and stays there (one may be set, and the call
  * repeated); with one, it returns the records inside, as if stored
  * uncompressed (rec->pos: the compressed record's position), and
- * -PFR_PERF_E_FILE_LAYOUT when the decompressor fails or a record is cut
- * off at the end of the compressed stream.  Returns 0, or -PFR_E_INVAL (f
+ * -PFR_PERF_E_FILE_LAYOUT when the decompressor fails, a record is cut
+ * off at the end of the compressed stream, or (the records' payloads
+ * staying valid until close) more than 1 GiB would stay decompressed.  Returns 0, or -PFR_E_INVAL (f
  * NULL, opened for writing, or a compressed record already decompressed:
  * the stream cannot change decompressor in its middle). */
 PFR_API int pfr_perf_file_set_inflate(struct pfr_perf_file *f,

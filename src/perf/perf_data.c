@@ -1181,6 +1181,7 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		free(f->tail);
 		free(f->win);
 		free(f->zdec);
+		free(f->zsrc);
 		while (f->nzkeep)
 			free(f->zkeep[--f->nzkeep]);
 		free(f->zkeep);

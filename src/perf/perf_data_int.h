@@ -165,6 +165,14 @@ struct pfr_perf_file {
 	uint64_t zrec_pos; /* the COMPRESSED record's position */
 	unsigned char **zkeep;
 	size_t nzkeep;
+	uint64_t zkept; /* bytes of the kept buffers (a file read whole) */
+	/* a stream decompresses as it reads: the COMPRESSED record's
+	 * payload (copied: the window moves), zsrc_used bytes of it taken,
+	 * zfull when the last call filled zdec (it may hold more) */
+	unsigned char *zsrc;
+	size_t zsrc_len, zsrc_used;
+	int zfull;
+	int zstream; /* records read whole come from a stream's one buffer */
 	int zstarted; /* a COMPRESSED record was decompressed */
 	/* both */
 	struct pfr_file_event *ev;

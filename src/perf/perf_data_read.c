@@ -351,16 +351,34 @@ static void pfr_pipe_names(struct pfr_perf_file *f,
  * 1 (its header in *h, *skip: its size plus the raw bytes that follow a
  * HEADER_TRACING_DATA), 0 at the end, or a negative error.
  */
-static int pfr_pipe_peek(const struct pfr_perf_file *f,
-			 struct pfr_record_header *h, uint64_t *skip)
+static const unsigned char *pfr_win(struct pfr_perf_file *f, uint64_t off,
+				    size_t n);
+
+/* n bytes at off of a pipe-format stream: from the file through the
+ * window when it is streamed, else from the bytes held; NULL past the
+ * file's end. */
+static const unsigned char *pfr_pipe_at(struct pfr_perf_file *f, uint64_t off,
+					size_t n)
 {
+	return f->in_fd >= 0 ? pfr_win(f, off, n) : f->map + off;
+}
+
+static int pfr_pipe_peek(struct pfr_perf_file *f, struct pfr_record_header *h,
+			 uint64_t *skip)
+{
+	const unsigned char *p;
 	uint32_t extra = 0;
 
 	if (f->pos >= f->end)
 		return 0;
 	if (f->end - f->pos < sizeof(*h))
 		return -PFR_E_RECSIZE_PAST_HEAD;
-	memcpy(h, f->map + f->pos, sizeof(*h));
+	p = pfr_pipe_at(f, f->pos,
+			sizeof(*h) + 4 <= f->end - f->pos ? sizeof(*h) + 4
+							  : sizeof(*h));
+	if (!p)
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	memcpy(h, p, sizeof(*h));
 	if (h->size < sizeof(*h))
 		return -PFR_E_RECSIZE_ZERO;
 	if (h->size > f->end - f->pos)
@@ -368,7 +386,7 @@ static int pfr_pipe_peek(const struct pfr_perf_file *f,
 	if (h->type == PFR_RECORD_HEADER_TRACING_DATA) {
 		if (h->size < sizeof(*h) + 4)
 			return -PFR_E_RECSIZE_PAST_HEAD;
-		memcpy(&extra, f->map + f->pos + sizeof(*h), 4);
+		memcpy(&extra, p + sizeof(*h), 4);
 		if (extra > f->end - f->pos - h->size)
 			return -PFR_E_RECSIZE_PAST_HEAD;
 	}
@@ -566,8 +584,10 @@ static int pfr_stream_header(struct pfr_perf_file *f, int fd)
 		return -PFR_E_SYSTEM;
 	f->map_len = (size_t)st.st_size;
 	if (f->map_len < 16 || pfr_pread_all(fd, &h, 16, 0) ||
-	    h.magic != PFR_PERF_MAGIC2 || h.size == 16)
-		return 1; /* the pipe format, or not perf.data: read whole */
+	    h.magic != PFR_PERF_MAGIC2)
+		return -PFR_PERF_E_FILE_MAGIC;
+	if (h.size == 16)
+		return 2; /* the pipe format: streamed too */
 	if (f->map_len < sizeof(h) || pfr_pread_all(fd, &h, sizeof(h), 0))
 		return -PFR_PERF_E_FILE_MAGIC;
 	if (h.data.offset > f->map_len ||
@@ -590,6 +610,130 @@ static int pfr_stream_header(struct pfr_perf_file *f, int fd)
 	return 0;
 }
 
+/* Appends n bytes at off of the file to the growing buffer *m. */
+static int pfr_meta_put(struct pfr_perf_file *f, unsigned char **m, size_t *len,
+			size_t *cap, const void *src, uint64_t off, size_t n)
+{
+	if (*len + n > *cap) {
+		size_t nc = (*len + n) * 2;
+		unsigned char *b = realloc(*m, nc);
+
+		if (!b)
+			return -PFR_E_SYSTEM;
+		*m = b;
+		*cap = nc;
+	}
+	if (src)
+		memcpy(*m + *len, src, n);
+	else if (pfr_pread_all(f->in_fd, *m + *len, n, off))
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	*len += n;
+	return 0;
+}
+
+/*
+ * A pipe-format file streamed: one pass through the window copies perf's
+ * own records (attrs, names, features, tracing data: the stream's real
+ * header content) into a buffer that pfr_open_pipe() reads as it reads a
+ * whole file, each at the same offset modulo 8 as in the file (a filler
+ * record before it, when needed: ids are read in place); the data stay
+ * on disk and pfr_perf_file_next() reads them through the window.
+ */
+static int pfr_stream_pipe(struct pfr_perf_file *f)
+{
+	static const uint64_t magic[2] = {PFR_PERF_MAGIC2, 16};
+	unsigned char *m = NULL;
+	size_t len = 0, cap = 0;
+	struct pfr_record_header h;
+	uint64_t skip, fsize = f->map_len;
+	int err;
+
+	f->pos = 16;
+	f->end = fsize;
+	err = pfr_meta_put(f, &m, &len, &cap, magic, 0, 16);
+	while (!err && pfr_pipe_peek(f, &h, &skip) == 1) {
+		if (h.type >= PFR_RECORD_HEADER_ATTR &&
+		    h.type != PFR_RECORD_COMPRESSED) {
+			size_t gap = (size_t)((f->pos - len) % 8);
+			struct pfr_record_header fill = {0xffff, 0, 0};
+
+			fill.size = (uint16_t)(8 + gap);
+			if (gap)
+				err = pfr_meta_put(f, &m, &len, &cap, NULL, 0,
+						   fill.size);
+			if (gap && !err)
+				memcpy(m + len - fill.size, &fill,
+				       sizeof(fill));
+			if (!err)
+				err = pfr_meta_put(f, &m, &len, &cap, NULL,
+						   f->pos, (size_t)skip);
+		}
+		f->pos += skip;
+	}
+	f->map = m;
+	if (err)
+		return err;
+	f->map_len = len;
+	f->head_len = len;
+	err = pfr_open_pipe(f); /* reads the copy */
+	f->map_len = fsize;
+	f->end = fsize;
+	f->pos = 16;
+	f->win_off = f->win_len = 0;
+	return err;
+}
+
+/* A file descriptor to read standard input from: itself when it is a
+ * regular file, else a temporary file (unlinked) it is copied into, so
+ * that a pipe is streamed from disk like a file, not held in memory. */
+static int pfr_stdin_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096], buf[1 << 16];
+	struct stat st;
+	int fd;
+
+	if (!fstat(0, &st) && S_ISREG(st.st_mode))
+		return fcntl(0, F_DUPFD_CLOEXEC, 3);
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/perfring-stdin.XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		unlink(path);
+	}
+	for (;;) {
+		ssize_t r = read(0, buf, sizeof(buf)), w = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				return fd;
+			break;
+		}
+		while (w < r) {
+			ssize_t k = write(fd, buf + w, (size_t)(r - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				goto fail;
+			w += k;
+		}
+	}
+fail : {
+	int e = errno;
+
+	close(fd);
+	errno = e;
+}
+	return -1;
+}
+
 int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 {
 	struct pfr_perf_file *f;
@@ -598,8 +742,9 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 	if (!fp || !path)
 		return -PFR_E_INVAL;
 	if (!strcmp(path, "-"))
-		return pfr_perf_file_open(fp, path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		fd = pfr_stdin_fd();
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -PFR_E_SYSTEM;
 	f = calloc(1, sizeof(*f));
@@ -610,17 +755,24 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 	f->fd = -1;
 	f->in_fd = fd;
 	err = pfr_stream_header(f, fd);
-	if (err == 1) { /* the pipe format: read whole */
+	if (err == 2) {
+		err = pfr_stream_pipe(f);
+	} else if (err == 1) { /* headers this large: read whole */
+		char fdp[32];
+
 		free((void *)f->map);
 		free(f->tail);
 		free(f);
+		snprintf(fdp, sizeof(fdp), "/dev/fd/%d", fd);
+		err = pfr_perf_file_open(fp, fdp);
 		close(fd);
-		return pfr_perf_file_open(fp, path);
-	}
-	if (!err)
+		return err;
+	} else if (!err) {
 		err = pfr_open_header(f);
+	}
 	if (!err && pfr__file_index_ids(f))
 		err = -PFR_E_SYSTEM;
+	f->zstream = 1;
 	if (err) {
 		if (!f->map)
 			f->map =
@@ -758,13 +910,23 @@ int pfr_perf_file_set_inflate(struct pfr_perf_file *f, pfr_perf_inflate_fn fn,
 /* Bounds what one COMPRESSED record may decompress to (perf's records
  * hold at most a ring's worth, perfring's 256 KiB). */
 #define PFR_ZDEC_MAX (256u << 20)
+/* Bounds what a file read whole keeps decompressed until its close (its
+ * records' payloads stay valid until then), as PFR_PIPE_MAX bounds what
+ * it reads. */
+#define PFR_ZKEEP_MAX (1ULL << 30)
+/* A stream's one decompression buffer: a record is at most 64 KiB, so
+ * one always fits after the part of one left over. */
+#define PFR_ZSTREAM_BUF (256u << 10)
 
 /*
  * Decompresses a COMPRESSED record's payload after the bytes of zdec not
  * yet returned (a record may continue from one COMPRESSED record into the
- * next).  A stream moves them to the start of its one buffer; a file read
- * whole starts a new buffer and keeps the old one, whose records the
- * caller may still hold.  Returns 0 or -PFR_PERF_E_FILE_LAYOUT.
+ * next), for a file read whole: a buffer some of whose records were
+ * returned is kept (the caller may still hold them) and a new one started,
+ * one none were returned from is reused (empty COMPRESSED records cost
+ * nothing), and what is kept is capped at PFR_ZKEEP_MAX.  Returns 0 or
+ * -PFR_PERF_E_FILE_LAYOUT (a stream decompresses by steps instead:
+ * pfr_inflate_step()).
  */
 static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 {
@@ -775,21 +937,22 @@ static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 
 	if (cap < rest + 2 * (size_t)c->len + (64u << 10))
 		cap = rest + 2 * (size_t)c->len + (64u << 10);
-	if (f->in_fd < 0 && f->zdec) { /* keep the old buffer's records */
+	if (f->zdec && f->zpos) { /* keep the old buffer's records */
 		unsigned char **k =
 			realloc(f->zkeep, (f->nzkeep + 1) * sizeof(*k));
 
 		if (!k)
 			return -PFR_E_SYSTEM;
 		f->zkeep = k;
+		if (f->zkept + f->zcap > PFR_ZKEEP_MAX)
+			return -PFR_PERF_E_FILE_LAYOUT;
 		buf = malloc(cap);
 		if (!buf)
 			return -PFR_E_SYSTEM;
 		memcpy(buf, f->zdec + f->zpos, rest);
 		f->zkeep[f->nzkeep++] = f->zdec;
-	} else {
-		if (rest && f->zpos)
-			memmove(buf, buf + f->zpos, rest);
+		f->zkept += f->zcap;
+	} else { /* none, or none of its records returned: reused */
 		if (cap > f->zcap) {
 			unsigned char *b = realloc(buf, cap);
 
@@ -810,7 +973,8 @@ static int pfr_inflate_rec(struct pfr_perf_file *f, const struct pfr_record *c)
 		if (f->zcap - f->zlen < (64u << 10)) {
 			unsigned char *b;
 
-			if (f->zcap >= PFR_ZDEC_MAX)
+			if (f->zcap >= PFR_ZDEC_MAX ||
+			    f->zkept + 2 * f->zcap > PFR_ZKEEP_MAX)
 				return -PFR_PERF_E_FILE_LAYOUT;
 			b = realloc(f->zdec, 2 * f->zcap);
 			if (!b)
@@ -855,6 +1019,57 @@ static int pfr_next_inflated(struct pfr_perf_file *f, struct pfr_record *rec)
 	return 1;
 }
 
+/*
+ * A stream's next step of decompression: the records left over move to
+ * the start of its one buffer (of PFR_ZSTREAM_BUF bytes), and the
+ * decompressor fills what room is left from the rest of the COMPRESSED
+ * record's payload.  Memory stays that buffer's whatever a frame expands
+ * to.  Returns 0 or -PFR_PERF_E_FILE_LAYOUT.
+ */
+static int pfr_inflate_step(struct pfr_perf_file *f)
+{
+	size_t rest = f->zlen - f->zpos, in_used = 0, room;
+	long got;
+
+	if (!f->zdec) {
+		f->zdec = malloc(PFR_ZSTREAM_BUF);
+		if (!f->zdec)
+			return -PFR_E_SYSTEM;
+		f->zcap = PFR_ZSTREAM_BUF;
+	}
+	if (rest && f->zpos)
+		memmove(f->zdec, f->zdec + f->zpos, rest);
+	f->zpos = 0;
+	f->zlen = rest;
+	room = f->zcap - f->zlen;
+	got = f->inflate(f->inflate_arg, f->zsrc + f->zsrc_used,
+			 f->zsrc_len - f->zsrc_used, &in_used,
+			 f->zdec + f->zlen, room);
+	if (got < 0 || (size_t)got > room ||
+	    in_used > f->zsrc_len - f->zsrc_used ||
+	    (!got && !in_used && f->zsrc_used < f->zsrc_len))
+		return -PFR_PERF_E_FILE_LAYOUT;
+	f->zsrc_used += in_used;
+	f->zlen += (size_t)got;
+	f->zfull = (size_t)got == room;
+	return 0;
+}
+
+/* A stream takes a COMPRESSED record's payload, decompressed by steps. */
+static int pfr_inflate_take(struct pfr_perf_file *f, const struct pfr_record *c)
+{
+	if (!f->zsrc) {
+		f->zsrc = malloc(1u << 16); /* a record's most */
+		if (!f->zsrc)
+			return -PFR_E_SYSTEM;
+	}
+	memcpy(f->zsrc, c->payload, c->len);
+	f->zsrc_len = c->len;
+	f->zsrc_used = 0;
+	f->zrec_pos = c->pos;
+	return 0;
+}
+
 int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 {
 	int r;
@@ -866,6 +1081,12 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 			r = pfr_next_inflated(f, rec);
 			if (r)
 				return r;
+		}
+		if (f->zstream && (f->zsrc_used < f->zsrc_len || f->zfull)) {
+			r = pfr_inflate_step(f);
+			if (r)
+				return r;
+			continue;
 		}
 		r = pfr_next_stored(f, rec);
 		if (r != 1 || rec->hdr.type != PFR_RECORD_COMPRESSED) {
@@ -879,7 +1100,8 @@ int pfr_perf_file_next(struct pfr_perf_file *f, struct pfr_record *rec)
 			return -PFR_PERF_E_COMPRESSED;
 		}
 		f->zstarted = 1;
-		r = pfr_inflate_rec(f, rec);
+		r = f->zstream ? pfr_inflate_take(f, rec)
+			       : pfr_inflate_rec(f, rec);
 		if (r)
 			return r;
 	}

@@ -16,8 +16,13 @@
  * it (the feature sections) are held, and the records are read through a
  * window of 1 MiB or one record.  A record's payload from
  * pfr_perf_file_next() is then valid until the next call only.  The pipe
- * format, and "-", are read whole as pfr_perf_file_open() reads them.
- * Same returns as pfr_perf_file_open().
+ * format is streamed too (perf's own records, the attrs, names, features
+ * and tracing data, are copied first); "-" is read from a temporary file
+ * it is copied into (standard input itself when that is a regular file).
+ * COMPRESSED records are decompressed by steps into one 256 KiB buffer,
+ * whatever a frame expands to.  A file whose header or feature sections
+ * are huge (64 MiB before its data, 256 MiB after) is read whole as
+ * pfr_perf_file_open() reads it.  Same returns as pfr_perf_file_open().
  */
 int pfr__perf_file_open_stream(struct pfr_perf_file **f, const char *path);
 
