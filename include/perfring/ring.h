@@ -69,10 +69,21 @@ struct pfr_record_header {
 	uint16_t size; /* bytes, header included, a multiple of 8 */
 };
 
+/* In a record that perfring's writer wrote, misc's low three bits hold the
+ * padding after the payload (0..7: size - 8 - the payload's length), so
+ * that the exact length round-trips; its other bits are 0.  The readers of
+ * perfring's rings subtract it (struct pfr_record's len); a raw reader
+ * (pfr_reader_init()) does so with PFR_READER_PAYLOAD_LEN.  Writers
+ * before PERFRING_0.3 stored 0 (the length then reads rounded up to 8);
+ * the kernel's ring uses misc for perf's flags. */
+#define PFR_RECORD_MISC_PAD 0x7u
+
 /* Record types perfring itself writes.  LOST is perf's PERF_RECORD_LOST,
  * payload { u64 id; u64 lost; }.  PAD fills the end of the data area when
  * a record would straddle it; readers skip it.  Types with the top bit set
- * are reserved for perfring. */
+ * are reserved for perfring.  The caller's types are 0..PFR_RECORD_USER_MAX
+ * but PFR_RECORD_LOST: every write and reserve refuses the others with
+ * -PFR_E_INVAL (as the shared ring's do). */
 #define PFR_RECORD_LOST 2u
 #define PFR_RECORD_PAD 0x80000001u
 #define PFR_RECORD_USER_MAX 0x7fffffffu
@@ -290,11 +301,17 @@ struct pfr_reader {
 	uint8_t ordering;
 	uint8_t iflags; /* internal: PFR__READER_* (ring-proto.h) */
 	uint8_t pace; /* pfr_reader_begin()'s pacing (private) */
-	uint8_t pad[1];
+	uint8_t len_mask; /* PFR_RECORD_MISC_PAD with PFR_READER_PAYLOAD_LEN,
+			   * else 0 (was padding before PERFRING_0.3) */
 };
 
 /* Reader flags for pfr_reader_init(). */
 #define PFR_READER_SKIP_PAD 0x1u /* skip PFR_RECORD_PAD (perfring rings) */
+/* The ring is perfring's: a record's misc holds its payload's padding
+ * (PFR_RECORD_MISC_PAD) and struct pfr_record's len is the payload's
+ * exact length.  Never for the kernel's ring, whose misc is perf's flags.
+ * pfr_ring_reader() sets it.  (PERFRING_0.3) */
+#define PFR_READER_PAYLOAD_LEN 0x2u
 
 /* One record, as pfr_reader_next() returns it.  hdr is a validated private
  * copy; payload points into the ring (or into the reader's scratch buffer
@@ -303,7 +320,8 @@ struct pfr_reader {
 struct pfr_record {
 	struct pfr_record_header hdr;
 	const void *payload;
-	uint32_t len; /* hdr.size - 8 */
+	uint32_t len; /* the payload's length: hdr.size - 8, less the
+		       * padding (PFR_RECORD_MISC_PAD) on perfring's rings */
 	uint64_t pos; /* free-running position of the header */
 };
 
@@ -416,11 +434,14 @@ PFR_API int pfr_reader_init(struct pfr_reader *r, const uint64_t *head,
 /* BLOCK policy: how long pfr_writer_reserve() waits for space. */
 PFR_API void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns);
 
-/* Reserve space for a record of `len` payload bytes (rounded up to 8) and
- * return a pointer to its payload in *payload.  Nothing is visible to the
+/* Reserve space for a record of `len` payload bytes (the record is
+ * rounded up to 8; the reader gets len back, PFR_RECORD_MISC_PAD) of
+ * `type` (0..PFR_RECORD_USER_MAX, not PFR_RECORD_LOST) and return a
+ * pointer to its payload in *payload.  Nothing is visible to the
  * reader until commit and publication.  Returns 0, -PFR_E_NOSPC (DROP: the
  * record is counted as lost), -PFR_E_TIMEDOUT (BLOCK: also counted as
- * lost) or -PFR_E_INVAL (too large for this ring: not counted).
+ * lost) or -PFR_E_INVAL (too large for this ring, or a reserved type: not
+ * counted).  The same for every write below.
  * Concurrency: the writer only.  Progress: wait-free (DROP, OVERWRITE),
  * blocking (BLOCK). */
 static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,

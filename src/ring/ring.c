@@ -578,13 +578,17 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 			return -PFR_E_RECSIZE_ALIGN;
 		if (h.size > avail)
 			return -PFR_E_RECSIZE_PAST_HEAD;
+		/* a padding (PFR_RECORD_MISC_PAD) longer than the payload
+		 * space: no length to give */
+		if ((h.misc & r->len_mask) > h.size - sizeof(h))
+			return -PFR_E_RECSIZE_SHORT;
 		/* a caller reads { id, lost } from a LOST record */
 		if (h.type == PFR_RECORD_LOST &&
 		    h.size < sizeof(struct pfr_lost_record))
 			return -PFR_E_RECSIZE_SHORT;
 		rec->hdr = h;
 		rec->pos = r->tail;
-		rec->len = h.size - (uint32_t)sizeof(h);
+		rec->len = h.size - (uint32_t)sizeof(h) - (h.misc & r->len_mask);
 		if (off + h.size <= r->mask + 1) {
 			rec->payload = r->data + off + sizeof(h);
 		} else {
@@ -614,7 +618,7 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 {
 	if (!r || !head || !tail || !data || !scratch || size < 8 ||
 	    (size & (size - 1)) || (unsigned)ordering >= PFR_ORDER__COUNT ||
-	    (flags & ~PFR_READER_SKIP_PAD))
+	    (flags & ~(PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN)))
 		return -PFR_E_INVAL;
 	memset(r, 0, sizeof(*r));
 	r->head_p = head;
@@ -623,6 +627,8 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 	r->mask = size - 1;
 	r->ordering = (uint8_t)ordering;
 	r->flags = flags;
+	if (flags & PFR_READER_PAYLOAD_LEN)
+		r->len_mask = PFR_RECORD_MISC_PAD;
 	r->scratch = (unsigned char *)scratch;
 	r->tail = PFR_READ_ONCE(*tail);
 	if (r->tail & 7)
@@ -649,7 +655,8 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 	err = pfr_reader_init(r, &c->head, &c->tail, ring->data,
 			      ring->data_size,
 			      (enum pfr_ordering)ring->ordering,
-			      PFR_READER_SKIP_PAD, ring->scratch);
+			      PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN,
+			      ring->scratch);
 	if (err)
 		return err;
 	r->ctl = c;
@@ -740,10 +747,10 @@ static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
 	if (to != w->head) {
 		if (w->inband)
 			pfr__inband_commit(w->data, w->mask, w->head,
-					   PFR_RECORD_PAD, to - w->head);
+					   PFR_RECORD_PAD, to - w->head, 0);
 		else
 			pfr__put_header(w->data, w->mask, w->head,
-					PFR_RECORD_PAD, to - w->head);
+					PFR_RECORD_PAD, to - w->head, 0);
 		w->head = to;
 	}
 }
@@ -785,7 +792,7 @@ static void pfr__put_lost(struct pfr_writer *w, uint64_t at, uint64_t end)
 		       (const unsigned char *)&lr + sizeof(lr.hdr),
 		       sizeof(lr) - sizeof(lr.hdr));
 		pfr__inband_commit(w->data, w->mask, at, PFR_RECORD_LOST,
-				   sizeof(lr));
+				   sizeof(lr), 0);
 	} else {
 		memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
 	}
