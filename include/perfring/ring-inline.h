@@ -351,7 +351,10 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 	while (budget) {
 		uint64_t tail = r->tail, off = tail & mask;
 		uint64_t left = r->head - tail, room = mask + 1 - off;
-		const unsigned char *p = data + off, *p0 = p, *end, *last;
+		const unsigned char *p = data + off, *end, *last;
+		/* the position of the byte at p is base + p: one register
+		 * for the loop, not two (tail and the stretch's start) */
+		uint64_t base = tail - (uint64_t)(uintptr_t)p;
 		struct pfr_record slow;
 		int rc, stop;
 
@@ -368,7 +371,7 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 		do {
 			struct pfr_record_header h;
 			struct pfr_record rec;
-			uint64_t raw, size;
+			uint64_t raw, size, len;
 
 			/* The header is read once into a private copy.  One
 			 * equal to the reference, at or before last, is the
@@ -393,37 +396,41 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 full:
 				memcpy(&h, &raw, sizeof(h));
 				size = h.size;
+				/* the payload's length, which wraps for a size
+				 * below 8 or a padding longer than the payload
+				 * space (as in pfr_reader_next()): with size a
+				 * multiple of 8, it is at most 0xfff0 iff the
+				 * size is at least 8 and the padding fits */
+				len = size - 8 - (h.misc & r->len_mask);
 				if (h.type == PFR_RECORD_LOST ||
-				    h.type == PFR_RECORD_PAD ||
-				    ((size - 8) & ~(uint64_t)0xfff8) ||
-				    (h.misc & r->len_mask) > size - 8 ||
+				    h.type == PFR_RECORD_PAD || (size & 7) ||
+				    len > 0xfff0 ||
 				    (uintptr_t)p + size > (uintptr_t)end)
 					goto slow;
 				ok_raw = raw;
 				ok_size = size;
-				ok_len = (uint32_t)size - (uint32_t)sizeof(h) -
-					 (h.misc & r->len_mask);
+				ok_len = (uint32_t)len;
 				last = pfr__last_fit(p, end, size);
 			}
 			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
 			rec.payload = p + sizeof(rec.hdr);
 			rec.len = ok_len;
-			rec.pos = tail + (uint64_t)(p - p0);
+			rec.pos = base + (uint64_t)(uintptr_t)p;
 			stop = fn(ctx, &rec);
 			p += ok_size;
 			if (stop) {
 				budget--;
-				r->tail = tail + (uint64_t)(p - p0);
+				r->tail = base + (uint64_t)(uintptr_t)p;
 				goto out;
 			}
 		} while (--budget);
-		r->tail = tail + (uint64_t)(p - p0);
+		r->tail = base + (uint64_t)(uintptr_t)p;
 		continue;
 slow:
 		/* PAD, LOST, a record straddling the end, or a bad header
 		 * (through a copy: the fast path's record stays in
 		 * registers) */
-		r->tail = tail + (uint64_t)(p - p0);
+		r->tail = base + (uint64_t)(uintptr_t)p;
 		rc = pfr__reader_next_slow(r, &slow);
 		if (rc <= 0) {
 			if (rc < 0)
