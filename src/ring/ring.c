@@ -426,6 +426,19 @@ static void pfr__role_wake(uint32_t *word)
 	pfr__futex_wake(word);
 }
 
+/* Moves a role word from `old` to `to`: 1, or 0 when it held another
+ * value.  A full barrier either way. */
+static int pfr__role_cas(uint64_t *word, uint64_t old, uint64_t to)
+{
+	/* purpose: of two CASes from one value, one wins: one taker of a
+	 * free, closed or dead holder's word; and a release's stores (head,
+	 * tail) come before the closed word, which the acquire load in
+	 * pfr__role_gone() pairs with */
+	return __atomic_compare_exchange_n(
+		word, &old, to, 0, __ATOMIC_SEQ_CST, /* purpose: above */
+		__ATOMIC_SEQ_CST); /* purpose: above */
+}
+
 /* Takes the role word for this process: 0 or -PFR_E_BUSY. */
 static int pfr__role_take(uint64_t *word)
 {
@@ -438,12 +451,9 @@ static int pfr__role_take(uint64_t *word)
 		if (pid && pid != PFR__TASK_WORD_PID(me) &&
 		    !pfr__task_word_dead(cur))
 			return -PFR_E_BUSY;
-		/* purpose: one of two takers of a free, closed or dead
-		 * holder's word wins; a full barrier, so that our loads of
-		 * the positions come after it */
-		if (__atomic_compare_exchange_n(word, &cur, me, 0,
-						__ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
+		/* one of two takers wins; our loads of the positions come
+		 * after it */
+		if (pfr__role_cas(word, cur, me))
 			return 0;
 	}
 	return -PFR_E_BUSY; /* a word that keeps changing: held */
@@ -455,13 +465,12 @@ static void pfr__role_release(uint64_t *word)
 	uint64_t cur = PFR_READ_ONCE(*word);
 
 	if (!PFR__TASK_WORD_PID(cur) ||
-	    PFR__TASK_WORD_PID(cur) != PFR__TASK_WORD_PID(pfr__task_self_word()))
+	    PFR__TASK_WORD_PID(cur) !=
+		    PFR__TASK_WORD_PID(pfr__task_self_word()))
 		return;
-	/* purpose: a full barrier: everything this side published (head,
-	 * tail) before the word says closed; pairs with the acquire load
-	 * of the word in pfr_reader_eof() and the closed checks */
-	__atomic_compare_exchange_n(word, &cur, PFR__ROLE_CLOSED, 0,
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	/* everything this side published (head, tail) before the word
+	 * says closed */
+	pfr__role_cas(word, cur, PFR__ROLE_CLOSED);
 }
 
 /* 1 when the role's holder has gone: closed it, or (look set: /proc is
@@ -478,10 +487,9 @@ static int pfr__role_gone(uint64_t *word, int look)
 		return 1;
 	if (!look || !pfr__task_word_dead(cur))
 		return 0;
-	/* purpose: only the dead holder's word is closed (a new holder's
-	 * CAS in between wins) */
-	__atomic_compare_exchange_n(word, &cur, PFR__ROLE_CLOSED, 0,
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	/* only the dead holder's word is closed (a new holder's CAS in
+	 * between wins) */
+	pfr__role_cas(word, cur, PFR__ROLE_CLOSED);
 	return 1;
 }
 
@@ -766,7 +774,8 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 			return -PFR_E_RECSIZE_SHORT;
 		rec->hdr = h;
 		rec->pos = r->tail;
-		rec->len = h.size - (uint32_t)sizeof(h) - (h.misc & r->len_mask);
+		rec->len =
+			h.size - (uint32_t)sizeof(h) - (h.misc & r->len_mask);
 		if (off + h.size <= r->mask + 1) {
 			rec->payload = r->data + off + sizeof(h);
 		} else {
@@ -826,11 +835,10 @@ static int pfr__ring_reader_open(struct pfr_ring *ring, struct pfr_reader *r)
 		if (!ring->scratch)
 			return -PFR_E_SYSTEM;
 	}
-	err = pfr_reader_init(r, &c->head, &c->tail, ring->data,
-			      ring->data_size,
-			      (enum pfr_ordering)ring->ordering,
-			      PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN,
-			      ring->scratch);
+	err = pfr_reader_init(
+		r, &c->head, &c->tail, ring->data, ring->data_size,
+		(enum pfr_ordering)ring->ordering,
+		PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN, ring->scratch);
 	if (err)
 		return err;
 	r->ctl = c;

@@ -466,8 +466,9 @@ static void test_burst(enum pfr_ordering ord)
 				  got, n);
 		seq += n;
 		if (c->head - h0 < n * 112ull)
-			good = ok(0, "round %d: head moved by less than the "
-				     "burst",
+			good = ok(0,
+				  "round %d: head moved by less than the "
+				  "burst",
 				  round);
 		if (!read_back(&r, 5, 100, &rseq))
 			good = 0;
@@ -495,11 +496,11 @@ static void test_burst(enum pfr_ordering ord)
 		is_uint(pfr_writer_lost(&w) - lost0, 1,
 			"the first record that did not fit is counted lost");
 	}
-	is_int(pfr_writer_write_burst(&w, 5, buf, pfr_writer_max_payload(&w) + 1,
-				      1),
+	is_int(pfr_writer_write_burst(&w, 5, buf,
+				      pfr_writer_max_payload(&w) + 1, 1),
 	       -PFR_E_INVAL, "burst: a record too large is -PFR_E_INVAL");
-	is_int(pfr_writer_write_burst(&w, 5, buf, 8, 0x80000000u),
-	       -PFR_E_INVAL, "burst: n > INT_MAX is -PFR_E_INVAL");
+	is_int(pfr_writer_write_burst(&w, 5, buf, 8, 0x80000000u), -PFR_E_INVAL,
+	       "burst: n > INT_MAX is -PFR_E_INVAL");
 	pfr_ring_close(ring);
 }
 

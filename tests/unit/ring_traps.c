@@ -61,8 +61,7 @@ static void test_reserved_types(uint32_t flags, const char *what)
 		ok(0, "%s: ring", what);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]);
-	     i++) {
+	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++) {
 		try_writes(&w, bad_types[i], rc);
 		ok(rc[0] == -PFR_E_INVAL && rc[1] == -PFR_E_INVAL &&
 			   rc[2] == -PFR_E_INVAL && rc[3] == -PFR_E_INVAL &&
@@ -91,8 +90,9 @@ static void test_reserved_types(uint32_t flags, const char *what)
 		bad += got != 0;
 		pfr_reader_end(&r);
 	}
-	ok(n == 6 && !bad, "%s: the reader reads the 6 good records, no error "
-			   "(%d read, %d bad)",
+	ok(n == 6 && !bad,
+	   "%s: the reader reads the 6 good records, no error "
+	   "(%d read, %d bad)",
 	   what, n, bad);
 	pfr_ring_close(ring);
 }
@@ -163,8 +163,8 @@ static void test_exact_len(uint32_t flags, const char *what)
 		pfr_reader_consume(&r, tt_len_cb, &t, 0);
 	pfr_reader_end(&r);
 	ok(t.seen == 41 && t.good == 41,
-	   "%s: pfr_reader_consume() gives back every length (%d of %d)",
-	   what, t.good, t.seen);
+	   "%s: pfr_reader_consume() gives back every length (%d of %d)", what,
+	   t.good, t.seen);
 	{
 		unsigned char b3[3 * 5];
 		int n = 0;
@@ -248,7 +248,8 @@ static int child_open(struct pfr_ring *ring, int writer, int close_it)
 				: pfr_ring_reader(ring, &r);
 
 		if (!rc && close_it)
-			rc = writer ? pfr_writer_close(&w) : pfr_reader_close(&r);
+			rc = writer ? pfr_writer_close(&w)
+				    : pfr_reader_close(&r);
 		_exit(rc == -PFR_E_BUSY ? 3 : rc ? 2 : 0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
