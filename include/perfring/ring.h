@@ -452,17 +452,17 @@ PFR_API int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w);
 PFR_API int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r);
 
 /* Close the writer: publish and flush (pfr_writer_flush()), then give the
- * writer's role up as closed, and wake the reader: its pfr_reader_wait()
- * returns -PFR_E_CLOSED and pfr_reader_eof() 1 once it has read every
- * record.  The writer may not be used after (open it again with
+ * writer's role up as closed, and wake the reader: its
+ * pfr_reader_wait_end() returns -PFR_E_CLOSED and pfr_reader_eof() 1 once
+ * it has read every record.  The writer may not be used after (open it again with
  * pfr_ring_writer()).  Returns 0 or -PFR_E_INVAL (NULL, never opened).
  * Concurrency: the writer only.  Progress: blocking (a futex wake).
  * (PERFRING_0.3) */
 PFR_API int pfr_writer_close(struct pfr_writer *w);
 /* Close the reader: publish tail (pfr_reader_end()), give the reader's
  * role up as closed, and wake a BLOCK writer waiting for space: from then
- * on a BLOCK writer that finds no space gets -PFR_E_CLOSED (counted as
- * lost) at once instead of waiting its time-out.  The reader may not be
+ * on a BLOCK writer that finds no space gets -PFR_E_TIMEDOUT (counted as
+ * lost) at once instead of after its time-out.  The reader may not be
  * used after.  Returns 0 or -PFR_E_INVAL.
  * Concurrency: the reader only.  Progress: blocking (a futex wake).
  * (PERFRING_0.3) */
@@ -506,9 +506,9 @@ PFR_API void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns);
  * pointer to its payload in *payload.  Nothing is visible to the
  * reader until commit and publication.  Returns 0, -PFR_E_NOSPC (DROP: the
  * record is counted as lost), -PFR_E_TIMEDOUT (BLOCK: also counted as
- * lost), -PFR_E_CLOSED (BLOCK: the reader closed or died while the record
- * did not fit, counted as lost; a dead reader is noticed within about
- * 100 ms of waiting, a close at once) or -PFR_E_INVAL (too large for this ring, or a reserved type: not
+ * lost; at once, not after the time-out, when the reader closed or died:
+ * a close is seen at once, a death after about 100 ms of waiting, and
+ * pfr_ring_reader_alive() tells it from a slow reader) or -PFR_E_INVAL (too large for this ring, or a reserved type: not
  * counted).  The same for every write below.
  * Concurrency: the writer only.  Progress: wait-free (DROP, OVERWRITE),
  * blocking (BLOCK). */
@@ -626,15 +626,23 @@ static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
 /* End the current batch, then block until the writer has published at
  * least the reader's threshold (pfr_reader_set_wakeup), or there is unread
  * data up to the head of the writer's last pfr_writer_flush() (or of a
- * BLOCK writer waiting for space), or the writer closed or died, or
- * timeout_ns passed (UINT64_MAX: forever).
+ * BLOCK writer waiting for space), or timeout_ns passed (UINT64_MAX:
+ * forever).
  * Works across processes (futex on the shared word).  Needs a perfring
- * ring created with PFR_RING_WAIT.  Returns the bytes available (> 0),
- * -PFR_E_CLOSED (the end of stream: the writer closed or died and every
- * record it published was read; a dead writer is noticed within about
- * 100 ms of sleep, a close at once), -PFR_E_TIMEDOUT, or -PFR_E_INVAL.
+ * ring created with PFR_RING_WAIT.  Returns the bytes available,
+ * -PFR_E_TIMEDOUT, or -PFR_E_INVAL (its returns of 0.x: at the end of
+ * stream it waits its time-out; pfr_reader_wait_end() ends there).
  * Progress: blocking. */
 PFR_API int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns);
+/* pfr_reader_wait() that also ends at the end of stream: -PFR_E_CLOSED
+ * once the writer closed (pfr_writer_close(), pfr_ring_close()) or died
+ * and every record it published was read (records left unread are
+ * returned first, thresholds aside).  A close wakes it at once; a death,
+ * which wakes nobody, is noticed after at most about 100 ms of sleep (it
+ * sleeps in slices of that length and then looks at /proc).  Returns the
+ * bytes available, -PFR_E_CLOSED, -PFR_E_TIMEDOUT or -PFR_E_INVAL.
+ * Progress: blocking.  (PERFRING_0.3) */
+PFR_API int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns);
 /* Wake-up thresholds: bytes available to the reader (capped at half the
  * data area) and/or records published since the wait began (0 = any data /
  * no record threshold). */

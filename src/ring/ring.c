@@ -1154,7 +1154,8 @@ static uint64_t pfr__block_want(uint64_t need, uint64_t size)
 /* BLOCK: the sleep of pfr__writer_block(), in slices of at most
  * PFR__ROLE_LOOK_NS: a reader that died wakes nobody, so after a slice
  * that no wake-up cut short the writer looks whether it lives (/proc):
- * -PFR_E_CLOSED when it died. */
+ * -PFR_E_TIMEDOUT at once when it died (the code the 0.x library returned
+ * after the time-out; pfr_ring_reader_alive() tells the two apart). */
 static int pfr__writer_sleep(struct pfr_writer *w, uint64_t now,
 			     uint64_t deadline)
 {
@@ -1166,7 +1167,7 @@ static int pfr__writer_sleep(struct pfr_writer *w, uint64_t now,
 	if (pfr__now_ns() - now >= slice &&
 	    pfr__role_gone(&w->ctl->reader_owner, 1)) {
 		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
-		return -PFR_E_CLOSED;
+		return -PFR_E_TIMEDOUT;
 	}
 	return 0;
 }
@@ -1215,15 +1216,15 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
 		return 0;
 	}
-	/* A reader that closed frees nothing any more: the end, not the
-	 * time-out (its close clears writer_waiting after its role word:
-	 * after the smp_mb() above, one of us sees the other) */
-	if (pfr__role_gone(&w->ctl->reader_owner, 0))
-		goto gone;
+	/* A reader that closed frees nothing any more: -PFR_E_TIMEDOUT at
+	 * once, not after the time-out (its close clears writer_waiting
+	 * after its role word: after the smp_mb() above, one of us sees the
+	 * other) */
+	if (pfr__role_gone(&w->ctl->reader_owner, 0)) {
+		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
+		return -PFR_E_TIMEDOUT;
+	}
 	return pfr__writer_sleep(w, now, *deadline);
-gone:
-	PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
-	return -PFR_E_CLOSED;
 }
 
 /* In band the word after the last record is the zero the writer keeps
@@ -1374,7 +1375,7 @@ static int pfr__wait_done(const struct pfr_reader *r, int64_t avail,
 		(int64_t)(PFR_READ_ONCE(c->flush_head) - r->tail) > 0);
 }
 
-/* pfr_reader_wait()'s end: when the writer closed or (look: /proc is
+/* pfr_reader_wait_end()'s end: when the writer closed or (look: /proc is
  * read) died, what it published before (head loaded after its role word):
  * the bytes left to read (the thresholds aside), -PFR_E_CLOSED when none,
  * or a hostile head's error; 0 while the writer may write on. */
@@ -1388,7 +1389,11 @@ static int64_t pfr__wait_end(struct pfr_reader *r, int look)
 	return avail ? avail : -PFR_E_CLOSED;
 }
 
-int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
+/* pfr_reader_wait() (end 0: its 0.x returns) and pfr_reader_wait_end()
+ * (end 1: also the end of stream, sleeping in slices so that a dead
+ * writer is noticed). */
+static int64_t pfr__reader_wait(struct pfr_reader *r, uint64_t timeout_ns,
+				int end_of_stream)
 {
 	struct pfr_ring_ctl *c = r ? r->ctl : NULL;
 	uint64_t deadline, now, mark, slice;
@@ -1435,7 +1440,7 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 		/* the writer closed (its close clears reader_waiting after
 		 * its role word: after the smp_mb() above, one of us sees
 		 * the other), or died (looked for after a slice) */
-		end = pfr__wait_end(r, look);
+		end = end_of_stream ? pfr__wait_end(r, look) : 0;
 		if (end) {
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return end;
@@ -1445,11 +1450,22 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return avail > 0 ? avail : -PFR_E_TIMEDOUT;
 		}
-		slice = deadline - now < PFR__ROLE_LOOK_NS ? deadline - now
-							   : PFR__ROLE_LOOK_NS;
+		slice = deadline - now;
+		if (end_of_stream && slice > PFR__ROLE_LOOK_NS)
+			slice = PFR__ROLE_LOOK_NS;
 		pfr__futex_wait(&c->reader_waiting, 1, slice);
 		look = pfr__now_ns() - now >= slice;
 	}
+}
+
+int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
+{
+	return pfr__reader_wait(r, timeout_ns, 0);
+}
+
+int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns)
+{
+	return pfr__reader_wait(r, timeout_ns, 1);
 }
 
 /* ---- flight-recorder snapshots ---- */

@@ -10,10 +10,11 @@
  *    than the record is an error, not a huge length;
  *  - roles across processes: a second writer or reader is -PFR_E_BUSY
  *    while the holder lives, and the role passes on when it closed or died;
- *  - liveness and the end of stream: pfr_reader_wait() returns
+ *  - liveness and the end of stream: pfr_reader_wait_end() returns
  *    -PFR_E_CLOSED and pfr_reader_eof() 1 once the writer closed or died
  *    and everything was read; a BLOCK writer whose reader closed or died
- *    gets -PFR_E_CLOSED, not its time-out;
+ *    gets -PFR_E_TIMEDOUT at once, not after its time-out (a time-out of
+ *    an hour: alarm() ends a test that waits it);
  *  - close-on-exec: the memfd is close-on-exec, and pfr_ring_set_inherit()
  *    hands the ring to an exec'd program, which attaches and writes.
  */
@@ -361,10 +362,9 @@ static void test_eos(int how, const char *what)
 	is_int(pfr_reader_eof(&r), 0, "no writer yet: no end");
 	pid = child_write(ring, 100, how);
 	/* each wait returns records or the end; 200 waits is a bound on a
-	 * loop that would otherwise spin on time-outs (old code: every wait
-	 * ended in -PFR_E_TIMEDOUT) */
+	 * loop that would otherwise go on over time-outs */
 	while (waits++ < 200) {
-		rc = pfr_reader_wait(&r, 10000000000ull);
+		rc = pfr_reader_wait_end(&r, 10000000000ull);
 		if (rc <= 0)
 			break;
 		while (pfr_reader_next(&r, &rec) == 1)
@@ -373,7 +373,7 @@ static void test_eos(int how, const char *what)
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: child wrote", what);
 	is_int(n, 100, "every record read before the end");
-	is_int(rc, -PFR_E_CLOSED, "pfr_reader_wait(): -PFR_E_CLOSED");
+	is_int(rc, -PFR_E_CLOSED, "pfr_reader_wait_end(): -PFR_E_CLOSED");
 	is_int(pfr_reader_eof(&r), 1, "pfr_reader_eof(): 1");
 	is_int(pfr_ring_writer_alive(ring), 0, "no live writer");
 	pfr_ring_close(ring);
@@ -400,15 +400,19 @@ static void test_block_reader_gone(int how, const char *what)
 	} else {
 		is_int(child_open(ring, 0, 0), 0, "a child's reader died");
 	}
-	/* 30 s: the old code waits that long per record and fails */
-	pfr_writer_set_timeout(&w, 30000000000ull);
+	/* an hour: the old code waits that long for the first record that
+	 * does not fit (the alarm ends the test: a failure) */
+	pfr_writer_set_timeout(&w, 3600000000000ull);
+	alarm(120);
 	for (i = 0; i < 1000 && !rc; i++, v++)
 		rc = pfr_writer_write(&w, TT_TYPE, &v, sizeof(v));
-	is_int(rc, -PFR_E_CLOSED,
-	       "the write that finds the ring full: -PFR_E_CLOSED");
-	is_int(pfr_writer_write(&w, TT_TYPE, &v, sizeof(v)), -PFR_E_CLOSED,
+	is_int(rc, -PFR_E_TIMEDOUT,
+	       "the write that finds the ring full: -PFR_E_TIMEDOUT at once");
+	is_int(pfr_writer_write(&w, TT_TYPE, &v, sizeof(v)), -PFR_E_TIMEDOUT,
 	       "and the next one");
+	alarm(0);
 	is_uint(pfr_writer_lost(&w), 2, "both counted lost");
+	is_int(pfr_ring_reader_alive(ring), 0, "no live reader");
 	pfr_ring_close(ring);
 }
 
