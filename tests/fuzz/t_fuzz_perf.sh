@@ -28,7 +28,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/cli/perf_unwind.c" "$top/cli/perf_zstd.c" "$top"/cli/script_*.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
-	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \
+	"$top/src/perf/perf.c" "$top/src/ring/ring.c" "$top/src/ring/task.c" \
 	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
 	"$top/src/abi/version.c" "$top/src/abi/errors.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -liberty -ldl -lpthread -lrt 2>"$out/build.log"; then
