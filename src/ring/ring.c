@@ -1389,13 +1389,17 @@ static int64_t pfr__wait_end(struct pfr_reader *r, int look)
 	return avail ? avail : -PFR_E_CLOSED;
 }
 
-/* pfr_reader_wait() (end 0: its 0.x returns) and pfr_reader_wait_end()
- * (end 1: also the end of stream, sleeping in slices so that a dead
- * writer is noticed). */
-static int64_t pfr__reader_wait(struct pfr_reader *r, uint64_t timeout_ns,
-				int end_of_stream)
+/* Set by pfr_reader_wait_end() around its call of pfr_reader_wait() in
+ * this thread: the wait then also ends at the end of stream, and sleeps in
+ * slices so that a dead writer is noticed.  (The one loop stays in
+ * pfr_reader_wait(), where the models and tools/mutate.py find its
+ * barrier.) */
+static __thread int pfr__wait_end_of_stream;
+
+int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 {
 	struct pfr_ring_ctl *c = r ? r->ctl : NULL;
+	int end_of_stream = pfr__wait_end_of_stream;
 	uint64_t deadline, now, mark, slice;
 	uint32_t wb, wr;
 	int64_t avail, end;
@@ -1458,14 +1462,14 @@ static int64_t pfr__reader_wait(struct pfr_reader *r, uint64_t timeout_ns,
 	}
 }
 
-int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
-{
-	return pfr__reader_wait(r, timeout_ns, 0);
-}
-
 int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns)
 {
-	return pfr__reader_wait(r, timeout_ns, 1);
+	int64_t rc;
+
+	pfr__wait_end_of_stream = 1;
+	rc = pfr_reader_wait(r, timeout_ns);
+	pfr__wait_end_of_stream = 0;
+	return rc;
 }
 
 /* ---- flight-recorder snapshots ---- */
