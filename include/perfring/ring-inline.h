@@ -25,7 +25,12 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 				   size_t len, void **payload)
 {
 	uint64_t head = w->head, size = pfr__record_size(len);
+	/* res_size: the size, and the payload's padding above bit 16 (the
+	 * slow path stores the size alone, as it always has) */
+	uint32_t res = (uint32_t)(size | pfr__record_pad(len) << 16);
 
+	if (__builtin_expect(pfr__type_reserved(type), 0))
+		return -PFR_E_INVAL;
 	w->res_type = type;
 	/* Fast path, one test: the record fits below the limit (no wrap, room
 	 * by the cached tail - OVERWRITE: by the oldest record - and no LOST
@@ -34,7 +39,7 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 	if (__builtin_expect(len <= w->max_record - 8 &&
 				     pfr__fits(head, size, w->limit),
 			     1)) {
-		w->res_size = (uint32_t)size;
+		w->res_size = res;
 		pfr__write_ahead(w->data, w->mask, head, size,
 				 PFR__AHEAD_BOUND(w));
 		*payload = w->data + (head & w->mask) +
@@ -45,7 +50,7 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 		return -PFR_E_INVAL;
 	/* in band: its own fast path (w->limit shows no room) */
 	if (w->inband && pfr__inband_fits(w, head, size)) {
-		w->res_size = (uint32_t)size;
+		w->res_size = res;
 		pfr__write_ahead(w->data, w->mask, head, size, w->free_end);
 		*payload = w->data + (head & w->mask) +
 			   sizeof(struct pfr_record_header);
@@ -56,6 +61,7 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 
 		if (err)
 			return err;
+		w->res_size = res;
 	}
 	*payload = w->data + (w->head & w->mask) +
 		   sizeof(struct pfr_record_header);
@@ -64,14 +70,17 @@ PFR__INLINE int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
 
 PFR__INLINE void pfr_writer_commit_deferred(struct pfr_writer *w)
 {
-	uint64_t head = w->head, size = w->res_size;
+	uint32_t res = w->res_size;
+	uint64_t head = w->head, size = res & 0xffff, misc = res >> 16;
 
 	if (!size)
 		return;
 	if (w->inband)
-		pfr__inband_commit(w->data, w->mask, head, w->res_type, size);
+		pfr__inband_commit(w->data, w->mask, head, w->res_type, size,
+				   misc);
 	else
-		pfr__put_header(w->data, w->mask, head, w->res_type, size);
+		pfr__put_header(w->data, w->mask, head, w->res_type, size,
+				misc);
 	w->head = head + size;
 	w->records++;
 	w->res_size = 0;
@@ -118,7 +127,8 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 	/* The fast path writes in place: no reservation state.  Everything
 	 * it needs from *w is loaded before the copy (the ring's bytes may
 	 * alias *w as far as the compiler knows). */
-	if (__builtin_expect(len <= w->max_record - 8 &&
+	if (__builtin_expect(!pfr__type_reserved(type) &&
+				     len <= w->max_record - 8 &&
 				     pfr__fits(head, size, w->limit),
 			     1)) {
 		uint64_t records = w->records;
@@ -130,8 +140,8 @@ PFR__INLINE int pfr_writer_write_deferred(struct pfr_writer *w, uint32_t type,
 		return 0;
 	}
 	/* in band: its own fast path (w->limit shows no room) */
-	if (w->inband && len <= w->max_record - 8 &&
-	    pfr__inband_fits(w, head, size)) {
+	if (w->inband && !pfr__type_reserved(type) &&
+	    len <= w->max_record - 8 && pfr__inband_fits(w, head, size)) {
 		uint64_t records = w->records;
 
 		pfr__put_record_inband(w->data, w->mask, head, w->free_end,
@@ -170,7 +180,9 @@ PFR__INLINE int pfr_writer_write_burst(struct pfr_writer *w, uint32_t type,
 	const unsigned char *src = (const unsigned char *)buf;
 	unsigned i;
 
-	if (__builtin_expect(len > w->max_record - 8 || n > 0x7fffffffu, 0))
+	if (__builtin_expect(len > w->max_record - 8 || n > 0x7fffffffu ||
+				     pfr__type_reserved(type),
+			     0))
 		return -PFR_E_INVAL;
 	/* Fast path: all n fit below the limit (n * size < 2^47, compared
 	 * as a distance from head: pfr__fits(); the limit is at most the end
@@ -270,7 +282,7 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	uint64_t tail = r->tail, mask = r->mask, off = tail & mask;
 	uint64_t avail = r->head - tail, room = mask + 1 - off;
 	struct pfr_record_header h;
-	uint64_t raw;
+	uint64_t raw, len;
 
 	if (!avail) {
 		/* *rec is written on every path (callers' compilers then see
@@ -285,13 +297,19 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	memcpy(&h, &raw, sizeof(h));
 	if (room < avail)
 		avail = room;
+	/* The payload's length: the size less the header and, on perfring's
+	 * rings, the padding misc holds (len_mask 0 on the kernel's, whose
+	 * misc is perf's flags). */
+	len = (uint64_t)h.size - 8 - (h.misc & r->len_mask);
 	/* Fast path: an ordinary record, 8-aligned, at least a header and
-	 * within both the loaded head and the end of the data area (size - 8
-	 * wraps for sizes 0..7).  Anything else: the slow path, which says
-	 * which check failed. */
+	 * its padding, and within both the loaded head and the end of the
+	 * data area: len wraps for a size below 8 or a padding larger than
+	 * the record's payload space, and a size past avail (both multiples
+	 * of 8) leaves len at least avail - 7.  Anything else: the slow path,
+	 * which says which check failed. */
 	if (__builtin_expect(h.type == PFR_RECORD_LOST ||
 				     h.type == PFR_RECORD_PAD || (h.size & 7) ||
-				     (uint64_t)h.size - 8 > avail - 8,
+				     len > avail - 8,
 			     0)) {
 		/* through a copy: *rec's address does not escape, so a
 		 * caller's record can live in registers */
@@ -303,7 +321,7 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	}
 	rec->hdr = h;
 	rec->payload = r->data + off + sizeof(h);
-	rec->len = h.size - (uint32_t)sizeof(h);
+	rec->len = (uint32_t)len;
 	rec->pos = tail;
 	r->tail = tail + h.size;
 	return 1;
@@ -327,12 +345,18 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 	/* The last header that passed the checks and its size (0: none yet;
 	 * ok_raw is then never compared, see last). */
 	uint64_t ok_raw = 0, ok_size = 0;
+	/* the payload length of the reference header (its size less the
+	 * header and, on perfring's rings, the padding misc holds) */
+	uint32_t ok_len = 0;
 
 	/* budget: records still allowed; max - budget were passed to fn */
 	while (budget) {
 		uint64_t tail = r->tail, off = tail & mask;
 		uint64_t left = r->head - tail, room = mask + 1 - off;
-		const unsigned char *p = data + off, *p0 = p, *end, *last;
+		const unsigned char *p = data + off, *end, *last;
+		/* the position of the byte at p is base + p: one register
+		 * for the loop, not two (tail and the stretch's start) */
+		uint64_t base = tail - (uint64_t)(uintptr_t)p;
 		struct pfr_record slow;
 		int rc, stop;
 
@@ -349,7 +373,7 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 		do {
 			struct pfr_record_header h;
 			struct pfr_record rec;
-			uint64_t raw, size;
+			uint64_t raw, size, len;
 
 			/* The header is read once into a private copy.  One
 			 * equal to the reference, at or before last, is the
@@ -374,36 +398,43 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 full:
 				memcpy(&h, &raw, sizeof(h));
 				size = h.size;
+				/* the payload's length, which wraps for a size
+				 * below 8 or a padding longer than the payload
+				 * space (as in pfr_reader_next()): with size a
+				 * multiple of 8, it is at most 0xfff0 iff the
+				 * size is at least 8 and the padding fits */
+				len = size - 8 - (h.misc & r->len_mask);
 				if (h.type == PFR_RECORD_LOST ||
-				    h.type == PFR_RECORD_PAD ||
-				    ((size - 8) & ~(uint64_t)0xfff8) ||
+				    h.type == PFR_RECORD_PAD || (size & 7) ||
+				    len > 0xfff0 ||
 				    (uintptr_t)p + size > (uintptr_t)end)
 					goto slow;
 				ok_raw = raw;
 				ok_size = size;
+				ok_len = (uint32_t)len;
 				last = pfr__last_fit(p, end, size);
 			}
 			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
 			rec.payload = p + sizeof(rec.hdr);
-			rec.len = (uint32_t)ok_size - (uint32_t)sizeof(rec.hdr);
-			rec.pos = tail + (uint64_t)(p - p0);
+			rec.len = ok_len;
+			rec.pos = base + (uint64_t)(uintptr_t)p;
 			stop = fn(ctx, &rec);
 			p += ok_size;
 			if (stop) {
 				budget--;
-				r->tail = tail + (uint64_t)(p - p0);
+				r->tail = base + (uint64_t)(uintptr_t)p;
 				if (stop < 0)
 					return stop; /* fn's error */
 				goto out;
 			}
 		} while (--budget);
-		r->tail = tail + (uint64_t)(p - p0);
+		r->tail = base + (uint64_t)(uintptr_t)p;
 		continue;
 slow:
 		/* PAD, LOST, a record straddling the end, or a bad header
 		 * (through a copy: the fast path's record stays in
 		 * registers) */
-		r->tail = tail + (uint64_t)(p - p0);
+		r->tail = base + (uint64_t)(uintptr_t)p;
 		rc = pfr__reader_next_slow(r, &slow);
 		if (rc <= 0) {
 			if (rc < 0)

@@ -280,26 +280,29 @@ PFR__INLINE uint64_t pfr__writer_space(struct pfr_writer *w, uint64_t need)
  * (docs/ring.md, "In-band publication").
  */
 
-/* The header word of a record (the header's bytes as one u64). */
-PFR__INLINE uint64_t pfr__header_word(uint32_t type, uint64_t size)
+/* The header word of a record (the header's bytes as one u64); misc: the
+ * payload's padding (PFR_RECORD_MISC_PAD), 0 for the ring's own records. */
+PFR__INLINE uint64_t pfr__header_word(uint32_t type, uint64_t size,
+				      uint64_t misc)
 {
 	struct pfr_record_header h;
 	uint64_t raw;
 
 	h.type = type;
-	h.misc = 0;
+	h.misc = (uint16_t)misc;
 	h.size = (uint16_t)size;
 	memcpy(&raw, &h, sizeof(raw));
 	return raw;
 }
 
 /* Commits the record of `size` bytes at free-running `pos` in band: the
- * next header's word zeroed, then the header (Bi).  The payload is
- * already stored. */
+ * next header's word zeroed, then the header (Bi), misc in it.  The
+ * payload is already stored. */
 PFR__INLINE void pfr__inband_commit(unsigned char *data, uint64_t mask,
-				    uint64_t pos, uint32_t type, uint64_t size)
+				    uint64_t pos, uint32_t type, uint64_t size,
+				    uint64_t misc)
 {
-	uint64_t raw = pfr__header_word(type, size);
+	uint64_t raw = pfr__header_word(type, size, misc);
 
 	PFR_WRITE_ONCE(*(uint64_t *)(data + ((pos + size) & mask)), 0);
 	/* Bi: pairs with Ci (load_acquire) in pfr__begin_inband(); orders
@@ -485,6 +488,24 @@ PFR__INLINE uint64_t pfr__record_size(size_t len)
 	       ~(uint64_t)7;
 }
 
+/* The padding of a payload of len bytes in its record, 0..7: what the
+ * writer stores in misc (PFR_RECORD_MISC_PAD), so that the reader gives
+ * back len itself.  Folds to a constant for a constant len. */
+PFR__INLINE uint64_t pfr__record_pad(size_t len)
+{
+	return (uint64_t)(0 - len) & 7;
+}
+
+/* 1 for a record type the caller may not write: PFR_RECORD_LOST and every
+ * type above PFR_RECORD_USER_MAX (PFR_RECORD_PAD among them).  The ring
+ * writes those itself; a forged LOST record shorter than struct
+ * pfr_lost_record would stop the reader for good.  Folds to a constant for
+ * a constant type. */
+PFR__INLINE int pfr__type_reserved(uint32_t type)
+{
+	return type > PFR_RECORD_USER_MAX || type == PFR_RECORD_LOST;
+}
+
 /* The writer's fast paths ask for the lines PFR__WRITE_AHEAD bytes past
  * the record they write, for writing (x86: prefetchw, which gcc emits for
  * __builtin_prefetch(p, 1) only with -mprfchw; elsewhere the builtin:
@@ -549,14 +570,16 @@ PFR__INLINE void pfr__write_ahead_span(unsigned char *data, uint64_t mask,
 		pfr__prefetch_w(data + (at & mask));
 }
 
-/* Writes the header of a record of `size` bytes at free-running `pos`. */
+/* Writes the header of a record of `size` bytes at free-running `pos`
+ * (misc: as in pfr__header_word()). */
 PFR__INLINE void pfr__put_header(unsigned char *data, uint64_t mask,
-				 uint64_t pos, uint32_t type, uint64_t size)
+				 uint64_t pos, uint32_t type, uint64_t size,
+				 uint64_t misc)
 {
 	struct pfr_record_header h;
 
 	h.type = type;
-	h.misc = 0;
+	h.misc = (uint16_t)misc;
 	h.size = (uint16_t)size;
 	memcpy(data + (pos & mask), &h, sizeof(h));
 }
@@ -569,7 +592,7 @@ PFR__INLINE void pfr__put_record(unsigned char *data, uint64_t mask,
 				 uint64_t size, const void *buf, size_t len)
 {
 	pfr__write_ahead(data, mask, head, size, limit);
-	pfr__put_header(data, mask, head, type, size);
+	pfr__put_header(data, mask, head, type, size, pfr__record_pad(len));
 	if (len)
 		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
 		       buf, len);
@@ -586,7 +609,7 @@ PFR__INLINE void pfr__put_burst(unsigned char *data, uint64_t mask,
 				size_t len, unsigned n)
 {
 	unsigned char *p = data + (head & mask);
-	uint64_t raw = pfr__header_word(type, size);
+	uint64_t raw = pfr__header_word(type, size, pfr__record_pad(len));
 
 	pfr__write_ahead_span(data, mask, head, (uint64_t)n * size, limit);
 	for (; n; n--, p += size, src += len) {
@@ -607,7 +630,7 @@ PFR__INLINE void pfr__put_record_inband(unsigned char *data, uint64_t mask,
 	if (len)
 		memcpy(data + (head & mask) + sizeof(struct pfr_record_header),
 		       buf, len);
-	pfr__inband_commit(data, mask, head, type, size);
+	pfr__inband_commit(data, mask, head, type, size, pfr__record_pad(len));
 }
 
 PFR__EXTERN_C_END

@@ -69,10 +69,21 @@ struct pfr_record_header {
 	uint16_t size; /* bytes, header included, a multiple of 8 */
 };
 
+/* In a record that perfring's writer wrote, misc's low three bits hold the
+ * padding after the payload (0..7: size - 8 - the payload's length), so
+ * that the exact length round-trips; its other bits are 0.  The readers of
+ * perfring's rings subtract it (struct pfr_record's len); a raw reader
+ * (pfr_reader_init()) does so with PFR_READER_PAYLOAD_LEN.  Writers
+ * before PERFRING_0.3 stored 0 (the length then reads rounded up to 8);
+ * the kernel's ring uses misc for perf's flags. */
+#define PFR_RECORD_MISC_PAD 0x7u
+
 /* Record types perfring itself writes.  LOST is perf's PERF_RECORD_LOST,
  * payload { u64 id; u64 lost; }.  PAD fills the end of the data area when
  * a record would straddle it; readers skip it.  Types with the top bit set
- * are reserved for perfring. */
+ * are reserved for perfring.  The caller's types are 0..PFR_RECORD_USER_MAX
+ * but PFR_RECORD_LOST: every write and reserve refuses the others with
+ * -PFR_E_INVAL (as the shared ring's do). */
 #define PFR_RECORD_LOST 2u
 #define PFR_RECORD_PAD 0x80000001u
 #define PFR_RECORD_USER_MAX 0x7fffffffu
@@ -112,6 +123,7 @@ enum pfr_error {
 	PFR_E_TOOBIG, /* attach: ring larger than the caller's limit */
 	PFR_E_FULL, /* a group has no free writer slot */
 	PFR_E_STALLED, /* MPSC: a live producer holds a BUSY record too long */
+	PFR_E_CLOSED, /* the ring's other side closed or died (PERFRING_0.3) */
 	PFR_E__COUNT
 };
 
@@ -182,7 +194,7 @@ PFR_API int pfr_policy_parse(const char *s);
  * data_offset (a page multiple).
  */
 struct pfr_ring_ctl {
-	/* line 0: immutable after creation */
+	/* line 0: immutable after creation, but for the role words */
 	uint64_t magic;
 	uint32_t version;
 	uint32_t ctl_size;
@@ -193,7 +205,14 @@ struct pfr_ring_ctl {
 	uint32_t flags;
 	uint32_t max_record;
 	uint64_t lost_id;
-	uint8_t pad0[PFR_RING_LINE - 56];
+	/* The roles (PERFRING_0.3; 0 in a ring no such library opened): who
+	 * holds the writer's and the reader's side, each the holder's pid
+	 * and its start time as one word, stored (by CAS) at open and close
+	 * only, never on a fast path.  0: never held; pid 0 with other bits
+	 * set: closed cleanly.  src/ring/ring.c, "Roles". */
+	uint64_t writer_owner;
+	uint64_t reader_owner;
+	uint8_t pad0[PFR_RING_LINE - 72];
 
 	/* line 1: the writer's */
 	uint64_t head; /* published head (B -> C) */
@@ -230,6 +249,8 @@ struct pfr_ring_ctl {
 #define PFR__STATIC_ASSERT _Static_assert
 #endif
 PFR__STATIC_ASSERT(sizeof(struct pfr_record_header) == 8, "perf header");
+PFR__STATIC_ASSERT(offsetof(struct pfr_ring_ctl, reader_owner) == 64,
+		   "the role words on line 0");
 PFR__STATIC_ASSERT(offsetof(struct pfr_ring_ctl, head) == PFR_RING_LINE,
 		   "head starts line 1");
 PFR__STATIC_ASSERT(offsetof(struct pfr_ring_ctl, tail) == 2 * PFR_RING_LINE,
@@ -293,11 +314,17 @@ struct pfr_reader {
 	uint8_t ordering;
 	uint8_t iflags; /* internal: PFR__READER_* (ring-proto.h) */
 	uint8_t pace; /* pfr_reader_begin()'s pacing (private) */
-	uint8_t pad[1];
+	uint8_t len_mask; /* PFR_RECORD_MISC_PAD with PFR_READER_PAYLOAD_LEN,
+			   * else 0 (was padding before PERFRING_0.3) */
 };
 
 /* Reader flags for pfr_reader_init(). */
 #define PFR_READER_SKIP_PAD 0x1u /* skip PFR_RECORD_PAD (perfring rings) */
+/* The ring is perfring's: a record's misc holds its payload's padding
+ * (PFR_RECORD_MISC_PAD) and struct pfr_record's len is the payload's
+ * exact length.  Never for the kernel's ring, whose misc is perf's flags.
+ * pfr_ring_reader() sets it.  (PERFRING_0.3) */
+#define PFR_READER_PAYLOAD_LEN 0x2u
 
 /* One record, as pfr_reader_next() returns it.  hdr is a validated private
  * copy; payload points into the ring (or into the reader's scratch buffer
@@ -306,7 +333,8 @@ struct pfr_reader {
 struct pfr_record {
 	struct pfr_record_header hdr;
 	const void *payload;
-	uint32_t len; /* hdr.size - 8 */
+	uint32_t len; /* the payload's length: hdr.size - 8, less the
+		       * padding (PFR_RECORD_MISC_PAD) on perfring's rings */
 	uint64_t pos; /* free-running position of the header */
 };
 
@@ -348,7 +376,10 @@ PFR_API int pfr_ring_create_shm(struct pfr_ring **ring, const char *name,
 				const struct pfr_ring_opts *opts);
 /* Create a ring in a new memfd, sealed against shrinking and growing;
  * pfr_ring_fd() gives the fd to pass on (to a child, or over a socket).
- * The safe default for rings shared between processes. */
+ * The safe default for rings shared between processes.  The fd is
+ * close-on-exec (as every fd the library opens, the dup of
+ * pfr_ring_attach_fd() too): a forked child has it, a program it execs
+ * does not, unless pfr_ring_set_inherit() clears the flag. */
 PFR_API int pfr_ring_create_memfd(struct pfr_ring **ring,
 				  const struct pfr_ring_opts *opts);
 
@@ -389,6 +420,15 @@ PFR_API void pfr_ring_close(struct pfr_ring *ring);
 PFR_API int pfr_ring_unlink(const char *name);
 /* The ring's fd (-1 for a private ring; -PFR_E_INVAL for NULL). */
 PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
+/* Hand the ring to a program this process execs: inherit 1 clears the
+ * ring's fd's FD_CLOEXEC (the exec'd program finds the ring at the same
+ * fd number: pass the number on, in an argument or the environment, and
+ * attach there with pfr_ring_attach_fd()), inherit 0 sets it again.
+ * Returns the fd, or -PFR_E_INVAL (NULL, a private ring, which has no fd,
+ * or inherit not 0 or 1) or -PFR_E_SYSTEM (fcntl() failed: errno).
+ * Concurrency: any thread; a thread that forks and execs at the same time
+ * gets the fd or not.  Progress: blocking (system calls).  (PERFRING_0.3) */
+PFR_API int pfr_ring_set_inherit(struct pfr_ring *ring, int inherit);
 /* 1 when no peer can shrink the ring's object under this mapping (private
  * memory, or a memfd sealed with F_SEAL_SHRINK: pfr_ring_create_memfd()
  * seals its memfd, and attaching by fd seals a sealable one); 0 for POSIX
@@ -403,10 +443,54 @@ PFR_API struct pfr_ring_ctl *pfr_ring_ctl(const struct pfr_ring *ring);
 
 /* Open the writer or reader side of a ring; continues from the published
  * positions (a writer or reader that replaces a dead one resumes there).
- * Concurrency: at most one writer and one reader per ring at a time.
- * Progress: wait-free. */
+ * Each side is a role held by one process at a time, across processes:
+ * -PFR_E_BUSY while another live process holds it (it opened the side and
+ * has not closed it with pfr_writer_close(), pfr_reader_close() or
+ * pfr_ring_close()).  A holder proven dead (its pid gone, a zombie, or
+ * reused by another process) gives the role up to the next opener: the
+ * recovery.  The holding process may open its side again (the role is a
+ * process's, not a thread's: two threads of one process must not write at
+ * once).  Returns 0, -PFR_E_BUSY, -PFR_E_INVAL, -PFR_E_LAYOUT (hostile
+ * positions) or -PFR_E_SYSTEM (the reader's buffer).
+ * Concurrency: any thread; at most one writer and one reader per ring at a
+ * time.  Progress: blocking (reads /proc when the role is held). */
 PFR_API int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w);
 PFR_API int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r);
+
+/* Close the writer: publish and flush (pfr_writer_flush()), then give the
+ * writer's role up as closed, and wake the reader: its
+ * pfr_reader_wait_end() returns -PFR_E_CLOSED and pfr_reader_eof() 1 once
+ * it has read every record.  The writer may not be used after (open it again with
+ * pfr_ring_writer()).  Returns 0 or -PFR_E_INVAL (NULL, never opened).
+ * Concurrency: the writer only.  Progress: blocking (a futex wake).
+ * (PERFRING_0.3) */
+PFR_API int pfr_writer_close(struct pfr_writer *w);
+/* Close the reader: publish tail (pfr_reader_end()), give the reader's
+ * role up as closed, and wake a BLOCK writer waiting for space: from then
+ * on a BLOCK writer that finds no space gets -PFR_E_TIMEDOUT (counted as
+ * lost) at once instead of after its time-out.  The reader may not be
+ * used after.  Returns 0 or -PFR_E_INVAL.
+ * Concurrency: the reader only.  Progress: blocking (a futex wake).
+ * (PERFRING_0.3) */
+PFR_API int pfr_reader_close(struct pfr_reader *r);
+/* Whether a live process holds the ring's writer (reader) role: 1, or 0
+ * when none does (never opened, closed, or its holder is proven dead);
+ * -PFR_E_INVAL for NULL.  As pfr_group_reader_alive() and
+ * pfr_mpsc_reader_alive(): a process whose state /proc cannot tell counts
+ * as alive.  Concurrency: any thread.  Progress: blocking (reads /proc).
+ * (PERFRING_0.3) */
+PFR_API int pfr_ring_writer_alive(const struct pfr_ring *ring);
+PFR_API int pfr_ring_reader_alive(const struct pfr_ring *ring);
+/* End of stream: 1 when the ring's writer closed (pfr_writer_close(),
+ * pfr_ring_close()) or died, and the reader has read everything it
+ * published; 0 while it may write on, or records are left (it loads head
+ * again, as pfr_reader_begin_unpaced() does: call it when a batch is
+ * drained, and read on when it returns 0); a negative error for a hostile
+ * head, or -PFR_E_INVAL (NULL, or a raw reader: pfr_reader_init()).  A
+ * ring whose writer never opened (or opened it with a library before
+ * PERFRING_0.3) has no end.  Concurrency: the reader only.
+ * Progress: blocking (reads /proc while the writer's role is held). */
+PFR_API int pfr_reader_eof(struct pfr_reader *r);
 
 /* A reader over any ring given by head, tail, data and size (a power of
  * two): the kernel's perf mmap page, for one.  scratch must hold
@@ -422,11 +506,16 @@ PFR_API int pfr_reader_init(struct pfr_reader *r, const uint64_t *head,
 /* BLOCK policy: how long pfr_writer_reserve() waits for space. */
 PFR_API void pfr_writer_set_timeout(struct pfr_writer *w, uint64_t ns);
 
-/* Reserve space for a record of `len` payload bytes (rounded up to 8) and
- * return a pointer to its payload in *payload.  Nothing is visible to the
+/* Reserve space for a record of `len` payload bytes (the record is
+ * rounded up to 8; the reader gets len back, PFR_RECORD_MISC_PAD) of
+ * `type` (0..PFR_RECORD_USER_MAX, not PFR_RECORD_LOST) and return a
+ * pointer to its payload in *payload.  Nothing is visible to the
  * reader until commit and publication.  Returns 0, -PFR_E_NOSPC (DROP: the
  * record is counted as lost), -PFR_E_TIMEDOUT (BLOCK: also counted as
- * lost) or -PFR_E_INVAL (too large for this ring: not counted).
+ * lost; at once, not after the time-out, when the reader closed or died:
+ * a close is seen at once, a death after about 100 ms of waiting, and
+ * pfr_ring_reader_alive() tells it from a slow reader) or -PFR_E_INVAL (too large for this ring, or a reserved type: not
+ * counted).  The same for every write below.
  * Concurrency: the writer only.  Progress: wait-free (DROP, OVERWRITE),
  * blocking (BLOCK). */
 static inline int pfr_writer_reserve(struct pfr_writer *w, uint32_t type,
@@ -550,8 +639,19 @@ static inline uint64_t pfr_reader_pending(const struct pfr_reader *r)
  * forever).
  * Works across processes (futex on the shared word).  Needs a perfring
  * ring created with PFR_RING_WAIT.  Returns the bytes available,
- * -PFR_E_TIMEDOUT, or -PFR_E_INVAL.  Progress: blocking. */
+ * -PFR_E_TIMEDOUT, or -PFR_E_INVAL (its returns of 0.x: at the end of
+ * stream it waits its time-out; pfr_reader_wait_end() ends there).
+ * Progress: blocking. */
 PFR_API int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns);
+/* pfr_reader_wait() that also ends at the end of stream: -PFR_E_CLOSED
+ * once the writer closed (pfr_writer_close(), pfr_ring_close()) or died
+ * and every record it published was read (records left unread are
+ * returned first, thresholds aside).  A close wakes it at once; a death,
+ * which wakes nobody, is noticed after at most about 100 ms of sleep (it
+ * sleeps in slices of that length and then looks at /proc).  Returns the
+ * bytes available, -PFR_E_CLOSED, -PFR_E_TIMEDOUT or -PFR_E_INVAL.
+ * Progress: blocking.  (PERFRING_0.3) */
+PFR_API int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns);
 /* Wake-up thresholds: bytes available to the reader (capped at half the
  * data area) and/or records published since the wait began (0 = any data /
  * no record threshold). */

@@ -37,6 +37,7 @@ static const char *const pfr_errors[PFR_E__COUNT] = {
 	[PFR_E_FULL] = "no free writer slot in the group",
 	[PFR_E_STALLED] = "a live producer has held a reserved record past "
 			  "the stall time-out",
+	[PFR_E_CLOSED] = "the ring's other side closed or died",
 };
 
 static const char *const pfr_perf_errors[] = {

@@ -33,6 +33,7 @@
 #include "writers/group_int.h"
 #include "ring/opts.h"
 #include "ring/shm_int.h"
+#include "ring/task_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -44,6 +45,8 @@ struct pfr_ring {
 	int fd;
 	int sealed; /* the object cannot shrink under this mapping */
 	unsigned char *scratch; /* reader's copy of a straddling record */
+	/* the roles this handle took (pfr_ring_close() gives them back) */
+	uint8_t held_writer, held_reader;
 };
 
 static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
@@ -369,10 +372,156 @@ int pfr_ring_attach_shm(struct pfr_ring **ring, const char *name)
 	return pfr_ring_attach_shm_opts(ring, name, &pfr__attach_defaults);
 }
 
+/* ---- roles ---- */
+
+/*
+ * Roles.  The writer's and the reader's side of a ring are each held by at
+ * most one process at a time: its word (writer_owner, reader_owner in the
+ * control block) names the holder, its pid and start time as one word
+ * (src/ring/task_int.h), so that a pid reused by another process is told
+ * from the holder.  pfr_ring_writer() and pfr_ring_reader() take the word
+ * by CAS when it is free (0), closed, this process's own, or names a
+ * process proven dead (the recovery: the new holder resumes from the
+ * published positions); a live holder's is -PFR_E_BUSY.  The close
+ * functions and pfr_ring_close() store PFR__ROLE_CLOSED: pid 0, other bits
+ * set, which the peer takes for an end (a clean close), as it takes a
+ * dead holder's word once it looks (the look reads /proc: only where the
+ * peer would sleep, or is asked).  A peer that finds the holder dead
+ * stores PFR__ROLE_CLOSED for it, so that later looks cost no system call.
+ * Nothing on a fast path loads these words.
+ */
+#define PFR__ROLE_CLOSED (~0ull << PFR__TASK_WORD_PID_BITS)
+
+/* How long a sleeper (a BLOCK writer, pfr_reader_wait()) sleeps at most
+ * before it looks whether its peer died: a dead peer wakes nobody. */
+#define PFR__ROLE_LOOK_NS 100000000ull
+
+/* Wakes the peer asleep on a futex word (reader_waiting, writer_waiting)
+ * after a role word changed: the word cleared first, so that a sleeper
+ * that looked at the role word just before the change does not go to sleep
+ * on it (its futex wait finds 0). */
+static void pfr__role_wake(uint32_t *word)
+{
+	PFR_WRITE_ONCE(*word, 0);
+	pfr__futex_wake(word);
+}
+
+/* Moves a role word from `old` to `to`: 1, or 0 when it held another
+ * value.  A full barrier either way. */
+static int pfr__role_cas(uint64_t *word, uint64_t old, uint64_t to)
+{
+	/* purpose: of two CASes from one value, one wins: one taker of a
+	 * free, closed or dead holder's word; and a release's stores (head,
+	 * tail) come before the closed word, which the acquire load in
+	 * pfr__role_gone() pairs with */
+	return __atomic_compare_exchange_n(
+		word, &old, to, 0, __ATOMIC_SEQ_CST, /* purpose: above */
+		__ATOMIC_SEQ_CST); /* purpose: above */
+}
+
+/* Takes the role word for this process: 0 or -PFR_E_BUSY. */
+static int pfr__role_take(uint64_t *word)
+{
+	uint64_t me = pfr__task_self_word();
+
+	for (int tries = 0; tries < 16; tries++) {
+		uint64_t cur = PFR_READ_ONCE(*word);
+		uint32_t pid = PFR__TASK_WORD_PID(cur);
+
+		if (pid && pid != PFR__TASK_WORD_PID(me) &&
+		    !pfr__task_word_dead(cur))
+			return -PFR_E_BUSY;
+		/* one of two takers wins; our loads of the positions come
+		 * after it */
+		if (pfr__role_cas(word, cur, me))
+			return 0;
+	}
+	return -PFR_E_BUSY; /* a word that keeps changing: held */
+}
+
+/* Gives the role back, if this process holds it: closed cleanly. */
+static void pfr__role_release(uint64_t *word)
+{
+	uint64_t cur = PFR_READ_ONCE(*word);
+
+	if (!PFR__TASK_WORD_PID(cur) ||
+	    PFR__TASK_WORD_PID(cur) !=
+		    PFR__TASK_WORD_PID(pfr__task_self_word()))
+		return;
+	/* everything this side published (head, tail) before the word
+	 * says closed */
+	pfr__role_cas(word, cur, PFR__ROLE_CLOSED);
+}
+
+/* 1 when the role's holder has gone: closed it, or (look set: /proc is
+ * read) died, in which case its word is closed for it.  Never held: 0. */
+static int pfr__role_gone(uint64_t *word, int look)
+{
+	/* purpose: pairs with the CAS in pfr__role_release(): what the
+	 * holder published before it closed is seen after this load */
+	uint64_t cur = pfr_smp_load_acquire(word);
+
+	if (!cur)
+		return 0;
+	if (!PFR__TASK_WORD_PID(cur))
+		return 1;
+	if (!look || !pfr__task_word_dead(cur))
+		return 0;
+	/* only the dead holder's word is closed (a new holder's CAS in
+	 * between wins) */
+	pfr__role_cas(word, cur, PFR__ROLE_CLOSED);
+	return 1;
+}
+
+/* 1 while a live process holds the role. */
+static int pfr__role_alive(const uint64_t *word)
+{
+	uint64_t cur = PFR_READ_ONCE(*word);
+
+	return PFR__TASK_WORD_PID(cur) && !pfr__task_word_dead(cur);
+}
+
+int pfr_ring_writer_alive(const struct pfr_ring *ring)
+{
+	if (!ring)
+		return -PFR_E_INVAL;
+	return pfr__role_alive(&ring->ctl->writer_owner);
+}
+
+int pfr_ring_reader_alive(const struct pfr_ring *ring)
+{
+	if (!ring)
+		return -PFR_E_INVAL;
+	return pfr__role_alive(&ring->ctl->reader_owner);
+}
+
+int pfr_ring_set_inherit(struct pfr_ring *ring, int inherit)
+{
+	int fl;
+
+	if (!ring || ring->fd < 0 || (inherit != 0 && inherit != 1))
+		return -PFR_E_INVAL;
+	fl = fcntl(ring->fd, F_GETFD);
+	if (fl < 0)
+		return -PFR_E_SYSTEM;
+	fl = inherit ? fl & ~FD_CLOEXEC : fl | FD_CLOEXEC;
+	if (fcntl(ring->fd, F_SETFD, fl) < 0)
+		return -PFR_E_SYSTEM;
+	return ring->fd;
+}
+
 void pfr_ring_close(struct pfr_ring *ring)
 {
 	if (!ring)
 		return;
+	if (ring->held_writer) {
+		pfr__role_release(&ring->ctl->writer_owner);
+		pfr__role_wake(&ring->ctl->reader_waiting);
+	}
+	if (ring->held_reader) {
+		pfr__role_release(&ring->ctl->reader_owner);
+		pfr__role_wake(&ring->ctl->writer_waiting);
+	}
 	munmap(ring->ctl, ring->map_len);
 	if (ring->fd >= 0)
 		close(ring->fd);
@@ -450,7 +599,9 @@ static uint64_t pfr__inband_resume(const struct pfr_ring *ring, uint64_t head)
 	}
 }
 
-int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
+/* pfr_ring_writer() but for the role (a group's slot writer has its
+ * own, src/writers/group.c). */
+static int pfr__ring_writer_open(struct pfr_ring *ring, struct pfr_writer *w)
 {
 	struct pfr_ring_ctl *c;
 	uint64_t head, oldest, t;
@@ -507,6 +658,41 @@ int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
 	return 0;
 }
 
+int pfr_ring_writer(struct pfr_ring *ring, struct pfr_writer *w)
+{
+	int err;
+
+	if (!ring || !w)
+		return -PFR_E_INVAL;
+	err = pfr__role_take(&ring->ctl->writer_owner);
+	if (err)
+		return err;
+	err = pfr__ring_writer_open(ring, w);
+	if (err) {
+		if (!ring->held_writer)
+			pfr__role_release(&ring->ctl->writer_owner);
+		return err;
+	}
+	ring->held_writer = 1;
+	return 0;
+}
+
+int pfr_writer_close(struct pfr_writer *w)
+{
+	struct pfr_ring_ctl *c;
+
+	if (!w || !w->ctl || !w->data)
+		return -PFR_E_INVAL;
+	c = w->ctl;
+	pfr_writer_flush(w); /* publishes, and kicks a sleeping reader */
+	pfr__role_release(&c->writer_owner);
+	/* the reader asleep sees the end (pfr_reader_wait() looks after
+	 * its smp_mb(), as for a flush) */
+	pfr__role_wake(&c->reader_waiting);
+	w->limit = w->inband_limit = 0;
+	return 0;
+}
+
 uint64_t pfr__ring_max_record(uint64_t data_size)
 {
 	return pfr__max_record(data_size);
@@ -527,7 +713,7 @@ int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
 	ring.ordering = ordering;
 	ring.flags = flags;
 	ring.fd = -1;
-	return pfr_ring_writer(&ring, w);
+	return pfr__ring_writer_open(&ring, w);
 }
 
 /* Copies n bytes (a multiple of 8) out of shared memory with untorn 8-byte
@@ -568,13 +754,18 @@ int pfr__reader_next_slow(struct pfr_reader *r, struct pfr_record *rec)
 			return -PFR_E_RECSIZE_ALIGN;
 		if (h.size > avail)
 			return -PFR_E_RECSIZE_PAST_HEAD;
+		/* a padding (PFR_RECORD_MISC_PAD) longer than the payload
+		 * space: no length to give */
+		if ((h.misc & r->len_mask) > h.size - sizeof(h))
+			return -PFR_E_RECSIZE_SHORT;
 		/* a caller reads { id, lost } from a LOST record */
 		if (h.type == PFR_RECORD_LOST &&
 		    h.size < sizeof(struct pfr_lost_record))
 			return -PFR_E_RECSIZE_SHORT;
 		rec->hdr = h;
 		rec->pos = r->tail;
-		rec->len = h.size - (uint32_t)sizeof(h);
+		rec->len =
+			h.size - (uint32_t)sizeof(h) - (h.misc & r->len_mask);
 		if (off + h.size <= r->mask + 1) {
 			rec->payload = r->data + off + sizeof(h);
 		} else {
@@ -604,7 +795,7 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 {
 	if (!r || !head || !tail || !data || !scratch || size < 8 ||
 	    (size & (size - 1)) || (unsigned)ordering >= PFR_ORDER__COUNT ||
-	    (flags & ~PFR_READER_SKIP_PAD))
+	    (flags & ~(PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN)))
 		return -PFR_E_INVAL;
 	memset(r, 0, sizeof(*r));
 	r->head_p = head;
@@ -613,6 +804,8 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 	r->mask = size - 1;
 	r->ordering = (uint8_t)ordering;
 	r->flags = flags;
+	if (flags & PFR_READER_PAYLOAD_LEN)
+		r->len_mask = PFR_RECORD_MISC_PAD;
 	r->scratch = (unsigned char *)scratch;
 	r->tail = PFR_READ_ONCE(*tail);
 	if (r->tail & 7)
@@ -621,25 +814,21 @@ int pfr_reader_init(struct pfr_reader *r, const uint64_t *head, uint64_t *tail,
 	return 0;
 }
 
-int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
+/* pfr_ring_reader() but for the role. */
+static int pfr__ring_reader_open(struct pfr_ring *ring, struct pfr_reader *r)
 {
-	struct pfr_ring_ctl *c;
+	struct pfr_ring_ctl *c = ring->ctl;
 	int err;
 
-	if (!ring || !r)
-		return -PFR_E_INVAL;
-	c = ring->ctl;
-	if (ring->policy == PFR_POLICY_OVERWRITE)
-		return -PFR_E_INVAL; /* use pfr_ring_snapshot() */
 	if (!ring->scratch) {
 		ring->scratch = malloc(PFR_RECORD_MAX + 8);
 		if (!ring->scratch)
 			return -PFR_E_SYSTEM;
 	}
-	err = pfr_reader_init(r, &c->head, &c->tail, ring->data,
-			      ring->data_size,
-			      (enum pfr_ordering)ring->ordering,
-			      PFR_READER_SKIP_PAD, ring->scratch);
+	err = pfr_reader_init(
+		r, &c->head, &c->tail, ring->data, ring->data_size,
+		(enum pfr_ordering)ring->ordering,
+		PFR_READER_SKIP_PAD | PFR_READER_PAYLOAD_LEN, ring->scratch);
 	if (err)
 		return err;
 	r->ctl = c;
@@ -654,6 +843,56 @@ int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
 		r->iflags |= PFR__READER_INBAND;
 	PFR_WRITE_ONCE(c->reader_pid, (uint32_t)getpid());
 	return 0;
+}
+
+int pfr_ring_reader(struct pfr_ring *ring, struct pfr_reader *r)
+{
+	struct pfr_ring_ctl *c;
+	int err;
+
+	if (!ring || !r)
+		return -PFR_E_INVAL;
+	c = ring->ctl;
+	if (ring->policy == PFR_POLICY_OVERWRITE)
+		return -PFR_E_INVAL; /* use pfr_ring_snapshot() */
+	err = pfr__role_take(&c->reader_owner);
+	if (err)
+		return err;
+	err = pfr__ring_reader_open(ring, r);
+	if (err && !ring->held_reader)
+		pfr__role_release(&c->reader_owner);
+	if (!err)
+		ring->held_reader = 1;
+	return err;
+}
+
+int pfr_reader_close(struct pfr_reader *r)
+{
+	if (!r || !r->ctl)
+		return -PFR_E_INVAL;
+	pfr_reader_end(r);
+	pfr__role_release(&r->ctl->reader_owner);
+	/* a BLOCK writer asleep sees the end */
+	pfr__role_wake(&r->ctl->writer_waiting);
+	return 0;
+}
+
+int pfr_reader_eof(struct pfr_reader *r)
+{
+	int64_t avail;
+
+	if (!r || !r->ctl)
+		return -PFR_E_INVAL;
+	if (r->head != r->tail)
+		return 0; /* shown and not read */
+	if (!pfr__role_gone(&r->ctl->writer_owner, 1))
+		return 0;
+	/* after the load of the closed word: everything the writer
+	 * published before it closed */
+	avail = pfr_reader_begin_unpaced(r);
+	if (avail < 0)
+		return (int)avail;
+	return avail == 0;
 }
 
 /* ---- futexes (src/ring/futex_int.h) ---- */
@@ -730,10 +969,10 @@ static void pfr__pad_to(struct pfr_writer *w, uint64_t to)
 	if (to != w->head) {
 		if (w->inband)
 			pfr__inband_commit(w->data, w->mask, w->head,
-					   PFR_RECORD_PAD, to - w->head);
+					   PFR_RECORD_PAD, to - w->head, 0);
 		else
 			pfr__put_header(w->data, w->mask, w->head,
-					PFR_RECORD_PAD, to - w->head);
+					PFR_RECORD_PAD, to - w->head, 0);
 		w->head = to;
 	}
 }
@@ -775,7 +1014,7 @@ static void pfr__put_lost(struct pfr_writer *w, uint64_t at, uint64_t end)
 		       (const unsigned char *)&lr + sizeof(lr.hdr),
 		       sizeof(lr) - sizeof(lr.hdr));
 		pfr__inband_commit(w->data, w->mask, at, PFR_RECORD_LOST,
-				   sizeof(lr));
+				   sizeof(lr), 0);
 	} else {
 		memcpy(w->data + (at & w->mask), &lr, sizeof(lr));
 	}
@@ -902,6 +1141,27 @@ static uint64_t pfr__block_want(uint64_t need, uint64_t size)
  * publication while writer_waiting shows set, so it wakes the writer as
  * soon as tail passes the mark.  The time-out is a bound, not the argument.
  */
+/* BLOCK: the sleep of pfr__writer_block(), in slices of at most
+ * PFR__ROLE_LOOK_NS: a reader that died wakes nobody, so after a slice
+ * that no wake-up cut short the writer looks whether it lives (/proc):
+ * -PFR_E_TIMEDOUT at once when it died (the code the 0.x library returned
+ * after the time-out; pfr_ring_reader_alive() tells the two apart). */
+static int pfr__writer_sleep(struct pfr_writer *w, uint64_t now,
+			     uint64_t deadline)
+{
+	uint64_t slice = deadline - now;
+
+	if (slice > PFR__ROLE_LOOK_NS)
+		slice = PFR__ROLE_LOOK_NS;
+	pfr__futex_wait(&w->ctl->writer_waiting, 1, slice);
+	if (pfr__now_ns() - now >= slice &&
+	    pfr__role_gone(&w->ctl->reader_owner, 1)) {
+		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
+		return -PFR_E_TIMEDOUT;
+	}
+	return 0;
+}
+
 static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 			     uint64_t *deadline)
 {
@@ -946,8 +1206,15 @@ static int pfr__writer_block(struct pfr_writer *w, uint64_t need,
 		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
 		return 0;
 	}
-	pfr__futex_wait(&w->ctl->writer_waiting, 1, *deadline - now);
-	return 0;
+	/* A reader that closed frees nothing any more: -PFR_E_TIMEDOUT at
+	 * once, not after the time-out (its close clears writer_waiting
+	 * after its role word: after the smp_mb() above, one of us sees the
+	 * other) */
+	if (pfr__role_gone(&w->ctl->reader_owner, 0)) {
+		PFR_WRITE_ONCE(w->ctl->writer_waiting, 0);
+		return -PFR_E_TIMEDOUT;
+	}
+	return pfr__writer_sleep(w, now, *deadline);
 }
 
 /* In band the word after the last record is the zero the writer keeps
@@ -1111,12 +1378,36 @@ static int pfr__wait_done(const struct pfr_reader *r, int64_t avail,
 		(int64_t)(PFR_READ_ONCE(c->flush_head) - r->tail) > 0);
 }
 
+/* pfr_reader_wait_end()'s end: when the writer closed or (look: /proc is
+ * read) died, what it published before (head loaded after its role word):
+ * the bytes left to read (the thresholds aside), -PFR_E_CLOSED when none,
+ * or a hostile head's error; 0 while the writer may write on. */
+static int64_t pfr__wait_end(struct pfr_reader *r, int look)
+{
+	int64_t avail;
+
+	if (!pfr__role_gone(&r->ctl->writer_owner, look))
+		return 0;
+	avail = pfr_reader_begin_unpaced(r);
+	return avail ? avail : -PFR_E_CLOSED;
+}
+
+/* Set by pfr_reader_wait_end() around its call of pfr_reader_wait() in
+ * this thread: the wait then also ends at the end of stream, and sleeps in
+ * slices so that a dead writer is noticed.  (The one loop stays in
+ * pfr_reader_wait(), where the models and tools/mutate.py find its
+ * barrier.) */
+static __thread int pfr__wait_end_of_stream;
+
 int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 {
 	struct pfr_ring_ctl *c = r ? r->ctl : NULL;
-	uint64_t deadline, now, mark;
+	int end_of_stream = pfr__wait_end_of_stream;
+	uint64_t deadline, now, mark, slice;
 	uint32_t wb, wr;
-	int64_t avail;
+	int64_t avail, end;
+	int look = 0; /* a dead writer is looked for (/proc) only after a
+		       * slice that no wake-up cut short: not per sleep */
 
 	if (!c || !(r->iflags & PFR__READER_CAN_WAIT))
 		return -PFR_E_INVAL;
@@ -1153,13 +1444,35 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return avail;
 		}
+		/* the writer closed (its close clears reader_waiting after
+		 * its role word: after the smp_mb() above, one of us sees
+		 * the other), or died (looked for after a slice) */
+		end = end_of_stream ? pfr__wait_end(r, look) : 0;
+		if (end) {
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+			return end;
+		}
 		now = pfr__now_ns();
 		if (now >= deadline) {
 			PFR_WRITE_ONCE(c->reader_waiting, 0);
 			return avail > 0 ? avail : -PFR_E_TIMEDOUT;
 		}
-		pfr__futex_wait(&c->reader_waiting, 1, deadline - now);
+		slice = deadline - now;
+		if (end_of_stream && slice > PFR__ROLE_LOOK_NS)
+			slice = PFR__ROLE_LOOK_NS;
+		pfr__futex_wait(&c->reader_waiting, 1, slice);
+		look = pfr__now_ns() - now >= slice;
 	}
+}
+
+int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns)
+{
+	int64_t rc;
+
+	pfr__wait_end_of_stream = 1;
+	rc = pfr_reader_wait(r, timeout_ns);
+	pfr__wait_end_of_stream = 0;
+	return rc;
 }
 
 /* ---- flight-recorder snapshots ---- */

@@ -89,3 +89,39 @@ int pfr__task_dead(uint32_t id, int what, uint64_t start)
 		return 1;
 	return start && now_start && now_start != start;
 }
+
+/* The start time as the word holds it (modulo 2^42). */
+static uint64_t pfr__task_word_start(uint64_t start)
+{
+	return start & ((1ull << (64 - PFR__TASK_WORD_PID_BITS)) - 1);
+}
+
+uint64_t pfr__task_self_word(void)
+{
+	static __thread uint64_t cached;
+	static __thread pid_t cached_pid;
+	pid_t me = getpid();
+	uint64_t start;
+
+	/* per process: a forked child has its own; a failed look (out of
+	 * file descriptors) is not kept, the next call tries again */
+	if (cached_pid != me || !(cached >> PFR__TASK_WORD_PID_BITS)) {
+		if (pfr__task_check((uint32_t)me, PFR__TASK_PROCESS, &start))
+			start = 0;
+		cached = (uint64_t)(uint32_t)me |
+			 pfr__task_word_start(start) << PFR__TASK_WORD_PID_BITS;
+		cached_pid = me;
+	}
+	return cached;
+}
+
+int pfr__task_word_dead(uint64_t word)
+{
+	uint64_t start = word >> PFR__TASK_WORD_PID_BITS, now;
+	int st = pfr__task_check(PFR__TASK_WORD_PID(word), PFR__TASK_PROCESS,
+				 &now);
+
+	if (st)
+		return st == 1;
+	return start && now && pfr__task_word_start(now) != start;
+}

@@ -47,4 +47,25 @@ int pfr__task_state(uint32_t id, int what, uint64_t *start);
  * details (PFR__TASK_UNKNOWN, a start time of 0) prove nothing: 0. */
 int pfr__task_dead(uint32_t id, int what, uint64_t start);
 
+/*
+ * A process as one 64-bit word, for a role held in shared memory (the
+ * single ring's writer and reader, src/ring/ring.c): its pid in the low
+ * PFR__TASK_WORD_PID_BITS bits and its start time (clock ticks since boot,
+ * modulo 2^42: 44 years at 100 Hz) above, 0 when /proc could not tell.
+ * One word, so that a CAS hands a role over whole: a pid and a start time
+ * stored apart could be seen torn, the new pid with the old start time,
+ * and taken for a dead holder.
+ */
+#define PFR__TASK_WORD_PID_BITS 22
+#define PFR__TASK_WORD_PID(w) ((uint32_t)((w) & (PFR__TASK_ID_MAX - 1)))
+
+/* This process's word (its start time looked up once per process; a
+ * failed look is not kept). */
+uint64_t pfr__task_self_word(void);
+
+/* 1 when the process a word names is proven dead: gone, a zombie, or its
+ * pid now names a process with another start time.  A word with pid 0
+ * names nobody: 1.  Unreadable details prove nothing: 0. */
+int pfr__task_word_dead(uint64_t word);
+
 #endif

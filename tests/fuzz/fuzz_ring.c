@@ -47,6 +47,7 @@ static const volatile void *fz_addr(const volatile void *p);
 #define PFR_READ_ONCE(x) (*(const volatile __typeof__(x) *)fz_addr(&(x)))
 
 #include "ring/ring.c"
+#include "ring/task.c" /* the roles' /proc look-ups */
 
 /* The peer of mode 3: values served to the loads of two watched words. */
 static struct {

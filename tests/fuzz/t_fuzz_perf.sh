@@ -29,7 +29,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top"/cli/script/queue.c "$top"/cli/script/python.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
-	"$top/src/perf/perf.c" "$top/src/ring/ring.c" \
+	"$top/src/perf/perf.c" "$top/src/ring/ring.c" "$top/src/ring/task.c" \
 	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
 	"$top/src/abi/version.c" "$top/src/abi/errors.c" $(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -liberty -ldl -lpthread -lrt 2>"$out/build.log"; then

@@ -150,6 +150,21 @@ int pfr__task_dead(uint32_t id, int what, uint64_t start)
 	return pfr_model_group_dead(id) || start != 1000 + id;
 }
 
+/* The single ring's role words (src/ring/task_int.h), which a group's slot
+ * rings never take: the same answers in the word's form. */
+uint64_t pfr__task_self_word(void)
+{
+	uint32_t me = pfr_model_group_pid();
+
+	return me | (uint64_t)(1000 + me) << PFR__TASK_WORD_PID_BITS;
+}
+
+int pfr__task_word_dead(uint64_t word)
+{
+	return pfr__task_dead(PFR__TASK_WORD_PID(word), PFR__TASK_PROCESS,
+			      word >> PFR__TASK_WORD_PID_BITS);
+}
+
 /* ---- the group ---- */
 
 #define MTYPE 7u

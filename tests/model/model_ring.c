@@ -43,6 +43,20 @@ static int pfr_model_fcntl(int fd, int cmd, ...);
 
 #include "../../src/ring/ring.c"
 
+/* The single ring's role words (src/ring/task_int.h): the model's writer
+ * and reader are threads of one process, which holds both roles and never
+ * dies. */
+uint64_t pfr__task_self_word(void)
+{
+	return 1 | (uint64_t)1 << PFR__TASK_WORD_PID_BITS;
+}
+
+int pfr__task_word_dead(uint64_t word)
+{
+	(void)word;
+	return 0;
+}
+
 /* KERNEL: src/perf/perf.c's snapshot of the kernel's overwrite ring, with
  * its ioctl() (the pause of the kernel's output) a seam. */
 #include <sys/ioctl.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's C examples compile as they are (-std=c11 -Wall -Werror), and
-# the complete ones run and print what the reader should see; its Python
+# the complete ones run and print what the reader should see (exactly the
+# ```text block that follows an example, where there is one); its Python
 # example runs against this build and prints the same; every relative
 # link of README.md leads to a file of the tree.
 set -u
@@ -13,6 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 awk -v dir="$tmp" '
 /^```c$/ { n++; out = dir "/ex" n ".c"; inblock = 1; next }
+/^```text$/ { out = dir "/ex" n ".expected"; inblock = 1; next }
 /^```$/ { inblock = 0; next }
 inblock { print > out }
 ' "$top/README.md"
@@ -33,8 +35,10 @@ for f in "$tmp"/ex*.c; do
 		if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$top/include" "$f" \
 			"$build/libperfring.a" -lpthread -lrt -o "$tmp/a.out" \
 			2>"$tmp/err" && "$tmp/a.out" >"$tmp/out" &&
-			grep -q 'hello' "$tmp/out" && grep -q 'world' "$tmp/out"; then
-			pass "README example $(basename "$f") builds and runs"
+			grep -q 'hello' "$tmp/out" && grep -q 'world' "$tmp/out" &&
+			{ ! [ -e "${f%.c}.expected" ] ||
+				cmp -s "${f%.c}.expected" "$tmp/out"; }; then
+			pass "README example $(basename "$f") builds and runs$([ -e "${f%.c}.expected" ] && echo " and prints the README's output")"
 		else
 			fail "README example $(basename "$f")"
 			cat "$tmp/err" "$tmp/out" 2>/dev/null | diag

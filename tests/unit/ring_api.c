@@ -173,8 +173,8 @@ static int round_trip(struct pfr_writer *w, struct pfr_reader *r,
 		       0;
 	if (pfr_reader_next(r, &rec) != 1)
 		return tap_diag("len %zu: no record", len), 0;
-	if (rec.hdr.type != 7 || rec.hdr.size != want || rec.len != want - 8 ||
-	    rec.hdr.misc != 0)
+	if (rec.hdr.type != 7 || rec.hdr.size != want || rec.len != len ||
+	    rec.hdr.misc != want - 8 - len)
 		return tap_diag("len %zu: header %u/%u/%u", len, rec.hdr.type,
 				rec.hdr.size, rec.len),
 		       0;
@@ -265,7 +265,7 @@ static void test_round_trips(enum pfr_ordering ord, uint64_t dsize)
 /* ---- wrap: PAD records and no straddling ---- */
 
 /* Reads everything the ring's head shows: records of `type` carrying
- * rt_fill() payloads of len bytes (stored rounded up to 8), numbered from
+ * rt_fill() payloads of len bytes (the record rounded up to 8, the length exact), numbered from
  * *rseq on.  Reports each wrong one; returns 0 if any was. */
 static int read_back(struct pfr_reader *r, uint32_t type, size_t len,
 		     uint64_t *rseq)
@@ -275,7 +275,7 @@ static int read_back(struct pfr_reader *r, uint32_t type, size_t len,
 
 	pfr_reader_begin(r);
 	while (pfr_reader_next(r, &rec) == 1) {
-		if (rec.hdr.type != type || rec.len != ((len + 7) & ~7ul) ||
+		if (rec.hdr.type != type || rec.len != len ||
 		    rt_check(rec.payload, len, *rseq) >= 0)
 			good = ok(0, "record %llu wrong",
 				  (unsigned long long)*rseq);
@@ -408,7 +408,7 @@ static void test_batch(enum pfr_ordering ord)
 		while (pfr_reader_next(&r, &rec) == 1) {
 			size_t len = (size_t)(rseq * 37 % 400);
 
-			if (rec.len != ((len + 7) & ~7ul) ||
+			if (rec.len != len ||
 			    rt_check(rec.payload, len, rseq) >= 0)
 				good = ok(0, "batch record %llu",
 					  (unsigned long long)rseq);
@@ -466,8 +466,9 @@ static void test_burst(enum pfr_ordering ord)
 				  got, n);
 		seq += n;
 		if (c->head - h0 < n * 112ull)
-			good = ok(0, "round %d: head moved by less than the "
-				     "burst",
+			good = ok(0,
+				  "round %d: head moved by less than the "
+				  "burst",
 				  round);
 		if (!read_back(&r, 5, 100, &rseq))
 			good = 0;
@@ -495,11 +496,11 @@ static void test_burst(enum pfr_ordering ord)
 		is_uint(pfr_writer_lost(&w) - lost0, 1,
 			"the first record that did not fit is counted lost");
 	}
-	is_int(pfr_writer_write_burst(&w, 5, buf, pfr_writer_max_payload(&w) + 1,
-				      1),
+	is_int(pfr_writer_write_burst(&w, 5, buf,
+				      pfr_writer_max_payload(&w) + 1, 1),
 	       -PFR_E_INVAL, "burst: a record too large is -PFR_E_INVAL");
-	is_int(pfr_writer_write_burst(&w, 5, buf, 8, 0x80000000u),
-	       -PFR_E_INVAL, "burst: n > INT_MAX is -PFR_E_INVAL");
+	is_int(pfr_writer_write_burst(&w, 5, buf, 8, 0x80000000u), -PFR_E_INVAL,
+	       "burst: n > INT_MAX is -PFR_E_INVAL");
 	pfr_ring_close(ring);
 }
 
@@ -529,7 +530,7 @@ static long drain(struct pfr_reader *r, uint64_t *next_seq, uint64_t *lost,
 			*next_seq += lr.lost;
 			continue;
 		}
-		if (rec.len != ((len + 7) & ~7ul) ||
+		if (rec.len != len ||
 		    rt_check(rec.payload, len, *next_seq) >= 0) {
 			tap_diag("record seq %llu wrong",
 				 (unsigned long long)*next_seq);
@@ -1057,7 +1058,8 @@ static int write_n(struct pfr_ring *ring, uint64_t from, int n)
 		if (pfr_writer_write(&w, 1, buf, 200))
 			return -1;
 	}
-	return 0;
+	/* the role goes back, for the next process's writer */
+	return pfr_writer_close(&w);
 }
 
 static int read_n(struct pfr_ring *ring, uint64_t from, int n)
@@ -1076,7 +1078,8 @@ static int read_n(struct pfr_ring *ring, uint64_t from, int n)
 			return -1;
 		got++;
 	}
-	pfr_reader_end(&r);
+	/* the role goes back, for the next process's reader */
+	pfr_reader_close(&r);
 	return got == n ? 0 : -1;
 }
 
