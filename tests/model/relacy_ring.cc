@@ -878,11 +878,16 @@ bool discover(void)
 
 			g_report.clear();
 			set_cfg(sc, PFR_MODEL_ACQREL, 0);
-			p.search_type = rl::sched_random;
 			/* ATTACH: the attacher reads line 0 only in the
-			 * executions where it finds the magic */
-			p.iteration_count =
-				sc == PFR_MODEL_ATTACH ? 50000 : 2000;
+			 * executions where it finds the magic, which a random
+			 * search may never schedule (the fields it reads then
+			 * go unlearnt when no other scenario reads them, and
+			 * the case fails on them): a full search, as the
+			 * attach cases run, meets every one of them */
+			p.search_type = sc == PFR_MODEL_ATTACH
+						? rl::sched_full
+						: rl::sched_random;
+			p.iteration_count = 2000;
 			p.execution_depth_limit = 100000;
 			p.collect_history = true;
 			p.output_stream = &out;
