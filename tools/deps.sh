@@ -3,7 +3,8 @@
 # Installs every Debian package perfring's build, tests and benchmarks use:
 # the seven-target cross toolchains and qemu-user, Relacy, the benchmark
 # peers, linux-perf, gnuplot, the fuzzers and clang's sanitizer runtimes,
-# and what `perfring script` links (libtraceevent, libelf, libdw).
+# what `perfring script` links (libtraceevent, libelf, libdw), and the
+# Qt SQL binding perf's export-to-sqlite script needs (t_script_python).
 # Run as root (or through sudo) on Debian 12.  Safe to run again.
 set -eu
 pkgs=(
@@ -21,6 +22,7 @@ pkgs=(
 	libconcurrentqueue-dev liburcu-dev
 	valgrind bc python3
 	libtraceevent-dev libelf-dev libdw-dev libiberty-dev libzstd-dev
+	python3-pyside2.qtsql libqt5sql5-sqlite
 )
 missing=()
 for p in "${pkgs[@]}"; do
