@@ -31,7 +31,8 @@ static const struct cli_cmd *cmds(void)
 			{"litmus", cli_cmd_litmus,
 			 "run litmus tests of the barriers on this CPU"},
 			{"bench", cli_cmd_bench,
-			 "benchmark the ring against peers and limits"},
+			 "benchmark the ring against peers and limits "
+			 "(make install-bench)"},
 		};
 		size_t n = 0;
 
