@@ -26,38 +26,67 @@
 #include "perf/perf_header.h"
 #include "perf/perf_maps.h"
 
+/*
+ * The output file, opened so that whatever stands at path cannot redirect
+ * the profile: no link is followed (O_NOFOLLOW; a link in place is
+ * refused, ELOOP), only a regular file is written (a device, FIFO or
+ * socket in place is refused before it is opened, EINVAL; checked again
+ * on the descriptor), one that another user owns or that has other hard
+ * links is refused (EPERM, EMLINK: its owner or the other names would see
+ * the profile), and the mode is 0600 whatever it was.  The truncation
+ * comes after the checks (no O_TRUNC).  O_NONBLOCK: a FIFO put in place
+ * between the checks fails at once (ENXIO) instead of waiting for a
+ * reader.
+ */
+static int pfr_file_open_out(const char *path)
+{
+	struct stat st;
+	int fd, e;
+
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		errno = S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
+		return -1;
+	}
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+			  O_NOCTTY,
+		  0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if (st.st_uid != geteuid())
+		e = EPERM;
+	else if (st.st_nlink > 1)
+		e = EMLINK;
+	else if (ftruncate(fd, 0) || fchmod(fd, 0600) ||
+		 fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
 	struct pfr_perf_file *f;
-	struct stat st = {0};
 
 	if (!fp || !path)
 		return -PFR_E_INVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -PFR_E_SYSTEM;
-	/* "-": perf's pipe format on standard output.  O_NONBLOCK: a FIFO
-	 * fails at once (ENXIO) instead of waiting for a reader; one that has
-	 * a reader is refused below. */
+	/* "-": perf's pipe format on standard output */
 	f->pipe = !strcmp(path, "-");
 	f->fd = f->pipe ? fcntl(1, F_DUPFD_CLOEXEC, 3)
-			: open(path,
-			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				       O_NONBLOCK | O_NOCTTY,
-			       0600);
+			: pfr_file_open_out(path);
 	if (f->fd < 0) {
-		free(f);
-		return -PFR_E_SYSTEM;
-	}
-	/* a file, not a FIFO or socket - but for "-", which is a pipe */
-	if (!f->pipe &&
-	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) ||
-	     S_ISSOCK(st.st_mode) ||
-	     fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK))) {
-		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
-								     : errno;
+		int e = errno;
 
-		close(f->fd);
 		free(f);
 		errno = e;
 		return -PFR_E_SYSTEM;
