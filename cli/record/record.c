@@ -1389,8 +1389,8 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_COUNT:
 		if (util_parse_u64(v, &n) || !n || n >> 63)
 			return util_usage_error(
-				"record", "bad -c '%s': a count from 1 to 2^63-1",
-				v);
+				"record",
+				"bad -c '%s': a count from 1 to 2^63-1", v);
 		R->period = n;
 		return 0;
 	case O_FREQ:

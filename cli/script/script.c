@@ -108,6 +108,7 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 {
 	struct pfr_record rec;
 	const char *why = "";
+	uint64_t cut;
 	int n;
 
 	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
@@ -149,6 +150,11 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 	}
 	if (n == 0)
 		cli_q_flush(q);
+	if (n == 0 && pfr__perf_file_unfinished(S->f, &cut) && cut)
+		fprintf(stderr,
+			"perfring script: warning: %s: its last record is cut "
+			"short (%llu bytes), skipped\n",
+			S->in, (unsigned long long)cut);
 	return n;
 }
 
@@ -181,6 +187,12 @@ static int cli_script_open(struct cli_script *S)
 				S->in);
 		return 1;
 	}
+	if (pfr__perf_file_unfinished(S->f, NULL))
+		fprintf(stderr,
+			"perfring script: warning: %s: its header was never "
+			"completed (data size 0 or stale: was the recorder "
+			"killed?); reading up to its last complete record\n",
+			S->in);
 	return 0;
 }
 
