@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +35,8 @@
  * socket in place is refused before it is opened, EINVAL; checked again
  * on the descriptor), one that another user owns or that has other hard
  * links is refused (EPERM, EMLINK: its owner or the other names would see
- * the profile), and the mode is 0600 whatever it was.  The truncation
+ * the profile), and the mode is 0600 whatever it was; /dev/null by that
+ * name is the one device taken.  The truncation
  * comes after the checks (no O_TRUNC).  O_NONBLOCK: a FIFO put in place
  * between the checks fails at once (ENXIO) instead of waiting for a
  * reader.
@@ -43,6 +45,18 @@ static int pfr_file_open_out(const char *path)
 {
 	struct stat st;
 	int fd, e;
+
+	/* -o /dev/null, named as such: the records discarded, as perf does
+	 * (the null device only, and not through a link) */
+	if (!strcmp(path, "/dev/null")) {
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || (!fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+			       st.st_rdev == makedev(1, 3)))
+			return fd;
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
 		errno = S_ISLNK(st.st_mode) ? ELOOP : EINVAL;

@@ -50,6 +50,15 @@ else
 	skip "not root: no mknod" "a device node in place"
 fi
 
+# -o /dev/null by that name discards the records (perf takes it too);
+# another device given by name is refused.
+"$P" record -q -o /dev/null -- true 2>"$tmp/err"
+ok $? "-o /dev/null, named as such, records into nothing"
+"$P" record -q -o /dev/zero -- true 2>"$tmp/err"
+rc=$?
+grep -q "cannot create /dev/zero: it is not a regular file" "$tmp/err"
+ok $((rc != 1 || $? != 0)) "-o /dev/zero (another device) is refused (exit $rc)"
+
 # A link in place is not rotated to perf.data.old either.
 echo data >target
 ln -s "$tmp/target" perf.data
