@@ -732,7 +732,10 @@ static int pfr_out_put(struct pfr_perf_file *f, const void *a, size_t alen,
 	if (blen)
 		memcpy(f->obuf + f->olen + alen, b, blen);
 	f->olen += alen + blen;
-	return 0;
+	/* the first record at once: a file killed before its first full
+	 * buffer still holds data that perf reads (it reads nothing, and
+	 * fails, from a data size of 0) */
+	return f->flushed ? 0 : pfr_out_flush(f);
 }
 
 static int pfr_file_start(struct pfr_perf_file *f)

@@ -22,7 +22,7 @@ samples() { # FILE READER...: the sample lines the reader prints
 }
 
 for k in $(seq 1 "$kills"); do
-	ms=$((200 + RANDOM % 2300))
+	ms=$((50 + RANDOM % 2450))
 	f=$tmp/k$k.data
 	"$P" record -q -a -F 4000 -o "$f" >/dev/null 2>"$tmp/rec.err" &
 	pid=$!
