@@ -1250,7 +1250,9 @@ static int opt_switch_output(struct rec *R, const char *v)
 	if (l > 1 && l < sizeof(num) && strchr(units, v[l - 1])) {
 		memcpy(num, v, l - 1);
 		num[l - 1] = 0;
-		if (!util_parse_u64(num, &n) && n && n <= 1000000) {
+		/* alarm() takes an unsigned int of seconds */
+		if (!util_parse_u64(num, &n) && n && n <= 1000000 &&
+		    n * mul[strchr(units, v[l - 1]) - units] <= 0x7fffffff) {
 			R->switch_mode = SW_TIME;
 			R->switch_secs =
 				n * mul[strchr(units, v[l - 1]) - units];
@@ -1265,6 +1267,56 @@ static int opt_switch_output(struct rec *R, const char *v)
 				"bad --switch-output '%s': signal, a size "
 				"(10M) or a time (30s, 5m, 1h, 1d)",
 				v);
+}
+
+/* --threads: a keyword, or masks CPUS/AFFINITY[:...] whose CPUs are online
+ * (set_readers() indexes its map of MAX_CPUS by them) and at most 4096
+ * of them (the session's readers). */
+static int opt_threads(struct rec *R, const char *v)
+{
+	static int online[MAX_CPUS], cpus[MAX_CPUS];
+	static const char *const kw[] = {"cpu", "core", "package", "socket",
+					 "numa"};
+	int non = pfr_perf_online_cpus(online, MAX_CPUS), nr = 0;
+	char buf[1024], *save = NULL, *m;
+
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(v, kw[i])) {
+			R->threads = v;
+			return 0;
+		}
+	if (strlen(v) >= sizeof(buf))
+		return util_usage_error("record", "bad --threads: too long "
+						  "(at most 1023 characters)");
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (m = strtok_r(buf, ":", &save); m;
+	     m = strtok_r(NULL, ":", &save), nr++) {
+		int n;
+
+		m[strcspn(m, "/")] = 0;
+		n = pfr_perf_cpu_list(m, cpus, MAX_CPUS);
+		if (n <= 0 || nr >= 4096)
+			return util_usage_error(
+				"record",
+				"bad --threads '%s': cpu, core, package, "
+				"numa or CPUS/AFFINITY[:...] masks (at most "
+				"4096, of at most %d CPUs each)",
+				v, MAX_CPUS);
+		for (int i = 0; i < n; i++) {
+			int found = 0;
+
+			for (int k = 0; k < non; k++)
+				found |= online[k] == cpus[i];
+			if (!found || cpus[i] >= MAX_CPUS)
+				return util_usage_error(
+					"record",
+					"bad --threads '%s': CPU %d is not "
+					"online; give online CPUs (as -C)",
+					v, cpus[i]);
+		}
+	}
+	R->threads = v;
+	return 0;
 }
 
 /* The options perf has in its own meaning that need more than a flag. */
@@ -1311,8 +1363,7 @@ static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
 		R->switch_max = (int)n;
 		return 0;
 	case O_THREADS:
-		R->threads = v ? v : "cpu";
-		return 0;
+		return opt_threads(R, v ? v : "cpu");
 	case O_REALTIME:
 		if (util_parse_u64(v, &n) || !n || n > 99)
 			return util_usage_error("record",
@@ -1336,9 +1387,10 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_FILTER:
 		return opt_filter(R, v);
 	case O_COUNT:
-		if (util_parse_u64(v, &n) || !n)
-			return util_usage_error("record",
-						"bad -c '%s': a count > 0", v);
+		if (util_parse_u64(v, &n) || !n || n >> 63)
+			return util_usage_error(
+				"record",
+				"bad -c '%s': a count from 1 to 2^63-1", v);
 		R->period = n;
 		return 0;
 	case O_FREQ:
@@ -1948,6 +2000,36 @@ static int make_session(struct rec *R)
 }
 
 /* A failure of the session, with its cause and fix. */
+/* The output file refused (pfr_perf_file_create()): what stood at its
+ * path, and the fix. */
+static int out_file_error(const char *path, int e)
+{
+	const char *what = NULL;
+
+	switch (e) {
+	case ELOOP:
+		what = "is a symbolic link (the output follows no link)";
+		break;
+	case EINVAL:
+	case ENXIO:
+		what = "is not a regular file (a device, FIFO, socket or "
+		       "directory)";
+		break;
+	case EPERM:
+		what = "belongs to another user";
+		break;
+	case EMLINK:
+		what = "has other hard links";
+		break;
+	}
+	if (!what)
+		return fail(EX_FAIL, "cannot create %s: %s", path, strerror(e));
+	return fail(EX_FAIL,
+		    "cannot create %s: it %s.\nFix: remove it, or give -o "
+		    "another path.",
+		    path, what);
+}
+
 static int session_error(struct rec *R, int err)
 {
 	struct pfr_perf_session_error e = {.sz = sizeof(e)};
@@ -1980,6 +2062,8 @@ static int session_error(struct rec *R, int err)
 	case PFR_PERF_STEP_CPU:
 		return fail(EX_FAIL, "cannot read the online CPUs");
 	case PFR_PERF_STEP_FILE:
+		if (!R->writing)
+			return out_file_error(R->output, e.sys_errno);
 		return fail(EX_FAIL, "%s %s: %s",
 			    R->writing ? "writing" : "cannot create", R->output,
 			    strerror(e.sys_errno));
@@ -2050,7 +2134,9 @@ static int keep_old(const char *path)
 	char old[4096];
 	struct stat st;
 
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	/* lstat: a link is left in place (the file's creation refuses it),
+	 * not renamed with its target's size as the test */
+	if (!strcmp(path, "-") || lstat(path, &st) || !S_ISREG(st.st_mode) ||
 	    !st.st_size)
 		return 0;
 	snprintf(old, sizeof(old), "%s.old", path);
@@ -2205,7 +2291,8 @@ static int set_readers(struct rec *R)
 			;
 		if (k == nr)
 			key[nr++] = id;
-		map[c] = (uint32_t)k;
+		if (c >= 0 && c < MAX_CPUS)
+			map[c] = (uint32_t)k;
 	}
 	if (!what) { /* masks: the CPUs before each '/' */
 		char buf[1024], *save = NULL, *m;
@@ -2224,8 +2311,9 @@ static int set_readers(struct rec *R)
 					"bad --threads '%s': cpu, core, package, "
 					"numa or CPUS/AFFINITY[:...] masks",
 					t);
-			for (int i = 0; i < n; i++)
-				map[cpus[i]] = (uint32_t)nr;
+			for (int i = 0; i < n; i++) /* opt_threads() checked */
+				if (cpus[i] >= 0 && cpus[i] < MAX_CPUS)
+					map[cpus[i]] = (uint32_t)nr;
 		}
 	}
 	rc = pfr_perf_session_set_readers(R->sess, (uint32_t)nr, map, MAX_CPUS);

@@ -116,6 +116,7 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 {
 	struct pfr_record rec;
 	const char *why = "";
+	uint64_t cut;
 	int n;
 
 	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
@@ -158,6 +159,11 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 	/* at the end, or at a malformed record: what came before it is
 	 * printed (perf warns and reads on) */
 	cli_q_flush(q);
+	if (n == 0 && pfr__perf_file_unfinished(S->f, &cut) && cut)
+		fprintf(stderr,
+			"perfring script: warning: %s: its last record is cut "
+			"short (%llu bytes), skipped\n",
+			S->in, (unsigned long long)cut);
 	return n;
 }
 
@@ -190,6 +196,12 @@ static int cli_script_open(struct cli_script *S)
 				S->in);
 		return 1;
 	}
+	if (pfr__perf_file_unfinished(S->f, NULL))
+		fprintf(stderr,
+			"perfring script: warning: %s: its header was never "
+			"completed (data size 0 or stale: was the recorder "
+			"killed?); reading up to its last complete record\n",
+			S->in);
 	return 0;
 }
 

@@ -320,7 +320,15 @@ static inline uint64_t pfr_perf_u64(const uint64_t *p, uint64_t i)
 
 struct pfr_perf_file;
 
-/* Start writing a perf.data file (the header is written at close).  path
+/* Start writing a perf.data file: its header is valid from the first
+ * record (no features yet), its data size follows each write of records
+ * (whole records, every 64 KiB and every 100 ms at a round), and the close
+ * completes it, so that a writer killed at any moment leaves a file read
+ * up to its last complete record.  The file at path is opened without
+ * following a link (ELOOP), only as a regular file (EINVAL), not when
+ * another user owns it (EPERM) or it has other hard links (EMLINK); it is
+ * truncated and made 0600 whatever its mode was.  "/dev/null" by that name
+ * (the null device) discards the records.  path
  * "-" writes perf's pipe format to standard output instead: the attrs,
  * event names, the features known at the start and the tracepoint
  * formats go ahead of the data as records (no build ids, no sample

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,45 +28,87 @@
 #include "perf/perf_header.h"
 #include "perf/perf_maps.h"
 
+/*
+ * The output file, opened so that whatever stands at path cannot redirect
+ * the profile: no link is followed (O_NOFOLLOW; a link in place is
+ * refused, ELOOP), only a regular file is written (a device, FIFO or
+ * socket in place is refused before it is opened, EINVAL; checked again
+ * on the descriptor), one that another user owns or that has other hard
+ * links is refused (EPERM, EMLINK: its owner or the other names would see
+ * the profile), and the mode is 0600 whatever it was; /dev/null by that
+ * name is the one device taken.  The truncation
+ * comes after the checks (no O_TRUNC).  O_NONBLOCK: a FIFO put in place
+ * between the checks fails at once (ENXIO) instead of waiting for a
+ * reader.
+ */
+static int pfr_file_open_out(const char *path)
+{
+	struct stat st;
+	int fd, e;
+
+	/* -o /dev/null, named as such: the records discarded, as perf does
+	 * (the null device only, and not through a link) */
+	if (!strcmp(path, "/dev/null")) {
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || (!fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+			       st.st_rdev == makedev(1, 3)))
+			return fd;
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		errno = S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
+		return -1;
+	}
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+			  O_NOCTTY,
+		  0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if (st.st_uid != geteuid())
+		e = EPERM;
+	else if (st.st_nlink > 1)
+		e = EMLINK;
+	else if (ftruncate(fd, 0) || fchmod(fd, 0600) ||
+		 fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 {
 	struct pfr_perf_file *f;
-	struct stat st = {0};
 
 	if (!fp || !path)
 		return -PFR_E_INVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -PFR_E_SYSTEM;
-	/* "-": perf's pipe format on standard output.  O_NONBLOCK: a FIFO
-	 * fails at once (ENXIO) instead of waiting for a reader; one that has
-	 * a reader is refused below. */
+	/* "-": perf's pipe format on standard output */
 	f->pipe = !strcmp(path, "-");
 	f->fd = f->pipe ? fcntl(1, F_DUPFD_CLOEXEC, 3)
-			: open(path,
-			       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				       O_NONBLOCK | O_NOCTTY,
-			       0600);
+			: pfr_file_open_out(path);
 	if (f->fd < 0) {
-		free(f);
-		return -PFR_E_SYSTEM;
-	}
-	/* a file, not a FIFO or socket - but for "-", which is a pipe */
-	if (!f->pipe &&
-	    (fstat(f->fd, &st) || S_ISFIFO(st.st_mode) ||
-	     S_ISSOCK(st.st_mode) ||
-	     fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK))) {
-		int e = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? EINVAL
-								     : errno;
+		int e = errno;
 
-		close(f->fd);
 		free(f);
 		errno = e;
 		return -PFR_E_SYSTEM;
 	}
-	/* A file's records go out in PFR__FILE_BUF writes: glibc ignores the
-	 * size given to setvbuf() without a buffer (st_blksize, 4 KiB here,
-	 * would be a write() per 4 KiB).  A pipe keeps stdio's own buffer
+	/* A file's records go out in writes of whole records of up to
+	 * PFR__FILE_BUF (pfr_out_put()); its header, attrs and features
+	 * through stdio.  A pipe's records go through stdio's own buffer
 	 * (a reader downstream sees the records sooner). */
 	f->obuf = f->pipe ? NULL : malloc(PFR__FILE_BUF);
 	f->out = !f->pipe && !f->obuf ? NULL : fdopen(f->fd, "w");
@@ -74,8 +118,6 @@ int pfr_perf_file_create(struct pfr_perf_file **fp, const char *path)
 		free(f);
 		return -PFR_E_SYSTEM;
 	}
-	if (f->obuf)
-		setvbuf(f->out, f->obuf, _IOFBF, PFR__FILE_BUF);
 	f->clockid = -1;
 	*fp = f;
 	return 0;
@@ -613,6 +655,89 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 /* The ids and the attrs go first; the data follows them. */
 static int pfr_pipe_start(struct pfr_perf_file *f);
 
+static uint64_t pfr_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* The file's header but its features: data as written so far. */
+static void pfr_fill_header(const struct pfr_perf_file *f,
+			    struct pfr_file_header *h, uint64_t data_size)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = PFR_PERF_MAGIC2;
+	h->size = sizeof(*h);
+	h->attr_size = sizeof(struct perf_event_attr) +
+		       sizeof(struct pfr_file_section);
+	h->attrs.offset = sizeof(*h);
+	for (uint32_t i = 0; i < f->nr_ev; i++)
+		h->attrs.offset += 8ULL * f->ev[i].nr_ids;
+	h->attrs.size = (uint64_t)f->nr_ev * h->attr_size;
+	h->data.offset = f->data_offset;
+	h->data.size = data_size;
+}
+
+static int pfr_pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -PFR_E_SYSTEM;
+		}
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* The buffered records to the file, then the header's data size to cover
+ * them: a recorder killed in between leaves the size one write behind,
+ * never past a record. */
+static int pfr_out_flush(struct pfr_perf_file *f)
+{
+	uint64_t sz;
+
+	if (!f->olen)
+		return 0;
+	if (pfr_pwrite_all(f->fd, f->obuf, f->olen,
+			   f->data_offset + f->flushed))
+		return -PFR_E_SYSTEM;
+	f->flushed += f->olen;
+	f->olen = 0;
+	f->flush_ns = pfr_now_ns();
+	sz = f->flushed;
+	return pfr_pwrite_all(f->fd, &sz, sizeof(sz),
+			      offsetof(struct pfr_file_header, data.size));
+}
+
+/* One whole record (at most 64 KiB: it fits in the buffer) in up to two
+ * pieces. */
+static int pfr_out_put(struct pfr_perf_file *f, const void *a, size_t alen,
+		       const void *b, size_t blen)
+{
+	int err;
+
+	if (f->olen + alen + blen > PFR__FILE_BUF && (err = pfr_out_flush(f)))
+		return err;
+	memcpy(f->obuf + f->olen, a, alen);
+	if (blen)
+		memcpy(f->obuf + f->olen + alen, b, blen);
+	f->olen += alen + blen;
+	/* the first record at once: a file killed before its first full
+	 * buffer still holds data that perf reads (it reads nothing, and
+	 * fails, from a data size of 0) */
+	return f->flushed ? 0 : pfr_out_flush(f);
+}
+
 static int pfr_file_start(struct pfr_perf_file *f)
 {
 	uint64_t off = sizeof(struct pfr_file_header);
@@ -649,6 +774,17 @@ static int pfr_file_start(struct pfr_perf_file *f)
 	off += (uint64_t)f->nr_ev * (sizeof(struct perf_event_attr) +
 				     sizeof(struct pfr_file_section));
 	f->data_offset = off;
+	/* A valid header from the start (data size 0, no features yet): the
+	 * flushes keep its data size current, the close completes it. */
+	{
+		struct pfr_file_header h;
+
+		pfr_fill_header(f, &h, 0);
+		if (fseeko(f->out, 0, SEEK_SET) ||
+		    fwrite(&h, sizeof(h), 1, f->out) != 1 || fflush(f->out))
+			return -PFR_E_SYSTEM;
+	}
+	f->flush_ns = pfr_now_ns();
 	return 0;
 }
 
@@ -683,7 +819,7 @@ static int pfr_zflush(struct pfr_perf_file *f)
 		h.misc = 0;
 		h.size = (uint16_t)(out.pos + 8);
 		memcpy(rec, &h, sizeof(h));
-		if (fwrite(rec, h.size, 1, f->out) != 1)
+		if (pfr_out_put(f, rec, h.size, NULL, 0))
 			return -PFR_E_SYSTEM;
 		f->data_size += h.size;
 		f->zout += h.size;
@@ -732,6 +868,12 @@ int pfr_perf_file_write(struct pfr_perf_file *f,
 		pfr_note_side_band(f, hdr, payload, len);
 	if (f->zlevel)
 		return pfr_zstage(f, hdr, payload, len);
+	if (!f->pipe) {
+		if ((err = pfr_out_put(f, hdr, sizeof(*hdr), payload, len)))
+			return err;
+		f->data_size += hdr->size;
+		return 0;
+	}
 	/* A record whose payload follows its header (the merge's copies,
 	 * a ring's records that do not wrap) goes out in one call. */
 	if ((const unsigned char *)payload ==
@@ -755,9 +897,18 @@ int pfr__file_write_round(struct pfr_perf_file *f)
 		return -PFR_E_INVAL;
 	if ((err = pfr_file_start(f)) || (err = pfr_zflush(f)))
 		return err;
-	if (fwrite(&h, sizeof(h), 1, f->out) != 1)
-		return -PFR_E_SYSTEM;
+	if (f->pipe) {
+		if (fwrite(&h, sizeof(h), 1, f->out) != 1)
+			return -PFR_E_SYSTEM;
+		f->data_size += h.size;
+		return 0;
+	}
+	if ((err = pfr_out_put(f, &h, sizeof(h), NULL, 0)))
+		return err;
 	f->data_size += h.size;
+	/* A quiet recording's records reach the file within 100 ms too. */
+	if (pfr_now_ns() - f->flush_ns >= 100000000ULL)
+		return pfr_out_flush(f);
 	return 0;
 }
 
@@ -1135,7 +1286,7 @@ void pfr__file_free(struct pfr_perf_file *f)
 	free(f->ev);
 	free(f->cmdline);
 	free(f->zbuf);
-	free(f->obuf); /* after fclose(f->out), which flushes from it */
+	free(f->obuf);
 #ifdef PFR_HAVE_ZSTD
 	if (f->zctx)
 		pfr_zstd.free(f->zctx);
@@ -1192,7 +1343,8 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 	}
 	if (!f->cmdline)
 		pfr_perf_file_set_cmdline(f, 0, NULL);
-	if (pfr_file_start(f) || (f->zlevel && pfr_zflush(f)))
+	if (pfr_file_start(f) || (f->zlevel && pfr_zflush(f)) ||
+	    (!f->pipe && pfr_out_flush(f)))
 		err = -PFR_E_SYSTEM;
 	if (f->pipe) { /* nothing to go back to */
 		if (fclose(f->out) && !err)
@@ -1239,16 +1391,13 @@ int pfr_perf_file_close(struct pfr_perf_file *f)
 		off += blen[i];
 		free(buf[i]);
 	}
-	h.magic = PFR_PERF_MAGIC2;
-	h.size = sizeof(h);
-	h.attr_size = sizeof(struct perf_event_attr) +
-		      sizeof(struct pfr_file_section);
-	h.attrs.offset = sizeof(h);
-	for (uint32_t i = 0; i < f->nr_ev; i++)
-		h.attrs.offset += 8ULL * f->ev[i].nr_ids;
-	h.attrs.size = (uint64_t)f->nr_ev * h.attr_size;
-	h.data.offset = f->data_offset;
-	h.data.size = f->data_size;
+	{
+		uint64_t feat[PFR_FEAT_BITS / 64];
+
+		memcpy(feat, h.features, sizeof(feat));
+		pfr_fill_header(f, &h, f->data_size);
+		memcpy(h.features, feat, sizeof(feat));
+	}
 	if (!err &&
 	    (fseeko(f->out, (off_t)(f->data_offset + f->data_size), SEEK_SET) ||
 	     (nfeat && fwrite(secs, nfeat * sizeof(secs[0]), 1, f->out) != 1) ||

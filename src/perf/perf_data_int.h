@@ -115,7 +115,14 @@ struct pfr_file_group {
 struct pfr_perf_file {
 	/* writing */
 	FILE *out;
-	char *obuf; /* out's buffer (PFR__FILE_BUF), or NULL for a pipe */
+	/* A file's records (not a pipe's): whole records, PFR__FILE_BUF at
+	 * most, written at data_offset + flushed; after each write the
+	 * header's data size becomes flushed, so that a recorder killed at
+	 * any moment leaves a file read up to its last record on disk. */
+	char *obuf;
+	size_t olen;
+	uint64_t flushed;
+	uint64_t flush_ns; /* CLOCK_MONOTONIC of the last write */
 	int fd;
 	int started;
 	int pipe; /* perf's pipe format: no header to seek back to */
@@ -155,6 +162,11 @@ struct pfr_perf_file {
 	const unsigned char *tracing; /* HEADER_TRACING_DATA's bytes, or NULL */
 	uint64_t tracing_len;
 	uint64_t pos, end;
+	/* the header's data size was 0 or stale (no features: a recorder
+	 * killed before its close): the data runs to the end of the file,
+	 * and cut is the length of a last record cut short */
+	int open_end;
+	uint64_t cut;
 	/* reading COMPRESSED records: the decompressed bytes [zpos, zlen) of
 	 * zdec are records still to return (a stream reuses zdec; a file read
 	 * whole keeps each buffer in zkeep until close, for the payloads) */

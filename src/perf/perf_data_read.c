@@ -185,6 +185,29 @@ static int pfr_read_file(const char *path, unsigned char **mp, size_t *lenp)
 	return 0;
 }
 
+/* The end of the data section: as the header says, or for a file whose
+ * header was never completed (no feature, the data size behind the end of
+ * the file: written at the start and after each write by a recorder
+ * killed before its close, or 0 as perf writes it at its start) the end
+ * of the file.  The header's sections are in the file (checked). */
+static uint64_t pfr_data_end(const struct pfr_file_header *h, uint64_t len,
+			     int *open_end)
+{
+	uint64_t end = h->data.offset + h->data.size, feat = 0;
+
+	for (size_t i = 0; i < PFR_FEAT_BITS / 64; i++)
+		feat |= h->features[i];
+	*open_end = !feat && end < len;
+	return *open_end ? len : end;
+}
+
+int pfr__perf_file_unfinished(const struct pfr_perf_file *f, uint64_t *cut)
+{
+	if (cut)
+		*cut = f ? f->cut : 0;
+	return f ? f->open_end : 0;
+}
+
 /* The attrs, their ids and the feature sections of perf.data's header. */
 static int pfr_open_header(struct pfr_perf_file *f)
 {
@@ -246,7 +269,7 @@ static int pfr_open_header(struct pfr_perf_file *f)
 		}
 	}
 	f->pos = h.data.offset;
-	f->end = h.data.offset + h.data.size;
+	f->end = pfr_data_end(&h, f->map_len, &f->open_end);
 	return 0;
 }
 
@@ -594,10 +617,11 @@ static int pfr_stream_header(struct pfr_perf_file *f, int fd)
 	    h.data.size > f->map_len - h.data.offset)
 		return -PFR_PERF_E_FILE_LAYOUT;
 	if (h.data.offset > (64u << 20) ||
-	    f->map_len - h.data.offset - h.data.size > (256u << 20))
+	    (f->map_len - h.data.offset - h.data.size > (256u << 20) &&
+	     pfr_data_end(&h, f->map_len, &f->open_end) < f->map_len))
 		return 1; /* headers this large: the caller reads it whole */
 	f->head_len = h.data.offset > sizeof(h) ? h.data.offset : sizeof(h);
-	f->tail_off = h.data.offset + h.data.size;
+	f->tail_off = pfr_data_end(&h, f->map_len, &f->open_end);
 	f->tail_len = f->map_len - f->tail_off;
 	m = malloc(f->head_len);
 	f->map = m;
@@ -843,6 +867,18 @@ uint32_t pfr_perf_file_event_of(const struct pfr_perf_file *f,
 	return pfr__file_event_of_id(f, r.id);
 }
 
+/* A record that runs past the data's end: in a file whose header was
+ * never completed, the last one, cut short by the recorder's end (the end
+ * of the records, its bytes counted in f->cut); else an error. */
+static int pfr_cut(struct pfr_perf_file *f)
+{
+	if (!f->open_end)
+		return -PFR_E_RECSIZE_PAST_HEAD;
+	f->cut = f->end - f->pos;
+	f->pos = f->end;
+	return 0;
+}
+
 /* The next record as stored (a COMPRESSED one too): as
  * pfr_perf_file_next(). */
 static int pfr_next_stored(struct pfr_perf_file *f, struct pfr_record *rec)
@@ -863,7 +899,7 @@ static int pfr_next_stored(struct pfr_perf_file *f, struct pfr_record *rec)
 	if (f->pos >= f->end)
 		return 0;
 	if (f->end - f->pos < sizeof(h))
-		return -PFR_E_RECSIZE_PAST_HEAD;
+		return pfr_cut(f);
 	if (f->in_fd >= 0) { /* a stream: through the window */
 		const unsigned char *p = pfr_win(f, f->pos, sizeof(h));
 
@@ -873,7 +909,7 @@ static int pfr_next_stored(struct pfr_perf_file *f, struct pfr_record *rec)
 		if (h.size < sizeof(h))
 			return -PFR_E_RECSIZE_ZERO;
 		if (h.size > f->end - f->pos)
-			return -PFR_E_RECSIZE_PAST_HEAD;
+			return pfr_cut(f);
 		p = pfr_win(f, f->pos, h.size);
 		if (!p)
 			return -PFR_E_RECSIZE_PAST_HEAD;
@@ -888,7 +924,7 @@ static int pfr_next_stored(struct pfr_perf_file *f, struct pfr_record *rec)
 	if (h.size < sizeof(h))
 		return -PFR_E_RECSIZE_ZERO;
 	if (h.size > f->end - f->pos)
-		return -PFR_E_RECSIZE_PAST_HEAD;
+		return pfr_cut(f);
 	rec->hdr = h;
 	rec->payload = f->map + f->pos + sizeof(h);
 	rec->len = h.size - (uint32_t)sizeof(h);

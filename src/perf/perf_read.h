@@ -32,4 +32,11 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **f, const char *path);
 const void *pfr__perf_file_tracing(const struct pfr_perf_file *f,
 				   uint64_t *len);
 
+/* 1 when the file's header was never completed (no features; its data
+ * size 0 or behind the file's end: a recorder killed before its close):
+ * the data is read to the file's end, up to its last complete record.
+ * *cut (if not NULL): the bytes of a last record cut short, skipped (known
+ * once the records are read).  0 for a completed file. */
+int pfr__perf_file_unfinished(const struct pfr_perf_file *f, uint64_t *cut);
+
 #endif
