@@ -18,6 +18,7 @@
  *  - close-on-exec: the memfd is close-on-exec, and pfr_ring_set_inherit()
  *    hands the ring to an exec'd program, which attaches and writes.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -456,16 +457,27 @@ static void test_inherit(void)
 	if (pid == 0) {
 		execl("/proc/self/exe", "ring_traps", "--exec-child", fdstr,
 		      (char *)NULL);
-		_exit(127);
+		/* ENOEXEC: a foreign architecture's binary under qemu-user
+		 * with no binfmt handler, which cannot exec itself */
+		_exit(errno == ENOEXEC ? 126 : 127);
 	}
 	waitpid(pid, &st, 0);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "an exec'd program attached at the fd and wrote (status %d)",
-	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	ok(pfr_reader_begin(&r) > 0 && pfr_reader_next(&r, &rec) == 1 &&
-		   rec.len == 8 && !memcmp(rec.payload, &(uint64_t){0xe8ec}, 8),
-	   "its record read");
-	is_int(pfr_reader_eof(&r), 1, "and its close seen as the end");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+		for (int i = 0; i < 3; i++)
+			ok(1, "the exec'd child # SKIP this machine cannot "
+			      "exec its own binary (ENOEXEC: qemu-user "
+			      "without binfmt)");
+	} else {
+		ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "an exec'd program attached at the fd and wrote "
+		   "(status %d)",
+		   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		ok(pfr_reader_begin(&r) > 0 &&
+			   pfr_reader_next(&r, &rec) == 1 && rec.len == 8 &&
+			   !memcmp(rec.payload, &(uint64_t){0xe8ec}, 8),
+		   "its record read");
+		is_int(pfr_reader_eof(&r), 1, "and its close seen as the end");
+	}
 	is_int(pfr_ring_set_inherit(ring, 0), fd, "set_inherit(0)");
 	ok(fcntl(fd, F_GETFD) & FD_CLOEXEC, "FD_CLOEXEC set again");
 	is_int(pfr_ring_set_inherit(ring, 2), -PFR_E_INVAL, "inherit 2");
