@@ -416,6 +416,9 @@ class _Handle:
 
     _what = "handle"
     _makers = "create()"
+    # the C family of a subclass that maps an object ("pfr_ring",
+    # "pfr_group", "pfr_mpsc"): its _unlink and _fd functions
+    _family = None
 
     def __init__(self, *args, **kw):
         raise TypeError("perfring: a %s is made by %s, not from a raw "
@@ -433,6 +436,27 @@ class _Handle:
         # joined writers, readers: their roles released before the close
         self._kids = weakref.WeakSet()
         return self
+
+    def _call(self, what, f, *args):
+        """f(the C handle, *args), counted as a call in flight."""
+        h = self._enter(what)
+        try:
+            return f(h, *args)
+        finally:
+            self._leave()
+
+    @classmethod
+    def unlink(cls, name):
+        """Removes the POSIX shm name /NAME (the mappings stay)."""
+        n = _name(name)
+        load()
+        fn = cls._family + "_unlink"
+        _check_sys(getattr(_ce, fn)(n), fn)
+
+    @property
+    def fd(self):
+        """The memfd or shm fd to pass on (-1 for private memory)."""
+        return self._call("fd", getattr(_c, self._family + "_fd"))
 
     def _enter(self, what):
         self._calls.append(None)

@@ -47,6 +47,7 @@ class Group(_Handle):
     still holds."""
 
     _what = "group"
+    _family = "pfr_group"
     _makers = ("Group.create(), create_memfd(), create_shm(), attach_fd() "
                "or attach_shm()")
 
@@ -126,23 +127,8 @@ class Group(_Handle):
                    "pfr_group_attach_shm")
         return cls._adopt(h)
 
-    @staticmethod
-    def unlink(name):
-        n = _name(name)
-        load()
-        _check_sys(_ce.pfr_group_unlink(n), "pfr_group_unlink")
 
-    def _call(self, what, f, *args):
-        h = self._enter(what)
-        try:
-            return f(h, *args)
-        finally:
-            self._leave()
 
-    @property
-    def fd(self):
-        """The object's fd (-1 for private memory)."""
-        return self._call("fd", _c.pfr_group_fd)
 
     @property
     def eventfd(self):

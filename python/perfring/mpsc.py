@@ -21,6 +21,7 @@ class SharedRing(_Handle):
     this object still holds."""
 
     _what = "shared ring"
+    _family = "pfr_mpsc"
     _makers = ("SharedRing.create(), create_memfd(), create_shm(), "
                "attach_fd() or attach_shm()")
 
@@ -100,22 +101,8 @@ class SharedRing(_Handle):
                    "pfr_mpsc_attach_shm")
         return cls._adopt(h)
 
-    @staticmethod
-    def unlink(name):
-        n = _name(name)
-        load()
-        _check_sys(_ce.pfr_mpsc_unlink(n), "pfr_mpsc_unlink")
 
-    def _call(self, what, f, *args):
-        h = self._enter(what)
-        try:
-            return f(h, *args)
-        finally:
-            self._leave()
 
-    @property
-    def fd(self):
-        return self._call("fd", _c.pfr_mpsc_fd)
 
     @property
     def sealed(self):

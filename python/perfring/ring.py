@@ -21,6 +21,7 @@ class Ring(_Handle):
     block) unmaps once no call is in flight."""
 
     _what = "ring"
+    _family = "pfr_ring"
     _makers = ("Ring.create(), create_memfd(), create_shm(), attach_fd() "
                "or attach_shm()")
 
@@ -103,24 +104,8 @@ class Ring(_Handle):
                    "pfr_ring_attach_shm")
         return cls._adopt(h)
 
-    @staticmethod
-    def unlink(name):
-        """Removes the POSIX shm name (the mappings stay)."""
-        n = _name(name)
-        load()
-        _check_sys(_ce.pfr_ring_unlink(n), "pfr_ring_unlink")
 
-    def _call(self, what, f, *args):
-        h = self._enter(what)
-        try:
-            return f(h, *args)
-        finally:
-            self._leave()
 
-    @property
-    def fd(self):
-        """The memfd or shm fd to pass on (-1 for a private ring)."""
-        return self._call("fd", _c.pfr_ring_fd)
 
     @property
     def sealed(self):
