@@ -777,6 +777,11 @@ void make_cases()
 	const pfr_model_mpsc_cfg dlost =
 		kill(kill(C(P, 3, 1, 16, 8, 8), 0, 1, LOST_CAS), 1, 1,
 		     AFTER_CAS);
+	/* as dlost, 2 records each: the first two die at their first,
+	 * the third writes both and leaves */
+	const pfr_model_mpsc_cfg dlost2 =
+		kill(kill(C(P, 3, 2, 16, 8, 8), 0, 1, LOST_CAS), 1, 1,
+		     AFTER_CAS);
 	/* thread 0 creates, thread 1 attaches (no records) */
 	const pfr_model_mpsc_cfg attach = C(AT, 1, 0, 8, 8);
 	/* 1 producer x 3 records of 16 bytes from 48: the first fits, the
@@ -829,6 +834,13 @@ void make_cases()
 		{"dead-2-lost-cas", dlost, nullptr, PASS,
 		 "a producer killed after a lost CAS (its announcement stale), "
 		 "another after its CAS, a third alive",
+		 RS},
+		{"dead-2-lost-2r", dlost2, nullptr, PASS,
+		 "dead-2-lost-cas with the third producer writing two "
+		 "records and leaving: the stale announcement covers its "
+		 "committed header and no announcement cuts it (lim is "
+		 "prod_pos); the zero test of the first dead announcement "
+		 "refuses it",
 		 RS},
 		{"attach", attach, nullptr, PASS,
 		 "a process attaches (pfr__mpsc_map) while another creates "
