@@ -882,10 +882,13 @@ void make_cases()
 		 RS},
 		{"relaxed-C2", proto, "pfr__mpsc_load_hdr", RACE_OR_VALUE,
 		 "header loaded without acquire", RS},
-		{"relaxed-R", dcas,
+		/* R and C1 on dead-2-lost-cas: with dead-cas the random
+		 * search no longer reached their failure once the lim loop's
+		 * res_pos became an acquire (N) */
+		{"relaxed-R", dlost,
 		 "pfr_mpsc_reserve:cas|pfr__mpsc_reserve_slow:cas",
 		 RACE_OR_VALUE, "the reservation's CAS without release", RS},
-		{"relaxed-C1", dcas, "pfr__mpsc_hole:load:prod_pos",
+		{"relaxed-C1", dlost, "pfr__mpsc_hole:load:prod_pos",
 		 RACE_OR_VALUE, "prod_pos loaded without acquire", RS},
 		{"relaxed-N", dcas, "pfr__mpsc_announce", RACE_OR_VALUE,
 		 "announcement's res_pos stored without release", RS},
