@@ -240,7 +240,7 @@ mut("recheck", MC, "pfr__mpsc_hole",
     "if (dead == 2 && !pfr__mpsc_zeroes(r, tail, best))\n\t\t\tbest = 0;",
     ";",
     "the first dead announcement kept without the zero test",
-    MM + "dead-2-lost-cas,dead-lost-stores")
+    MM + "dead-2-lost-2r,dead-2-lost-cas")
 mut("recheck", MC, "pfr__mpsc_hole",
     "if (PFR_READ_ONCE(*(const uint64_t *)(r->data + (tail & r->mask))))"
     "\n\t\treturn 0;",

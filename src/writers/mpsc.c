@@ -1346,11 +1346,16 @@ static int pfr__mpsc_hole(struct pfr_mpsc_reader *r)
 	lim = pfr_smp_load_acquire(&r->ctl->prod_pos);
 	for (uint32_t i = 0; i < r->max_producers; i++) {
 		struct pfr_mpsc_slot *s = &table[i];
-		/* Relaxed: the announcement of every reservation below lim
-		 * is ordered before these loads by C1 (coherence), and any
-		 * other value only lowers lim: the reader then waits and
-		 * looks again, it never goes further. */
-		uint64_t rp = PFR_READ_ONCE(s->res_pos);
+		/* N: pairs with the store_release of res_pos in
+		 * pfr__mpsc_announce(): an announcement moved past a
+		 * reservation comes after its owner's header there, so the
+		 * zero test below sees that header (a relaxed load can see
+		 * the new announcement and a stale zero header: the reader
+		 * would skip into that record; relacy_mpsc.cc's
+		 * dead-2-lost-2r; litmus/mpsc-announce.litmus).  The
+		 * announcement of every reservation below lim is ordered
+		 * before these loads by C1 (coherence). */
+		uint64_t rp = pfr_smp_load_acquire(&s->res_pos);
 		uint64_t re = PFR_READ_ONCE(s->res_end);
 
 		if (rp != re && rp - tail - 1 < lim - tail - 1)

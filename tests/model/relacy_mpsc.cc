@@ -758,6 +758,31 @@ void add_dead_lost_stores()
 		 RS});
 }
 
+/* dead-2-lost-cas with 2 records each: the first two producers die at
+ * their first, the third writes both and leaves before the reader sizes
+ * the hole, so the stale announcement covers its committed header and no
+ * announcement cuts it (lim is prod_pos).  Right after dead-2-lost-cas. */
+void add_dead_2_lost_2r()
+{
+	const pfr_model_mpsc_cfg dlost2 =
+		kill(kill(C(P, 3, 2, 16, 8, 8), 0, 1, LOST_CAS), 1, 1,
+		     AFTER_CAS);
+	size_t at = 0;
+
+	while (at < g_cases.size() &&
+	       std::strcmp(g_cases[at].name, "dead-2-lost-cas") != 0)
+		at++;
+	g_cases.insert(
+		g_cases.begin() + (long)(at + 1),
+		{"dead-2-lost-2r", dlost2, nullptr, PASS,
+		 "dead-2-lost-cas with the third producer writing two "
+		 "records and leaving: the stale announcement covers its "
+		 "committed header and no announcement cuts it (lim is "
+		 "prod_pos); the zero test of the first dead announcement "
+		 "refuses it",
+		 RS});
+}
+
 void make_cases()
 {
 	/* 2 producers, records of 16 and 24 bytes in 64: PAD at the wrap,
@@ -870,10 +895,11 @@ void make_cases()
 		 RS},
 		{"relaxed-C2", proto, "pfr__mpsc_load_hdr", RACE_OR_VALUE,
 		 "header loaded without acquire", RS},
-		{"relaxed-R", dcas,
+		/* on dead-2-lost-cas: dead-cas no longer fails them */
+		{"relaxed-R", dlost,
 		 "pfr_mpsc_reserve:cas|pfr__mpsc_reserve_slow:cas",
 		 RACE_OR_VALUE, "the reservation's CAS without release", RS},
-		{"relaxed-C1", dcas, "pfr__mpsc_hole:load:prod_pos",
+		{"relaxed-C1", dlost, "pfr__mpsc_hole:load:prod_pos",
 		 RACE_OR_VALUE, "prod_pos loaded without acquire", RS},
 		{"relaxed-N", dcas, "pfr__mpsc_announce", RACE_OR_VALUE,
 		 "announcement's res_pos stored without release", RS},
@@ -1089,6 +1115,7 @@ int main(int argc, char **argv)
 			g_prod_field = i;
 	g_busy = pfr_model_mpsc_busy_mask();
 	make_cases();
+	add_dead_2_lost_2r();
 	add_dead_lost_stores();
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];

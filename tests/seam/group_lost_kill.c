@@ -30,6 +30,11 @@ void pfr_seam_loaded(const volatile void *p)
 	(void)p;
 }
 
+void pfr_seam_read(const volatile void *p)
+{
+	(void)p;
+}
+
 void pfr_seam_storing(volatile void *p)
 {
 	(void)p;

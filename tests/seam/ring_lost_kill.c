@@ -32,6 +32,11 @@ void pfr_seam_loaded(const volatile void *p)
 	(void)p;
 }
 
+void pfr_seam_read(const volatile void *p)
+{
+	(void)p;
+}
+
 void pfr_seam_storing(volatile void *p)
 {
 	if (loss_words_only && p != &ctl->lost_pending && p != &ctl->lost_end &&

@@ -5,8 +5,9 @@
  * <perfring/barrier.h>).  Test-only.
  *
  * The C11 backend (arch/c11.h), unchanged in meaning, with a call after
- * every acquire load and before every relaxed or release store into
- * shared memory: pfr_seam_loaded(p) and pfr_seam_storing(p).  A test
+ * every acquire load, after every relaxed load (PFR_READ_ONCE) and before
+ * every relaxed or release store into shared memory: pfr_seam_loaded(p),
+ * pfr_seam_read(p) and pfr_seam_storing(p).  A test
  * defines both and uses them to run another party's steps at one exact
  * point of the library's code, in the same thread: a writer that leaves
  * and joins between two loads of the reader's scan, or a process killed
@@ -19,6 +20,7 @@
 #include <perfring/arch/c11.h>
 
 void pfr_seam_loaded(const volatile void *p);
+void pfr_seam_read(const volatile void *p);
 void pfr_seam_storing(volatile void *p);
 
 #undef PFR_BARRIER_BACKEND
@@ -33,6 +35,15 @@ void pfr_seam_storing(volatile void *p);
 		pfr__la_v = __atomic_load_n(pfr__la_p, __ATOMIC_ACQUIRE);      \
 		pfr_seam_loaded(pfr__la_p);                                    \
 		pfr__la_v;                                                     \
+	})
+
+#undef PFR_READ_ONCE
+#define PFR_READ_ONCE(x)                                                       \
+	__extension__({                                                        \
+		pfr__unqual_typeof(x) pfr__ro_v = __atomic_load_n(             \
+			(volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED);     \
+		pfr_seam_read((const volatile void *)&(x));                    \
+		pfr__ro_v;                                                     \
 	})
 
 #undef PFR_WRITE_ONCE

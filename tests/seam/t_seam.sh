@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The seam tests (tests/seam/*.c): the library's sources compiled against
-# seam-barrier.h (the C11 backend with a hook after every acquire load
-# and before every store into shared memory), so that a test runs another
-# party's steps at one exact point of the code: a writer that leaves and
-# joins between two loads of the group reader's scan (group_scan.c), a
-# writer killed before each store of its LOST path (ring_lost_kill.c;
+# seam-barrier.h (the C11 backend with a hook after every acquire and
+# relaxed load and before every store into shared memory), so that a test
+# runs another party's steps at one exact point of the code: a writer that
+# leaves and joins between two loads of the group reader's scan
+# (group_scan.c), a joiner killed between its ACTIVE store and its
+# announcement while that scan's second pass opens its slot
+# (group_join_kill.c: the slot is still reclaimed), a writer killed
+# before each store of its LOST path (ring_lost_kill.c;
 # group_lost_kill.c: a group's writer, whose slot the reader then
 # reclaims and drains).
 # Deterministic: no timing decides anything.  Each program prints its own
@@ -34,9 +37,11 @@ seam_build() {
 }
 
 ring=("$top/src/ring/ring.c" "$top/src/ring/task.c" "$top/src/ring/opts.c")
-for t in group_scan ring_lost_kill group_lost_kill; do
+for t in group_scan group_join_kill ring_lost_kill group_lost_kill; do
 	extra=()
-	[ "$t" = group_scan ] && extra=("$top/src/writers/merge.c")
+	case $t in group_scan | group_join_kill)
+		extra=("$top/src/writers/merge.c") ;;
+	esac
 	[ "$t" = group_lost_kill ] &&
 		extra=("$top/src/writers/group.c" "$top/src/writers/merge.c")
 	if ! seam_build "$t" "${ring[@]}" ${extra[@]+"${extra[@]}"}; then
