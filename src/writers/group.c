@@ -1673,12 +1673,14 @@ static int pfr__arm(struct pfr_group *g, uint32_t how)
 	return 0;
 }
 
-/* pfr_group_wait() as 0.2 had it: 1 or 0 on time-out (src/abi/compat.c
- * serves that version). */
-int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns)
+/* The wait of both versions: 1 when something is pending, else 0 (and
+ * *woken tells a wake-up - a join or a leave with no record yet - from
+ * the time-out), or -PFR_E_INVAL. */
+static int pfr__group_wait(struct pfr_group *g, uint64_t timeout_ns, int *woken)
 {
 	uint64_t now, deadline;
 
+	*woken = 1;
 	if (!g || !g->reader || !(g->flags & PFR_GROUP_WAIT))
 		return -PFR_E_INVAL;
 	if (pfr__arm(g, 1))
@@ -1690,15 +1692,29 @@ int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns)
 		pfr__futex_wait(&g->h->sleep, 1, deadline - now);
 		now = pfr__now_ns();
 	}
+	*woken = PFR_READ_ONCE(g->h->sleep) != 1;
 	pfr__disarm(g);
 	return pfr__pending(g);
 }
 
+/* pfr_group_wait() as 0.2 had it: 1 or 0 on time-out (src/abi/compat.c
+ * serves that version). */
+int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns)
+{
+	int woken;
+
+	return pfr__group_wait(g, timeout_ns, &woken);
+}
+
+/* 0.3: a wake-up is 1 even when it was a join or a leave (the next drain
+ * takes it), and only the time-out is -PFR_E_TIMEDOUT. */
 int pfr__group_wait_v03(struct pfr_group *g, uint64_t timeout_ns)
 {
-	int rc = pfr__group_wait_v02(g, timeout_ns);
+	int woken, rc = pfr__group_wait(g, timeout_ns, &woken);
 
-	return rc ? rc : -PFR_E_TIMEDOUT;
+	if (rc)
+		return rc;
+	return woken ? 1 : -PFR_E_TIMEDOUT;
 }
 PFR__SYMVER_DEFAULT(pfr__group_wait_v03, pfr_group_wait, "PERFRING_0.3");
 PFR__SYMVER_COMPAT(pfr__group_wait_v02, pfr_group_wait, "PERFRING_0.2");
