@@ -506,6 +506,24 @@ static void pfr_model_mpsc_check(const struct pfr_record *rec,
 				"record payload", PFR_MODEL_SITE);
 }
 
+/*
+ * 1 when the slot's owner word ow names a producer of the run that still
+ * owns slot s (same generation, not left) and is alive for the model
+ * (never killed: pfr_model_mpsc_alive(), the liveness the library sees).
+ */
+static int pfr_model_mpsc_live_owner(uint64_t ow, unsigned s)
+{
+	struct pfr_model_mpsc *x = &pfr_model_mpsc;
+	uint32_t tid = (uint32_t)ow, t = tid - 10;
+
+	if (!tid || tid < 10 || t >= x->cfg.producers + x->cfg.joiners)
+		return 0;
+	/* lock_word: the claim's whole generation and the index + 1 */
+	return x->p[t].slot == &x->m.table[s] &&
+	       x->p[t].lock_word == ((ow >> 32 << 32) | (s + 1)) &&
+	       pfr_model_mpsc_alive(tid);
+}
+
 void pfr_model_mpsc_reader(void)
 {
 	struct pfr_model_mpsc *x = &pfr_model_mpsc;
@@ -622,8 +640,33 @@ void pfr_model_mpsc_reader(void)
 	if (x->cfg.drop) {
 		for (unsigned s = 0; s < x->cfg.max_producers; s++) {
 			struct pfr_mpsc_slot *sl = &x->m.table[s];
+			uint64_t ow = PFR_READ_ONCE(sl->owner);
+			int live = pfr_model_mpsc_live_owner(ow, s);
 
-			/* after the sweep, nothing is left unreported */
+			/* A slot a live producer still owns: a DIE_LOST_CAS
+			 * producer that never lost its CAS ends without
+			 * leaving and is never killed.  Its drops are its own
+			 * to report (its next record, flush or leave), the
+			 * sweep rightly leaves them: exactly its pending
+			 * count is unreported, nothing left at a leave. */
+			if (live) {
+				const struct pfr_mpsc_producer *o =
+					&x->p[(uint32_t)ow - 10];
+
+				pfr_model_check(
+					!PFR_READ_ONCE(sl->lost_left) &&
+						PFR_READ_ONCE(sl->lost_due) -
+								PFR_READ_ONCE(
+									sl->lost_reported) ==
+							o->lost,
+					"a live owner's slot: unreported drops "
+					"other than its pending count",
+					PFR_MODEL_SITE);
+				lost += o->lost;
+				continue;
+			}
+			/* after the sweep, nothing is left unreported in a
+			 * slot free or whose owner is dead */
 			pfr_model_check(
 				!PFR_READ_ONCE(sl->lost_left) &&
 					PFR_READ_ONCE(sl->lost_due) ==
