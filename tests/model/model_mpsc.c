@@ -456,9 +456,13 @@ void pfr_model_mpsc_producer(unsigned i)
 		k += n - 1;
 	}
 	if (x->cfg.death[i] == PFR_MODEL_DIE_LOST_CAS) {
-		/* never lost a CAS: ends without leaving (dead, its slot
-		 * owned) */
-		pfr_model_mpsc_finished();
+		/* never lost a CAS: ends without leaving, its slot owned;
+		 * alive (a thread living on), or with cfg.exits exited
+		 * (dead: the sweep may claim its slot) */
+		if (x->cfg.exits[i])
+			pfr_model_mpsc_exited(i);
+		else
+			pfr_model_mpsc_finished();
 		return;
 	}
 	pfr_mpsc_leave(p);
@@ -641,28 +645,26 @@ void pfr_model_mpsc_reader(void)
 		for (unsigned s = 0; s < x->cfg.max_producers; s++) {
 			struct pfr_mpsc_slot *sl = &x->m.table[s];
 			uint64_t ow = PFR_READ_ONCE(sl->owner);
-			int live = pfr_model_mpsc_live_owner(ow, s);
+			uint64_t left = PFR_READ_ONCE(sl->lost_left);
+			uint64_t unread = PFR_READ_ONCE(sl->lost_due) -
+					  PFR_READ_ONCE(sl->lost_reported);
 
 			/* A slot a live producer still owns: a DIE_LOST_CAS
-			 * producer that never lost its CAS ends without
-			 * leaving and is never killed.  Its drops are its own
-			 * to report (its next record, flush or leave), the
-			 * sweep rightly leaves them: exactly its pending
-			 * count is unreported, nothing left at a leave. */
-			if (live) {
-				const struct pfr_mpsc_producer *o =
-					&x->p[(uint32_t)ow - 10];
+			 * producer that never lost its CAS (no cfg.exits)
+			 * ends without leaving and is never killed.  Its
+			 * drops are its own to report (its next record,
+			 * flush or leave) and the sweep rightly leaves them:
+			 * exactly its pending count is unreported, nothing
+			 * left at a leave. */
+			if (pfr_model_mpsc_live_owner(ow, s)) {
+				uint64_t own = x->p[(uint32_t)ow - 10].lost;
 
 				pfr_model_check(
-					!PFR_READ_ONCE(sl->lost_left) &&
-						PFR_READ_ONCE(sl->lost_due) -
-								PFR_READ_ONCE(
-									sl->lost_reported) ==
-							o->lost,
-					"a live owner's slot: unreported drops "
-					"other than its pending count",
+					!left && unread == own,
+					"a live owner's slot: unreported "
+					"drops other than its pending count",
 					PFR_MODEL_SITE);
-				lost += o->lost;
+				lost += own;
 				continue;
 			}
 			/* after the sweep, nothing is left unreported in a
