@@ -456,9 +456,13 @@ void pfr_model_mpsc_producer(unsigned i)
 		k += n - 1;
 	}
 	if (x->cfg.death[i] == PFR_MODEL_DIE_LOST_CAS) {
-		/* never lost a CAS: ends without leaving (dead, its slot
-		 * owned) */
-		pfr_model_mpsc_finished();
+		/* never lost a CAS: ends without leaving, its slot owned;
+		 * alive (a thread living on), or with cfg.exits exited
+		 * (dead: the sweep may claim its slot) */
+		if (x->cfg.exits[i])
+			pfr_model_mpsc_exited(i);
+		else
+			pfr_model_mpsc_finished();
 		return;
 	}
 	pfr_mpsc_leave(p);
@@ -504,6 +508,75 @@ static void pfr_model_mpsc_check(const struct pfr_record *rec,
 	for (unsigned j = 0; j < rec->len / 8; j++)
 		pfr_model_check(w[j] == (w[0] ^ ((uint64_t)j << 40)),
 				"record payload", PFR_MODEL_SITE);
+}
+
+/*
+ * 1 when the slot's owner word ow names a producer of the run that still
+ * owns slot s (same generation, not left) and is alive for the model
+ * (never killed: pfr_model_mpsc_alive(), the liveness the library sees).
+ */
+static int pfr_model_mpsc_live_owner(uint64_t ow, unsigned s)
+{
+	struct pfr_model_mpsc *x = &pfr_model_mpsc;
+	uint32_t tid = (uint32_t)ow, t = tid - 10;
+
+	if (!tid || tid < 10 || t >= x->cfg.producers + x->cfg.joiners)
+		return 0;
+	/* lock_word: the claim's whole generation and the index + 1 */
+	return x->p[t].slot == &x->m.table[s] &&
+	       x->p[t].lock_word == ((ow >> 32 << 32) | (s + 1)) &&
+	       pfr_model_mpsc_alive(tid);
+}
+
+/* The end of run's count of drops, after the sweep: every slot's, and
+ * lost (read in LOST records so far) plus what stays pending equals
+ * drops (what the producers counted). */
+static void pfr_model_mpsc_lost_end(uint64_t lost, uint64_t drops)
+{
+	struct pfr_model_mpsc *x = &pfr_model_mpsc;
+
+	for (unsigned s = 0; s < x->cfg.max_producers; s++) {
+		struct pfr_mpsc_slot *sl = &x->m.table[s];
+		uint64_t ow = PFR_READ_ONCE(sl->owner);
+		uint64_t left = PFR_READ_ONCE(sl->lost_left);
+		uint64_t unread = PFR_READ_ONCE(sl->lost_due) -
+				  PFR_READ_ONCE(sl->lost_reported);
+
+		/* A slot a live producer still owns: a DIE_LOST_CAS producer
+		 * that never lost its CAS (no cfg.exits) ends without leaving
+		 * and is never killed.  Its drops are its own to report (its
+		 * next record, flush or leave) and the sweep rightly leaves
+		 * them: exactly its pending count is unreported, nothing left
+		 * at a leave. */
+		if (pfr_model_mpsc_live_owner(ow, s)) {
+			uint64_t own = x->p[(uint32_t)ow - 10].lost;
+
+			pfr_model_check(!left && unread == own,
+					"a live owner's slot: unreported drops "
+					"other than its pending count",
+					PFR_MODEL_SITE);
+			lost += own;
+			continue;
+		}
+		/* after the sweep, nothing is left unreported in a
+		 * slot free or whose owner is dead */
+		pfr_model_check(
+			!PFR_READ_ONCE(sl->lost_left) &&
+				PFR_READ_ONCE(sl->lost_due) ==
+					PFR_READ_ONCE(sl->lost_reported),
+			"a drop no LOST record carries after the sweep",
+			PFR_MODEL_SITE);
+		lost += PFR_READ_ONCE(sl->lost_left);
+		/* a slot still owned when every producer ended: a
+		 * dead owner's, never taken; its drops the reader
+		 * did not read are what a next owner would report */
+		if ((uint32_t)PFR_READ_ONCE(sl->owner))
+			lost += PFR_READ_ONCE(sl->lost_due) -
+				PFR_READ_ONCE(sl->lost_reported);
+	}
+	pfr_model_check(lost == drops,
+			"drops != LOST records read + lost_left",
+			PFR_MODEL_SITE);
 }
 
 void pfr_model_mpsc_reader(void)
@@ -619,27 +692,6 @@ void pfr_model_mpsc_reader(void)
 			pfr_model_mpsc_check(&rec, last, got, &lost);
 		pfr_mpsc_end(r);
 	}
-	if (x->cfg.drop) {
-		for (unsigned s = 0; s < x->cfg.max_producers; s++) {
-			struct pfr_mpsc_slot *sl = &x->m.table[s];
-
-			/* after the sweep, nothing is left unreported */
-			pfr_model_check(
-				!PFR_READ_ONCE(sl->lost_left) &&
-					PFR_READ_ONCE(sl->lost_due) ==
-						PFR_READ_ONCE(sl->lost_reported),
-				"a drop no LOST record carries after the sweep",
-				PFR_MODEL_SITE);
-			lost += PFR_READ_ONCE(sl->lost_left);
-			/* a slot still owned when every producer ended: a
-			 * dead owner's, never taken; its drops the reader
-			 * did not read are what a next owner would report */
-			if ((uint32_t)PFR_READ_ONCE(sl->owner))
-				lost += PFR_READ_ONCE(sl->lost_due) -
-					PFR_READ_ONCE(sl->lost_reported);
-		}
-		pfr_model_check(lost == drops,
-				"drops != LOST records read + lost_left",
-				PFR_MODEL_SITE);
-	}
+	if (x->cfg.drop)
+		pfr_model_mpsc_lost_end(lost, drops);
 }

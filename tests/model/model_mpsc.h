@@ -38,6 +38,9 @@ int pfr_model_mpsc_alive(uint32_t tid);
 /* A producer thread ended (left, or died): the count of ended producers,
  * loaded with acquire by the reader to know when to stop. */
 void pfr_model_mpsc_finished(void);
+/* Producer thread t ended without leaving and exited: dead from now on
+ * (release, as at a death), then ended as pfr_model_mpsc_finished(). */
+void pfr_model_mpsc_exited(unsigned t);
 unsigned pfr_model_mpsc_done(void);
 /* Kills producer thread t now (model_mpsc.c: longjmp to its start; the
  * harness calls it at the case's death point). */
@@ -95,6 +98,10 @@ struct pfr_model_mpsc_cfg {
 	/* drops counted (pfr__mpsc_count_lost()) before the run: the
 	 * producer's first reservation carries a LOST record */
 	unsigned pre_lost[PFR_MODEL_MPSC_MAXT];
+	/* DIE_LOST_CAS: a producer that never loses its CAS exits without
+	 * leaving: dead for the model once it ended (as /proc shows a
+	 * thread that returned); else alive, its slot owned */
+	int exits[PFR_MODEL_MPSC_MAXT];
 	unsigned take_free; /* TAKEOVER: the killed reader's free_pos and
 			     * prod_pos, bytes (0: 48); cons_pos is 0 */
 };

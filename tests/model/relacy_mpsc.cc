@@ -633,6 +633,16 @@ extern "C" int pfr_model_mpsc_alive(uint32_t tid)
 	return !g_sh->dead[tid - 10].load(rl::mo_acquire, $);
 }
 
+extern "C" void pfr_model_mpsc_exited(unsigned t)
+{
+	/* purpose: its exit is seen after its last store; pairs with the
+	 * acquire in pfr_model_mpsc_alive() */
+	g_sh->dead[t].store(1, rl::mo_release, $);
+	/* purpose: the reader's end of run; pairs with the acquire in
+	 * pfr_model_mpsc_done() */
+	g_sh->done.fetch_add(1, rl::mo_release, $);
+}
+
 extern "C" void pfr_model_mpsc_finished(void)
 {
 	/* purpose: the reader's end of run; pairs with the acquire in
@@ -731,6 +741,14 @@ pfr_model_mpsc_cfg pre_lost(pfr_model_mpsc_cfg c, unsigned t, unsigned n)
 	return c;
 }
 
+/* Producer t, a DIE_LOST_CAS one, exits without leaving when it never
+ * loses its CAS (dead for the model), instead of living on. */
+pfr_model_mpsc_cfg exits(pfr_model_mpsc_cfg c, unsigned t)
+{
+	c.exits[t] = 1;
+	return c;
+}
+
 std::vector<model_case> g_cases;
 
 /* dead-2-lost-cas with drops pending for the second producer: it is
@@ -754,7 +772,16 @@ void add_dead_lost_stores()
 		 "a producer with drops pending killed after any of its first "
 		 "stores into the data area (its LOST record's and its "
 		 "record's), another's stale announcement at the same place: "
-		 "the hole's words are zero up to the BUSY header",
+		 "the hole's words are zero up to the BUSY header; the first "
+		 "producer's drops, when it lives on owning its slot, are its "
+		 "own (the sweep leaves them)",
+		 RS});
+	g_cases.insert(
+		g_cases.begin() + (long)at + 1,
+		{"dead-lost-stores-exit", exits(dlstore, 0), nullptr, PASS,
+		 "dead-lost-stores with the first producer exiting without "
+		 "leaving when it never loses its CAS: the sweep claims its "
+		 "slot and reports its drops (none left unreported)",
 		 RS});
 }
 
