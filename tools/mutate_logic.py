@@ -135,12 +135,12 @@ mut("boundary", RP, "pfr__head_check",
     "HEAD_BEHIND for a head equal to the tail (never reached there)",
     "unit:ring_hostile", equiv="head-behind")
 mut("recheck", RC, "pfr__writer_limit",
-    "w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;",
-    "w->limit = by_tail < by_end ? by_tail : by_end;",
+    "room = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;",
+    "room = by_tail < by_end ? by_tail : by_end;",
     "the fast path taken with a LOST record pending", "unit:ring_api")
 mut("boundary", RC, "pfr__writer_limit",
-    "w->limit = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;",
-    "w->limit = w->lost ? 0 : by_tail;",
+    "room = w->lost ? 0 : by_tail < by_end ? by_tail : by_end;",
+    "room = w->lost ? 0 : by_tail;",
     "the fast path's limit past the end of the data area",
     "unit:ring_api")
 mut("boundary", RC, "pfr__reserve_slow",
@@ -175,11 +175,11 @@ mut("crash", RC, "pfr__count_lost",
     "\tPFR_WRITE_ONCE(w->ctl->lost_end, 0);\n",
     "the new count stored before lost_end is cleared (a kill between "
     "takes it for delivered)", "seam")
-mut("recheck", RC, "pfr_ring_writer",
+mut("recheck", RC, "pfr__ring_writer_open",
     "w->lost = pfr__ring_lost_pending(c);",
     "w->lost = PFR_READ_ONCE(c->lost_pending);",
     "a new writer takes a delivered count for pending", "seam,harden")
-mut("crash", RC, "pfr_ring_writer",
+mut("crash", RC, "pfr__ring_writer_open",
     "\tPFR_WRITE_ONCE(c->lost_end, 0);\n", "",
     "a new writer keeps the dead one's lost_end", "seam,harden",
     equiv="lost-end-open")
@@ -265,17 +265,17 @@ mut("boundary", MC, "pfr__mpsc_reusable",
     "(int64_t)(prod - rp) > 0", "(int64_t)(prod - rp) >= 0",
     "a slot whose res_pos is prod_pos waits for its res_end",
     "unit:mpsc_edges," + MM + "reuse-3p")
-mut("swap", MC, "pfr_mpsc_join",
-    "\t\t\tif (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))\n"
-    "\t\t\t\tcontinue;\n"
-    "\t\t\tlost = pfr__mpsc_inherited(s, dead);\n",
-    "\t\t\tlost = pfr__mpsc_inherited(s, dead);\n"
-    "\t\t\tif (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))\n"
-    "\t\t\t\tcontinue;\n",
+mut("swap", MC, "pfr__mpsc_claim",
+    "\tif (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))\n"
+    "\t\treturn 0;\n"
+    "\tlost = pfr__mpsc_inherited(s, dead);\n",
+    "\tlost = pfr__mpsc_inherited(s, dead);\n"
+    "\tif (!pfr__mpsc_cas_acqrel(&s->owner, &owner, want))\n"
+    "\t\treturn 0;\n",
     "the inherited drops read before the claim's CAS",
     MM + "reuse-3p,reuse-dead")
-mut("crash", MC, "pfr_mpsc_join",
-    "\t\t\tPFR_WRITE_ONCE(s->lost_left, 0);\n", "",
+mut("crash", MC, "pfr__mpsc_claim",
+    "\tPFR_WRITE_ONCE(s->lost_left, 0);\n", "",
     "lost_left not cleared by the new owner",
     MM + "reuse-3p,reuse-dead", equiv="lost-left-join")
 mut("crash", MC, "pfr__mpsc_count_lost",
