@@ -33,6 +33,6 @@ exec python3 "$top/tools/mutate.py" run --all --catchers model --keep-going \
 	--only src/writers/group.c:P \
 	--only include/perfring/ring-proto.h:pfr__end:kind \
 	--only src/ring/ring.c:pfr__reader_wake_writer:boundary \
-	--only src/writers/mpsc.c:pfr_mpsc_join:swap \
+	--only src/writers/mpsc.c:pfr__mpsc_claim:swap \
 	--only include/perfring/ring-inline.h:pfr_reader_end:recheck#1 \
 	--only src/writers/mpsc.c:pfr__mpsc_reserve_slow:crash
