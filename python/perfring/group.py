@@ -5,9 +5,9 @@ import ctypes
 
 from perfring._core import (
     _c, _ce, _Handle, _GroupOpts, _GroupStats, _GROUP_FN, Error, _check,
-    _check_sys, _cint, _uint, _name, _payload, _opaque, _vp, load,
+    _check_sys, _cint, _uint, _name, _opaque, _vp, load,
     E_TIMEDOUT, FOREVER)
-from perfring.ring import POLICY_DROP, ORDER_ACQREL
+from perfring.ring import POLICY_DROP, ORDER_ACQREL, _WriterOps
 
 GROUP_WAIT = 0x1
 GROUP_EVENTFD = 0x2  # implies GROUP_WAIT
@@ -164,12 +164,12 @@ class Group(_Handle):
         return {n: getattr(st, n) for n, _ in _GroupStats._fields_}
 
 
-class GroupWriter:
+class GroupWriter(_WriterOps):
     """A writer of a group (its slot's ring): group.join(tag).  .slot is
     its slot; write()/flush()/lost as the ring's Writer; leave() (or the
     end of its with block) gives the slot back."""
 
-    __slots__ = ("_g", "_w", "slot", "tag", "_left", "__weakref__")
+    __slots__ = ("_owner", "_w", "slot", "tag", "_left", "__weakref__")
 
     def __init__(self, group, tag=0):
         if not isinstance(group, Group):
@@ -177,7 +177,7 @@ class GroupWriter:
                             "(use group.join()), not %s" %
                             type(group).__name__)
         _uint("tag", tag, 64)
-        self._g = group
+        self._owner = group
         self._w = _opaque("pfr_writer")
         self._left = True
         h = group._enter("join")
@@ -190,56 +190,12 @@ class GroupWriter:
         self._left = False
         group._kids.add(self)
 
-    def _call(self, what, f, *args):
-        g = self._g
-        if self._left:
-            raise ValueError("perfring: %s after leave()" % what)
-        g._enter(what)
-        try:
-            return f(self._w, *args)
-        finally:
-            g._leave()
-
-    def write(self, type, payload, publish=True):
-        """As Writer.write()."""
-        data = _payload(type, payload)
-        if self._left:
-            raise ValueError("perfring: write after leave()")
-        g = self._g
-        g._enter("write")
-        try:
-            rc = (_c.pfr_writer_write if publish else
-                  _c.pfr_writer_write_deferred)(self._w, type, data,
-                                                len(data))
-        finally:
-            g._leave()
-        if rc < 0:
-            raise Error(-rc, "pfr_writer_write")
-
-    def set_timeout(self, ns):
-        _uint("timeout", ns, 64)
-        self._call("set_timeout", _c.pfr_writer_set_timeout, ns)
-
-    def publish(self):
-        self._call("publish", _c.pfr_writer_publish)
-
-    def flush(self):
-        self._call("flush", _c.pfr_writer_flush)
-
-    @property
-    def max_payload(self):
-        return self._call("max_payload", _c.pfr_writer_max_payload)
-
-    @property
-    def lost(self):
-        return self._call("lost", _c.pfr_writer_lost)
-
     def leave(self):
         """Publishes what was written, marks the slot for the reader to
         free once drained.  Idempotent."""
         if self._left:
             return
-        g = self._g
+        g = self._owner
         h = g._enter("leave")
         try:
             if not self._left:

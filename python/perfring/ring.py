@@ -119,30 +119,24 @@ class Ring(_Handle):
         return Reader(self)
 
 
-class Writer:
-    """The ring's one writer (this process takes the role): ring.writer()."""
+class _WriterOps:
+    """What a struct pfr_writer does, for the ring's Writer and a group's
+    GroupWriter alike: each call into C is counted in flight on the handle
+    that maps the ring (_owner()); _usable() may refuse it first."""
 
-    __slots__ = ("_ring", "_w", "__weakref__")
+    __slots__ = ()
 
-    def __init__(self, ring):
-        if not isinstance(ring, Ring):
-            raise TypeError("perfring: Writer(ring) takes a Ring (use "
-                            "ring.writer()), not %s" % type(ring).__name__)
-        self._ring = ring  # keeps the mapping alive
-        self._w = _opaque("pfr_writer")
-        h = ring._enter("writer")
-        try:
-            _check(_c.pfr_ring_writer(h, self._w), "pfr_ring_writer")
-        finally:
-            ring._leave()
+    def _usable(self, what):
+        pass
 
     def _call(self, what, f, *args):
-        ring = self._ring
-        ring._enter(what)
+        self._usable(what)
+        owner = self._owner
+        owner._enter(what)
         try:
             return f(self._w, *args)
         finally:
-            ring._leave()
+            owner._leave()
 
     def set_timeout(self, ns):
         """BLOCK rings: how long write() waits for space."""
@@ -156,14 +150,9 @@ class Writer:
         loss count, and refuse a short one for good), PAD and every type
         above RECORD_USER_MAX."""
         data = _payload(type, payload)
-        ring = self._ring
-        ring._enter("write")
-        try:
-            rc = (_c.pfr_writer_write if publish else
-                  _c.pfr_writer_write_deferred)(self._w, type, data,
-                                                len(data))
-        finally:
-            ring._leave()
+        rc = self._call("write", _c.pfr_writer_write if publish else
+                        _c.pfr_writer_write_deferred, type, data,
+                        len(data))
         if rc < 0:
             raise Error(-rc, "pfr_writer_write")
 
@@ -181,6 +170,24 @@ class Writer:
     @property
     def lost(self):
         return self._call("lost", _c.pfr_writer_lost)
+
+
+class Writer(_WriterOps):
+    """The ring's one writer (this process takes the role): ring.writer()."""
+
+    __slots__ = ("_owner", "_w", "__weakref__")
+
+    def __init__(self, ring):
+        if not isinstance(ring, Ring):
+            raise TypeError("perfring: Writer(ring) takes a Ring (use "
+                            "ring.writer()), not %s" % type(ring).__name__)
+        self._owner = ring  # keeps the mapping alive
+        self._w = _opaque("pfr_writer")
+        h = ring._enter("writer")
+        try:
+            _check(_c.pfr_ring_writer(h, self._w), "pfr_ring_writer")
+        finally:
+            ring._leave()
 
 
 class Record:
