@@ -41,7 +41,9 @@ LDLIBS_CLI := -lm
 # mk/ fragments that add C++ objects to the command set CLI_LINK = $(CXX).
 CLI_LINK = $(CC)
 
-LIB_SRCS := $(sort $(wildcard src/*/*.c))
+# src/perfdata/ is the perf.data library (mk/perfdata.mk), apart from the
+# libc-only core.
+LIB_SRCS := $(sort $(filter-out src/perfdata/%,$(wildcard src/*/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.pic.o)
 CLI_SRCS := $(sort $(wildcard cli/*.c cli/*/*.c))
@@ -97,9 +99,10 @@ $(UTIL_LIB): $(UTIL_SRCS:%.c=$(BUILD)/%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(UTIL_LIB) $(CLI_EXTRA_OBJS)
+$(PERFRING): $(CLI_OBJS) $(STATIC_LIB) $(PD_STATIC_LIB) $(UTIL_LIB) \
+		$(CLI_EXTRA_OBJS)
 	$(CLI_LINK) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) \
-		$(UTIL_LIB) $(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) \
+		$(PD_STATIC_LIB) $(UTIL_LIB) $(STATIC_LIB) $(CLI_EXTRA_LIBS) $(LDLIBS_CLI) \
 		$(LDLIBS_CORE)
 
 $(BUILD)/tests/tap.o: tests/tap.c tests/tap.h
@@ -129,13 +132,13 @@ check-long: $(CHECK_DEPS)
 
 lint:
 	tools/lint-barriers.sh
-	clang-format --dry-run --Werror $(LIB_SRCS) $(wildcard src/*/*.h) \
+	clang-format --dry-run --Werror $(LIB_SRCS) $(PD_SRCS) $(wildcard src/*/*.h) \
 		$(CLI_SRCS) $(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) \
 		include/perfring/*.h \
 		$(wildcard bench/*/*.[ch])
 
 format:
-	clang-format -i $(LIB_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
+	clang-format -i $(LIB_SRCS) $(PD_SRCS) $(wildcard src/*/*.h) $(CLI_SRCS) \
 		$(wildcard cli/*.h cli/*/*.h) $(wildcard util/*.[ch]) include/perfring/*.h \
 		$(wildcard bench/*/*.[ch])
 

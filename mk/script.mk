@@ -33,5 +33,6 @@ SCRIPT_LIBS :=
 endif
 endif
 
-$(BUILD)/cli/%.o: PFR_CPPFLAGS += $(SCRIPT_CPPFLAGS)
+$(BUILD)/cli/%.o $(BUILD)/src/perfdata/%.o $(BUILD)/src/perfdata/%.pic.o: \
+	PFR_CPPFLAGS += $(SCRIPT_CPPFLAGS)
 CLI_EXTRA_LIBS += $(SCRIPT_LIBS)

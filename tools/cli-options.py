@@ -22,7 +22,7 @@ so), and an option whose table line carries the comment /* internal */
 (one that perfring passes to its own child processes, not for users).
 
 The command of a file: bench/* is bench; cli/NAME/*.c is NAME when NAME is
-a command of cli/main.c's table; other files (main.c, cli/perfdata/, the
+a command of cli/main.c's table; other files (main.c, the
 shared helpers) accept no command's options.
 """
 import os

@@ -102,7 +102,7 @@ static int cli_field_invalid(int t, unsigned fld)
 }
 
 /* Applies one field of -F to type t (-1: every type). */
-static int cli_apply(struct cli_out_style *s, unsigned *user_fields, int t,
+static int cli_apply(struct pfr__out_style *s, unsigned *user_fields, int t,
 		     unsigned fld, int remove, const char *tok)
 {
 	for (int j = 0; j < PFR_OUT_NTYPES; j++) {
@@ -137,7 +137,7 @@ static int cli_apply(struct cli_out_style *s, unsigned *user_fields, int t,
 static int cli_parse_fields(struct cli_script *S, unsigned *user_fields,
 			    const char *arg)
 {
-	struct cli_out_style *s = &S->style;
+	struct pfr__out_style *s = &S->style;
 	char *copy = strdup(arg), *tok, *save = NULL, *list = copy;
 	int t = -1, change = 0; /* 0 none yet, 1 set, 2 add, 3 remove */
 	const char *colon = strchr(arg, ':');
@@ -236,7 +236,7 @@ int cli_script_events(struct cli_script *S)
 	int any_chain = 0;
 
 	for (int j = 0; j < PFR_OUT_NTYPES; j++)
-		S->style.fields[j] = cli_out_default_fields(j);
+		S->style.fields[j] = pfr__out_default_fields(j);
 	for (int i = 0; i < S->nfields_arg; i++)
 		if (cli_parse_fields(S, user_fields, S->fields_arg[i]))
 			return -1;
@@ -257,12 +257,12 @@ int cli_script_events(struct cli_script *S)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct perf_event_attr *a = pfr_perf_file_attr(S->f, i);
 		struct pfr_perf_layout lay;
-		int t = cli_out_type(a->type);
+		int t = pfr__out_type(a->type);
 
 		pfr_perf_file_layout(S->f, i, &lay);
-		cli_out_ev_init(&S->ev[i], &S->style,
-				pfr_perf_file_event_name(S->f, i), a, &lay,
-				any_chain);
+		pfr__out_ev_init(&S->ev[i], &S->style,
+				 pfr_perf_file_event_name(S->f, i), a, &lay,
+				 any_chain);
 		/* perf: a field -F named for every type must be there, in
 		 * the first event of the type (the tracking dummy aside) */
 		if (checked & (1u << t))
@@ -440,7 +440,7 @@ int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r)
 	if (S->npids && !cli_has_id(S->pids, S->npids, r->pid))
 		return 0;
 	if (S->ncomms) {
-		const char *c = cli_out_comm(S->out, r->tid);
+		const char *c = pfr__out_comm(S->out, r->tid);
 
 		ok = 0;
 		for (int i = 0; i < S->ncomms && !ok; i++)

@@ -18,11 +18,11 @@
 
 #include "../cli.h"
 #include "perf/perf_read.h"
-#include "../perfdata/out.h"
-#include "../perfdata/trace.h"
-#include "../perfdata/zstd.h"
+#include "perfdata/out.h"
+#include "perfdata/trace.h"
+#include "perfdata/zstd.h"
 #include "script.h"
-#include "queue.h"
+#include "perfdata/queue.h"
 
 static void usage(FILE *f)
 {
@@ -85,11 +85,11 @@ static void usage(FILE *f)
 }
 
 /* One delivered record: tracked, filtered, printed. */
-static void cli_script_deliver(void *arg, const struct cli_q_item *it)
+static void cli_script_deliver(void *arg, const struct pfr__q_item *it)
 {
 	struct cli_script *S = arg;
 	struct pfr_perf_rec r;
-	const struct cli_out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
+	const struct pfr__out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
 
 	if (S->dump) {
 		struct pfr_record rec = {it->hdr, it->payload,
@@ -104,15 +104,15 @@ static void cli_script_deliver(void *arg, const struct cli_q_item *it)
 		S->bad++;
 		return;
 	}
-	cli_out_track(S->out, &r);
+	pfr__out_track(S->out, &r);
 	if (!cli_script_keep(S, &r))
 		return;
-	cli_out_event(S->out, e, &r, &it->hdr, it->payload);
+	pfr__out_event(S->out, e, &r, &it->hdr, it->payload);
 }
 
 /* Reads every record into the queue (or straight out with --file-order,
  * or as hex with -D).  Returns 0, or the reader's error. */
-static int cli_script_read(struct cli_script *S, struct cli_queue *q)
+static int cli_script_read(struct cli_script *S, struct pfr__queue *q)
 {
 	struct pfr_record rec;
 	const char *why = "";
@@ -122,7 +122,7 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
 	       n == -PFR_PERF_E_COMPRESSED) {
 		if (n < 0) { /* perf record -z: zstd, loaded now */
-			if (cli_zstd_reader(S->f, &why)) {
+			if (pfr__zstd_reader(S->f, &why)) {
 				fprintf(stderr,
 					"perfring script: %s: records "
 					"compressed (record -z) and %s\n",
@@ -146,19 +146,19 @@ static int cli_script_read(struct cli_script *S, struct cli_queue *q)
 					    rec.payload, rec.len, &d) &&
 			   (d.fields & PFR_PERF_F_TIME);
 		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
-			cli_q_round(q);
+			pfr__q_round(q);
 		if (S->dump && rec.hdr.type >= 64)
 			continue;
-		if (cli_q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
+		if (pfr__q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
 			fprintf(stderr, "perfring script: out of memory\n");
 			return -PFR_E_SYSTEM;
 		}
 		if (S->file_order)
-			cli_q_flush(q);
+			pfr__q_flush(q);
 	}
 	/* at the end, or at a malformed record: what came before it is
 	 * printed (perf warns and reads on) */
-	cli_q_flush(q);
+	pfr__q_flush(q);
 	if (n == 0 && pfr__perf_file_unfinished(S->f, &cut) && cut)
 		fprintf(stderr,
 			"perfring script: warning: %s: its last record is cut "
@@ -212,18 +212,18 @@ static void cli_script_trace(struct cli_script *S)
 	uint64_t len;
 	const void *td = pfr__perf_file_tracing(S->f, &len);
 
-	S->tp = td ? cli_trace_open_mem(td, (size_t)len, &why) : NULL;
+	S->tp = td ? pfr__trace_open_mem(td, (size_t)len, &why) : NULL;
 	if (!S->tp && *why)
 		fprintf(stderr,
 			"perfring script: %s: tracepoint fields not decoded: "
 			"%s\n",
 			S->in, why);
-	cli_out_set_trace(S->out, S->tp);
+	pfr__out_set_trace(S->out, S->tp);
 }
 
 static int cli_script_run(struct cli_script *S)
 {
-	struct cli_queue q;
+	struct pfr__queue q;
 	int n, err = 0;
 
 	if (cli_script_open(S))
@@ -236,27 +236,27 @@ static int cli_script_run(struct cli_script *S)
 		err = 1;
 		goto out;
 	}
-	S->out = cli_out_new(S->py_feed ? S->py_feed : stdout, S->flags);
+	S->out = pfr__out_new(S->py_feed ? S->py_feed : stdout, S->flags);
 	if (!S->out || cli_script_events(S)) {
 		err = S->out ? PFR_EXIT_USAGE : 1;
 		goto out;
 	}
 	cli_script_trace(S);
-	cli_out_set_style(S->out, &S->style);
-	cli_q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
+	pfr__out_set_style(S->out, &S->style);
+	pfr__q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
 	n = cli_script_read(S, &q);
-	cli_q_free(&q);
-	if (n == 0 && cli_zstd_cut_frame()) {
+	pfr__q_free(&q);
+	if (n == 0 && pfr__zstd_cut_frame()) {
 		fprintf(stderr,
 			"perfring script: %s: the compressed stream ends "
 			"inside zstd frame %llu (cut short, or a frame whose "
 			"size field runs past the data): the records in it "
 			"are lost, %llu records read\n",
-			S->in, cli_zstd_cut_frame(),
+			S->in, pfr__zstd_cut_frame(),
 			(unsigned long long)S->records);
 		err = 1;
 	}
-	cli_zstd_reader_free();
+	pfr__zstd_reader_free();
 	if (n == -PFR_PERF_E_COMPRESSED) {
 		err = 1;
 	} else if (n < 0) {
@@ -281,13 +281,13 @@ static int cli_script_run(struct cli_script *S)
 			(unsigned long long)S->bad,
 			(unsigned long long)S->records);
 out:
-	cli_out_free(S->out);
+	pfr__out_free(S->out);
 	if (S->py_mode) {
 		int rc = cli_script_py_finish(S);
 
 		err = err ? err : rc;
 	}
-	cli_trace_free(S->tp);
+	pfr__trace_free(S->tp);
 	free(S->ev);
 	pfr_perf_file_close(S->f);
 	cli_script_opts_free(S);

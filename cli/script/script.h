@@ -9,7 +9,7 @@
 
 #include <perfring/perf.h>
 
-#include "../perfdata/out.h"
+#include "perfdata/out.h"
 
 struct cli_trange {
 	uint64_t start, stop; /* 0: open */
@@ -20,7 +20,7 @@ struct cli_script {
 	unsigned flags; /* PFR_OUT_* */
 	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;
-	struct cli_out_style style;
+	struct pfr__out_style style;
 	/* -F's text per output type, applied once the events are known */
 	const char *fields_arg[8];
 	int nfields_arg;
@@ -35,9 +35,9 @@ struct cli_script {
 	int ncpus;
 	/* the file */
 	struct pfr_perf_file *f;
-	struct cli_out *out;
-	struct cli_trace *tp;
-	struct cli_out_ev *ev;
+	struct pfr__out *out;
+	struct pfr__trace *tp;
+	struct pfr__out_ev *ev;
 	uint32_t nev;
 	uint64_t records, bad;
 	/* perf's scripting (python.c): -s FILE, -l, -g LANG, report NAME,

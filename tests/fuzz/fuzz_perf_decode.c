@@ -112,12 +112,12 @@ static void ring(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 static void print(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 		  int json)
 {
-	struct cli_out *o;
+	struct pfr__out *o;
 	size_t off = 0;
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
-	o = cli_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	o = pfr__out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
 	if (!o)
 		return;
 	while (n - off >= 8) {
@@ -133,11 +133,11 @@ static void print(const struct pfr_perf_layout *lay, const uint8_t *d, size_t n,
 		if (!p)
 			break;
 		memcpy(p, d + off + 8, len);
-		cli_out_record(o, "ev", lay, &h, p, len);
+		pfr__out_record(o, "ev", lay, &h, p, len);
 		free(p);
 		off += h.size;
 	}
-	cli_out_free(o);
+	pfr__out_free(o);
 }
 
 static void file(const uint8_t *d, size_t n)
@@ -171,7 +171,7 @@ static void file(const uint8_t *d, size_t n)
 
 /* One record of type/misc with payload p[0..len) in an exact-size buffer,
  * printed (and tracked) by o. */
-static void emit(struct cli_out *o, const struct pfr_perf_layout *lay,
+static void emit(struct pfr__out *o, const struct pfr_perf_layout *lay,
 		 uint32_t type, uint16_t misc, const void *p, size_t len)
 {
 	struct pfr_record_header h = {type, misc, (uint16_t)(8 + len)};
@@ -180,7 +180,7 @@ static void emit(struct cli_out *o, const struct pfr_perf_layout *lay,
 	if (!b)
 		return;
 	memcpy(b, p, len);
-	cli_out_record(o, "ev", lay, &h, b, (uint32_t)len);
+	pfr__out_record(o, "ev", lay, &h, b, (uint32_t)len);
 	free(b);
 }
 
@@ -189,13 +189,13 @@ static void emit(struct cli_out *o, const struct pfr_perf_layout *lay,
 static void procs(const uint8_t *d, size_t n, int json)
 {
 	struct pfr_perf_layout lay;
-	struct cli_out *o;
+	struct pfr__out *o;
 
 	memset(&lay, 0, sizeof(lay));
 	lay.sample_type = 0x3; /* IP | TID */
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
-	o = cli_out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
+	o = pfr__out_new(devnull, PFR_OUT_NO_SYMS | (json ? PFR_OUT_JSON : 0));
 	if (!o)
 		return;
 	for (size_t i = 0; i + 8 <= n; i += 8) {
@@ -257,7 +257,7 @@ static void procs(const uint8_t *d, size_t n, int json)
 			break;
 		}
 	}
-	cli_out_free(o);
+	pfr__out_free(o);
 }
 
 /* Mode 5: perfring script on the bytes as a file. */

@@ -22,11 +22,11 @@ echo "# building $bin with clang -fsanitize=fuzzer,address,undefined"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
-	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/cli/perfdata/out.c" \
-	"$top/cli/perfdata/elf.c" "$top/cli/perfdata/trace.c" \
+	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/src/perfdata/out.c" \
+	"$top/src/perfdata/elf.c" "$top/src/perfdata/trace.c" \
 	"$top/cli/script/script.c" "$top/util/util.c" \
-	"$top/cli/perfdata/unwind.c" "$top/cli/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-	"$top"/cli/script/queue.c "$top"/cli/script/python.c \
+	"$top/src/perfdata/unwind.c" "$top/src/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
+	"$top"/src/perfdata/queue.c "$top"/cli/script/python.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
 	"$top/src/perf/perf.c" "$top/src/ring/ring.c" "$top/src/ring/task.c" \

@@ -29,10 +29,9 @@ build_tool() {
 	if ! $cc "$@" -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
 		-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" \
 		"$top/tests/harden/harden_tool.c" "$top/cli/script/script.c" \
-		"$top/cli/perfdata/out.c" "$top/cli/perfdata/elf.c" \
-		"$top/cli/perfdata/unwind.c" "$top/cli/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-		"$top"/cli/script/queue.c "$top"/cli/script/python.c \
-		"$top/cli/perfdata/trace.c" "$top/util/util.c" "$top"/src/*/*.c \
+		"$top"/cli/script/dump.c "$top"/cli/script/opts.c \
+		"$top"/cli/script/python.c "$top/util/util.c" \
+		"$top"/src/*/*.c \
 		$libs -ldl -lpthread -lrt >"$tmp/build.log" 2>&1; then
 		diag <"$tmp/build.log"
 		fail "$desc"

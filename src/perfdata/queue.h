@@ -10,7 +10,7 @@
 
 #include <perfring/perf.h>
 
-struct cli_q_item {
+struct pfr__q_item {
 	uint64_t time, seq;
 	uint64_t pos; /* in the file */
 	uint32_t ev;
@@ -18,10 +18,10 @@ struct cli_q_item {
 	unsigned char *payload; /* hdr.size - 8 bytes */
 };
 
-typedef void (*cli_q_deliver)(void *arg, const struct cli_q_item *it);
+typedef void (*pfr__q_deliver)(void *arg, const struct pfr__q_item *it);
 
-struct cli_queue {
-	struct cli_q_item *items;
+struct pfr__queue {
+	struct pfr__q_item *items;
 	size_t n, cap;
 	size_t bytes, max_bytes; /* queued payload and index bytes; the cap */
 	uint64_t seq;
@@ -30,22 +30,22 @@ struct cli_queue {
 	uint64_t flushed; /* every record up to this time is delivered */
 	uint64_t late; /* records older than one already delivered */
 	uint64_t capped; /* times the cap forced a partial flush */
-	cli_q_deliver fn;
+	pfr__q_deliver fn;
 	void *arg;
 };
 
-void cli_q_init(struct cli_queue *q, size_t max_bytes, cli_q_deliver fn,
-		void *arg);
+void pfr__q_init(struct pfr__queue *q, size_t max_bytes, pfr__q_deliver fn,
+		 void *arg);
 /* Queues a copy of a record of time t; one without a time, or of time 0,
  * is delivered at once, as perf does.  Over the cap, delivers the oldest
  * half first.  Returns 0 or -1 (out of memory). */
-int cli_q_add(struct cli_queue *q, uint64_t t, int has_time, uint32_t ev,
-	      const struct pfr_record *rec);
+int pfr__q_add(struct pfr__queue *q, uint64_t t, int has_time, uint32_t ev,
+	       const struct pfr_record *rec);
 /* A FINISHED_ROUND: delivers what is older than every record still to
  * come (perf's rule: up to the newest time of the round before). */
-void cli_q_round(struct cli_queue *q);
+void pfr__q_round(struct pfr__queue *q);
 /* Delivers everything (end of file). */
-void cli_q_flush(struct cli_queue *q);
-void cli_q_free(struct cli_queue *q);
+void pfr__q_flush(struct pfr__queue *q);
+void pfr__q_free(struct pfr__queue *q);
 
 #endif

@@ -31,38 +31,38 @@ static struct {
 	unsigned char head[18];
 	size_t head_len;
 	unsigned long long out;
-} cli_zd;
+} pfr__zd;
 
-static long cli_zstd_inflate(void *arg, const void *in, size_t in_len,
-			     size_t *in_used, void *out, size_t out_cap)
+static long pfr__zstd_inflate(void *arg, const void *in, size_t in_len,
+			      size_t *in_used, void *out, size_t out_cap)
 {
 	ZSTD_inBuffer i = {in, in_len, 0};
 	ZSTD_outBuffer o = {out, out_cap, 0};
 	size_t r;
 
 	(void)arg;
-	r = cli_zd.stream(cli_zd.dctx, &o, &i);
+	r = pfr__zd.stream(pfr__zd.dctx, &o, &i);
 	*in_used = i.pos;
-	if (cli_zd.is_error(r))
+	if (pfr__zd.is_error(r))
 		return -1;
-	if (!cli_zd.fed) {
-		cli_zd.head_len = 0;
-		cli_zd.out = 0;
+	if (!pfr__zd.fed) {
+		pfr__zd.head_len = 0;
+		pfr__zd.out = 0;
 	}
 	if (i.pos) {
-		size_t k = sizeof(cli_zd.head) - cli_zd.head_len;
+		size_t k = sizeof(pfr__zd.head) - pfr__zd.head_len;
 
 		k = k < i.pos ? k : i.pos;
-		memcpy(cli_zd.head + cli_zd.head_len, in, k);
-		cli_zd.head_len += k;
-		cli_zd.fed = 1;
+		memcpy(pfr__zd.head + pfr__zd.head_len, in, k);
+		pfr__zd.head_len += k;
+		pfr__zd.fed = 1;
 	}
-	cli_zd.out += o.pos;
-	if (!r && cli_zd.fed) {
-		cli_zd.frames++;
-		cli_zd.fed = 0;
+	pfr__zd.out += o.pos;
+	if (!r && pfr__zd.fed) {
+		pfr__zd.frames++;
+		pfr__zd.fed = 0;
 	}
-	cli_zd.last = r;
+	pfr__zd.last = r;
 	return (long)o.pos;
 }
 
@@ -70,48 +70,48 @@ static int pfr_zstd_load(void)
 {
 	void *h;
 
-	if (cli_zd.stream)
+	if (pfr__zd.stream)
 		return 0;
 	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return -1;
-	*(void **)&cli_zd.create = dlsym(h, "ZSTD_createDCtx");
-	*(void **)&cli_zd.free = dlsym(h, "ZSTD_freeDCtx");
-	*(void **)&cli_zd.stream = dlsym(h, "ZSTD_decompressStream");
-	*(void **)&cli_zd.is_error = dlsym(h, "ZSTD_isError");
-	*(void **)&cli_zd.content_size = dlsym(h, "ZSTD_getFrameContentSize");
-	if (!cli_zd.create || !cli_zd.free || !cli_zd.stream ||
-	    !cli_zd.is_error || !cli_zd.content_size) {
-		cli_zd.stream = NULL;
+	*(void **)&pfr__zd.create = dlsym(h, "ZSTD_createDCtx");
+	*(void **)&pfr__zd.free = dlsym(h, "ZSTD_freeDCtx");
+	*(void **)&pfr__zd.stream = dlsym(h, "ZSTD_decompressStream");
+	*(void **)&pfr__zd.is_error = dlsym(h, "ZSTD_isError");
+	*(void **)&pfr__zd.content_size = dlsym(h, "ZSTD_getFrameContentSize");
+	if (!pfr__zd.create || !pfr__zd.free || !pfr__zd.stream ||
+	    !pfr__zd.is_error || !pfr__zd.content_size) {
+		pfr__zd.stream = NULL;
 		dlclose(h);
 		return -1;
 	}
 	return 0; /* kept loaded for the process's lifetime */
 }
 
-int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
+int pfr__zstd_reader(struct pfr_perf_file *f, const char **why)
 {
 	if (pfr_zstd_load()) {
 		*why = "libzstd.so.1 cannot be loaded (Debian: libzstd1)";
 		return -1;
 	}
-	cli_zstd_reader_free();
-	cli_zd.last = 0;
-	cli_zd.fed = 0;
-	cli_zd.frames = 0;
-	cli_zd.dctx = cli_zd.create();
-	if (!cli_zd.dctx) {
+	pfr__zstd_reader_free();
+	pfr__zd.last = 0;
+	pfr__zd.fed = 0;
+	pfr__zd.frames = 0;
+	pfr__zd.dctx = pfr__zd.create();
+	if (!pfr__zd.dctx) {
 		*why = "out of memory";
 		return -1;
 	}
-	if (pfr_perf_file_set_inflate(f, cli_zstd_inflate, NULL)) {
+	if (pfr_perf_file_set_inflate(f, pfr__zstd_inflate, NULL)) {
 		*why = "the file was already read from";
 		return -1;
 	}
 	return 0;
 }
 
-unsigned long long cli_zstd_cut_frame(void)
+unsigned long long pfr__zstd_cut_frame(void)
 {
 	/* 0: the last frame ended; 3 (ZSTD_blockHeaderSize): a frame flushed
 	 * but not ended (perf record -z and perfring's writer leave the
@@ -120,39 +120,39 @@ unsigned long long cli_zstd_cut_frame(void)
 	 * bytes the stream does not hold. */
 	unsigned long long want;
 
-	if (!cli_zd.dctx || !cli_zd.fed || !cli_zd.last)
+	if (!pfr__zd.dctx || !pfr__zd.fed || !pfr__zd.last)
 		return 0;
-	if (cli_zd.last != 3)
-		return cli_zd.frames + 1;
+	if (pfr__zd.last != 3)
+		return pfr__zd.frames + 1;
 	/* at a block's end: cut there when the frame's header says how
 	 * much it holds and less came out (ZSTD_CONTENTSIZE_UNKNOWN and
 	 * _ERROR are the two largest values) */
-	want = cli_zd.content_size(cli_zd.head, cli_zd.head_len);
-	if (want < ~1ULL && cli_zd.out < want)
-		return cli_zd.frames + 1;
+	want = pfr__zd.content_size(pfr__zd.head, pfr__zd.head_len);
+	if (want < ~1ULL && pfr__zd.out < want)
+		return pfr__zd.frames + 1;
 	return 0;
 }
 
-void cli_zstd_reader_free(void)
+void pfr__zstd_reader_free(void)
 {
-	if (cli_zd.dctx)
-		cli_zd.free(cli_zd.dctx);
-	cli_zd.dctx = NULL;
+	if (pfr__zd.dctx)
+		pfr__zd.free(pfr__zd.dctx);
+	pfr__zd.dctx = NULL;
 }
 #else
-int cli_zstd_reader(struct pfr_perf_file *f, const char **why)
+int pfr__zstd_reader(struct pfr_perf_file *f, const char **why)
 {
 	(void)f;
 	*why = "this perfring was built without zstd.h";
 	return -1;
 }
 
-unsigned long long cli_zstd_cut_frame(void)
+unsigned long long pfr__zstd_cut_frame(void)
 {
 	return 0;
 }
 
-void cli_zstd_reader_free(void)
+void pfr__zstd_reader_free(void)
 {
 }
 #endif

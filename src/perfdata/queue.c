@@ -19,8 +19,8 @@
  * overhead. */
 #define PFR_Q_COST(it) ((it)->hdr.size + sizeof(*(it)) + 16)
 
-void cli_q_init(struct cli_queue *q, size_t max_bytes, cli_q_deliver fn,
-		void *arg)
+void pfr__q_init(struct pfr__queue *q, size_t max_bytes, pfr__q_deliver fn,
+		 void *arg)
 {
 	memset(q, 0, sizeof(*q));
 	q->max_bytes = max_bytes;
@@ -28,9 +28,9 @@ void cli_q_init(struct cli_queue *q, size_t max_bytes, cli_q_deliver fn,
 	q->arg = arg;
 }
 
-static int cli_q_cmp(const void *a, const void *b)
+static int pfr__q_cmp(const void *a, const void *b)
 {
-	const struct cli_q_item *x = a, *y = b;
+	const struct pfr__q_item *x = a, *y = b;
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
@@ -38,13 +38,13 @@ static int cli_q_cmp(const void *a, const void *b)
 }
 
 /* Delivers the queued records of time <= limit (all: limit UINT64_MAX). */
-static void cli_q_upto(struct cli_queue *q, uint64_t limit)
+static void pfr__q_upto(struct pfr__queue *q, uint64_t limit)
 {
 	size_t k = 0, i;
 
 	if (!q->n)
 		return;
-	qsort(q->items, q->n, sizeof(*q->items), cli_q_cmp);
+	qsort(q->items, q->n, sizeof(*q->items), pfr__q_cmp);
 	for (i = 0; i < q->n && q->items[i].time <= limit; i++) {
 		q->fn(q->arg, &q->items[i]);
 		q->bytes -= PFR_Q_COST(&q->items[i]);
@@ -57,12 +57,12 @@ static void cli_q_upto(struct cli_queue *q, uint64_t limit)
 	q->n = k;
 }
 
-int cli_q_add(struct cli_queue *q, uint64_t t, int has_time, uint32_t ev,
-	      const struct pfr_record *rec)
+int pfr__q_add(struct pfr__queue *q, uint64_t t, int has_time, uint32_t ev,
+	       const struct pfr_record *rec)
 {
 	const struct pfr_record_header *hdr = &rec->hdr;
 	const void *payload = rec->payload;
-	struct cli_q_item it;
+	struct pfr__q_item it;
 	size_t len = rec->len;
 
 	it.time = t;
@@ -80,7 +80,7 @@ int cli_q_add(struct cli_queue *q, uint64_t t, int has_time, uint32_t ev,
 	}
 	if (q->n == q->cap) {
 		size_t nc = q->cap ? q->cap * 2 : 4096;
-		struct cli_q_item *ni = realloc(q->items, nc * sizeof(*ni));
+		struct pfr__q_item *ni = realloc(q->items, nc * sizeof(*ni));
 
 		if (!ni)
 			return -1;
@@ -97,26 +97,26 @@ int cli_q_add(struct cli_queue *q, uint64_t t, int has_time, uint32_t ev,
 		q->max_time = t;
 	if (q->bytes > q->max_bytes) { /* the oldest half goes out now */
 		q->capped++;
-		qsort(q->items, q->n, sizeof(*q->items), cli_q_cmp);
-		cli_q_upto(q, q->items[q->n / 2].time);
+		qsort(q->items, q->n, sizeof(*q->items), pfr__q_cmp);
+		pfr__q_upto(q, q->items[q->n / 2].time);
 	}
 	return 0;
 }
 
-void cli_q_round(struct cli_queue *q)
+void pfr__q_round(struct pfr__queue *q)
 {
 	/* perf's next_flush: the newest time seen when the previous round
 	 * ended; every record after this round's mark is newer than it */
-	cli_q_upto(q, q->next_flush);
+	pfr__q_upto(q, q->next_flush);
 	q->next_flush = q->max_time;
 }
 
-void cli_q_flush(struct cli_queue *q)
+void pfr__q_flush(struct pfr__queue *q)
 {
-	cli_q_upto(q, UINT64_MAX);
+	pfr__q_upto(q, UINT64_MAX);
 }
 
-void cli_q_free(struct cli_queue *q)
+void pfr__q_free(struct pfr__queue *q)
 {
 	for (size_t i = 0; i < q->n; i++)
 		free(q->items[i].payload);

@@ -3,8 +3,8 @@
  * line per record in perf script's default shape, or JSON Lines, with
  * command names, mappings and symbols tracked from the records themselves
  * (COMM, FORK, EXIT, MMAP, MMAP2) and ELF symbol tables / kallsyms. */
-#ifndef PFR_CLI_PERF_OUT_H
-#define PFR_CLI_PERF_OUT_H
+#ifndef PFR_SRC_PERFDATA_OUT_H
+#define PFR_SRC_PERFDATA_OUT_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 
 #include <perfring/perf.h>
 
-struct cli_out;
-struct cli_trace;
+struct pfr__out;
+struct pfr__trace;
 
 #define PFR_OUT_JSON 0x1u
 #define PFR_OUT_SAMPLES_ONLY 0x2u /* side-band records are tracked only */
@@ -43,7 +43,7 @@ enum {
 /* perf script's output types, each with its own fields: the attr types
  * below PERF_TYPE_MAX, then any other (a dynamic PMU's). */
 #define PFR_OUT_NTYPES 7
-int cli_out_type(uint32_t attr_type);
+int pfr__out_type(uint32_t attr_type);
 
 /* Side-band records perf script shows on request (--show-*-events). */
 enum {
@@ -60,7 +60,7 @@ enum {
 };
 
 /* How `perfring script` prints (perf script's options). */
-struct cli_out_style {
+struct pfr__out_style {
 	unsigned fields[PFR_OUT_NTYPES]; /* -F, per output type */
 	unsigned user_set; /* bit t: fields[t] came from -F */
 	unsigned show; /* PFR_SHOW_* */
@@ -69,55 +69,55 @@ struct cli_out_style {
 };
 
 /* perf script's default fields of output type t. */
-unsigned cli_out_default_fields(int t);
+unsigned pfr__out_default_fields(int t);
 
-/* One event of the file, as cli_out_event() prints its records. */
-struct cli_out_ev {
+/* One event of the file, as pfr__out_event() prints its records. */
+struct pfr__out_ev {
 	const char *name;
 	const struct perf_event_attr *attr;
 	struct pfr_perf_layout lay;
-	unsigned fields; /* from cli_out_fields() */
+	unsigned fields; /* from pfr__out_fields() */
 	int chain; /* call chains are printed */
 };
 
 /* The fields a sample of attr prints under style s: -F's for its type,
  * or the defaults less what the samples lack (perf's rules). */
-void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
-		     const char *name, const struct perf_event_attr *attr,
-		     const struct pfr_perf_layout *lay, int any_chain);
+void pfr__out_ev_init(struct pfr__out_ev *e, const struct pfr__out_style *s,
+		      const char *name, const struct perf_event_attr *attr,
+		      const struct pfr_perf_layout *lay, int any_chain);
 
-struct cli_out *cli_out_new(FILE *f, unsigned flags);
+struct pfr__out *pfr__out_new(FILE *f, unsigned flags);
 /* Print as perf script does under style s (copied); without it, the
- * records print as cli_out_record() documents. */
-void cli_out_set_style(struct cli_out *o, const struct cli_out_style *s);
+ * records print as pfr__out_record() documents. */
+void pfr__out_set_style(struct pfr__out *o, const struct pfr__out_style *s);
 /* Updates what later records are printed against (threads' names, maps)
  * from record r; call it for every record, printed or not. */
-void cli_out_track(struct cli_out *o, const struct pfr_perf_rec *r);
+void pfr__out_track(struct pfr__out *o, const struct pfr_perf_rec *r);
 /* Prints one record of event e, decoded as r from (hdr, payload), as perf
  * script does under the style set (side-band only when shown). */
-void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
-		   const struct pfr_perf_rec *r,
-		   const struct pfr_record_header *hdr, const void *payload);
+void pfr__out_event(struct pfr__out *o, const struct pfr__out_ev *e,
+		    const struct pfr_perf_rec *r,
+		    const struct pfr_record_header *hdr, const void *payload);
 /* The name of thread tid (":TID" when no record named it). */
-const char *cli_out_comm(struct cli_out *o, uint32_t tid);
+const char *pfr__out_comm(struct pfr__out *o, uint32_t tid);
 /* Track (and print, unless out is NULL) one record of event `ev`. */
-void cli_out_record(struct cli_out *o, const char *ev,
-		    const struct pfr_perf_layout *lay,
-		    const struct pfr_record_header *hdr, const void *payload,
-		    uint32_t len);
+void pfr__out_record(struct pfr__out *o, const char *ev,
+		     const struct pfr_perf_layout *lay,
+		     const struct pfr_record_header *hdr, const void *payload,
+		     uint32_t len);
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
-void cli_out_set_trace(struct cli_out *o, struct cli_trace *t);
+void pfr__out_set_trace(struct pfr__out *o, struct pfr__trace *t);
 /* The same, t then freed with o (perfring record's output: formats from
- * tracefs, cli_trace_open_tracefs()). */
-void cli_out_take_trace(struct cli_out *o, struct cli_trace *t);
+ * tracefs, pfr__trace_open_tracefs()). */
+void pfr__out_take_trace(struct pfr__out *o, struct pfr__trace *t);
 /* Records the decoder rejected so far. */
-uint64_t cli_out_bad(const struct cli_out *o);
-void cli_out_free(struct cli_out *o);
+uint64_t pfr__out_bad(const struct pfr__out *o);
+void pfr__out_free(struct pfr__out *o);
 
 /* Resolves ip of pid (kernel when kernel != 0) to sym, offset and dso;
  * returns 1 if a symbol was found. */
-int cli_out_resolve(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
-		    const char **sym, uint64_t *off, const char **dso);
+int pfr__out_resolve(struct pfr__out *o, uint32_t pid, uint64_t ip, int kernel,
+		     const char **sym, uint64_t *off, const char **dso);
 
 #endif

@@ -18,13 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cli.h"
+#include "../../util/util.h"
 #include "elf.h"
 
-void cli_symtab_add(struct cli_symtab *t, uint64_t start, uint64_t size,
-		    const char *name, unsigned bind)
+void pfr__symtab_add(struct pfr__symtab *t, uint64_t start, uint64_t size,
+		     const char *name, unsigned bind)
 {
-	struct cli_sym *s;
+	struct pfr__sym *s;
 
 	if (t->nsyms == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
@@ -45,16 +45,16 @@ void cli_symtab_add(struct cli_symtab *t, uint64_t start, uint64_t size,
 		t->nsyms++;
 }
 
-static int cli_sym_cmp(const void *a, const void *b)
+static int pfr__sym_cmp(const void *a, const void *b)
 {
-	const struct cli_sym *x = a, *y = b;
+	const struct pfr__sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static size_t cli_underscores(const char *s)
+static size_t pfr__underscores(const char *s)
 {
 	size_t n = 0;
 
@@ -64,10 +64,10 @@ static size_t cli_underscores(const char *s)
 }
 
 /* 1 when a is the better name of an address than b. */
-static int cli_sym_better(const struct cli_sym *a, const struct cli_sym *b)
+static int pfr__sym_better(const struct pfr__sym *a, const struct pfr__sym *b)
 {
 	int az = a->end == a->start, bz = b->end == b->start;
-	size_t au = cli_underscores(a->name), bu = cli_underscores(b->name);
+	size_t au = pfr__underscores(a->name), bu = pfr__underscores(b->name);
 
 	if (az != bz)
 		return bz;
@@ -80,24 +80,24 @@ static int cli_sym_better(const struct cli_sym *a, const struct cli_sym *b)
 	return strlen(a->name) > strlen(b->name);
 }
 
-void cli_symtab_finish(struct cli_symtab *t, int sizes_known)
+void pfr__symtab_finish(struct pfr__symtab *t, int sizes_known)
 {
 	size_t n = 0;
 
 	if (!t->nsyms)
 		return; /* qsort wants a valid pointer even for 0 */
-	qsort(t->syms, t->nsyms, sizeof(*t->syms), cli_sym_cmp);
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), pfr__sym_cmp);
 	if (!sizes_known)
 		for (size_t i = 0; i + 1 < t->nsyms; i++)
 			if (t->syms[i].end == t->syms[i].start)
 				t->syms[i].end = t->syms[i + 1].start;
 	for (size_t i = 0; i < t->nsyms; i++) {
-		struct cli_sym *s = &t->syms[i];
+		struct pfr__sym *s = &t->syms[i];
 
 		if (n && t->syms[n - 1].start == s->start) {
-			struct cli_sym *k = &t->syms[n - 1];
+			struct pfr__sym *k = &t->syms[n - 1];
 
-			if (cli_sym_better(s, k)) {
+			if (pfr__sym_better(s, k)) {
 				free(k->name);
 				*k = *s;
 			} else {
@@ -114,7 +114,7 @@ void cli_symtab_finish(struct cli_symtab *t, int sizes_known)
 						   : t->syms[i].start + 1;
 }
 
-const struct cli_sym *cli_symtab_find(const struct cli_symtab *t, uint64_t a)
+const struct pfr__sym *pfr__symtab_find(const struct pfr__symtab *t, uint64_t a)
 {
 	size_t lo = 0, hi = t->nsyms;
 
@@ -131,7 +131,7 @@ const struct cli_sym *cli_symtab_find(const struct cli_symtab *t, uint64_t a)
 	return NULL;
 }
 
-void cli_symtab_free(struct cli_symtab *t)
+void pfr__symtab_free(struct pfr__symtab *t)
 {
 	for (size_t k = 0; k < t->nsyms; k++)
 		free(t->syms[k].name);
@@ -144,65 +144,65 @@ void cli_symtab_free(struct cli_symtab *t)
 /* A trial run of the demangler that counts its output and stops at the
  * cap: the callback variants allocate nothing (their state is on the
  * stack), so leaving one through longjmp() leaks nothing. */
-struct cli_dm_trial {
+struct pfr__dm_trial {
 	size_t len;
 	jmp_buf out;
 };
 
-static void cli_dm_count(const char *s, size_t n, void *arg)
+static void pfr__dm_count(const char *s, size_t n, void *arg)
 {
-	struct cli_dm_trial *t = arg;
+	struct pfr__dm_trial *t = arg;
 
 	(void)s;
 	t->len += n;
-	if (t->len > CLI_DEMANGLE_MAX)
+	if (t->len > PFR__DEMANGLE_MAX)
 		longjmp(t->out, 1);
 }
 
-/* 1 when demangling name would print more than CLI_DEMANGLE_MAX bytes
+/* 1 when demangling name would print more than PFR__DEMANGLE_MAX bytes
  * (back-references repeat a component, so a crafted name can double its
  * output at every nesting level). */
-static int cli_dm_too_long(const char *name)
+static int pfr__dm_too_long(const char *name)
 {
-	struct cli_dm_trial t = {0};
+	struct pfr__dm_trial t = {0};
 
 	if (setjmp(t.out))
 		return 1;
 	if (name[0] == '_' && name[1] == 'R')
-		rust_demangle_callback(name, DMGL_NO_OPTS, cli_dm_count, &t);
+		rust_demangle_callback(name, DMGL_NO_OPTS, pfr__dm_count, &t);
 	else
-		cplus_demangle_v3_callback(name, DMGL_NO_OPTS, cli_dm_count,
+		cplus_demangle_v3_callback(name, DMGL_NO_OPTS, pfr__dm_count,
 					   &t);
 	return 0;
 }
 
-char *cli_demangle(const char *name)
+char *pfr__demangle(const char *name)
 {
 	/* perf's flags without -v: no parameters, no return type.  The style
 	 * is libiberty's automatic one: C++ (Itanium ABI) and Rust (legacy
 	 * and v0, the legacy hash dropped).  A name whose demangled form
 	 * would pass the cap stays mangled: the trial run stops there, so
 	 * the cost is bounded whatever the name. */
-	if (cli_dm_too_long(name))
+	if (pfr__dm_too_long(name))
 		return NULL;
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
 /* Adds a symbol under its demangled name when it has one. */
-static void cli_symtab_add_dm(struct cli_symtab *t, uint64_t start,
-			      uint64_t size, const char *name,
-			      const char *suffix, unsigned bind)
+static void pfr__symtab_add_dm(struct pfr__symtab *t, uint64_t start,
+			       uint64_t size, const char *name,
+			       const char *suffix, unsigned bind)
 {
-	char *dm = cli_demangle(name), buf[512];
+	char *dm = pfr__demangle(name), buf[512];
 
 	snprintf(buf, sizeof(buf), "%s%s", dm ? dm : name, suffix);
 	free(dm);
-	cli_symtab_add(t, start, size, buf, bind);
+	pfr__symtab_add(t, start, size, buf, bind);
 }
 
 /* A symbol perf lists as a function: a typed function, or a named label
  * (assembly entry points such as _start) in an executable section. */
-static int cli_elf_is_func(Elf *e, const GElf_Sym *y)
+static int pfr__elf_is_func(Elf *e, const GElf_Sym *y)
 {
 	int type = GELF_ST_TYPE(y->st_info);
 	GElf_Shdr sh;
@@ -221,7 +221,7 @@ static int cli_elf_is_func(Elf *e, const GElf_Sym *y)
 
 /* Function symbols of the sections of type want (SHT_SYMTAB or
  * SHT_DYNSYM); returns how many were added. */
-static size_t cli_elf_symbols(struct cli_symtab *t, Elf *e, uint32_t want)
+static size_t pfr__elf_symbols(struct pfr__symtab *t, Elf *e, uint32_t want)
 {
 	size_t before = t->nsyms;
 	Elf_Scn *scn = NULL;
@@ -239,19 +239,19 @@ static size_t cli_elf_symbols(struct cli_symtab *t, Elf *e, uint32_t want)
 			const char *nm;
 
 			if (!gelf_getsym(d, (int)k, &y) ||
-			    !cli_elf_is_func(e, &y))
+			    !pfr__elf_is_func(e, &y))
 				continue;
 			nm = elf_strptr(e, sh.sh_link, y.st_name);
 			if (nm && *nm)
-				cli_symtab_add_dm(t, y.st_value, y.st_size, nm,
-						  "", GELF_ST_BIND(y.st_info));
+				pfr__symtab_add_dm(t, y.st_value, y.st_size, nm,
+						   "", GELF_ST_BIND(y.st_info));
 		}
 	}
 	return t->nsyms - before;
 }
 
 /* The section called name, or NULL. */
-static Elf_Scn *cli_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
+static Elf_Scn *pfr__elf_section(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstr;
@@ -275,11 +275,11 @@ static Elf_Scn *cli_elf_section(Elf *e, const char *name, GElf_Shdr *sh)
  * entry), NAME the .dynsym symbol of the entry's .rela.plt relocation,
  * empty for one without (IRELATIVE): the names perf gives PLT entries.
  */
-static void cli_elf_plt(struct cli_symtab *t, Elf *e)
+static void pfr__elf_plt(struct pfr__symtab *t, Elf *e)
 {
 	GElf_Shdr plt, rel, dyn;
-	Elf_Scn *ps = cli_elf_section(e, ".plt", &plt);
-	Elf_Scn *rs = cli_elf_section(e, ".rela.plt", &rel);
+	Elf_Scn *ps = pfr__elf_section(e, ".plt", &plt);
+	Elf_Scn *rs = pfr__elf_section(e, ".rela.plt", &rel);
 	Elf_Data *rd, *dd;
 	GElf_Ehdr eh;
 
@@ -301,11 +301,11 @@ static void cli_elf_plt(struct cli_symtab *t, Elf *e)
 		if (GELF_R_SYM(r.r_info) &&
 		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
 			nm = elf_strptr(e, dyn.sh_link, y.st_name);
-		cli_symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
+		pfr__symtab_add_dm(t, at, 16, nm ? nm : "", "@plt", STB_GLOBAL);
 	}
 }
 
-static void cli_elf_segments(struct cli_symtab *t, Elf *e)
+static void pfr__elf_segments(struct pfr__symtab *t, Elf *e)
 {
 	size_t n;
 
@@ -324,7 +324,7 @@ static void cli_elf_segments(struct cli_symtab *t, Elf *e)
 }
 
 /* An ELF handle of a regular file at path (fd in *fd), or NULL. */
-static Elf *cli_elf_open(const char *path, int *fd)
+static Elf *pfr__elf_open(const char *path, int *fd)
 {
 	Elf *e;
 
@@ -340,8 +340,8 @@ static Elf *cli_elf_open(const char *path, int *fd)
 }
 
 /* The symbols of the installed debug file of build id (id, len). */
-static size_t cli_elf_debug_file(struct cli_symtab *t, const void *id,
-				 ssize_t len)
+static size_t pfr__elf_debug_file(struct pfr__symtab *t, const void *id,
+				  ssize_t len)
 {
 	const unsigned char *b = id;
 	char path[128], *p = path;
@@ -357,16 +357,16 @@ static size_t cli_elf_debug_file(struct cli_symtab *t, const void *id,
 	strcpy(p, ".debug");
 	if (access(path, R_OK))
 		return 0;
-	e = cli_elf_open(path, &fd);
+	e = pfr__elf_open(path, &fd);
 	if (!e)
 		return 0;
-	n = cli_elf_symbols(t, e, SHT_SYMTAB);
+	n = pfr__elf_symbols(t, e, SHT_SYMTAB);
 	elf_end(e);
 	close(fd);
 	return n;
 }
 
-size_t cli_elf_load(struct cli_symtab *t, const char *path)
+size_t pfr__elf_load(struct pfr__symtab *t, const char *path)
 {
 	const void *id;
 	ssize_t idlen;
@@ -376,31 +376,31 @@ size_t cli_elf_load(struct cli_symtab *t, const char *path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	e = cli_elf_open(path, &fd);
+	e = pfr__elf_open(path, &fd);
 	if (!e)
 		return 0;
-	cli_elf_segments(t, e);
+	pfr__elf_segments(t, e);
 	idlen = dwelf_elf_gnu_build_id(e, &id);
-	n = idlen > 0 ? cli_elf_debug_file(t, id, idlen) : 0;
+	n = idlen > 0 ? pfr__elf_debug_file(t, id, idlen) : 0;
 	if (!n)
-		n = cli_elf_symbols(t, e, SHT_SYMTAB);
+		n = pfr__elf_symbols(t, e, SHT_SYMTAB);
 	if (!n)
-		n = cli_elf_symbols(t, e, SHT_DYNSYM);
-	cli_elf_plt(t, e);
+		n = pfr__elf_symbols(t, e, SHT_DYNSYM);
+	pfr__elf_plt(t, e);
 	elf_end(e);
 	close(fd);
-	cli_symtab_finish(t, 1);
+	pfr__symtab_finish(t, 1);
 	return n;
 }
 #else
 /* Built without libelf (a cross build): no symbols, no demangling. */
-char *cli_demangle(const char *name)
+char *pfr__demangle(const char *name)
 {
 	(void)name;
 	return NULL;
 }
 
-size_t cli_elf_load(struct cli_symtab *t, const char *path)
+size_t pfr__elf_load(struct pfr__symtab *t, const char *path)
 {
 	(void)t;
 	(void)path;

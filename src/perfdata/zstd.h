@@ -4,8 +4,8 @@
  * libzstd, loaded (dlopen) on the first compressed file, handed to the
  * library's reader (pfr_perf_file_set_inflate()), which links none.
  */
-#ifndef PFR_CLI_PERF_ZSTD_H
-#define PFR_CLI_PERF_ZSTD_H
+#ifndef PFR_SRC_PERFDATA_ZSTD_H
+#define PFR_SRC_PERFDATA_ZSTD_H
 
 #include <perfring/perf.h>
 
@@ -15,7 +15,7 @@
  * cannot be loaded): f then reads as without one, and stops at its first
  * compressed record with -PFR_PERF_E_COMPRESSED.
  */
-int cli_zstd_reader(struct pfr_perf_file *f, const char **why);
+int pfr__zstd_reader(struct pfr_perf_file *f, const char **why);
 
 /*
  * After the last compressed record: 0 when the stream ends where a frame
@@ -26,9 +26,9 @@ int cli_zstd_reader(struct pfr_perf_file *f, const char **why);
  * whose size field (a skippable frame's) runs past what the file holds,
  * so that the records in it, or in the frames it swallowed, are lost.
  */
-unsigned long long cli_zstd_cut_frame(void);
+unsigned long long pfr__zstd_cut_frame(void);
 
-/* Frees what cli_zstd_reader() set up (NULL: none). */
-void cli_zstd_reader_free(void);
+/* Frees what pfr__zstd_reader() set up (NULL: none). */
+void pfr__zstd_reader_free(void);
 
 #endif

@@ -26,7 +26,7 @@
 
 #include <perfring/perf.h>
 
-#include "../cli.h"
+#include "../../util/util.h"
 #include "trace.h"
 
 #ifndef PFR_NO_SCRIPT_LIBS
@@ -34,19 +34,19 @@
 #define PFR_TRACE_SANDBOX_S 30 /* the sandbox's time limit */
 #define PFR_FEAT_TRACING_DATA 1
 
-struct cli_trace {
+struct pfr__trace {
 	struct tep_handle *tep;
 	unsigned char *buf; /* sample data copy, NUL-terminated */
 	size_t cap;
 };
 
-struct cli_cur {
+struct pfr__cur {
 	const unsigned char *p;
 	size_t n, off;
 	int bad;
 };
 
-static const void *cli_take(struct cli_cur *c, uint64_t len)
+static const void *pfr__take(struct pfr__cur *c, uint64_t len)
 {
 	const void *r;
 
@@ -59,9 +59,9 @@ static const void *cli_take(struct cli_cur *c, uint64_t len)
 	return r;
 }
 
-static uint64_t cli_take_u(struct cli_cur *c, unsigned width)
+static uint64_t pfr__take_u(struct pfr__cur *c, unsigned width)
 {
-	const void *q = cli_take(c, width);
+	const void *q = pfr__take(c, width);
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
 
@@ -75,7 +75,7 @@ static uint64_t cli_take_u(struct cli_cur *c, unsigned width)
 	return v64;
 }
 
-static const char *cli_take_str(struct cli_cur *c)
+static const char *pfr__take_str(struct pfr__cur *c)
 {
 	const char *s = (const char *)c->p + c->off;
 	const void *z;
@@ -91,9 +91,9 @@ static const char *cli_take_str(struct cli_cur *c)
 
 /* len bytes at the cursor as a NUL-terminated copy (libtraceevent's
  * parsers want strings). */
-static char *cli_take_copy(struct cli_cur *c, uint64_t len)
+static char *pfr__take_copy(struct pfr__cur *c, uint64_t len)
 {
-	const void *q = cli_take(c, len);
+	const void *q = pfr__take(c, len);
 	char *s = q ? malloc((size_t)len + 1) : NULL;
 
 	if (s) {
@@ -104,11 +104,11 @@ static char *cli_take_copy(struct cli_cur *c, uint64_t len)
 }
 
 /* count formats of system sys, each u64 size and bytes. */
-static int cli_trace_formats(struct cli_trace *t, struct cli_cur *c,
-			     uint32_t count, const char *sys)
+static int pfr__trace_formats(struct pfr__trace *t, struct pfr__cur *c,
+			      uint32_t count, const char *sys)
 {
 	for (uint32_t i = 0; i < count && !c->bad; i++) {
-		char *fmt = cli_take_copy(c, cli_take_u(c, 8));
+		char *fmt = pfr__take_copy(c, pfr__take_u(c, 8));
 
 		if (!fmt)
 			return -1;
@@ -120,53 +120,53 @@ static int cli_trace_formats(struct cli_trace *t, struct cli_cur *c,
 }
 
 /* A "label" NUL, u64 size, bytes block; its bytes copied, or NULL. */
-static char *cli_trace_block(struct cli_cur *c, const char *label,
-			     uint64_t *len)
+static char *pfr__trace_block(struct pfr__cur *c, const char *label,
+			      uint64_t *len)
 {
-	const char *l = cli_take_str(c);
+	const char *l = pfr__take_str(c);
 
 	if (!l || strcmp(l, label))
 		return c->bad = 1, NULL;
-	*len = cli_take_u(c, 8);
-	return cli_take_copy(c, *len);
+	*len = pfr__take_u(c, 8);
+	return pfr__take_copy(c, *len);
 }
 
-static int cli_trace_parse(struct cli_trace *t, struct cli_cur *c)
+static int pfr__trace_parse(struct pfr__trace *t, struct pfr__cur *c)
 {
 	static const unsigned char magic[] = {23,  8,	68,  't', 'r',
 					      'a', 'c', 'i', 'n', 'g'};
-	const unsigned char *m = cli_take(c, sizeof(magic)), *eb;
-	const char *ver = cli_take_str(c);
+	const unsigned char *m = pfr__take(c, sizeof(magic)), *eb;
+	const char *ver = pfr__take_str(c);
 	uint32_t nsys;
 	uint64_t len;
 	char *s;
 
-	eb = cli_take(c, 2);
+	eb = pfr__take(c, 2);
 	if (!m || memcmp(m, magic, sizeof(magic)) || !ver || !eb || eb[0])
 		return -1; /* only little-endian files (this machine's) */
 	tep_set_file_bigendian(t->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(t->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(t->tep, eb[1]);
-	tep_set_page_size(t->tep, (int)cli_take_u(c, 4));
-	s = cli_trace_block(c, "header_page", &len);
+	tep_set_page_size(t->tep, (int)pfr__take_u(c, 4));
+	s = pfr__trace_block(c, "header_page", &len);
 	if (!s)
 		return -1;
 	tep_parse_header_page(t->tep, s, (unsigned long)len, eb[1]);
 	free(s);
-	free(cli_trace_block(c, "header_event", &len));
+	free(pfr__trace_block(c, "header_event", &len));
 	if (c->bad ||
-	    cli_trace_formats(t, c, (uint32_t)cli_take_u(c, 4), "ftrace"))
+	    pfr__trace_formats(t, c, (uint32_t)pfr__take_u(c, 4), "ftrace"))
 		return -1;
-	nsys = (uint32_t)cli_take_u(c, 4);
+	nsys = (uint32_t)pfr__take_u(c, 4);
 	for (uint32_t i = 0; i < nsys && !c->bad; i++) {
-		const char *sys = cli_take_str(c);
+		const char *sys = pfr__take_str(c);
 
 		if (!sys ||
-		    cli_trace_formats(t, c, (uint32_t)cli_take_u(c, 4), sys))
+		    pfr__trace_formats(t, c, (uint32_t)pfr__take_u(c, 4), sys))
 			return -1;
 	}
-	free(cli_take_copy(c, cli_take_u(c, 4))); /* kallsyms */
-	s = cli_take_copy(c, cli_take_u(c, 4));
+	free(pfr__take_copy(c, pfr__take_u(c, 4))); /* kallsyms */
+	s = pfr__take_copy(c, pfr__take_u(c, 4));
 	if (s && *s)
 		tep_parse_printk_formats(t->tep, s);
 	free(s);
@@ -177,7 +177,7 @@ static int cli_trace_parse(struct cli_trace *t, struct cli_cur *c)
  * tracing data: the bytes that follow the HEADER_TRACING_DATA record,
  * which comes ahead of the data (the first kernel record ends the
  * search).  0, or -1 when it has none. */
-static int cli_trace_in_pipe(int fd, uint64_t sec[2])
+static int pfr__trace_in_pipe(int fd, uint64_t sec[2])
 {
 	uint64_t at = 16;
 
@@ -204,7 +204,7 @@ static int cli_trace_in_pipe(int fd, uint64_t sec[2])
 
 /* The HEADER_TRACING_DATA section of a perf.data file (PERFILE2, this
  * machine's byte order), in a new buffer; NULL when it has none. */
-static unsigned char *cli_trace_section(int fd, size_t *len, const char **why)
+static unsigned char *pfr__trace_section(int fd, size_t *len, const char **why)
 {
 	uint64_t h[13], sec[2], at;
 	unsigned char *b;
@@ -212,7 +212,7 @@ static unsigned char *cli_trace_section(int fd, size_t *len, const char **why)
 
 	if (pread(fd, h, 16, 0) == 16 && !memcmp(h, "PERFILE2", 8) &&
 	    h[1] == 16) {
-		if (cli_trace_in_pipe(fd, sec))
+		if (pfr__trace_in_pipe(fd, sec))
 			return *why = "", NULL;
 		goto read;
 	}
@@ -240,16 +240,16 @@ read:
 	return b;
 }
 
-static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
-			      const void *raw, uint32_t size);
+static int pfr__trace_print_to(struct pfr__trace *t, FILE *f, int json,
+			       const void *raw, uint32_t size);
 
 /*
  * Sample data for the sandbox: every byte fill (0x00, 0xff, 0x80), or,
  * with fill -1, each field 3 and each __data_loc field 8 bytes at the
  * end of the record; common_type names ev.
  */
-static void cli_trace_pattern(struct tep_event *ev, unsigned char *b,
-			      uint32_t size, int fill)
+static void pfr__trace_pattern(struct tep_event *ev, unsigned char *b,
+			       uint32_t size, int fill)
 {
 	struct tep_format_field *lists[2] = {ev->format.common_fields,
 					     ev->format.fields};
@@ -278,7 +278,7 @@ static void cli_trace_pattern(struct tep_event *ev, unsigned char *b,
 
 /* Prints every event of t, as text and as JSON, from hostile data: every
  * byte 0x00, 0xff, 0x80, then small numbers. */
-static void cli_trace_try_all(struct cli_trace *t)
+static void pfr__trace_try_all(struct pfr__trace *t)
 {
 	static const int fills[] = {0x00, 0xff, 0x80, -1};
 	struct tep_event **evs = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
@@ -288,9 +288,9 @@ static void cli_trace_try_all(struct cli_trace *t)
 	for (int i = 0; evs && evs[i] && null; i++)
 		for (int k = 0; k < (int)(sizeof(fills) / sizeof(fills[0]));
 		     k++) {
-			cli_trace_pattern(evs[i], b, sizeof(b), fills[k]);
-			cli_trace_print_to(t, null, 0, b, sizeof(b));
-			cli_trace_print_to(t, null, 1, b, sizeof(b));
+			pfr__trace_pattern(evs[i], b, sizeof(b), fills[k]);
+			pfr__trace_print_to(t, null, 0, b, sizeof(b));
+			pfr__trace_print_to(t, null, 1, b, sizeof(b));
 		}
 	if (null)
 		fclose(null);
@@ -300,11 +300,11 @@ static void cli_trace_try_all(struct cli_trace *t)
  * The stored formats are untrusted text, and libtraceevent's parser is
  * not hardened against every malformed one (a crafted format can make it
  * crash, or run for hours): they are parsed, and each event printed from
- * hostile data (cli_trace_try_all()), in a child process first, which
+ * hostile data (pfr__trace_try_all()), in a child process first, which
  * must be done within PFR_TRACE_SANDBOX_S seconds.  Returns 0 when the
  * child came through.
  */
-static int cli_trace_sandbox(const struct cli_cur *c0)
+static int pfr__trace_sandbox(const struct pfr__cur *c0)
 {
 	int st;
 	pid_t pid;
@@ -312,17 +312,17 @@ static int cli_trace_sandbox(const struct cli_cur *c0)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		struct cli_cur c = *c0;
-		struct cli_trace t = {0};
+		struct pfr__cur c = *c0;
+		struct pfr__trace t = {0};
 		int fd = open("/dev/null", O_WRONLY);
 
 		if (fd >= 0)
 			dup2(fd, 2); /* the parent's parse warns once */
 		alarm(PFR_TRACE_SANDBOX_S); /* a print that never ends */
 		t.tep = tep_alloc();
-		if (!t.tep || cli_trace_parse(&t, &c))
+		if (!t.tep || pfr__trace_parse(&t, &c))
 			_exit(1);
-		cli_trace_try_all(&t);
+		pfr__trace_try_all(&t);
 		_exit(0);
 	}
 	if (pid < 0)
@@ -334,29 +334,30 @@ static int cli_trace_sandbox(const struct cli_cur *c0)
 }
 
 /* The formats of the tracing data (b, n), which stays the caller's. */
-struct cli_trace *cli_trace_open_mem(const void *b, size_t n, const char **why)
+struct pfr__trace *pfr__trace_open_mem(const void *b, size_t n,
+				       const char **why)
 {
-	struct cli_trace *t;
-	struct cli_cur c = {b, n, 0, 0};
+	struct pfr__trace *t;
+	struct pfr__cur c = {b, n, 0, 0};
 
-	if (cli_trace_sandbox(&c)) {
+	if (pfr__trace_sandbox(&c)) {
 		*why = "the stored formats do not parse";
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
 	if (t)
 		t->tep = tep_alloc();
-	if (!t || !t->tep || cli_trace_parse(t, &c)) {
+	if (!t || !t->tep || pfr__trace_parse(t, &c)) {
 		*why = t && t->tep ? "malformed tracing data" : "out of memory";
-		cli_trace_free(t);
+		pfr__trace_free(t);
 		t = NULL;
 	}
 	return t;
 }
 
-struct cli_trace *cli_trace_open(const char *path, const char **why)
+struct pfr__trace *pfr__trace_open(const char *path, const char **why)
 {
-	struct cli_trace *t;
+	struct pfr__trace *t;
 	size_t n = 0;
 	int fd = util_open_regular(path);
 	unsigned char *b;
@@ -364,19 +365,19 @@ struct cli_trace *cli_trace_open(const char *path, const char **why)
 	*why = "cannot open the file";
 	if (fd < 0)
 		return NULL;
-	b = cli_trace_section(fd, &n, why);
+	b = pfr__trace_section(fd, &n, why);
 	close(fd);
 	if (!b)
 		return NULL;
-	t = cli_trace_open_mem(b, n, why);
+	t = pfr__trace_open_mem(b, n, why);
 	free(b);
 	return t;
 }
 
-struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
-					 const char **why)
+struct pfr__trace *pfr__trace_open_tracefs(const char *const *events,
+					   unsigned n, const char **why)
 {
-	struct cli_trace *t = calloc(1, sizeof(*t));
+	struct pfr__trace *t = calloc(1, sizeof(*t));
 	int got = 0;
 
 	*why = "out of memory";
@@ -411,13 +412,13 @@ struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
 	}
 	if (!got) {
 		*why = n ? "no tracepoint format could be read" : "";
-		cli_trace_free(t);
+		pfr__trace_free(t);
 		return NULL;
 	}
 	return t;
 }
 
-void cli_trace_free(struct cli_trace *t)
+void pfr__trace_free(struct pfr__trace *t)
 {
 	if (!t)
 		return;
@@ -429,8 +430,8 @@ void cli_trace_free(struct cli_trace *t)
 
 /* Where a __data_loc (or __rel_loc) field fl's contents lie in data:
  * offset and length.  0, or -1 when fl is not one or cannot be read. */
-static int cli_trace_loc(struct tep_format_field *fl, const void *data,
-			 uint64_t *off, uint64_t *len)
+static int pfr__trace_loc(struct tep_format_field *fl, const void *data,
+			  uint64_t *off, uint64_t *len)
 {
 	unsigned long long v;
 
@@ -446,8 +447,8 @@ static int cli_trace_loc(struct tep_format_field *fl, const void *data,
 
 /* 0 when every field of the list lies inside the size bytes at data,
  * dynamic (__data_loc) fields' contents included. */
-static int cli_trace_check(struct tep_format_field *fl, const void *data,
-			   uint32_t size)
+static int pfr__trace_check(struct tep_format_field *fl, const void *data,
+			    uint32_t size)
 {
 	for (; fl; fl = fl->next) {
 		uint64_t off, len;
@@ -457,7 +458,7 @@ static int cli_trace_check(struct tep_format_field *fl, const void *data,
 			return -1;
 		if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
 			continue;
-		if (cli_trace_loc(fl, data, &off, &len) || off + len > size)
+		if (pfr__trace_loc(fl, data, &off, &len) || off + len > size)
 			return -1;
 	}
 	return 0;
@@ -465,8 +466,8 @@ static int cli_trace_check(struct tep_format_field *fl, const void *data,
 
 /* For scripts (json 2): an array that is no string as {"hex":BYTES},
  * the bytes perf hands a script as a bytearray; 1 if fl was one. */
-static int cli_trace_json_bytes(FILE *f, struct tep_format_field *fl,
-				const unsigned char *data, uint32_t size)
+static int pfr__trace_json_bytes(FILE *f, struct tep_format_field *fl,
+				 const unsigned char *data, uint32_t size)
 {
 	uint64_t off = (uint64_t)fl->offset, len = (uint64_t)fl->size;
 
@@ -474,7 +475,7 @@ static int cli_trace_json_bytes(FILE *f, struct tep_format_field *fl,
 	    (fl->flags & TEP_FIELD_IS_STRING) || fl->offset < 0)
 		return 0;
 	if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
-	    cli_trace_loc(fl, data, &off, &len))
+	    pfr__trace_loc(fl, data, &off, &len))
 		return 0;
 	if (off > size || len > size - off)
 		return 0;
@@ -489,9 +490,10 @@ static int cli_trace_json_bytes(FILE *f, struct tep_format_field *fl,
 
 /* One field as a JSON member: numbers as numbers, pointers as hex strings
  * (json 2: numbers), the rest (strings, arrays) as libtraceevent prints
- * them (json 2: arrays that are no string as cli_trace_json_bytes()). */
-static void cli_trace_json_field(FILE *f, struct tep_format_field *fl,
-				 void *data, uint32_t size, int first, int json)
+ * them (json 2: arrays that are no string as pfr__trace_json_bytes()). */
+static void pfr__trace_json_field(FILE *f, struct tep_format_field *fl,
+				  void *data, uint32_t size, int first,
+				  int json)
 {
 	unsigned long long v;
 	struct trace_seq s;
@@ -499,7 +501,7 @@ static void cli_trace_json_field(FILE *f, struct tep_format_field *fl,
 	fputs(first ? "" : ",", f);
 	util_json_str(f, fl->name);
 	fputc(':', f);
-	if (json == 2 && cli_trace_json_bytes(f, fl, data, size))
+	if (json == 2 && pfr__trace_json_bytes(f, fl, data, size))
 		return;
 	if (!(fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC |
 			   TEP_FIELD_IS_STRING)) &&
@@ -536,15 +538,15 @@ static void cli_trace_json_field(FILE *f, struct tep_format_field *fl,
 #define PFR_TRACE_WIDTH_MAX 4096
 #define PFR_TRACE_DEPTH_MAX 64
 
-struct cli_eval {
+struct pfr__eval {
 	struct tep_event *ev;
 	const unsigned char *data;
 	uint32_t size;
 };
 
 /* The field a TEP_PRINT_FIELD argument names, or NULL. */
-static struct tep_format_field *cli_arg_field(const struct cli_eval *e,
-					      const struct tep_print_arg *a)
+static struct tep_format_field *pfr__arg_field(const struct pfr__eval *e,
+					       const struct tep_print_arg *a)
 {
 	if (!a || a->type != TEP_PRINT_FIELD)
 		return NULL;
@@ -558,19 +560,19 @@ static struct tep_format_field *cli_arg_field(const struct cli_eval *e,
  * element size: a field (REC->arr) or a dynamic array
  * (__get_dynamic_array(x)).  0, or -1 for anything else.
  */
-static int cli_arg_array(const struct cli_eval *e,
-			 const struct tep_print_arg *a, uint64_t *off,
-			 uint64_t *esz)
+static int pfr__arg_array(const struct pfr__eval *e,
+			  const struct tep_print_arg *a, uint64_t *off,
+			  uint64_t *esz)
 {
 	struct tep_format_field *fl;
 	uint64_t len, loc;
 
 	if (a && a->type == TEP_PRINT_DYNAMIC_ARRAY) {
 		fl = a->dynarray.field;
-		if (cli_trace_loc(fl, e->data, off, &len))
+		if (pfr__trace_loc(fl, e->data, off, &len))
 			return -1;
 	} else {
-		fl = cli_arg_field(e, a);
+		fl = pfr__arg_field(e, a);
 		if (!fl || fl->offset < 0)
 			return -1;
 		*off = (uint64_t)fl->offset;
@@ -578,7 +580,7 @@ static int cli_arg_array(const struct cli_eval *e,
 		 * from the field or from where it points; the later start
 		 * bounds both reads */
 		if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
-		    !cli_trace_loc(fl, e->data, &loc, &len) && loc > *off)
+		    !pfr__trace_loc(fl, e->data, &loc, &len) && loc > *off)
 			*off = loc;
 	}
 	*esz = fl->elementsize ? fl->elementsize : 1;
@@ -586,33 +588,34 @@ static int cli_arg_array(const struct cli_eval *e,
 }
 
 /* 0 when n elements of esz bytes from off lie inside the record. */
-static int cli_in_record(const struct cli_eval *e, uint64_t off, uint64_t n,
-			 uint64_t esz)
+static int pfr__in_record(const struct pfr__eval *e, uint64_t off, uint64_t n,
+			  uint64_t esz)
 {
 	if (off > e->size || !esz)
 		return -1;
 	return n > (e->size - off) / esz ? -1 : 0;
 }
 
-static int cli_eval(const struct cli_eval *e, const struct tep_print_arg *a,
-		    int depth, uint64_t *v);
+static int pfr__eval(const struct pfr__eval *e, const struct tep_print_arg *a,
+		     int depth, uint64_t *v);
 
 /* a[i]: the element, after its place is checked against the record. */
-static int cli_eval_index(const struct cli_eval *e,
-			  const struct tep_print_arg *a, int depth, uint64_t *v)
+static int pfr__eval_index(const struct pfr__eval *e,
+			   const struct tep_print_arg *a, int depth,
+			   uint64_t *v)
 {
 	uint64_t off, esz, i;
 
-	if (cli_arg_array(e, a->op.left, &off, &esz) ||
-	    cli_eval(e, a->op.right, depth + 1, &i) || esz > 8 ||
-	    i > UINT32_MAX || cli_in_record(e, off + i * esz, 1, esz))
+	if (pfr__arg_array(e, a->op.left, &off, &esz) ||
+	    pfr__eval(e, a->op.right, depth + 1, &i) || esz > 8 ||
+	    i > UINT32_MAX || pfr__in_record(e, off + i * esz, 1, esz))
 		return -1;
 	*v = tep_read_number(e->ev->tep, e->data + off + i * esz, (int)esz);
 	return 0;
 }
 
 /* A binary operator's value (x op y); -1 for one not known. */
-static int cli_eval_binop(const char *op, uint64_t x, uint64_t y, uint64_t *v)
+static int pfr__eval_binop(const char *op, uint64_t x, uint64_t y, uint64_t *v)
 {
 	static const char *const ops[] = {"+",	"-",  "*", "/", "%",  "<<",
 					  ">>", "&",  "|", "^", "&&", "||",
@@ -684,8 +687,8 @@ static int cli_eval_binop(const char *op, uint64_t x, uint64_t y, uint64_t *v)
 }
 
 /* An operator: c ? a : b, a[i], unary ! ~ -, or a binary one. */
-static int cli_eval_op(const struct cli_eval *e, const struct tep_print_arg *a,
-		       int depth, uint64_t *v)
+static int pfr__eval_op(const struct pfr__eval *e,
+			const struct tep_print_arg *a, int depth, uint64_t *v)
 {
 	const char *op = a->op.op;
 	const struct tep_print_arg *r = a->op.right;
@@ -694,15 +697,15 @@ static int cli_eval_op(const struct cli_eval *e, const struct tep_print_arg *a,
 	if (!op)
 		return -1;
 	if (!strcmp(op, "["))
-		return cli_eval_index(e, a, depth, v);
+		return pfr__eval_index(e, a, depth, v);
 	if (!strcmp(op, "?")) {
 		if (!r || r->type != TEP_PRINT_OP || !r->op.op ||
 		    strcmp(r->op.op, ":") ||
-		    cli_eval(e, a->op.left, depth + 1, &x))
+		    pfr__eval(e, a->op.left, depth + 1, &x))
 			return -1;
-		return cli_eval(e, x ? r->op.left : r->op.right, depth + 1, v);
+		return pfr__eval(e, x ? r->op.left : r->op.right, depth + 1, v);
 	}
-	if (cli_eval(e, r, depth + 1, &y))
+	if (pfr__eval(e, r, depth + 1, &y))
 		return -1;
 	if (!a->op.left) { /* unary */
 		if (!strcmp(op, "!") || !strcmp(op, "~") || !strcmp(op, "-")) {
@@ -711,15 +714,15 @@ static int cli_eval_op(const struct cli_eval *e, const struct tep_print_arg *a,
 		}
 		return -1;
 	}
-	if (cli_eval(e, a->op.left, depth + 1, &x))
+	if (pfr__eval(e, a->op.left, depth + 1, &x))
 		return -1;
-	return cli_eval_binop(op, x, y, v);
+	return pfr__eval_binop(op, x, y, v);
 }
 
 /* The number an argument has for this record, as libtraceevent computes
  * it; 0, or -1 when it cannot be computed here. */
-static int cli_eval(const struct cli_eval *e, const struct tep_print_arg *a,
-		    int depth, uint64_t *v)
+static int pfr__eval(const struct pfr__eval *e, const struct tep_print_arg *a,
+		     int depth, uint64_t *v)
 {
 	struct tep_format_field *fl;
 	unsigned long long n;
@@ -734,7 +737,7 @@ static int cli_eval(const struct cli_eval *e, const struct tep_print_arg *a,
 		*v = strtoull(a->atom.atom, NULL, 0);
 		return 0;
 	case TEP_PRINT_FIELD:
-		fl = cli_arg_field(e, a);
+		fl = pfr__arg_field(e, a);
 		if (!fl || fl->offset < 0 || fl->size < 0 ||
 		    (uint64_t)fl->offset + (uint64_t)fl->size > e->size ||
 		    tep_read_number_field(fl, e->data, &n))
@@ -742,11 +745,11 @@ static int cli_eval(const struct cli_eval *e, const struct tep_print_arg *a,
 		*v = n;
 		return 0;
 	case TEP_PRINT_TYPE:
-		return cli_eval(e, a->typecast.item, depth + 1, v);
+		return pfr__eval(e, a->typecast.item, depth + 1, v);
 	case TEP_PRINT_OP:
-		return cli_eval_op(e, a, depth, v);
+		return pfr__eval_op(e, a, depth, v);
 	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-		return cli_trace_loc(a->dynarray.field, e->data, &off, v);
+		return pfr__trace_loc(a->dynarray.field, e->data, &off, v);
 	default:
 		return -1;
 	}
@@ -754,8 +757,8 @@ static int cli_eval(const struct cli_eval *e, const struct tep_print_arg *a,
 
 /* __print_hex(array, len) and __print_array(array, count, el_size): every
  * element inside the record. */
-static int cli_arrays_ok(const struct cli_eval *e,
-			 const struct tep_print_arg *a, int depth)
+static int pfr__arrays_ok(const struct pfr__eval *e,
+			  const struct tep_print_arg *a, int depth)
 {
 	const struct tep_print_arg *arr, *cnt;
 	uint64_t off, esz = 1, n;
@@ -763,64 +766,65 @@ static int cli_arrays_ok(const struct cli_eval *e,
 	if (a->type == TEP_PRINT_INT_ARRAY) {
 		arr = a->int_array.field;
 		cnt = a->int_array.count;
-		if (cli_eval(e, a->int_array.el_size, depth + 1, &esz) ||
+		if (pfr__eval(e, a->int_array.el_size, depth + 1, &esz) ||
 		    (esz != 1 && esz != 2 && esz != 4 && esz != 8))
 			return -1;
 	} else {
 		arr = a->hex.field;
 		cnt = a->hex.size;
 	}
-	if (cli_arg_array(e, arr, &off, &n) || cli_eval(e, cnt, depth + 1, &n))
+	if (pfr__arg_array(e, arr, &off, &n) ||
+	    pfr__eval(e, cnt, depth + 1, &n))
 		return -1;
-	return cli_in_record(e, off, n, esz);
+	return pfr__in_record(e, off, n, esz);
 }
 
 /* A divisor in a print format: a non-zero constant. */
-static int cli_trace_divisor_ok(const struct tep_print_arg *a)
+static int pfr__trace_divisor_ok(const struct tep_print_arg *a)
 {
 	return a && a->type == TEP_PRINT_ATOM && a->atom.atom &&
 	       strtoull(a->atom.atom, NULL, 0) != 0;
 }
 
-static int cli_trace_args_ok(const struct cli_eval *e,
-			     const struct tep_print_arg *a, int depth);
+static int pfr__trace_args_ok(const struct pfr__eval *e,
+			      const struct tep_print_arg *a, int depth);
 
-/* One argument, its operands included (see cli_trace_args_ok()). */
-static int cli_trace_arg_ok(const struct cli_eval *e,
-			    const struct tep_print_arg *a, int depth)
+/* One argument, its operands included (see pfr__trace_args_ok()). */
+static int pfr__trace_arg_ok(const struct pfr__eval *e,
+			     const struct tep_print_arg *a, int depth)
 {
 	uint64_t v;
 
 	switch (a->type) {
 	case TEP_PRINT_OP:
 		if (a->op.op && (a->op.op[0] == '/' || a->op.op[0] == '%') &&
-		    !cli_trace_divisor_ok(a->op.right))
+		    !pfr__trace_divisor_ok(a->op.right))
 			return -1;
 		if (a->op.op && !strcmp(a->op.op, "[") &&
-		    cli_eval_index(e, a, depth, &v))
+		    pfr__eval_index(e, a, depth, &v))
 			return -1;
-		return cli_trace_args_ok(e, a->op.left, depth + 1) ||
-		       cli_trace_args_ok(e, a->op.right, depth + 1);
+		return pfr__trace_args_ok(e, a->op.left, depth + 1) ||
+		       pfr__trace_args_ok(e, a->op.right, depth + 1);
 	case TEP_PRINT_INT_ARRAY:
-		if (!cli_trace_divisor_ok(a->int_array.el_size))
+		if (!pfr__trace_divisor_ok(a->int_array.el_size))
 			return -1;
-		return cli_arrays_ok(e, a, depth) ||
-		       cli_trace_args_ok(e, a->int_array.count, depth + 1);
+		return pfr__arrays_ok(e, a, depth) ||
+		       pfr__trace_args_ok(e, a->int_array.count, depth + 1);
 	case TEP_PRINT_HEX:
 	case TEP_PRINT_HEX_STR:
-		return cli_arrays_ok(e, a, depth) ||
-		       cli_trace_args_ok(e, a->hex.size, depth + 1);
+		return pfr__arrays_ok(e, a, depth) ||
+		       pfr__trace_args_ok(e, a->hex.size, depth + 1);
 	case TEP_PRINT_TYPE:
-		return cli_trace_args_ok(e, a->typecast.item, depth + 1);
+		return pfr__trace_args_ok(e, a->typecast.item, depth + 1);
 	case TEP_PRINT_FLAGS:
-		return cli_trace_args_ok(e, a->flags.field, depth + 1);
+		return pfr__trace_args_ok(e, a->flags.field, depth + 1);
 	case TEP_PRINT_SYMBOL:
-		return cli_trace_args_ok(e, a->symbol.field, depth + 1);
+		return pfr__trace_args_ok(e, a->symbol.field, depth + 1);
 	case TEP_PRINT_FUNC:
-		return cli_trace_args_ok(e, a->func.args, depth + 1);
+		return pfr__trace_args_ok(e, a->func.args, depth + 1);
 	case TEP_PRINT_DYNAMIC_ARRAY:
 	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
-		return cli_trace_args_ok(e, a->dynarray.index, depth + 1);
+		return pfr__trace_args_ok(e, a->dynarray.index, depth + 1);
 	default:
 		return 0;
 	}
@@ -832,23 +836,24 @@ static int cli_trace_arg_ok(const struct cli_eval *e,
  * __print_hex() and __print_array() and the indexes of a[i], computed
  * from the record, stay inside it.
  */
-static int cli_trace_args_ok(const struct cli_eval *e,
-			     const struct tep_print_arg *a, int depth)
+static int pfr__trace_args_ok(const struct pfr__eval *e,
+			      const struct tep_print_arg *a, int depth)
 {
 	for (; a; a = a->next)
 		if (depth > PFR_TRACE_DEPTH_MAX ||
-		    cli_trace_arg_ok(e, a, depth))
+		    pfr__trace_arg_ok(e, a, depth))
 			return -1;
 	return 0;
 }
 
 /* A width or precision argument (the * of %*d, %.*d): at most
  * PFR_TRACE_WIDTH_MAX either way for this record. */
-static int cli_width_ok(const struct cli_eval *e, const struct tep_print_arg *a)
+static int pfr__width_ok(const struct pfr__eval *e,
+			 const struct tep_print_arg *a)
 {
 	uint64_t v;
 
-	if (cli_eval(e, a, 0, &v))
+	if (pfr__eval(e, a, 0, &v))
 		return -1;
 	return v + PFR_TRACE_WIDTH_MAX > 2 * PFR_TRACE_WIDTH_MAX ? -1 : 0;
 }
@@ -859,8 +864,8 @@ static int cli_width_ok(const struct cli_eval *e, const struct tep_print_arg *a)
  * the value): 0 when every * argument is a small number for this record,
  * -1 when one is not or the arguments run out before a *.
  */
-static int cli_trace_widths_ok(const struct cli_eval *e, const char *p,
-			       const struct tep_print_arg *a)
+static int pfr__trace_widths_ok(const struct pfr__eval *e, const char *p,
+				const struct tep_print_arg *a)
 {
 	for (; p && *p; p++) {
 		if (*p != '%')
@@ -870,7 +875,7 @@ static int cli_trace_widths_ok(const struct cli_eval *e, const char *p,
 		p += strspn(p, "#0- +'");
 		for (int prec = 0; prec < 2; prec++) {
 			if (*p == '*') {
-				if (!a || cli_width_ok(e, a))
+				if (!a || pfr__width_ok(e, a))
 					return -1;
 				a = a->next;
 				p++;
@@ -888,12 +893,12 @@ static int cli_trace_widths_ok(const struct cli_eval *e, const char *p,
 	return 0;
 }
 
-static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
-			      const void *raw, uint32_t size)
+static int pfr__trace_print_to(struct pfr__trace *t, FILE *f, int json,
+			       const void *raw, uint32_t size)
 {
 	struct tep_record rec = {0};
 	struct tep_event *ev;
-	struct cli_eval e;
+	struct pfr__eval e;
 	struct trace_seq s;
 
 	if (!t || size < 2 || size > PFR_TRACE_MAX)
@@ -913,19 +918,19 @@ static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
 	rec.size = (int)size;
 	/* the type field, where the formats put it, lies in the data */
 	ev = tep_get_first_event(t->tep);
-	if (!ev || cli_trace_check(tep_find_common_field(ev, "common_type"),
-				   t->buf, size))
+	if (!ev || pfr__trace_check(tep_find_common_field(ev, "common_type"),
+				    t->buf, size))
 		return 0;
 	ev = tep_find_event_by_record(t->tep, &rec);
-	if (!ev || cli_trace_check(ev->format.common_fields, t->buf, size) ||
-	    cli_trace_check(ev->format.fields, t->buf, size))
+	if (!ev || pfr__trace_check(ev->format.common_fields, t->buf, size) ||
+	    pfr__trace_check(ev->format.fields, t->buf, size))
 		return 0;
 	e.ev = ev;
 	e.data = t->buf;
 	e.size = size;
-	if (!json &&
-	    (cli_trace_args_ok(&e, ev->print_fmt.args, 0) ||
-	     cli_trace_widths_ok(&e, ev->print_fmt.format, ev->print_fmt.args)))
+	if (!json && (pfr__trace_args_ok(&e, ev->print_fmt.args, 0) ||
+		      pfr__trace_widths_ok(&e, ev->print_fmt.format,
+					   ev->print_fmt.args)))
 		return 0; /* it would read past the record, or run for long */
 	if (!f)
 		return 1;
@@ -933,8 +938,8 @@ static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
 		fputs(",\"fields\":{", f);
 		for (struct tep_format_field *fl = ev->format.fields; fl;
 		     fl = fl->next)
-			cli_trace_json_field(f, fl, t->buf, size,
-					     fl == ev->format.fields, json);
+			pfr__trace_json_field(f, fl, t->buf, size,
+					      fl == ev->format.fields, json);
 		fputc('}', f);
 		return 1;
 	}
@@ -948,15 +953,15 @@ static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
 
 #else
 /* Built without libtraceevent (a cross build): no fields. */
-struct cli_trace *cli_trace_open(const char *path, const char **why)
+struct pfr__trace *pfr__trace_open(const char *path, const char **why)
 {
 	(void)path;
 	*why = "perfring built without libtraceevent";
 	return NULL;
 }
 
-struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
-					 const char **why)
+struct pfr__trace *pfr__trace_open_tracefs(const char *const *events,
+					   unsigned n, const char **why)
 {
 	(void)events;
 	(void)n;
@@ -964,7 +969,8 @@ struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
 	return NULL;
 }
 
-struct cli_trace *cli_trace_open_mem(const void *b, size_t n, const char **why)
+struct pfr__trace *pfr__trace_open_mem(const void *b, size_t n,
+				       const char **why)
 {
 	(void)b;
 	(void)n;
@@ -972,13 +978,13 @@ struct cli_trace *cli_trace_open_mem(const void *b, size_t n, const char **why)
 	return NULL;
 }
 
-void cli_trace_free(struct cli_trace *t)
+void pfr__trace_free(struct pfr__trace *t)
 {
 	(void)t;
 }
 
-static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
-			      const void *raw, uint32_t size)
+static int pfr__trace_print_to(struct pfr__trace *t, FILE *f, int json,
+			       const void *raw, uint32_t size)
 {
 	(void)t;
 	(void)f;
@@ -989,8 +995,8 @@ static int cli_trace_print_to(struct cli_trace *t, FILE *f, int json,
 }
 #endif
 
-int cli_trace_print(struct cli_trace *t, FILE *f, int json, const void *raw,
-		    uint32_t size)
+int pfr__trace_print(struct pfr__trace *t, FILE *f, int json, const void *raw,
+		     uint32_t size)
 {
-	return cli_trace_print_to(t, f, json, raw, size);
+	return pfr__trace_print_to(t, f, json, raw, size);
 }

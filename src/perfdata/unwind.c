@@ -19,13 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cli.h"
+#include "../../util/util.h"
 #include "elf.h"
 #include "unwind.h"
 
 /* The u64s a sample's READ field holds under read_format rf, or -1. */
-static int64_t cli_read_words(uint64_t rf, const unsigned char *p,
-			      uint64_t left)
+static int64_t pfr__read_words(uint64_t rf, const unsigned char *p,
+			       uint64_t left)
 {
 	uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 	uint64_t head = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
@@ -43,9 +43,9 @@ static int64_t cli_read_words(uint64_t rf, const unsigned char *p,
 }
 
 /* Offset of the first sample field after RAW, or -1. */
-static int64_t cli_after_raw(const struct perf_event_attr *a,
-			     const struct pfr_perf_rec *r,
-			     const unsigned char *p, uint32_t len)
+static int64_t pfr__after_raw(const struct perf_event_attr *a,
+			      const struct pfr_perf_rec *r,
+			      const unsigned char *p, uint32_t len)
 {
 	uint64_t st = a->sample_type, off = 0;
 	static const uint64_t fixed[] = {
@@ -64,8 +64,8 @@ static int64_t cli_after_raw(const struct perf_event_attr *a,
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		off += (st & fixed[i]) ? 8 : 0;
 	if (st & PERF_SAMPLE_READ) {
-		int64_t w = off <= len ? cli_read_words(a->read_format, p + off,
-							len - off)
+		int64_t w = off <= len ? pfr__read_words(a->read_format,
+							 p + off, len - off)
 				       : -1;
 
 		if (w < 0)
@@ -75,12 +75,12 @@ static int64_t cli_after_raw(const struct perf_event_attr *a,
 	return off <= len ? (int64_t)off : -1;
 }
 
-int cli_ustack_get(const struct perf_event_attr *a,
-		   const struct pfr_perf_rec *r, const void *payload,
-		   uint32_t len, struct cli_ustack *us)
+int pfr__ustack_get(const struct perf_event_attr *a,
+		    const struct pfr_perf_rec *r, const void *payload,
+		    uint32_t len, struct pfr__ustack *us)
 {
 	const unsigned char *p = payload;
-	int64_t o = cli_after_raw(a, r, p, len);
+	int64_t o = pfr__after_raw(a, r, p, len);
 	uint64_t off, v, n;
 
 	memset(us, 0, sizeof(*us));
@@ -134,55 +134,55 @@ int cli_ustack_get(const struct perf_event_attr *a,
 #define PFR_INL_CACHE 64
 
 /* An address's chain of names, as first given (perf caches them). */
-struct cli_inl_addr {
+struct pfr__inl_addr {
 	uint64_t addr;
 	int n;
 	char **names;
-	struct cli_inl_addr *next;
+	struct pfr__inl_addr *next;
 };
 
 /* A function DIE binutils looked up in the symbol table (see
- * cli_scope_name()); named: the symbol's name became its own. */
-struct cli_inl_die {
+ * pfr__scope_name()); named: the symbol's name became its own. */
+struct pfr__inl_die {
 	Dwarf_Off off;
 	char *named;
-	struct cli_inl_die *next;
+	struct pfr__inl_die *next;
 };
 
 #define PFR_INL_HASH 256
 
-struct cli_inl_file {
+struct pfr__inl_file {
 	char *path;
 	Dwfl *dwfl; /* NULL: no debug information */
 	Dwfl_Module *mod;
-	struct cli_inl_addr *addrs[PFR_INL_HASH];
-	struct cli_inl_die *dies[PFR_INL_HASH];
+	struct pfr__inl_addr *addrs[PFR_INL_HASH];
+	struct pfr__inl_die *dies[PFR_INL_HASH];
 };
 
-struct cli_unwind {
-	cli_unwind_map_fn map;
+struct pfr__unwind {
+	pfr__unwind_map_fn map;
 	void *arg;
-	struct cli_inl_file files[PFR_INL_CACHE];
+	struct pfr__inl_file files[PFR_INL_CACHE];
 	int nfiles;
 	/* the sample being unwound */
 	Dwfl *dwfl;
 	uint32_t pid;
-	const struct cli_ustack *us;
+	const struct pfr__ustack *us;
 	uint64_t sp, *ips;
 	int n, max;
 };
 
-static char *cli_debuginfo_path;
+static char *pfr__debuginfo_path;
 
-static const Dwfl_Callbacks cli_dwfl_cb = {
+static const Dwfl_Callbacks pfr__dwfl_cb = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &cli_debuginfo_path,
+	.debuginfo_path = &pfr__debuginfo_path,
 };
 
-struct cli_unwind *cli_unwind_new(cli_unwind_map_fn fn, void *arg)
+struct pfr__unwind *pfr__unwind_new(pfr__unwind_map_fn fn, void *arg)
 {
-	struct cli_unwind *u = calloc(1, sizeof(*u));
+	struct pfr__unwind *u = calloc(1, sizeof(*u));
 
 	if (u) {
 		u->map = fn;
@@ -191,14 +191,14 @@ struct cli_unwind *cli_unwind_new(cli_unwind_map_fn fn, void *arg)
 	return u;
 }
 
-static void cli_inl_file_free(struct cli_inl_file *f)
+static void pfr__inl_file_free(struct pfr__inl_file *f)
 {
 	free(f->path);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	for (int h = 0; h < PFR_INL_HASH; h++) {
 		while (f->addrs[h]) {
-			struct cli_inl_addr *a = f->addrs[h];
+			struct pfr__inl_addr *a = f->addrs[h];
 
 			f->addrs[h] = a->next;
 			for (int i = 0; i < a->n; i++)
@@ -207,7 +207,7 @@ static void cli_inl_file_free(struct cli_inl_file *f)
 			free(a);
 		}
 		while (f->dies[h]) {
-			struct cli_inl_die *d = f->dies[h];
+			struct pfr__inl_die *d = f->dies[h];
 
 			f->dies[h] = d->next;
 			free(d->named);
@@ -216,23 +216,23 @@ static void cli_inl_file_free(struct cli_inl_file *f)
 	}
 }
 
-void cli_unwind_free(struct cli_unwind *u)
+void pfr__unwind_free(struct pfr__unwind *u)
 {
 	if (!u)
 		return;
 	for (int i = 0; i < u->nfiles; i++)
-		cli_inl_file_free(&u->files[i]);
+		pfr__inl_file_free(&u->files[i]);
 	free(u);
 }
 
 /* x86-64: the DWARF register numbers 0-16 in perf's register order
  * (arch/x86/include/uapi/asm/perf_regs.h): ax dx cx bx si di bp sp
  * r8-r15 ip. */
-static const int cli_x86_dwarf_to_perf[17] = {0,  3,  2,  1,  4,  5,  6,  7, 16,
-					      17, 18, 19, 20, 21, 22, 23, 8};
+static const int pfr__x86_dwarf_to_perf[17] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8};
 
 /* The value of perf register reg in the sample, or -1 if absent. */
-static int cli_ureg(const struct cli_ustack *us, int reg, uint64_t *v)
+static int pfr__ureg(const struct pfr__ustack *us, int reg, uint64_t *v)
 {
 	int idx = 0;
 
@@ -245,7 +245,7 @@ static int cli_ureg(const struct cli_ustack *us, int reg, uint64_t *v)
 }
 
 /* Reports the file mapped at addr to the Dwfl (once); its module. */
-static Dwfl_Module *cli_report(struct cli_unwind *u, uint64_t addr)
+static Dwfl_Module *pfr__report(struct pfr__unwind *u, uint64_t addr)
 {
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, addr);
 	uint64_t start, end, pgoff;
@@ -269,10 +269,10 @@ static Dwfl_Module *cli_report(struct cli_unwind *u, uint64_t addr)
 }
 
 /* Reads a word of the process: from the stack copy, else the file. */
-static bool cli_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
-			    void *arg)
+static bool pfr__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			     void *arg)
 {
-	struct cli_unwind *u = arg;
+	struct pfr__unwind *u = arg;
 	uint64_t start, end, pgoff;
 	const char *path;
 	int fd;
@@ -295,9 +295,9 @@ static bool cli_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	return r == (ssize_t)sizeof(*result);
 }
 
-static pid_t cli_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+static pid_t pfr__next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	struct cli_unwind *u = arg;
+	struct pfr__unwind *u = arg;
 
 	(void)dwfl;
 	if (*thread_argp)
@@ -306,51 +306,51 @@ static pid_t cli_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	return (pid_t)u->pid;
 }
 
-static bool cli_set_regs(Dwfl_Thread *thread, void *arg)
+static bool pfr__set_regs(Dwfl_Thread *thread, void *arg)
 {
-	struct cli_unwind *u = arg;
+	struct pfr__unwind *u = arg;
 	Dwarf_Word regs[17];
 
 	for (int i = 0; i < 17; i++) {
 		uint64_t v;
 
-		if (cli_ureg(u->us, cli_x86_dwarf_to_perf[i], &v))
+		if (pfr__ureg(u->us, pfr__x86_dwarf_to_perf[i], &v))
 			return false;
 		regs[i] = v;
 	}
 	return dwfl_thread_state_registers(thread, 0, 17, regs);
 }
 
-static const Dwfl_Thread_Callbacks cli_thread_cb = {
-	.next_thread = cli_next_thread,
-	.memory_read = cli_memory_read,
-	.set_initial_registers = cli_set_regs,
+static const Dwfl_Thread_Callbacks pfr__thread_cb = {
+	.next_thread = pfr__next_thread,
+	.memory_read = pfr__memory_read,
+	.set_initial_registers = pfr__set_regs,
 };
 
-static int cli_frame_cb(Dwfl_Frame *state, void *arg)
+static int pfr__frame_cb(Dwfl_Frame *state, void *arg)
 {
-	struct cli_unwind *u = arg;
+	struct pfr__unwind *u = arg;
 	Dwarf_Addr pc;
 	bool act;
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
-	cli_report(u, pc);
+	pfr__report(u, pc);
 	if (!act)
 		pc--; /* a return address: the call is the byte before */
 	u->ips[u->n++] = pc;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-int cli_unwind_user(struct cli_unwind *u, uint32_t pid,
-		    const struct cli_ustack *us, uint64_t *ips, int max)
+int pfr__unwind_user(struct pfr__unwind *u, uint32_t pid,
+		     const struct pfr__ustack *us, uint64_t *ips, int max)
 {
 	uint64_t ip;
 
 	if (!u || us->abi != PERF_SAMPLE_REGS_ABI_64 || max <= 0 ||
-	    cli_ureg(us, 7, &u->sp) || cli_ureg(us, 8, &ip))
+	    pfr__ureg(us, 7, &u->sp) || pfr__ureg(us, 8, &ip))
 		return 0;
-	u->dwfl = dwfl_begin(&cli_dwfl_cb);
+	u->dwfl = dwfl_begin(&pfr__dwfl_cb);
 	if (!u->dwfl)
 		return 0;
 	u->pid = pid;
@@ -359,25 +359,26 @@ int cli_unwind_user(struct cli_unwind *u, uint32_t pid,
 	u->n = 0;
 	u->max = max;
 	/* as perf: no frame at all when the ip is in no mapped file */
-	if (cli_report(u, ip) &&
-	    dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &cli_thread_cb, u))
-		dwfl_getthread_frames(u->dwfl, (pid_t)pid, cli_frame_cb, u);
+	if (pfr__report(u, ip) &&
+	    dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &pfr__thread_cb, u))
+		dwfl_getthread_frames(u->dwfl, (pid_t)pid, pfr__frame_cb, u);
 	dwfl_end(u->dwfl);
 	u->dwfl = NULL;
 	return u->n;
 }
 
 /* The file's Dwfl for inline look-ups (cached), or NULL. */
-static struct cli_inl_file *cli_inl_file(struct cli_unwind *u, const char *path)
+static struct pfr__inl_file *pfr__inl_file(struct pfr__unwind *u,
+					   const char *path)
 {
-	struct cli_inl_file *f;
+	struct pfr__inl_file *f;
 	int fd;
 
 	for (int i = 0; i < u->nfiles; i++)
 		if (!strcmp(u->files[i].path, path))
 			return &u->files[i];
 	if (u->nfiles == PFR_INL_CACHE) { /* evict the oldest */
-		cli_inl_file_free(&u->files[0]);
+		pfr__inl_file_free(&u->files[0]);
 		memmove(u->files, u->files + 1,
 			sizeof(u->files[0]) * (PFR_INL_CACHE - 1));
 		u->nfiles--;
@@ -391,7 +392,7 @@ static struct cli_inl_file *cli_inl_file(struct cli_unwind *u, const char *path)
 	fd = util_open_regular(path);
 	if (fd < 0)
 		return f;
-	f->dwfl = dwfl_begin(&cli_dwfl_cb);
+	f->dwfl = dwfl_begin(&pfr__dwfl_cb);
 	if (f->dwfl) {
 		dwfl_report_begin(f->dwfl);
 		f->mod = dwfl_report_elf(f->dwfl, path, path, fd, 0, false);
@@ -403,7 +404,7 @@ static struct cli_inl_file *cli_inl_file(struct cli_unwind *u, const char *path)
 }
 
 /* A language whose names are their linkage names (binutils' list). */
-static int cli_non_mangled(int lang)
+static int pfr__non_mangled(int lang)
 {
 	switch (lang) {
 	case DW_LANG_C89:
@@ -435,20 +436,21 @@ static int cli_non_mangled(int lang)
  * the symbol starts where the DIE does (then the symbol's name for good).
  * Demangled as perf demangles; malloc'ed.
  */
-static char *cli_scope_name(struct cli_inl_file *f, Dwarf_Die *d, int innermost,
-			    int lang, const char *sym, uint64_t sym_start)
+static char *pfr__scope_name(struct pfr__inl_file *f, Dwarf_Die *d,
+			     int innermost, int lang, const char *sym,
+			     uint64_t sym_start)
 {
 	Dwarf_Attribute at;
 	const char *ln = NULL, *n = dwarf_diename(d);
 	Dwarf_Off off = dwarf_dieoffset(d);
-	struct cli_inl_die **b = &f->dies[off % PFR_INL_HASH], *e;
+	struct pfr__inl_die **b = &f->dies[off % PFR_INL_HASH], *e;
 	Dwarf_Addr low;
 	char *dm;
 
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at) ||
 	    dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at))
 		ln = dwarf_formstring(&at);
-	if (!ln && (!innermost || cli_non_mangled(lang)))
+	if (!ln && (!innermost || pfr__non_mangled(lang)))
 		ln = n;
 	if (!ln) {
 		for (e = *b; e; e = e->next)
@@ -466,21 +468,21 @@ static char *cli_scope_name(struct cli_inl_file *f, Dwarf_Die *d, int innermost,
 		}
 		return strdup(sym);
 	}
-	dm = cli_demangle(ln);
+	dm = pfr__demangle(ln);
 	return dm ? dm : strdup(ln);
 }
 
-static int cli_is_func(Dwarf_Die *d)
+static int pfr__is_func(Dwarf_Die *d)
 {
 	int tag = dwarf_tag(d);
 
 	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram;
 }
 
-/* The chain at addr from the file's DWARF (see cli_unwind_inlines()). */
-static int cli_inl_lookup(struct cli_inl_file *f, uint64_t addr,
-			  const char *sym, uint64_t sym_start, char **names,
-			  int max)
+/* The chain at addr from the file's DWARF (see pfr__unwind_inlines()). */
+static int pfr__inl_lookup(struct pfr__inl_file *f, uint64_t addr,
+			   const char *sym, uint64_t sym_start, char **names,
+			   int max)
 {
 	Dwarf_Die *cu, *scopes = NULL, cur;
 	Dwarf_Addr bias;
@@ -494,7 +496,7 @@ static int cli_inl_lookup(struct cli_inl_file *f, uint64_t addr,
 	/* the innermost function; an inlined one's caller is found from
 	 * its own DIE (getscopes continues into the abstract origin) */
 	for (int i = 0; i < ns && !found; i++)
-		if (cli_is_func(&scopes[i])) {
+		if (pfr__is_func(&scopes[i])) {
 			cur = scopes[i];
 			found = 1;
 		}
@@ -503,8 +505,8 @@ static int cli_inl_lookup(struct cli_inl_file *f, uint64_t addr,
 		Dwarf_Die *chain = NULL;
 		int m;
 
-		names[n] = cli_scope_name(f, &cur, n == 0, lang, sym,
-					  sym_start + bias);
+		names[n] = pfr__scope_name(f, &cur, n == 0, lang, sym,
+					   sym_start + bias);
 		if (names[n])
 			n++;
 		if (dwarf_tag(&cur) != DW_TAG_inlined_subroutine)
@@ -512,7 +514,7 @@ static int cli_inl_lookup(struct cli_inl_file *f, uint64_t addr,
 		m = dwarf_getscopes_die(&cur, &chain);
 		found = 0;
 		for (int i = 1; i < m && !found; i++)
-			if (cli_is_func(&chain[i])) {
+			if (pfr__is_func(&chain[i])) {
 				cur = chain[i];
 				found = 1;
 			}
@@ -521,12 +523,12 @@ static int cli_inl_lookup(struct cli_inl_file *f, uint64_t addr,
 	return n;
 }
 
-int cli_unwind_inlines(struct cli_unwind *u, const char *path, uint64_t addr,
-		       const char *sym, uint64_t sym_start, char **names,
-		       int max)
+int pfr__unwind_inlines(struct pfr__unwind *u, const char *path, uint64_t addr,
+			const char *sym, uint64_t sym_start, char **names,
+			int max)
 {
-	struct cli_inl_file *f = u ? cli_inl_file(u, path) : NULL;
-	struct cli_inl_addr **b, *a;
+	struct pfr__inl_file *f = u ? pfr__inl_file(u, path) : NULL;
+	struct pfr__inl_addr **b, *a;
 	char *got[16];
 	int n;
 
@@ -537,7 +539,7 @@ int cli_unwind_inlines(struct cli_unwind *u, const char *path, uint64_t addr,
 		if (a->addr == addr)
 			break;
 	if (!a) { /* first look-up: as perf, keep the answer */
-		n = cli_inl_lookup(f, addr, sym, sym_start, got, 16);
+		n = pfr__inl_lookup(f, addr, sym, sym_start, got, 16);
 		a = calloc(1, sizeof(*a));
 		if (!a ||
 		    !(a->names = calloc(n ? (size_t)n : 1, sizeof(char *)))) {
@@ -560,20 +562,20 @@ int cli_unwind_inlines(struct cli_unwind *u, const char *path, uint64_t addr,
 }
 
 #else
-struct cli_unwind *cli_unwind_new(cli_unwind_map_fn fn, void *arg)
+struct pfr__unwind *pfr__unwind_new(pfr__unwind_map_fn fn, void *arg)
 {
 	(void)fn;
 	(void)arg;
 	return NULL;
 }
 
-void cli_unwind_free(struct cli_unwind *u)
+void pfr__unwind_free(struct pfr__unwind *u)
 {
 	(void)u;
 }
 
-int cli_unwind_user(struct cli_unwind *u, uint32_t pid,
-		    const struct cli_ustack *us, uint64_t *ips, int max)
+int pfr__unwind_user(struct pfr__unwind *u, uint32_t pid,
+		     const struct pfr__ustack *us, uint64_t *ips, int max)
 {
 	(void)u;
 	(void)pid;
@@ -583,9 +585,9 @@ int cli_unwind_user(struct cli_unwind *u, uint32_t pid,
 	return 0;
 }
 
-int cli_unwind_inlines(struct cli_unwind *u, const char *path, uint64_t addr,
-		       const char *sym, uint64_t sym_start, char **names,
-		       int max)
+int pfr__unwind_inlines(struct pfr__unwind *u, const char *path, uint64_t addr,
+			const char *sym, uint64_t sym_start, char **names,
+			int max)
 {
 	(void)u;
 	(void)sym;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
+#include "../../util/util.h"
 #include "elf.h"
 #include "perf/perf_maps.h"
 #include "out.h"
@@ -29,39 +29,39 @@
 struct pfr_dso {
 	char *name;
 	int loaded;
-	struct cli_symtab tab;
+	struct pfr__symtab tab;
 	struct pfr_dso *next;
 	struct pfr_dso *same; /* the table's owner, or NULL: this one */
 	uint64_t dev, ino; /* the loaded file's identity (owners only) */
 	struct pfr_dso *id_next; /* owners hashed by identity */
 };
 
-struct cli_thr {
+struct pfr__thr {
 	uint32_t tid;
 	int named; /* comm came from a COMM record (maybe via a parent) */
 	char comm[32];
-	struct cli_thr *next;
+	struct pfr__thr *next;
 };
 
-struct cli_out {
+struct pfr__out {
 	FILE *f;
 	unsigned flags;
 	uint64_t bad;
-	struct cli_thr *thr[PFR_HASH];
+	struct pfr__thr *thr[PFR_HASH];
 	struct pfr__procs procs; /* each process's mappings (perf_maps.h) */
 	struct pfr_dso *dsos[PFR_HASH];
 	struct pfr_dso *objs[PFR_HASH]; /* loaded files, by dev and inode */
 	struct pfr_dso *kernel;
-	struct cli_trace *trace; /* tracepoint formats, or NULL */
-	char anon[16]; /* cli_comm() of an unnamed thread */
+	struct pfr__trace *trace; /* tracepoint formats, or NULL */
+	char anon[16]; /* pfr__comm() of an unnamed thread */
 	int own_trace; /* trace is freed with o */
 	int styled; /* style is set: perf script's options */
-	struct cli_out_style style;
+	struct pfr__out_style style;
 	uint64_t t0; /* --reltime: the first record's time */
-	struct cli_unwind *unwind; /* DWARF call chains, or NULL */
+	struct pfr__unwind *unwind; /* DWARF call chains, or NULL */
 };
 
-static unsigned cli_hash_str(const char *s)
+static unsigned pfr__hash_str(const char *s)
 {
 	unsigned h = 5381;
 
@@ -70,9 +70,9 @@ static unsigned cli_hash_str(const char *s)
 	return h % PFR_HASH;
 }
 
-struct cli_out *cli_out_new(FILE *f, unsigned flags)
+struct pfr__out *pfr__out_new(FILE *f, unsigned flags)
 {
-	struct cli_out *o = calloc(1, sizeof(*o));
+	struct pfr__out *o = calloc(1, sizeof(*o));
 
 	if (o) {
 		o->f = f;
@@ -81,14 +81,14 @@ struct cli_out *cli_out_new(FILE *f, unsigned flags)
 	return o;
 }
 
-uint64_t cli_out_bad(const struct cli_out *o)
+uint64_t pfr__out_bad(const struct pfr__out *o)
 {
 	return o->bad;
 }
 
-static struct cli_thr *cli_thread(struct cli_out *o, uint32_t tid, int add)
+static struct pfr__thr *pfr__thread(struct pfr__out *o, uint32_t tid, int add)
 {
-	struct cli_thr **b = &o->thr[tid % PFR_HASH], *t;
+	struct pfr__thr **b = &o->thr[tid % PFR_HASH], *t;
 
 	for (t = *b; t; t = t->next)
 		if (t->tid == tid)
@@ -106,9 +106,9 @@ static struct cli_thr *cli_thread(struct cli_out *o, uint32_t tid, int add)
 }
 
 /* A thread's name; one no record named is ":TID", as in perf script. */
-static const char *cli_comm(struct cli_out *o, uint32_t tid)
+static const char *pfr__comm(struct pfr__out *o, uint32_t tid)
 {
-	struct cli_thr *t = cli_thread(o, tid, 0);
+	struct pfr__thr *t = pfr__thread(o, tid, 0);
 
 	if (t)
 		return t->comm;
@@ -118,7 +118,7 @@ static const char *cli_comm(struct cli_out *o, uint32_t tid)
 	return o->anon;
 }
 
-static void cli_load_kallsyms(struct cli_symtab *t)
+static void pfr__load_kallsyms(struct pfr__symtab *t)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], name[256], type;
@@ -129,17 +129,17 @@ static void cli_load_kallsyms(struct cli_symtab *t)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && a &&
 		    (type == 't' || type == 'T' || type == 'w' || type == 'W'))
-			cli_symtab_add(t, a, 0, name,
-				       type == 'w' || type == 'W' ? STB_WEAK
-				       : type == 'T'		  ? STB_GLOBAL
-								  : STB_LOCAL);
+			pfr__symtab_add(t, a, 0, name,
+					type == 'w' || type == 'W' ? STB_WEAK
+					: type == 'T'		   ? STB_GLOBAL
+								   : STB_LOCAL);
 	fclose(f);
-	cli_symtab_finish(t, 0);
+	pfr__symtab_finish(t, 0);
 }
 
-static struct pfr_dso *pfr_dso(struct cli_out *o, const char *name)
+static struct pfr_dso *pfr_dso(struct pfr__out *o, const char *name)
 {
-	struct pfr_dso **b = &o->dsos[cli_hash_str(name)], *d;
+	struct pfr_dso **b = &o->dsos[pfr__hash_str(name)], *d;
 
 	for (d = *b; d; d = d->next)
 		if (!strcmp(d->name, name))
@@ -162,7 +162,7 @@ static struct pfr_dso *pfr_dso(struct cli_out *o, const char *name)
  * device and inode looked up among the files already loaded; d shares
  * the table of the one found, else loads its own and joins them.
  */
-static void cli_dso_load(struct cli_out *o, struct pfr_dso *d)
+static void pfr__dso_load(struct pfr__out *o, struct pfr_dso *d)
 {
 	struct pfr_dso **b, *e;
 	struct stat st;
@@ -183,7 +183,7 @@ static void cli_dso_load(struct cli_out *o, struct pfr_dso *d)
 			d->same = e;
 			return;
 		}
-	cli_elf_load(&d->tab, d->name);
+	pfr__elf_load(&d->tab, d->name);
 	d->dev = (uint64_t)st.st_dev;
 	d->ino = (uint64_t)st.st_ino;
 	d->id_next = *b;
@@ -191,7 +191,7 @@ static void cli_dso_load(struct cli_out *o, struct pfr_dso *d)
 }
 
 /* What an address resolves to. */
-struct cli_loc {
+struct pfr__loc {
 	const char *sym, *dso;
 	uint64_t off; /* into sym */
 	uint64_t addr; /* as perf script shows a frame: in its dso */
@@ -199,7 +199,7 @@ struct cli_loc {
 	int found;
 };
 
-static struct pfr_dso *cli_kernel(struct cli_out *o)
+static struct pfr_dso *pfr__kernel(struct pfr__out *o)
 {
 	if (!o->kernel) {
 		o->kernel = calloc(1, sizeof(*o->kernel));
@@ -211,23 +211,23 @@ static struct pfr_dso *cli_kernel(struct cli_out *o)
 			return o->kernel = NULL;
 		}
 		if (!(o->flags & PFR_OUT_NO_SYMS))
-			cli_load_kallsyms(&o->kernel->tab);
+			pfr__load_kallsyms(&o->kernel->tab);
 		o->kernel->loaded = 1;
 	}
 	return o->kernel;
 }
 
-static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
-		       struct cli_loc *l)
+static void pfr__locate(struct pfr__out *o, uint32_t pid, uint64_t ip,
+			int kernel, struct pfr__loc *l)
 {
-	const struct cli_symtab *t;
-	const struct cli_sym *s;
+	const struct pfr__symtab *t;
+	const struct pfr__sym *s;
 	struct pfr_dso *d;
 	uint64_t a = ip;
 
-	*l = (struct cli_loc){"[unknown]", "[unknown]", 0, ip, ip, 0};
+	*l = (struct pfr__loc){"[unknown]", "[unknown]", 0, ip, ip, 0};
 	if (kernel) {
-		d = cli_kernel(o);
+		d = pfr__kernel(o);
 		if (!d)
 			return;
 		t = &d->tab;
@@ -242,11 +242,11 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 		if (!d->loaded) {
 			d->loaded = 1;
 			if (!(o->flags & PFR_OUT_NO_SYMS))
-				cli_dso_load(o, d);
+				pfr__dso_load(o, d);
 		}
 		t = d->same ? &d->same->tab : &d->tab;
 		for (int k = 0; k < t->nsegs; k++) {
-			const struct cli_seg *g = &t->segs[k];
+			const struct pfr__seg *g = &t->segs[k];
 
 			if (a >= g->off && a - g->off < g->filesz) {
 				a = a - g->off + g->vaddr;
@@ -256,7 +256,7 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 	}
 	l->dso = d->name;
 	l->vaddr = a;
-	s = cli_symtab_find(t, a);
+	s = pfr__symtab_find(t, a);
 	if (s) {
 		l->sym = s->name;
 		l->off = a - s->start;
@@ -264,35 +264,35 @@ static void cli_locate(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
 	}
 }
 
-int cli_out_resolve(struct cli_out *o, uint32_t pid, uint64_t ip, int kernel,
-		    const char **sym, uint64_t *off, const char **dso)
+int pfr__out_resolve(struct pfr__out *o, uint32_t pid, uint64_t ip, int kernel,
+		     const char **sym, uint64_t *off, const char **dso)
 {
-	struct cli_loc l;
+	struct pfr__loc l;
 
-	cli_locate(o, pid, ip, kernel, &l);
+	pfr__locate(o, pid, ip, kernel, &l);
 	*sym = l.sym;
 	*off = l.off;
 	*dso = l.dso;
 	return l.found;
 }
 
-void cli_out_set_trace(struct cli_out *o, struct cli_trace *t)
+void pfr__out_set_trace(struct pfr__out *o, struct pfr__trace *t)
 {
 	o->trace = t;
 }
 
-void cli_out_take_trace(struct cli_out *o, struct cli_trace *t)
+void pfr__out_take_trace(struct pfr__out *o, struct pfr__trace *t)
 {
 	if (o->own_trace)
-		cli_trace_free(o->trace);
+		pfr__trace_free(o->trace);
 	o->trace = t;
 	o->own_trace = 1;
 }
 
 /* A process's mapping of file; a child process shares its parent's
  * mappings (perf_maps.h). */
-static void cli_add_map(struct cli_out *o, uint32_t pid, uint64_t start,
-			uint64_t len, uint64_t pgoff, const char *file)
+static void pfr__add_map(struct pfr__out *o, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *file)
 {
 	struct pfr_dso *d = pfr_dso(o, file);
 
@@ -308,13 +308,13 @@ static void pfr_hex(FILE *f, const char *key, uint64_t v)
 
 /* The columns every perf script line starts with; as in perf script,
  * the command is not padded when a call chain follows. */
-static void cli_line_start(struct cli_out *o, const struct pfr_perf_rec *r,
-			   int pad)
+static void pfr__line_start(struct pfr__out *o, const struct pfr_perf_rec *r,
+			    int pad)
 {
 	FILE *f = o->f;
-	char comm[4 * sizeof(((struct cli_thr *)0)->comm) + 1];
+	char comm[4 * sizeof(((struct pfr__thr *)0)->comm) + 1];
 
-	util_text_esc(comm, sizeof(comm), cli_comm(o, r->tid));
+	util_text_esc(comm, sizeof(comm), pfr__comm(o, r->tid));
 	fprintf(f, pad ? "%16s %5d" : "%s %5d", comm, (int)r->tid);
 	if (r->fields & PFR_PERF_F_CPU)
 		fprintf(f, " [%03u]", r->cpu);
@@ -324,8 +324,8 @@ static void cli_line_start(struct cli_out *o, const struct pfr_perf_rec *r,
 			(unsigned long long)(r->time % 1000000000ULL / 1000));
 }
 
-static void cli_json_start(struct cli_out *o, const struct pfr_perf_rec *r,
-			   const char *tname)
+static void pfr__json_start(struct pfr__out *o, const struct pfr_perf_rec *r,
+			    const char *tname)
 {
 	FILE *f = o->f;
 
@@ -337,11 +337,11 @@ static void cli_json_start(struct cli_out *o, const struct pfr_perf_rec *r,
 	if (r->fields & PFR_PERF_F_TID) {
 		fprintf(f, ",\"pid\":%d,\"tid\":%d,\"comm\":", (int)r->pid,
 			(int)r->tid);
-		util_json_str(f, cli_comm(o, r->tid));
+		util_json_str(f, pfr__comm(o, r->tid));
 	}
 }
 
-static int cli_is_kernel(uint16_t misc)
+static int pfr__is_kernel(uint16_t misc)
 {
 	unsigned m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
@@ -350,8 +350,8 @@ static int cli_is_kernel(uint16_t misc)
 }
 
 /* " ip sym+off (dso)" of a text line; names from files are escaped. */
-static void cli_print_ip(FILE *f, const char *lead, uint64_t ip,
-			 const struct cli_loc *l)
+static void pfr__print_ip(FILE *f, const char *lead, uint64_t ip,
+			  const struct pfr__loc *l)
 {
 	fprintf(f, "%s%16llx ", lead, (unsigned long long)ip);
 	util_text_str(f, l->sym);
@@ -364,8 +364,8 @@ static void cli_print_ip(FILE *f, const char *lead, uint64_t ip,
 
 /* Resolves call chain entry i of r: 0, or -1 for a context marker.  The
  * markers say whose addresses follow; before any, the address does. */
-static int cli_frame(struct cli_out *o, const struct pfr_perf_rec *r,
-		     uint64_t i, int *kernel, uint64_t *ip, struct cli_loc *l)
+static int pfr__frame(struct pfr__out *o, const struct pfr_perf_rec *r,
+		      uint64_t i, int *kernel, uint64_t *ip, struct pfr__loc *l)
 {
 	*ip = pfr_perf_u64(r->callchain, i);
 	if (*ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -375,15 +375,15 @@ static int cli_frame(struct cli_out *o, const struct pfr_perf_rec *r,
 	}
 	if (*kernel < 0)
 		*kernel = *ip >= 0xffff800000000000ULL;
-	cli_locate(o, r->pid, *ip, *kernel, l);
+	pfr__locate(o, r->pid, *ip, *kernel, l);
 	return 0;
 }
 
-static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
+static void pfr__json_frames(struct pfr__out *o, const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int kernel = -1, n = 0;
-	struct cli_loc l;
+	struct pfr__loc l;
 	uint64_t ip;
 
 	if (!(o->flags & PFR_OUT_JSON_PY)) { /* scripts take the frames */
@@ -396,7 +396,7 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 	}
 	fprintf(f, ",\"frames\":[");
 	for (uint64_t i = 0; i < r->nr_callchain; i++) {
-		if (cli_frame(o, r, i, &kernel, &ip, &l))
+		if (pfr__frame(o, r, i, &kernel, &ip, &l))
 			continue;
 		fprintf(f, "%s{\"ip\":\"0x%llx\",\"addr\":\"0x%llx\",\"sym\":",
 			n++ ? "," : "", (unsigned long long)ip,
@@ -415,8 +415,8 @@ static void cli_json_frames(struct cli_out *o, const struct pfr_perf_rec *r)
 /* What perf's Python scripts get beyond --json's keys (PFR_OUT_JSON_PY):
  * the cpumode bits, the ip in its dso, the data address and the raw data,
  * in hex. */
-static void cli_json_py(FILE *f, const struct pfr_perf_rec *r,
-			const struct cli_loc *l)
+static void pfr__json_py(FILE *f, const struct pfr_perf_rec *r,
+			 const struct pfr__loc *l)
 {
 	const unsigned char *p = r->raw;
 
@@ -434,14 +434,14 @@ static void cli_json_py(FILE *f, const struct pfr_perf_rec *r,
 	putc('"', f);
 }
 
-static void cli_json_sample(struct cli_out *o, const char *ev,
-			    const struct pfr_perf_rec *r)
+static void pfr__json_sample(struct pfr__out *o, const char *ev,
+			     const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
-	struct cli_loc l;
+	struct pfr__loc l;
 
-	cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc), &l);
-	cli_json_start(o, r, "SAMPLE");
+	pfr__locate(o, r->pid, r->ip, pfr__is_kernel(r->misc), &l);
+	pfr__json_start(o, r, "SAMPLE");
 	fprintf(f, ",\"event\":");
 	util_json_str(f, ev);
 	if (r->fields & PFR_PERF_F_IP)
@@ -457,13 +457,14 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
 	fprintf(f, ",\"dso\":");
 	util_json_str(f, l.dso);
 	if (r->fields & PFR_PERF_F_CALLCHAIN)
-		cli_json_frames(o, r);
+		pfr__json_frames(o, r);
 	if (o->flags & PFR_OUT_JSON_PY)
-		cli_json_py(f, r, &l);
+		pfr__json_py(f, r, &l);
 	if (r->fields & PFR_PERF_F_RAW) {
 		fprintf(f, ",\"raw_size\":%u", r->raw_size);
-		cli_trace_print(o->trace, f, o->flags & PFR_OUT_JSON_PY ? 2 : 1,
-				r->raw, r->raw_size);
+		pfr__trace_print(o->trace, f,
+				 o->flags & PFR_OUT_JSON_PY ? 2 : 1, r->raw,
+				 r->raw_size);
 	}
 	fprintf(f, "}\n");
 }
@@ -475,48 +476,48 @@ static void cli_json_sample(struct cli_out *o, const char *ev,
  * one "\t addr sym+off (dso)" line per frame (a user frame's address as
  * an offset into its file, as perf shows it) and an empty line.
  */
-static void cli_print_sample(struct cli_out *o, const char *ev,
-			     const struct pfr_perf_rec *r)
+static void pfr__print_sample(struct pfr__out *o, const char *ev,
+			      const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int chain = !!(r->fields & PFR_PERF_F_CALLCHAIN), kernel = -1;
 	int tp = (r->fields & PFR_PERF_F_RAW) &&
-		 cli_trace_print(o->trace, NULL, 0, r->raw, r->raw_size);
-	struct cli_loc l;
+		 pfr__trace_print(o->trace, NULL, 0, r->raw, r->raw_size);
+	struct pfr__loc l;
 	uint64_t ip;
 
 	if (o->flags & PFR_OUT_JSON) {
-		cli_json_sample(o, ev, r);
+		pfr__json_sample(o, ev, r);
 		return;
 	}
-	cli_line_start(o, r, !chain);
+	pfr__line_start(o, r, !chain);
 	if (!tp && (r->fields & PFR_PERF_F_PERIOD))
 		fprintf(f, " %10llu", (unsigned long long)r->period);
 	fputc(' ', f);
 	util_text_str(f, ev);
 	fputs(": ", f);
 	if (tp)
-		cli_trace_print(o->trace, f, 0, r->raw, r->raw_size);
+		pfr__trace_print(o->trace, f, 0, r->raw, r->raw_size);
 	if (chain) {
 		fputc('\n', f);
 		for (uint64_t i = 0; i < r->nr_callchain; i++)
-			if (!cli_frame(o, r, i, &kernel, &ip, &l))
-				cli_print_ip(f, "\t", l.addr, &l);
+			if (!pfr__frame(o, r, i, &kernel, &ip, &l))
+				pfr__print_ip(f, "\t", l.addr, &l);
 		fputc('\n', f);
 	} else if (tp) {
 		fputc('\n', f);
 	} else {
-		cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc), &l);
-		cli_print_ip(f, " ", r->ip, &l);
+		pfr__locate(o, r->pid, r->ip, pfr__is_kernel(r->misc), &l);
+		pfr__print_ip(f, " ", r->ip, &l);
 	}
 }
 
 /* Side-band: updates what later samples are printed against. */
-static void cli_track(struct cli_out *o, const struct pfr_perf_rec *r)
+static void pfr__track(struct pfr__out *o, const struct pfr_perf_rec *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM: {
-		struct cli_thr *t = cli_thread(o, r->u.comm.tid, 1);
+		struct pfr__thr *t = pfr__thread(o, r->u.comm.tid, 1);
 
 		if (t) {
 			snprintf(t->comm, sizeof(t->comm), "%s",
@@ -530,8 +531,8 @@ static void cli_track(struct cli_out *o, const struct pfr_perf_rec *r)
 		break;
 	}
 	case PERF_RECORD_FORK: {
-		struct cli_thr *pt = cli_thread(o, r->u.task.ptid, 0);
-		struct cli_thr *t = cli_thread(o, r->u.task.tid, 1);
+		struct pfr__thr *pt = pfr__thread(o, r->u.task.ptid, 0);
+		struct pfr__thr *t = pfr__thread(o, r->u.task.tid, 1);
 
 		if (t && t != pt) { /* a new thread, maybe a reused tid */
 			snprintf(t->comm, sizeof(t->comm), ":%u", t->tid);
@@ -551,16 +552,16 @@ static void cli_track(struct cli_out *o, const struct pfr_perf_rec *r)
 	}
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		if (!cli_is_kernel(r->misc))
-			cli_add_map(o, r->u.mmap.pid, r->u.mmap.start,
-				    r->u.mmap.len, r->u.mmap.pgoff,
-				    r->u.mmap.filename);
+		if (!pfr__is_kernel(r->misc))
+			pfr__add_map(o, r->u.mmap.pid, r->u.mmap.start,
+				     r->u.mmap.len, r->u.mmap.pgoff,
+				     r->u.mmap.filename);
 		break;
 	}
 }
 
 /* The fields of a side-band record after its type. */
-static void cli_print_side(struct cli_out *o, const struct pfr_perf_rec *r)
+static void pfr__print_side(struct pfr__out *o, const struct pfr_perf_rec *r)
 {
 	FILE *f = o->f;
 	int json = o->flags & PFR_OUT_JSON;
@@ -673,10 +674,10 @@ static void cli_print_side(struct cli_out *o, const struct pfr_perf_rec *r)
 	}
 }
 
-void cli_out_record(struct cli_out *o, const char *ev,
-		    const struct pfr_perf_layout *lay,
-		    const struct pfr_record_header *hdr, const void *payload,
-		    uint32_t len)
+void pfr__out_record(struct pfr__out *o, const char *ev,
+		     const struct pfr_perf_layout *lay,
+		     const struct pfr_record_header *hdr, const void *payload,
+		     uint32_t len)
 {
 	struct pfr_perf_rec r;
 	const char *tname = pfr_perf_record_name(hdr->type);
@@ -687,11 +688,11 @@ void cli_out_record(struct cli_out *o, const char *ev,
 		o->bad++;
 		return;
 	}
-	cli_track(o, &r);
+	pfr__track(o, &r);
 	if (!f)
 		return;
 	if (r.type == PERF_RECORD_SAMPLE) {
-		cli_print_sample(o, ev, &r);
+		pfr__print_sample(o, ev, &r);
 		return;
 	}
 	if ((o->flags & PFR_OUT_SAMPLES_ONLY) ||
@@ -700,25 +701,25 @@ void cli_out_record(struct cli_out *o, const char *ev,
 	if (!tname)
 		tname = "UNKNOWN";
 	if (json) {
-		cli_json_start(o, &r, tname);
+		pfr__json_start(o, &r, tname);
 		if (r.type >= 64 || !pfr_perf_record_name(r.type))
 			fprintf(f, ",\"record_type\":%u", r.type);
 		fprintf(f, ",\"size\":%u", r.size);
 	} else {
-		cli_line_start(o, &r, 1);
+		pfr__line_start(o, &r, 1);
 		fprintf(f, " PERF_RECORD_%s", tname);
 	}
-	cli_print_side(o, &r);
+	pfr__print_side(o, &r);
 	fprintf(f, json ? "}\n" : "\n");
 }
 
-void cli_out_free(struct cli_out *o)
+void pfr__out_free(struct pfr__out *o)
 {
 	if (!o)
 		return;
 	for (int i = 0; i < PFR_HASH; i++) {
 		while (o->thr[i]) {
-			struct cli_thr *t = o->thr[i];
+			struct pfr__thr *t = o->thr[i];
 
 			o->thr[i] = t->next;
 			free(t);
@@ -727,31 +728,31 @@ void cli_out_free(struct cli_out *o)
 			struct pfr_dso *d = o->dsos[i];
 
 			o->dsos[i] = d->next;
-			cli_symtab_free(&d->tab);
+			pfr__symtab_free(&d->tab);
 			free(d->name);
 			free(d);
 		}
 	}
 	pfr__procs_free(&o->procs);
-	cli_unwind_free(o->unwind);
+	pfr__unwind_free(o->unwind);
 	if (o->own_trace)
-		cli_trace_free(o->trace);
+		pfr__trace_free(o->trace);
 	if (o->kernel) {
-		cli_symtab_free(&o->kernel->tab);
+		pfr__symtab_free(&o->kernel->tab);
 		free(o->kernel->name);
 		free(o->kernel);
 	}
 	free(o);
 }
 
-/* --- perf script's options (cli_out_style) --- */
+/* --- perf script's options (pfr__out_style) --- */
 
-int cli_out_type(uint32_t attr_type)
+int pfr__out_type(uint32_t attr_type)
 {
 	return attr_type < PERF_TYPE_MAX ? (int)attr_type : PFR_OUT_NTYPES - 1;
 }
 
-unsigned cli_out_default_fields(int t)
+unsigned pfr__out_default_fields(int t)
 {
 	unsigned base = PFR_FLD_COMM | PFR_FLD_TID | PFR_FLD_CPU |
 			PFR_FLD_TIME | PFR_FLD_EVENT;
@@ -766,7 +767,7 @@ unsigned cli_out_default_fields(int t)
 }
 
 /* Whether the samples of attr carry what field needs. */
-static int cli_fld_present(const struct perf_event_attr *a, unsigned fld)
+static int pfr__fld_present(const struct perf_event_attr *a, unsigned fld)
 {
 	uint64_t st = a->sample_type;
 
@@ -794,11 +795,11 @@ static int cli_fld_present(const struct perf_event_attr *a, unsigned fld)
 	}
 }
 
-void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
-		     const char *name, const struct perf_event_attr *attr,
-		     const struct pfr_perf_layout *lay, int any_chain)
+void pfr__out_ev_init(struct pfr__out_ev *e, const struct pfr__out_style *s,
+		      const char *name, const struct perf_event_attr *attr,
+		      const struct pfr_perf_layout *lay, int any_chain)
 {
-	int t = cli_out_type(attr->type);
+	int t = pfr__out_type(attr->type);
 	unsigned fl;
 
 	memset(e, 0, sizeof(*e));
@@ -810,7 +811,7 @@ void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
 	if (s->user_set & (1u << t)) {
 		fl = s->fields[t];
 	} else {
-		fl = cli_out_default_fields(t);
+		fl = pfr__out_default_fields(t);
 		/* perf: a tracepoint shows its call chain when it has one */
 		if (t == PERF_TYPE_TRACEPOINT && any_chain && e->chain)
 			fl |= PFR_FLD_IP | PFR_FLD_SYM | PFR_FLD_SYMOFF |
@@ -819,16 +820,16 @@ void cli_out_ev_init(struct cli_out_ev *e, const struct cli_out_style *s,
 	/* what the samples lack is dropped (perf's rule for defaults and
 	 * for -F TYPE:LIST; the caller refuses a missing -F LIST field) */
 	for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
-		if ((fl & b) && !cli_fld_present(attr, b))
+		if ((fl & b) && !pfr__fld_present(attr, b))
 			fl &= ~b;
 	e->fields = fl;
 }
 
-static int cli_unwind_map(void *arg, uint32_t pid, uint64_t addr,
-			  uint64_t *start, uint64_t *end, uint64_t *pgoff,
-			  const char **path)
+static int pfr__unwind_map(void *arg, uint32_t pid, uint64_t addr,
+			   uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			   const char **path)
 {
-	struct cli_out *o = arg;
+	struct pfr__out *o = arg;
 	const struct pfr__map *m = pfr__procs_find(&o->procs, pid, addr);
 
 	if (!m)
@@ -840,24 +841,24 @@ static int cli_unwind_map(void *arg, uint32_t pid, uint64_t addr,
 	return 0;
 }
 
-void cli_out_set_style(struct cli_out *o, const struct cli_out_style *s)
+void pfr__out_set_style(struct pfr__out *o, const struct pfr__out_style *s)
 {
 	o->style = *s;
 	o->styled = 1;
 	if (!o->unwind && !(o->flags & PFR_OUT_NO_SYMS))
-		o->unwind = cli_unwind_new(cli_unwind_map, o);
+		o->unwind = pfr__unwind_new(pfr__unwind_map, o);
 }
 
 /* perf_sample__fprintf_start(): comm, pid/tid, cpu, time. */
-static void cli_style_start(struct cli_out *o, const struct cli_out_ev *e,
-			    const struct pfr_perf_rec *r, uint32_t ctid)
+static void pfr__style_start(struct pfr__out *o, const struct pfr__out_ev *e,
+			     const struct pfr_perf_rec *r, uint32_t ctid)
 {
-	char comm[4 * sizeof(((struct cli_thr *)0)->comm) + 1], t[48];
+	char comm[4 * sizeof(((struct pfr__thr *)0)->comm) + 1], t[48];
 	unsigned fl = e->fields;
 	FILE *f = o->f;
 
 	if (fl & PFR_FLD_COMM) {
-		util_text_esc(comm, sizeof(comm), cli_comm(o, ctid));
+		util_text_esc(comm, sizeof(comm), pfr__comm(o, ctid));
 		fprintf(f, (fl & PFR_FLD_IP) && e->chain ? "%s " : "%16s ",
 			comm);
 	}
@@ -892,9 +893,9 @@ static void cli_style_start(struct cli_out *o, const struct cli_out_ev *e,
 }
 
 /* One frame or ip: [tab]ip, " sym+off", " (dso)" or " (inlined)". */
-static void cli_style_ip(struct cli_out *o, const struct cli_out_ev *e,
-			 const char *lead, uint64_t ip, const char *sym,
-			 uint64_t off, int found, const char *dso)
+static void pfr__style_ip(struct pfr__out *o, const struct pfr__out_ev *e,
+			  const char *lead, uint64_t ip, const char *sym,
+			  uint64_t off, int found, const char *dso)
 {
 	unsigned fl = e->fields;
 	FILE *f = o->f;
@@ -920,71 +921,72 @@ static void cli_style_ip(struct cli_out *o, const struct cli_out_ev *e,
  * does, when the file's DWARF has the address its chain of functions
  * stands in for the symbol: each "(inlined)" but one named as the symbol
  * is. */
-static void cli_style_user_frame(struct cli_out *o, const struct cli_out_ev *e,
-				 uint32_t pid, uint64_t ip, int inl)
+static void pfr__style_user_frame(struct pfr__out *o,
+				  const struct pfr__out_ev *e, uint32_t pid,
+				  uint64_t ip, int inl)
 {
 	char *names[16];
-	struct cli_loc l;
+	struct pfr__loc l;
 	int n = 0;
 
-	cli_locate(o, pid, ip, 0, &l);
+	pfr__locate(o, pid, ip, 0, &l);
 	if (l.found && inl)
-		n = cli_unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
-				       l.vaddr - l.off, names, 16);
+		n = pfr__unwind_inlines(o->unwind, l.dso, l.vaddr, l.sym,
+					l.vaddr - l.off, names, 16);
 	for (int i = 0; i < n; i++) {
 		int same = !strcmp(names[i], l.sym);
 
-		cli_style_ip(o, e, "\t", l.addr, names[i], l.off, 1,
-			     same ? l.dso : NULL);
+		pfr__style_ip(o, e, "\t", l.addr, names[i], l.off, 1,
+			      same ? l.dso : NULL);
 		fputc('\n', o->f);
 		free(names[i]);
 	}
 	if (n)
 		return;
-	cli_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found, l.dso);
+	pfr__style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found, l.dso);
 	fputc('\n', o->f);
 }
 
 /* The call chain: the kernel's (and fp's user) frames as recorded, then
  * for a DWARF sample the user frames unwound from its stack copy. */
-static void cli_style_chain(struct cli_out *o, const struct cli_out_ev *e,
-			    const struct pfr_perf_rec *r,
-			    const struct pfr_record_header *hdr,
-			    const void *payload)
-{
-	struct cli_ustack us;
-	int kernel = -1, nu;
-	struct cli_loc l;
-	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
-
-	for (uint64_t i = 0; i < r->nr_callchain; i++) {
-		if (cli_frame(o, r, i, &kernel, &ip, &l))
-			continue;
-		if (kernel) {
-			cli_style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found,
-				     l.dso);
-			fputc('\n', o->f);
-		} else {
-			cli_style_user_frame(o, e, r->pid, ip, 0);
-		}
-	}
-	if (cli_ustack_get(e->attr, r, payload, hdr->size - 8, &us))
-		return;
-	nu = cli_unwind_user(o->unwind, r->pid, &us, ips, 127);
-	for (int i = 0; i < nu; i++)
-		cli_style_user_frame(o, e, r->pid, ips[i], 1);
-}
-
-static void cli_style_sample(struct cli_out *o, const struct cli_out_ev *e,
+static void pfr__style_chain(struct pfr__out *o, const struct pfr__out_ev *e,
 			     const struct pfr_perf_rec *r,
 			     const struct pfr_record_header *hdr,
 			     const void *payload)
 {
+	struct pfr__ustack us;
+	int kernel = -1, nu;
+	struct pfr__loc l;
+	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
+
+	for (uint64_t i = 0; i < r->nr_callchain; i++) {
+		if (pfr__frame(o, r, i, &kernel, &ip, &l))
+			continue;
+		if (kernel) {
+			pfr__style_ip(o, e, "\t", l.addr, l.sym, l.off, l.found,
+				      l.dso);
+			fputc('\n', o->f);
+		} else {
+			pfr__style_user_frame(o, e, r->pid, ip, 0);
+		}
+	}
+	if (pfr__ustack_get(e->attr, r, payload, hdr->size - 8, &us))
+		return;
+	nu = pfr__unwind_user(o->unwind, r->pid, &us, ips, 127);
+	for (int i = 0; i < nu; i++)
+		pfr__style_user_frame(o, e, r->pid, ips[i], 1);
+}
+
+static void pfr__style_sample(struct pfr__out *o, const struct pfr__out_ev *e,
+			      const struct pfr_perf_rec *r,
+			      const struct pfr_record_header *hdr,
+			      const void *payload)
+{
 	unsigned fl = e->fields;
 	FILE *f = o->f;
-	struct cli_loc l;
+	struct pfr__loc l;
 
-	cli_style_start(o, e, r, r->tid);
+	pfr__style_start(o, e, r, r->tid);
 	if (fl & PFR_FLD_PERIOD)
 		fprintf(f, "%10llu ", (unsigned long long)r->period);
 	if (fl & PFR_FLD_EVENT) {
@@ -994,26 +996,26 @@ static void cli_style_sample(struct cli_out *o, const struct cli_out_ev *e,
 		fprintf(f, "%*s: ", o->style.name_width, name);
 	}
 	if ((fl & PFR_FLD_TRACE) && (r->fields & PFR_PERF_F_RAW))
-		cli_trace_print(o->trace, f, 0, r->raw, r->raw_size);
+		pfr__trace_print(o->trace, f, 0, r->raw, r->raw_size);
 	if (fl & PFR_FLD_ADDR)
 		fprintf(f, "%16llx", (unsigned long long)r->addr);
 	if (fl & PFR_FLD_IP) {
 		if (e->chain && (r->fields & PFR_PERF_F_CALLCHAIN)) {
 			fputc('\n', f);
-			cli_style_chain(o, e, r, hdr, payload);
+			pfr__style_chain(o, e, r, hdr, payload);
 		} else {
 			fputc(' ', f);
-			cli_locate(o, r->pid, r->ip, cli_is_kernel(r->misc),
-				   &l);
-			cli_style_ip(o, e, "", r->ip, l.sym, l.off, l.found,
-				     l.dso);
+			pfr__locate(o, r->pid, r->ip, pfr__is_kernel(r->misc),
+				    &l);
+			pfr__style_ip(o, e, "", r->ip, l.sym, l.off, l.found,
+				      l.dso);
 		}
 	}
 	fputc('\n', f);
 }
 
 /* The thread a side-band record is about, whose command perf shows. */
-static uint32_t cli_side_tid(const struct pfr_perf_rec *r)
+static uint32_t pfr__side_tid(const struct pfr_perf_rec *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM:
@@ -1030,8 +1032,8 @@ static uint32_t cli_side_tid(const struct pfr_perf_rec *r)
 }
 
 /* An MMAP or MMAP2 record's fields as perf_event__fprintf_mmap{,2}(). */
-static void cli_style_mmap(struct cli_out *o, const struct pfr_perf_rec *r,
-			   const unsigned char *p)
+static void pfr__style_mmap(struct pfr__out *o, const struct pfr_perf_rec *r,
+			    const unsigned char *p)
 {
 	FILE *f = o->f;
 	unsigned pr = r->u.mmap.prot;
@@ -1069,18 +1071,18 @@ static void cli_style_mmap(struct cli_out *o, const struct pfr_perf_rec *r,
 	util_text_str(f, r->u.mmap.filename);
 }
 
-void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
-		   const struct pfr_perf_rec *r,
-		   const struct pfr_record_header *hdr, const void *payload)
+void pfr__out_event(struct pfr__out *o, const struct pfr__out_ev *e,
+		    const struct pfr_perf_rec *r,
+		    const struct pfr_record_header *hdr, const void *payload)
 {
 	const char *tname = pfr_perf_record_name(hdr->type);
 	unsigned cls;
 
 	if (r->type == PERF_RECORD_SAMPLE) {
 		if (o->flags & PFR_OUT_JSON)
-			cli_json_sample(o, e->name, r);
+			pfr__json_sample(o, e->name, r);
 		else
-			cli_style_sample(o, e, r, hdr, payload);
+			pfr__style_sample(o, e, r, hdr, payload);
 		return;
 	}
 	switch (r->type) {
@@ -1124,11 +1126,11 @@ void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
 	if (!(o->style.show & cls))
 		return;
 	if (o->flags & PFR_OUT_JSON) {
-		cli_json_start(o, r, tname ? tname : "UNKNOWN");
+		pfr__json_start(o, r, tname ? tname : "UNKNOWN");
 		if (r->type >= 64 || !tname)
 			fprintf(o->f, ",\"record_type\":%u", r->type);
 		fprintf(o->f, ",\"size\":%u", r->size);
-		cli_print_side(o, r);
+		pfr__print_side(o, r);
 		fputs("}\n", o->f);
 		return;
 	}
@@ -1137,23 +1139,23 @@ void cli_out_event(struct cli_out *o, const struct cli_out_ev *e,
 		return;
 	}
 	/* perf: the command of the thread the record is about */
-	cli_style_start(o, e, r, cli_side_tid(r));
+	pfr__style_start(o, e, r, pfr__side_tid(r));
 	fprintf(o->f, "PERF_RECORD_%s", tname ? tname : "UNKNOWN");
 	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
-		cli_style_mmap(o, r, payload);
+		pfr__style_mmap(o, r, payload);
 	else
-		cli_print_side(o, r);
+		pfr__print_side(o, r);
 	fputc('\n', o->f);
 }
 
-/* Tracks one record's side-band (call before cli_out_event, for every
+/* Tracks one record's side-band (call before pfr__out_event, for every
  * record, printed or not). */
-void cli_out_track(struct cli_out *o, const struct pfr_perf_rec *r)
+void pfr__out_track(struct pfr__out *o, const struct pfr_perf_rec *r)
 {
-	cli_track(o, r);
+	pfr__track(o, r);
 }
 
-const char *cli_out_comm(struct cli_out *o, uint32_t tid)
+const char *pfr__out_comm(struct pfr__out *o, uint32_t tid)
 {
-	return cli_comm(o, tid);
+	return pfr__comm(o, tid);
 }

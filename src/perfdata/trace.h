@@ -1,31 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* Tracepoint fields of perf samples, decoded with libtraceevent from the
  * event formats a perf.data file stores (its HEADER_TRACING_DATA). */
-#ifndef PFR_CLI_PERF_TRACE_H
-#define PFR_CLI_PERF_TRACE_H
+#ifndef PFR_SRC_PERFDATA_TRACE_H
+#define PFR_SRC_PERFDATA_TRACE_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-struct cli_trace;
+struct pfr__trace;
 
 /*
  * The tracepoint formats of the perf.data file at path.  Returns NULL
  * when the file has none (no tracepoint event) or they do not parse;
  * *why then says which ("" for none).
  */
-struct cli_trace *cli_trace_open(const char *path, const char **why);
+struct pfr__trace *pfr__trace_open(const char *path, const char **why);
 /* The same from tracing data in memory (b, n bytes: HEADER_TRACING_DATA's
  * contents, as a file stores them or a pipe stream carries them after its
  * record), which stays the caller's. */
-struct cli_trace *cli_trace_open_mem(const void *b, size_t n, const char **why);
+struct pfr__trace *pfr__trace_open_mem(const void *b, size_t n,
+				       const char **why);
 /* The formats of this machine's tracepoints events[n] ("sys:name"; other
  * names are skipped), read from tracefs: for `perfring record`'s own
  * output, which has no file to take them from.  NULL when none parses
  * (*why: "" when there was no tracepoint). */
-struct cli_trace *cli_trace_open_tracefs(const char *const *events, unsigned n,
-					 const char **why);
-void cli_trace_free(struct cli_trace *t);
+struct pfr__trace *pfr__trace_open_tracefs(const char *const *events,
+					   unsigned n, const char **why);
+void pfr__trace_free(struct pfr__trace *t);
 
 /*
  * Writes the fields of the raw tracepoint data (raw, size) to f: text as
@@ -36,7 +37,7 @@ void cli_trace_free(struct cli_trace *t);
  * event is not in the formats or the data is too short or malformed
  * (nothing written).  With f NULL, only says whether it would write.
  */
-int cli_trace_print(struct cli_trace *t, FILE *f, int json, const void *raw,
-		    uint32_t size);
+int pfr__trace_print(struct pfr__trace *t, FILE *f, int json, const void *raw,
+		     uint32_t size);
 
 #endif
