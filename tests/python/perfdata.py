@@ -107,9 +107,9 @@ def sample_diff(ev, js):
 
 def check_samples():
     recs = jlines("g.json")
-    with perfdata.open(path("g.data")) as pd:
-        evs = list(pd)  # kept: decoded after the reader moved on
-        st = pd.stats()
+    pd = perfdata.open(path("g.data"))
+    evs = list(pd)  # kept: decoded after the reader moved on
+    st = pd.stats()
     ok([e.type for e in evs] == [j["type"] for j in recs],
        "g.data: %d records, each of the type --json gives" % len(evs),
        "binding %d, json %d" % (len(evs), len(recs)))
@@ -123,12 +123,14 @@ def check_samples():
     nchain = sum(len(e.callchain) for e, _ in pairs)
     ours = sum(1 for e, _ in pairs if e.dso == path("busy") and
                e.sym in ("leaf", "middle"))
+    # (a leaf function's caller may be missed by frame pointers, as
+    # perf misses it: leaf, main is a chain too)
     chained = sum(1 for e, _ in pairs
-                  if [f.sym for f in e.callchain[:3]] ==
-                  ["leaf", "middle", "main"])
+                  if e.callchain[0].sym in ("leaf", "middle") and
+                  "main" in [f.sym for f in e.callchain[1:4]])
     ok(ours > len(pairs) // 2 and chained > len(pairs) // 4,
-       "the busy loop's samples resolve to leaf/middle in %s, chains "
-       "leaf <- middle <- main (%d of %d, %d chains, %d frames)" %
+       "the busy loop's samples resolve to leaf/middle in %s, their "
+       "chains reach main (%d of %d, %d chains, %d frames)" %
        (path("busy"), ours, len(pairs), chained, nchain))
     ok(st["records"] == len(evs) and st["bad"] == 0 and
        not st["unfinished"], "stats(): records %d, bad 0, finished"
@@ -147,6 +149,9 @@ def check_samples():
     mm = [e.mmap for e in evs if e.type in ("MMAP", "MMAP2")]
     ok(any(m["filename"] == path("busy") for m in mm),
        "an MMAP record names %s" % path("busy"), repr(mm[:6]))
+    for e, _ in pairs:  # decoded while the reader is open (see below)
+        e.callchain
+    pd.close()
     return pairs
 
 
@@ -244,8 +249,8 @@ def check_tracepoints():
                  log("tp.log").strip()[-200:].replace("\n", " "), d)
         return
     recs = jlines("tp.json")
-    with perfdata.open(path("tp.data")) as pd:
-        evs = list(pd)
+    pd = perfdata.open(path("tp.data"))
+    evs = list(pd)
     pairs = [(e, j) for e, j in zip(evs, recs) if j["type"] == "SAMPLE"]
     bad = [sample_diff(e, j) for e, j in pairs]
     bad = [b for b in bad if b]
@@ -272,6 +277,7 @@ def check_tracepoints():
     ok(good, "field(), common_fields, raw, text of sched_switch; "
        "raw_syscalls' args as 48 bytes",
        repr((e.fields, e.common_fields, e.text)))
+    pd.close()
 
 
 def child(code):
@@ -321,7 +327,7 @@ def check_errors():
     cut = len(data) // 2 + 3
     with open(path("cut.data"), "wb") as f:
         f.write(data[:cut])
-    n, e = 0, None
+    n, e, st = 0, None, None
     try:
         with perfdata.open(path("cut.data")) as pd:
             for ev in pd:
@@ -329,14 +335,38 @@ def check_errors():
                 ev.callchain
             st = pd.stats()
     except perfring.Error as x:
-        e, st = x, None
+        e = x
     full = len(jlines("g.json"))
-    ok(0 < n < full and (e is not None and e.code and e.errno is None or
+    # the header's data size past the file's end: refused at open
+    # (PERF_E_FILE_LAYOUT), or the records before the cut and then an
+    # Error or stats() saying so; never a crash
+    ok(n == 0 and e is not None and e.code == perfdata.PERF_E_FILE_LAYOUT
+       and e.errno is None or
+       0 < n < full and (e is not None and e.code and e.errno is None or
                          st is not None and (st["cut"] or
                                              st["unfinished"])),
-       "a file cut in its data: the %d records before the cut (of %d), "
-       "then an Error or stats() saying so" % (n, full),
-       "%r %r" % (e, st))
+       "a file cut in its data: Error PERF_E_FILE_LAYOUT at open, or the "
+       "records before the cut and then an Error or stats() saying so "
+       "(%d of %d read)" % (n, full), "%r %r" % (e, st))
+    # a recorder killed before its header was written: perf's header
+    # with data size 0, the data to the end of the file, cut in a record
+    h = bytearray(data[:104])
+    h[48:56] = bytes(8)  # data.size
+    h[72:104] = bytes(32)  # no features
+    body = data[104:cut]
+    with open(path("killed.data"), "wb") as f:
+        f.write(bytes(h) + body)
+    n, e, st = 0, None, None
+    try:
+        with perfdata.open(path("killed.data")) as pd:
+            for ev in pd:
+                n += 1
+            st = pd.stats()
+    except perfring.Error as x:
+        e = x
+    ok(e is None and 0 < n < full and st["unfinished"] and st["cut"],
+       "a file whose header was never completed, cut in a record: %d "
+       "records read, stats() unfinished and cut" % n, "%r %r" % (e, st))
 
 
 AFTER_CLOSE = """

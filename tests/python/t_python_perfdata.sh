@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 EOC
 # the recordings' failures are reported by perfdata.py (TAP is its own)
 cc -O1 -g -fno-omit-frame-pointer -o busy busy.c >rec.log 2>&1 &&
-	"$P" record -g -e cpu-clock -c 100000 -o g.data ./busy 150 \
+	"$P" record -g -e cpu-clock -c 50000 -o g.data ./busy 200 \
 		>>rec.log 2>&1
 rc=$?
 if [ $rc -ne 0 ] && grep -qi "perf_event_open\|permission" rec.log; then
