@@ -621,6 +621,7 @@ class Reader(_Handle):
         self._comms = {}  # (char *, tid) -> str, until a side-band record
         self._tp = {}  # evidx -> is a tracepoint
         self._samples_only = samples_only
+        self._it = None
         f = _c.pfr_perfdata_file(h)
         n = _c.pfr_perf_file_nr_events(f)
         self._names = [_s(_c.pfr_perf_file_event_name(f, i) or b"")
@@ -630,63 +631,114 @@ class Reader(_Handle):
 
     # --- iteration ---
     def __iter__(self):
-        return self
+        """The events from where the reader is (one generator per
+        reader: iterating twice continues, as the file is read once)."""
+        it = self._it
+        if it is None:
+            it = self._it = self._events()
+        return it
 
     def __next__(self):
+        return next(self.__iter__())
+
+    def _events(self):
+        """The generator behind iteration: everything it uses per event is
+        a local (a generator resumes faster than a method is called)."""
         calls = self._calls
-        calls.append(None)
-        if self._closed:
-            self._leave()
-            raise _core._closed_error("next", self._what)
-        try:
-            while True:
-                rc = _c.pfr_perfdata_next(self._h, self._evref)
+        locked = _core._LOCKED
+        nxt = _c.pfr_perfdata_next
+        h, ref, evp = self._h, self._evref, self._evp
+        unpack = _EV.unpack_from
+        new = Event.__new__
+        comms = self._comms
+        samples_only = self._samples_only
+        is_tp = self._is_tp
+        evaddr = view = fraddr = frview = None
+        frcap = 0
+        while True:
+            if locked:
+                self._enter("next")
+            else:
+                calls.append(None)
+                if self._closed:
+                    self._leave()
+                    raise _core._closed_error("next", self._what)
+            try:
+                while True:
+                    rc = nxt(h, ref)
+                    if rc != 1:
+                        break
+                    p = evp.value
+                    if p != evaddr:
+                        view = (ctypes.c_char * _EV_SIZE).from_address(p)
+                        evaddr = p
+                    t = unpack(view)
+                    if t[0] == _SAMPLE or not samples_only:
+                        break
+                    comms.clear()
                 if rc != 1:
-                    if rc == 0:
-                        raise StopIteration
-                    raise Error(-rc, "pfr_perfdata_next")
-                p = self._evp.value
-                if p != self._evaddr:
-                    self._view = (ctypes.c_char * _EV_SIZE).from_address(p)
-                    self._evaddr = p
-                view = self._view
-                t = _EV.unpack_from(view)
-                if t[0] == _SAMPLE or not self._samples_only:
-                    break
-                self._comms.clear()
-            ev = Event.__new__(Event)
-            ev._rd = self
-            ev._t = t
-            ev._chain = ev._flds = ev._cflds = None
-            if t[0] == _SAMPLE:
-                ev._evb = None
-                nf = t[19]
-                ev._fr = _string_at(t[20], nf * _FR_SIZE) if nf else b""
-                if t[3] & _F_RAW and self._is_tp(t):
-                    ev._pl = _string_at(t[16], t[15])
-                    ev._evb = view.raw
+                    ev = None
                 else:
-                    ev._pl = None
-            else:
-                # side-band: rare; copy all, and forget the comms seen
-                self._comms.clear()
-                ev._fr = b""
-                ev._evb = view.raw
-                ev._pl = _string_at(t[16], t[15]) if t[15] else b""
-            cp = t[18]
-            if cp:
-                key = (cp, t[6])
-                c = self._comms.get(key)
-                if c is None:
-                    c = self._comms[key] = _s(_string_at(cp))
-                ev._comm = c
-            else:
-                ev._comm = None
-            return ev
-        finally:
-            calls.pop()
-            if self._closed and not calls:
-                self._release_once()
+                    ev = new(Event)
+                    ev._rd = self
+                    ev._t = t
+                    ev._chain = ev._flds = ev._cflds = None
+                    if t[0] == _SAMPLE:
+                        nf = t[19] * _FR_SIZE
+                        if not nf:
+                            ev._fr = b""
+                        else:
+                            # a view on the frames array (the same array
+                            # from event to event): one slice copies it
+                            if t[20] != fraddr or nf > frcap:
+                                fraddr, frcap = t[20], nf
+                                frview = memoryview((ctypes.c_char * nf)
+                                                    .from_address(fraddr))
+                            ev._fr = frview[:nf].tobytes()
+                        if t[3] & _F_RAW and is_tp(t):
+                            ev._pl = _string_at(t[16], t[15])
+                            ev._evb = view.raw
+                        else:
+                            ev._pl = ev._evb = None
+                    else:
+                        # side-band: rare; copy all, forget the comms seen
+                        comms.clear()
+                        ev._fr = b""
+                        ev._evb = view.raw
+                        ev._pl = _string_at(t[16], t[15]) if t[15] else b""
+                    cp = t[18]
+                    if cp:
+                        key = (cp, t[6])
+                        c = comms.get(key)
+                        if c is None:
+                            c = comms[key] = _s(_string_at(cp))
+                        ev._comm = c
+                    else:
+                        ev._comm = None
+            finally:
+                if locked:
+                    self._leave()
+                else:
+                    calls.pop()
+                    if self._closed and not calls:
+                        self._release_once()
+            if ev is None:
+                break
+            yield ev
+        # the end (the generator is then done: StopIteration again), or
+        # an error, raised again at every later call as
+        # pfr_perfdata_next() returns it again
+        if rc != 0:
+            err = Error(-rc, "pfr_perfdata_next")
+            self._it = self._failed(err)
+            raise err
+
+    def _failed(self, err):
+        self._it = self._failed(err)
+        if self._closed:
+            raise _core._closed_error("next", self._what)
+        raise err
+        yield
 
     def next(self):
         """The next Event, or None at the end."""
