@@ -17,7 +17,6 @@
 #include <perfring/perf.h>
 
 #include "../cli.h"
-#include "perf/perf_read.h"
 #include "perfdata/out.h"
 #include "perfdata/trace.h"
 #include "perfdata/zstd.h"
@@ -159,7 +158,7 @@ static int cli_script_read(struct cli_script *S, struct pfr__queue *q)
 	/* at the end, or at a malformed record: what came before it is
 	 * printed (perf warns and reads on) */
 	pfr__q_flush(q);
-	if (n == 0 && pfr__perf_file_unfinished(S->f, &cut) && cut)
+	if (n == 0 && pfr_perf_file_unfinished(S->f, &cut) && cut)
 		fprintf(stderr,
 			"perfring script: warning: %s: its last record is cut "
 			"short (%llu bytes), skipped\n",
@@ -184,7 +183,7 @@ static int cli_script_open(struct cli_script *S)
 	}
 	if (n >= 0)
 		close(n);
-	err = pfr__perf_file_open_stream(&S->f, S->in);
+	err = pfr_perf_file_open_stream(&S->f, S->in);
 	if (err) {
 		fprintf(stderr, "perfring script: %s: %s\n", S->in,
 			err == -PFR_E_SYSTEM ? strerror(errno)
@@ -196,7 +195,7 @@ static int cli_script_open(struct cli_script *S)
 				S->in);
 		return 1;
 	}
-	if (pfr__perf_file_unfinished(S->f, NULL))
+	if (pfr_perf_file_unfinished(S->f, NULL))
 		fprintf(stderr,
 			"perfring script: warning: %s: its header was never "
 			"completed (data size 0 or stale: was the recorder "
@@ -210,7 +209,7 @@ static void cli_script_trace(struct cli_script *S)
 {
 	const char *why = "";
 	uint64_t len;
-	const void *td = pfr__perf_file_tracing(S->f, &len);
+	const void *td = pfr_perf_file_tracing(S->f, &len);
 
 	S->tp = td ? pfr__trace_open_mem(td, (size_t)len, &why) : NULL;
 	if (!S->tp && *why)
