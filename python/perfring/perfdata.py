@@ -372,18 +372,45 @@ class Event(object):
     def misc(self):
         return self._t[2]
 
-    def _get(self, bit, i):
+    @property
+    def time(self):
         t = self._t
-        return t[i] if t[3] & bit else None
+        return t[7] if t[3] & _F_TIME else None
 
-    time = property(lambda self: self._get(_F_TIME, 7))
-    pid = property(lambda self: self._get(_F_TID, 5))
-    tid = property(lambda self: self._get(_F_TID, 6))
-    cpu = property(lambda self: self._get(_F_CPU, 4))
-    id = property(lambda self: self._get(_F_ID, 8))
-    ip = property(lambda self: self._get(_F_IP, 9))
-    addr = property(lambda self: self._get(_F_ADDR, 10))
-    period = property(lambda self: self._get(_F_PERIOD, 11))
+    @property
+    def pid(self):
+        t = self._t
+        return t[5] if t[3] & _F_TID else None
+
+    @property
+    def tid(self):
+        t = self._t
+        return t[6] if t[3] & _F_TID else None
+
+    @property
+    def cpu(self):
+        t = self._t
+        return t[4] if t[3] & _F_CPU else None
+
+    @property
+    def id(self):
+        t = self._t
+        return t[8] if t[3] & _F_ID else None
+
+    @property
+    def ip(self):
+        t = self._t
+        return t[9] if t[3] & _F_IP else None
+
+    @property
+    def addr(self):
+        t = self._t
+        return t[10] if t[3] & _F_ADDR else None
+
+    @property
+    def period(self):
+        t = self._t
+        return t[11] if t[3] & _F_PERIOD else None
 
     @property
     def decoded(self):
@@ -653,6 +680,7 @@ class Reader(_Handle):
         comms = self._comms
         samples_only = self._samples_only
         is_tp = self._is_tp
+        tps = self._tp
         evaddr = view = fraddr = frview = None
         frcap = 0
         while True:
@@ -695,7 +723,8 @@ class Reader(_Handle):
                                 frview = memoryview((ctypes.c_char * nf)
                                                     .from_address(fraddr))
                             ev._fr = frview[:nf].tobytes()
-                        if t[3] & _F_RAW and is_tp(t):
+                        if t[3] & _F_RAW and (tps.get(t[1]) or (
+                                t[1] not in tps and is_tp(t))):
                             ev._pl = _string_at(t[16], t[15])
                             ev._evb = view.raw
                         else:
