@@ -93,7 +93,7 @@ ok $? "and as many samples ($s)"
 # without the perf.data library (a directory with the core alone)
 mkdir "$tmp/core"
 cp "$dest/usr/lib/libperfring.so.0" "$tmp/core/"
-PYTHONPATH=$pkg PYTHONDONTWRITEBYTECODE=1 LD_LIBRARY_PATH= \
+PYTHONPATH=$pkg PYTHONDONTWRITEBYTECODE=1 LD_LIBRARY_PATH='' \
 	PERFRING_LIB=$tmp/core/libperfring.so.0 python3 -c '
 import sys, perfring, perfring.perfdata as perfdata
 try:
