@@ -345,6 +345,7 @@ PFR_API int pfr_perfdata_print(struct pfr_perfdata *pd,
 							       : 0);
 	pfr__out_event(pd->out, &pd->oev[ev->evidx < pd->nev ? ev->evidx : 0],
 		       &ev->rec, &ev->hdr, ev->payload);
+	pfr__out_set_file(pd->out, NULL, 0); /* f is the caller's */
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;
