@@ -59,3 +59,13 @@ uninstall-perfdata:
 	rm -f $(DESTDIR)$(LIBDIR)/libperfring-perfdata.a \
 		$(DESTDIR)$(LIBDIR)/libperfring-perfdata.so*
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/perfring-perfdata.pc
+
+# The unit tests of the library's API link it (and the field's
+# libraries) besides the core.
+PD_UNIT_BINS := $(BUILD)/tests/unit/perfdata_api
+$(PD_UNIT_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/tests/tap.o \
+		$(PD_STATIC_LIB) $(STATIC_LIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< \
+		$(BUILD)/tests/tap.o $(PD_STATIC_LIB) $(STATIC_LIB) \
+		$(SCRIPT_LIBS) -ldl $(LDLIBS_CORE)

@@ -92,6 +92,7 @@ SPECIAL = {
     'pfr_perfdata_feature': 'a string valid until close, NULL when the file lacks it',
     'pfr_perfdata_comm': 'a string valid until the next call, NULL for NULL',
     'pfr_perfdata_resolve': '1 (a symbol), 0 (none), or a negative code',
+    'pfr_perfdata_print_fields': 'the fields (>= 0), or a negative code',
     'pfr_perfdata_buildid': STATUS + ' (`-PFR_E_AGAIN`: none recorded, `-PFR_E_NOSPC`: too small)',
 }
 COUNT = ('the count (records or bytes, >= 0), or a negative code; a '

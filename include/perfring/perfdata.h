@@ -53,6 +53,9 @@ struct pfr_perfdata;
 #define PFR_PERFDATA_NO_INLINE 0x4u /* no inlined frames from DWARF */
 #define PFR_PERFDATA_NO_UNWIND 0x8u /* DWARF user stacks not unwound */
 #define PFR_PERFDATA_SAMPLES_ONLY 0x10u /* side-band tracked, not returned */
+/* perf's own records (type 64 and up) returned as read, ahead of the
+ * records their FINISHED_ROUND releases (perf script -D's order) */
+#define PFR_PERFDATA_OWN_AS_READ 0x20u
 
 struct pfr_perfdata_opts {
 	size_t sz; /* sizeof(struct pfr_perfdata_opts), or 0 */
@@ -180,6 +183,11 @@ struct pfr_perfdata_stats {
 	uint64_t cut; /* bytes of a last record cut short (skipped) */
 	int unfinished; /* the header was never completed */
 	int pad;
+	/* Added after the first version (read it when sz covers it): the
+	 * compressed stream ended inside this zstd frame (from 1; 0: at a
+	 * frame's end), so that its records are lost; next() then returned
+	 * -PFR_PERF_E_FILE_LAYOUT. */
+	uint64_t zstd_cut_frame;
 };
 
 /* Fills *st (st->sz set by the caller, or 0).  Returns 0 or
@@ -294,6 +302,28 @@ PFR_API int pfr_perfdata_resolve(struct pfr_perfdata *pd, uint32_t pid,
 #define PFR_PERFDATA_PRINT_NS 0x2u /* times in nanoseconds (--ns) */
 #define PFR_PERFDATA_PRINT_RELTIME 0x4u /* from the first record (--reltime) */
 #define PFR_PERFDATA_PRINT_NO_CALLCHAIN 0x8u /* -G */
+/* JSON for perf's Python scripts (perfring script -s): samples also
+ * carry misc, addr and the raw data in hex; with PRINT_JSON */
+#define PFR_PERFDATA_PRINT_JSON_PY 0x10u
+
+/* perf script's output fields (-F), per output type */
+#define PFR_PERFDATA_FLD_COMM 0x1u
+#define PFR_PERFDATA_FLD_TID 0x2u
+#define PFR_PERFDATA_FLD_PID 0x4u
+#define PFR_PERFDATA_FLD_TIME 0x8u
+#define PFR_PERFDATA_FLD_CPU 0x10u
+#define PFR_PERFDATA_FLD_EVENT 0x20u
+#define PFR_PERFDATA_FLD_TRACE 0x40u
+#define PFR_PERFDATA_FLD_IP 0x80u
+#define PFR_PERFDATA_FLD_SYM 0x100u
+#define PFR_PERFDATA_FLD_SYMOFF 0x200u
+#define PFR_PERFDATA_FLD_DSO 0x400u
+#define PFR_PERFDATA_FLD_PERIOD 0x800u
+#define PFR_PERFDATA_FLD_ADDR 0x1000u
+/* perf script's output types: an event's attr type when below 6
+ * (PERF_TYPE_HARDWARE .. PERF_TYPE_BREAKPOINT), else 6 (a dynamic
+ * PMU's) */
+#define PFR_PERFDATA_NTYPES 7
 
 /* pfr_perfdata_print_opts.show: side-band records printed */
 #define PFR_PERFDATA_SHOW_TASK 0x1u /* COMM, FORK, EXIT */
@@ -311,6 +341,12 @@ struct pfr_perfdata_print_opts {
 	size_t sz; /* sizeof(struct pfr_perfdata_print_opts), or 0 */
 	unsigned flags; /* PFR_PERFDATA_PRINT_* */
 	unsigned show; /* PFR_PERFDATA_SHOW_* */
+	/* Added after the first version (sz covers them): perf script's
+	 * -F.  Output type t prints fields[t] (PFR_PERFDATA_FLD_*) when bit
+	 * t of fields_set is set, else perf script's defaults for the
+	 * event; either way less what its samples lack. */
+	unsigned fields[PFR_PERFDATA_NTYPES];
+	unsigned fields_set;
 };
 
 /*
@@ -323,6 +359,53 @@ struct pfr_perfdata_print_opts {
 PFR_API int pfr_perfdata_print(struct pfr_perfdata *pd,
 			       const struct pfr_perfdata_event *ev, FILE *f,
 			       const struct pfr_perfdata_print_opts *o);
+
+/* perf script's default fields (PFR_PERFDATA_FLD_*) of output type t
+ * (< PFR_PERFDATA_NTYPES; 0 for another).
+ * Concurrency: pure function.  Progress: wait-free. */
+PFR_API unsigned pfr_perfdata_default_fields(unsigned t);
+
+/* The fields (PFR_PERFDATA_FLD_*) pfr_perfdata_print() prints for the
+ * samples of event evidx under o (NULL: the defaults): o's or the
+ * defaults, less what the event's samples lack (perf's rule; a caller
+ * may refuse a field it asked for that is dropped, as perf script -F
+ * does).  Returns them (>= 0), or -PFR_E_INVAL. */
+PFR_API int pfr_perfdata_print_fields(struct pfr_perfdata *pd, uint32_t evidx,
+				      const struct pfr_perfdata_print_opts *o);
+
+/* --- printing records as they come (no file) --- */
+
+/* A printer of records that do not come from a file (a recorder's own,
+ * as `perfring record --print` shows them): tracks their side-band
+ * records and prints each, as the lines of pfr_perfdata_print(). */
+struct pfr_perfdata_printer;
+
+/* pfr_perfdata_printer_new() flags: PFR_PERFDATA_PRINT_JSON, and */
+#define PFR_PERFDATA_PRINT_NO_SYMBOLS 0x20u /* addresses only */
+
+/* A printer writing to f under flags; tracepoints[n] ("sys:name"; other
+ * names are skipped, n may be 0) are decoded with this machine's formats
+ * (tracefs).  Returns 0, -PFR_E_INVAL or -PFR_E_SYSTEM (ENOMEM). */
+PFR_API int pfr_perfdata_printer_new(struct pfr_perfdata_printer **p, FILE *f,
+				     unsigned flags,
+				     const char *const *tracepoints,
+				     unsigned n);
+
+/* Tracks and prints one record of the event named event (hdr, then len
+ * payload bytes, laid out as lay says).  Returns 0, or -PFR_E_INVAL (a
+ * NULL; a record the decoder refuses, counted and skipped). */
+PFR_API int pfr_perfdata_printer_record(struct pfr_perfdata_printer *p,
+					const char *event,
+					const struct pfr_perf_layout *lay,
+					const struct pfr_record_header *hdr,
+					const void *payload, uint32_t len);
+
+/* The records the decoder refused so far (0 for NULL).
+ * Progress: wait-free. */
+PFR_API uint64_t pfr_perfdata_printer_bad(const struct pfr_perfdata_printer *p);
+
+/* Frees p (NULL: nothing). */
+PFR_API void pfr_perfdata_printer_free(struct pfr_perfdata_printer *p);
 
 PFR__EXTERN_C_END
 

@@ -29,7 +29,7 @@
 #define PFR_PD_FLAGS                                                           \
 	(PFR_PERFDATA_FILE_ORDER | PFR_PERFDATA_NO_SYMBOLS |                   \
 	 PFR_PERFDATA_NO_INLINE | PFR_PERFDATA_NO_UNWIND |                     \
-	 PFR_PERFDATA_SAMPLES_ONLY)
+	 PFR_PERFDATA_SAMPLES_ONLY | PFR_PERFDATA_OWN_AS_READ)
 #define PFR_PD_QUEUE_DEFAULT (64ull << 20)
 #define PFR_PD_FRAMES_DEFAULT 512u
 #define PFR_PD_FRAMES_MAX 65536u
@@ -237,7 +237,8 @@ static void pfr__pd_end(struct pfr_perfdata *pd, int rc)
 	pfr__q_flush(&pd->q);
 	pd->done = 1;
 	pd->rc = rc;
-	if (!rc && pfr__zstd_cut(pd->zstd))
+	pd->st.zstd_cut_frame = rc ? 0 : pfr__zstd_cut(pd->zstd);
+	if (pd->st.zstd_cut_frame)
 		pd->rc = -PFR_PERF_E_FILE_LAYOUT; /* records lost in a frame */
 	pfr_perf_file_unfinished(pd->f, &pd->st.cut);
 	pd->st.late = pd->q.late;
@@ -269,10 +270,22 @@ static void pfr__pd_read(struct pfr_perfdata *pd)
 	has_time = !pfr_perf_decode(ev < pd->nev ? &pd->lay[ev] : &none,
 				    &rec.hdr, rec.payload, rec.len, &d) &&
 		   (d.fields & PFR_PERF_F_TIME);
-	if (rec.hdr.type == 68 /* FINISHED_ROUND */)
-		pfr__q_round(&pd->q);
-	if (pfr__q_add(&pd->q, has_time ? d.time : 0, has_time, ev, &rec))
-		pd->oom = 1;
+	if ((pd->flags & PFR_PERFDATA_OWN_AS_READ) && rec.hdr.type >= 64) {
+		/* as read, then what its round releases (perf script -D) */
+		struct pfr__q_item it = {0,	  0,
+					 rec.pos, ev,
+					 rec.hdr, (unsigned char *)rec.payload};
+
+		pfr__pd_deliver(pd, &it);
+		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
+			pfr__q_round(&pd->q);
+	} else {
+		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
+			pfr__q_round(&pd->q);
+		if (pfr__q_add(&pd->q, has_time ? d.time : 0, has_time, ev,
+			       &rec))
+			pd->oom = 1;
+	}
 	if (pd->flags & PFR_PERFDATA_FILE_ORDER)
 		pfr__q_flush(&pd->q);
 	if (pd->oom) {

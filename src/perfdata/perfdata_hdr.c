@@ -19,6 +19,7 @@
 
 #include "../../util/util.h"
 #include "perfdata_int.h"
+#include "trace.h"
 
 _Static_assert(PFR_PERFDATA_SHOW_TASK == PFR_SHOW_TASK &&
 		       PFR_PERFDATA_SHOW_MMAP == PFR_SHOW_MMAP &&
@@ -31,6 +32,21 @@ _Static_assert(PFR_PERFDATA_SHOW_TASK == PFR_SHOW_TASK &&
 		       PFR_PERFDATA_SHOW_TEXT_POKE == PFR_SHOW_TEXT_POKE &&
 		       PFR_PERFDATA_SHOW_OTHER == PFR_SHOW_OTHER,
 	       "the public SHOW bits are out.h's");
+_Static_assert(PFR_PERFDATA_FLD_COMM == PFR_FLD_COMM &&
+		       PFR_PERFDATA_FLD_TID == PFR_FLD_TID &&
+		       PFR_PERFDATA_FLD_PID == PFR_FLD_PID &&
+		       PFR_PERFDATA_FLD_TIME == PFR_FLD_TIME &&
+		       PFR_PERFDATA_FLD_CPU == PFR_FLD_CPU &&
+		       PFR_PERFDATA_FLD_EVENT == PFR_FLD_EVENT &&
+		       PFR_PERFDATA_FLD_TRACE == PFR_FLD_TRACE &&
+		       PFR_PERFDATA_FLD_IP == PFR_FLD_IP &&
+		       PFR_PERFDATA_FLD_SYM == PFR_FLD_SYM &&
+		       PFR_PERFDATA_FLD_SYMOFF == PFR_FLD_SYMOFF &&
+		       PFR_PERFDATA_FLD_DSO == PFR_FLD_DSO &&
+		       PFR_PERFDATA_FLD_PERIOD == PFR_FLD_PERIOD &&
+		       PFR_PERFDATA_FLD_ADDR == PFR_FLD_ADDR &&
+		       PFR_PERFDATA_NTYPES == PFR_OUT_NTYPES,
+	       "the public FLD bits and types are out.h's");
 
 #define PFR_PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
 
@@ -257,7 +273,9 @@ PFR_API int pfr_perfdata_buildid(struct pfr_perfdata *pd, const char *path,
 
 #define PFR_PD_PRINT_FLAGS                                                     \
 	(PFR_PERFDATA_PRINT_JSON | PFR_PERFDATA_PRINT_NS |                     \
-	 PFR_PERFDATA_PRINT_RELTIME | PFR_PERFDATA_PRINT_NO_CALLCHAIN)
+	 PFR_PERFDATA_PRINT_RELTIME | PFR_PERFDATA_PRINT_NO_CALLCHAIN |        \
+	 PFR_PERFDATA_PRINT_JSON_PY)
+#define PFR_PD_FLD_ALL 0x1fffu
 #define PFR_PD_SHOW_ALL 0x3ffu
 
 static int pfr__pd_print_opts(const struct pfr_perfdata_print_opts *o,
@@ -277,8 +295,12 @@ static int pfr__pd_print_opts(const struct pfr_perfdata_print_opts *o,
 	memcpy(out, o, sz < sizeof(*o) ? sz : sizeof(*o));
 	out->sz = sizeof(*out);
 	if ((out->flags & ~PFR_PD_PRINT_FLAGS) ||
-	    (out->show & ~PFR_PD_SHOW_ALL))
+	    (out->show & ~PFR_PD_SHOW_ALL) ||
+	    (out->fields_set & ~((1u << PFR_PERFDATA_NTYPES) - 1)))
 		return -PFR_E_INVAL;
+	for (int t = 0; t < PFR_PERFDATA_NTYPES; t++)
+		if (out->fields[t] & ~PFR_PD_FLD_ALL)
+			return -PFR_E_INVAL;
 	return 0;
 }
 
@@ -292,7 +314,10 @@ static int pfr__pd_style(struct pfr_perfdata *pd,
 
 	memset(&s, 0, sizeof(s));
 	for (int t = 0; t < PFR_OUT_NTYPES; t++)
-		s.fields[t] = pfr__out_default_fields(t);
+		s.fields[t] = (o->fields_set >> t & 1)
+				      ? o->fields[t]
+				      : pfr__out_default_fields(t);
+	s.user_set = o->fields_set;
 	s.show = o->show;
 	s.ns = !!(o->flags & PFR_PERFDATA_PRINT_NS);
 	s.reltime = !!(o->flags & PFR_PERFDATA_PRINT_RELTIME);
@@ -340,15 +365,110 @@ PFR_API int pfr_perfdata_print(struct pfr_perfdata *pd,
 	}
 	if (ev->decoded)
 		return 0; /* as perfring script: malformed, not printed */
-	pfr__out_set_file(pd->out, f,
-			  (po.flags & PFR_PERFDATA_PRINT_JSON) ? PFR_OUT_JSON
-							       : 0);
+	pfr__out_set_file(
+		pd->out, f,
+		((po.flags & PFR_PERFDATA_PRINT_JSON) ? PFR_OUT_JSON : 0u) |
+			((po.flags & PFR_PERFDATA_PRINT_JSON_PY)
+				 ? PFR_OUT_JSON_PY
+				 : 0u));
 	pfr__out_event(pd->out, &pd->oev[ev->evidx < pd->nev ? ev->evidx : 0],
 		       &ev->rec, &ev->hdr, ev->payload);
+	pfr__out_set_file(pd->out, NULL, 0); /* f is the caller's */
 	if (ferror(f)) {
 		if (!errno)
 			errno = EIO;
 		return -PFR_E_SYSTEM;
 	}
 	return 0;
+}
+
+PFR_API unsigned pfr_perfdata_default_fields(unsigned t)
+{
+	return t < PFR_PERFDATA_NTYPES ? pfr__out_default_fields((int)t) : 0;
+}
+
+PFR_API int pfr_perfdata_print_fields(struct pfr_perfdata *pd, uint32_t evidx,
+				      const struct pfr_perfdata_print_opts *o)
+{
+	struct pfr_perfdata_print_opts po;
+	int err;
+
+	if (!pd || evidx >= pd->nev)
+		return -PFR_E_INVAL;
+	err = pfr__pd_print_opts(o, &po);
+	if (err)
+		return err;
+	if (!pd->pset || memcmp(&po, &pd->popts, sizeof(po))) {
+		err = pfr__pd_style(pd, &po);
+		if (err)
+			return err;
+	}
+	return (int)pd->oev[evidx].fields;
+}
+
+/* --- printing records as they come --- */
+
+struct pfr_perfdata_printer {
+	struct pfr__out *out;
+};
+
+PFR_API int pfr_perfdata_printer_new(struct pfr_perfdata_printer **pp, FILE *f,
+				     unsigned flags,
+				     const char *const *tracepoints, unsigned n)
+{
+	struct pfr_perfdata_printer *p;
+	const char *why = "";
+
+	if (pp)
+		*pp = NULL;
+	if (!pp || !f || (n && !tracepoints) ||
+	    (flags &
+	     ~(PFR_PERFDATA_PRINT_JSON | PFR_PERFDATA_PRINT_NO_SYMBOLS)))
+		return -PFR_E_INVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -PFR_E_SYSTEM;
+	p->out = pfr__out_new(
+		f, ((flags & PFR_PERFDATA_PRINT_JSON) ? PFR_OUT_JSON : 0u) |
+			   ((flags & PFR_PERFDATA_PRINT_NO_SYMBOLS)
+				    ? PFR_OUT_NO_SYMS
+				    : 0u));
+	if (!p->out) {
+		free(p);
+		errno = ENOMEM;
+		return -PFR_E_SYSTEM;
+	}
+	if (n)
+		pfr__out_take_trace(
+			p->out, pfr__trace_open_tracefs(tracepoints, n, &why));
+	*pp = p;
+	return 0;
+}
+
+PFR_API int pfr_perfdata_printer_record(struct pfr_perfdata_printer *p,
+					const char *event,
+					const struct pfr_perf_layout *lay,
+					const struct pfr_record_header *hdr,
+					const void *payload, uint32_t len)
+{
+	uint64_t bad;
+
+	if (!p || !lay || !hdr || (!payload && len))
+		return -PFR_E_INVAL;
+	bad = pfr__out_bad(p->out);
+	pfr__out_record(p->out, event ? event : "", lay, hdr, payload, len);
+	return pfr__out_bad(p->out) == bad ? 0 : -PFR_E_INVAL;
+}
+
+PFR_API uint64_t pfr_perfdata_printer_bad(const struct pfr_perfdata_printer *p)
+{
+	return p ? pfr__out_bad(p->out) : 0;
+}
+
+PFR_API void pfr_perfdata_printer_free(struct pfr_perfdata_printer *p)
+{
+	if (!p)
+		return;
+	pfr__out_free(p->out);
+	free(p);
 }
