@@ -47,6 +47,7 @@ NO_SYMBOLS = 0x2
 NO_INLINE = 0x4
 NO_UNWIND = 0x8
 SAMPLES_ONLY = 0x10
+OWN_AS_READ = 0x20  # perf's own records as read (script -D's order)
 # pfr_perfdata_frame.flags
 FRAME_KERNEL, FRAME_FOUND, FRAME_INLINED, FRAME_UNWOUND = 0x1, 0x2, 0x4, 0x8
 # enum pfr_perfdata_kind
@@ -152,7 +153,8 @@ class _Stats(ctypes.Structure):
     # struct pfr_perfdata_stats
     _fields_ = [("sz", _size), ("records", _u64), ("bad", _u64),
                 ("late", _u64), ("capped", _u64), ("cut", _u64),
-                ("unfinished", _int), ("pad", _int)]
+                ("unfinished", _int), ("pad", _int),
+                ("zstd_cut_frame", _u64)]
 
 
 class _Value(ctypes.Structure):
@@ -941,11 +943,12 @@ class Reader(_Handle):
 
     def stats(self):
         """What went past so far: records, bad, late, capped, cut,
-        unfinished."""
+        unfinished, zstd_cut_frame."""
         st = _Stats()
         st.sz = ctypes.sizeof(st)
         _check(self._call("stats", _c.pfr_perfdata_stats,
                           ctypes.byref(st)), "pfr_perfdata_stats")
         return {"records": st.records, "bad": st.bad, "late": st.late,
                 "capped": st.capped, "cut": st.cut,
-                "unfinished": bool(st.unfinished)}
+                "unfinished": bool(st.unfinished),
+                "zstd_cut_frame": st.zstd_cut_frame}
