@@ -50,8 +50,8 @@ ex=$dest/usr/share/doc/perfring/examples/perfdata_read.py
 	"$top/python/perfring/perfdata.py" &&
 	cmp -s "$ex" "$top/docs/examples/perfdata_read.py" &&
 	[ -e "$dest/usr/lib/libperfring-perfdata.so.0" ]
-ok $? "perfring/perfdata.py, examples/perfdata_read.py and" \
-	"libperfring-perfdata.so.0 are installed"
+ok $? "perfring/perfdata.py, examples/perfdata_read.py and \
+libperfring-perfdata.so.0 are installed"
 [ -n "$init" ] || tap_done
 
 cat >"$tmp/busy.c" <<'EOC'
@@ -84,8 +84,8 @@ n=$(wc -l <"$tmp/py.frames")
 ours=$(grep -c " work+0x[0-9a-f]* ($tmp/busy)\$" "$tmp/py.frames")
 diff "$tmp/script.frames" "$tmp/py.frames" >"$log" 2>&1 &&
 	[ "$n" -gt 100 ] && [ "$ours" -gt 10 ]
-ok $? "its $n frame lines are perfring script's, line for line" \
-	"($ours in work() of busy)" "$log"
+ok $? "its $n frame lines are perfring script's, line for line ($ours \
+in work() of busy)" "$log"
 s=$(grep -c "cpu-clock:\$" "$tmp/py.txt")
 [ "$s" -gt 10 ] && [ "$s" -eq "$(grep -c " cpu-clock: *\$" "$tmp/script.txt")" ]
 ok $? "and as many samples ($s)"
