@@ -301,6 +301,10 @@ def _s(b):
     return b.decode("utf-8", "surrogateescape")
 
 
+def _str_at(h, p):
+    return _string_at(p)
+
+
 class Frame(object):
     """One frame of a call chain: ip (as recorded), addr (as perf script
     shows it: a user frame's offset into its file), sym ("[unknown]" when
@@ -780,11 +784,13 @@ class Reader(_Handle):
 
     # --- helpers of Event ---
     def _str(self, p):
+        """The library's string at p (a symbol or file name, valid until
+        close) as str, converted once: inside the call bracket, so that a
+        close() in another thread cannot free it under the copy."""
         s = self._strs.get(p)
         if s is None and p:
-            if self._closed:
-                raise _core._closed_error("a symbol name", self._what)
-            s = self._strs[p] = _s(_string_at(p))
+            s = self._strs[p] = _s(self._call("a symbol name",
+                                              _str_at, p))
         return s
 
     def _frames(self, fr):

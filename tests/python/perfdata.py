@@ -393,11 +393,44 @@ print(ev.time, ev.tid)  # the numbers were read at the step
 """
 
 
+CLOSE_RACE = """
+import sys, threading, time, perfring.perfdata as perfdata
+stops = 0
+for rnd in range(6):
+    pd = perfdata.open(%r)
+    seen = []
+    def work():
+        try:
+            for ev in pd:
+                for fr in ev.callchain:
+                    fr.sym
+                seen.append(ev)
+        except ValueError:
+            pass
+        try:  # events read before the close: their names, or ValueError
+            for ev in seen[-50:]:
+                ev.callchain
+        except ValueError:
+            pass
+    t = threading.Thread(target=work)
+    t.start()
+    time.sleep(0.002 * rnd)
+    pd.close()
+    t.join()
+    stops += 1
+print("rounds", stops)
+"""
+
+
 def check_close():
     rc, out = child(AFTER_CLOSE % path("g.data"))
     ok(rc == 0 and out.count("raised") == 6,
        "after close(): next, features, stats, comm, an event's call "
        "chain, buildid raise ValueError; close() twice; no crash", out)
+    rc, out = child(CLOSE_RACE % path("g.data"))
+    ok(rc == 0 and "rounds 6" in out,
+       "close() while another thread iterates and decodes call chains: "
+       "6 rounds, no crash", out)
     rc, out = child("import perfring.perfdata as p\n"
                     "p.Reader(1)\n")
     ok(rc != 0 and "TypeError" in out and "perfdata.open()" in out,
