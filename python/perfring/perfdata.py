@@ -32,6 +32,7 @@ LIBDIR `make install` recorded), else by the dynamic linker.
 import ctypes
 import ctypes.util
 import os
+import re
 import struct
 import sys
 
@@ -186,6 +187,7 @@ CORE_SIGS = [
     ("pfr_perf_file_event_name", _cp, [_vp, _u32]),
     ("pfr_perf_file_attr", _vp, [_vp, _u32]),
     ("pfr_perf_record_name", _cp, [_u32]),
+    ("pfr_perf_file_tracing", _vp, [_vp, P(_u64)]),
 ]
 SYS_SIGS = [
     ("pfr_perfdata_open", _int, [P(_vp), _cp, P(_Opts)]),
@@ -288,6 +290,10 @@ _EV = _picker(_Event, [
     ("decoded", "i"), ("len", "I"), ("payload", _Q), ("pos", "Q"),
     ("comm", _Q), ("nr_frames", "I"), ("frames", _Q)])
 _FR = struct.Struct("=QQ%sQ%sII" % (_Q, _Q))
+# a struct pfr_perfdata_value: name, kind, i, u, str, bytes, len, common
+_VAL = _picker(_Value, [
+    ("name", _Q), ("kind", "I"), ("i", "q"), ("u", "Q"), ("str", _Q),
+    ("bytes", _Q), ("len", "I"), ("common", "I")])
 _FR_SIZE = ctypes.sizeof(_Frame)
 if _FR.size != _FR_SIZE:
     raise ImportError("perfring.perfdata: struct pfr_perfdata_frame is %d "
@@ -295,6 +301,95 @@ if _FR.size != _FR_SIZE:
 _EV_SIZE = ctypes.sizeof(_Event)
 _string_at = ctypes.string_at
 _NONE_STR = {0: None}
+
+
+# Tracepoint formats, as the tracing data of the file writes them (the
+# text of tracefs' format files): decoded here, one unpack of the numbers
+# per sample, instead of a C call per field.  What this does not know
+# (no format, a field type it cannot place) goes to the library's
+# pfr_perfdata_field() instead.
+_FMT_RE = re.compile(rb"name: (\S+)\nID: (\d+)\nformat:\n(.*?)\n\nprint fmt",
+                     re.S)
+_FLD_RE = re.compile(rb"\tfield:([^;]*);\toffset:(\d+);\tsize:(\d+);"
+                     rb"\tsigned:(\d+);")
+_DECL_RE = re.compile(r"^(.*?)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^\]]*\])?$")
+_NUM = {(1, 0): "B", (1, 1): "b", (2, 0): "H", (2, 1): "h", (4, 0): "I",
+        (4, 1): "i", (8, 0): "Q", (8, 1): "q"}
+
+
+def _is_char(typ):
+    # libtraceevent's strings: arrays of char (signed or not), u8, s8
+    return "char" in typ or typ.split()[-1:] in (["u8"], ["s8"])
+
+
+def _plan(body):
+    """[(name, common, how, off, size)] of a format's fields, how one of
+    "num" (then the numbers' struct), "str", "bytes", "dstr", "dbytes"
+    (__data_loc), "rstr", "rbytes" (__rel_loc); None when a field is
+    beyond this decoder."""
+    out, nums = [], "="
+    pos = 0
+    for decl, off, size, sgn in _FLD_RE.findall(body):
+        decl, off, size = decl.decode("latin-1"), int(off), int(size)
+        m = _DECL_RE.match(decl.strip())
+        if not m:
+            return None
+        typ, name, arr = m.group(1), m.group(2), m.group(3)
+        common = name.startswith("common_")
+        dyn = typ.startswith("__data_loc") or typ.startswith("__rel_loc")
+        if dyn:
+            if size != 4:
+                return None
+            how = ("r" if typ.startswith("__rel_loc") else "d") + (
+                "str" if _is_char(typ) else "bytes")
+        elif arr is not None:
+            how = "str" if _is_char(typ) else "bytes"
+        else:
+            code = _NUM.get((size, int(sgn)))
+            if code is None:
+                return None
+            if off < pos:
+                return None
+            nums += "%dx%s" % (off - pos, code) if off > pos else code
+            pos = off + size
+            how = "num"
+        out.append((name, common, how, off, size))
+    return out, struct.Struct(nums), pos
+
+
+def _decode_plan(plan, raw):
+    """The fields of raw by plan: (fields, common_fields), or None when
+    raw is too short for them (the library then says why)."""
+    fields, nums, need = plan
+    if len(raw) < need:
+        return None
+    vals = iter(nums.unpack_from(raw))
+    flds, cflds = {}, {}
+    n = len(raw)
+    for name, common, how, off, size in fields:
+        if how == "num":
+            x = next(vals)
+        else:
+            if how[0] in "dr":
+                if off + 4 > n:
+                    return None
+                loc = int.from_bytes(raw[off:off + 4], "little")
+                at, size = loc & 0xffff, loc >> 16
+                if how[0] == "r":
+                    at += off + 4
+                how = how[1:]
+            else:
+                at = off
+            if at + size > n:
+                return None
+            b = raw[at:at + size]
+            if how == "str":
+                z = b.find(b"\0")
+                x = _s(b[:z] if z >= 0 else b)
+            else:
+                x = b
+        (cflds if common else flds)[name] = x
+    return flds, cflds
 
 
 def _s(b):
@@ -655,6 +750,15 @@ class Reader(_Handle):
         self._tp = {}  # evidx -> is a tracepoint
         self._samples_only = samples_only
         self._it = None
+        # tracepoint fields: a scratch event, a value and its unpacker
+        self._scratch = _Event()
+        self._scratch_ref = ctypes.byref(self._scratch)
+        self._val = _Value()
+        self._valref = ctypes.byref(self._val)
+        self._valview = memoryview(self._val).cast("B")
+        self._nfields = {}  # evidx -> fields of its format
+        self._plans = {}  # evidx -> the Python decoder's plan, or None
+        self._fmts = None  # tracepoint id -> format text
         f = _c.pfr_perfdata_file(h)
         n = _c.pfr_perf_file_nr_events(f)
         self._names = [_s(_c.pfr_perf_file_event_name(f, i) or b"")
@@ -828,55 +932,100 @@ class Reader(_Handle):
         return False
 
     def _event_copy(self, ev):
-        """A struct pfr_perfdata_event as ev was, its payload and raw
-        pointers into a copy of the payload that ev keeps."""
-        e = _Event.from_buffer_copy(ev._evb)
-        buf = ctypes.create_string_buffer(ev._pl, len(ev._pl) or 1)
-        base = ctypes.addressof(buf)
+        """The reader's scratch struct pfr_perfdata_event, filled as ev
+        was, its payload and raw pointers into ev's copy of the payload
+        (a bytes object's own buffer, read only by the library); with the
+        object that keeps that buffer alive."""
+        e = self._scratch
+        ctypes.memmove(ctypes.addressof(e), ev._evb, _EV_SIZE)
+        keep = ctypes.c_char_p(ev._pl)
+        base = ctypes.cast(keep, _vp).value
         t = ev._t
         e.payload = base
         e.rec.raw = base + (t[13] - t[16])
         e.nr_frames = 0
         e.frames = None
         e.comm = None
-        return e, buf
+        return e, keep
 
     def _decode_fields(self, ev):
         if not ev._evb or ev._pl is None:
             ev._flds, ev._cflds = {}, {}
             return
-        e, buf = self._event_copy(ev)
-        self._call("fields", self._fields_of, ev, ctypes.byref(e))
+        plan = self._plans.get(ev._t[1], 0)
+        if plan == 0:
+            plan = self._plans[ev._t[1]] = self._call(
+                "fields", self._plan_of, ev._t[1])
+        if plan is not None:
+            got = _decode_plan(plan, ev.raw)
+            if got is not None:
+                ev._flds, ev._cflds = got
+                return
+        self._call("fields", self._fields_of, ev)
 
-    def _fields_of(self, h, ev, ep):
-        n = _c.pfr_perfdata_nr_fields(h, ep)
+    def _formats(self, h):
+        """tracepoint id -> the format's text, from the file's tracing
+        data (once)."""
+        if self._fmts is None:
+            n = _u64()
+            p = _c.pfr_perf_file_tracing(_c.pfr_perfdata_file(h),
+                                         ctypes.byref(n))
+            blob = _string_at(p, n.value) if p and n.value else b""
+            self._fmts = {int(i): body for _, i, body in
+                          _FMT_RE.findall(blob)}
+        return self._fmts
+
+    def _plan_of(self, h, evidx):
+        """The Python decoder's plan of event evidx's format, or None
+        (then the library decodes the fields)."""
+        if os.environ.get("PERFRING_PY_C_FIELDS"):
+            return None
+        a = _c.pfr_perf_file_attr(_c.pfr_perfdata_file(h), evidx)
+        if not a:
+            return None
+        body = self._formats(h).get(_u64.from_address(a + 8).value)
+        return _plan(body) if body is not None else None
+
+    def _fields_of(self, h, ev):
+        e, keep = self._event_copy(ev)
+        ep = self._scratch_ref
+        evidx = ev._t[1]
+        n = self._nfields.get(evidx)
+        if n is None:
+            n = self._nfields[evidx] = max(_c.pfr_perfdata_nr_fields(h, ep),
+                                           0)
         flds, cflds = {}, {}
-        v = _Value()
-        vr = ctypes.byref(v)
+        vr, vview = self._valref, self._valview
         field = _c.pfr_perfdata_field
-        for i in range(max(n, 0)):
+        strs = self._strs
+        unpack = _VAL.unpack_from
+        for i in range(n):
             rc = field(h, ep, i, vr)
             if rc < 0:
                 raise Error(-rc, "pfr_perfdata_field")
-            k = v.kind
-            if k == SIGNED:
-                x = v.i
-            elif k == UNSIGNED:
-                x = v.u
+            name, k, ival, uval, sp, bp, ln, common = unpack(vview)
+            if k == UNSIGNED:
+                x = uval
+            elif k == SIGNED:
+                x = ival
             elif k == STRING:
-                x = _s(_string_at(v.str, v.len)) if v.len else ""
+                x = _s(_string_at(sp, ln)) if ln else ""
             else:
-                x = _string_at(v.bytes, v.len) if v.len else b""
-            (cflds if v.common else flds)[_s(v.name)] = x
+                x = _string_at(bp, ln) if ln else b""
+            nm = strs.get(name)
+            if nm is None:
+                nm = strs[name] = _s(_string_at(name))
+            (cflds if common else flds)[nm] = x
         ev._flds, ev._cflds = flds, cflds
 
     def _trace_text(self, ev):
         if not ev._evb or ev._pl is None:
             return None
-        e, buf = self._event_copy(ev)
-        return self._call("text", self._text_of, ctypes.byref(e))
+        return self._call("text", self._text_of, ev)
 
-    def _text_of(self, h, ep):
+    def _text_of(self, h, ev):
+        e, keep = self._event_copy(ev)
+        ep = self._scratch_ref
         n = _c.pfr_perfdata_trace_text(h, ep, None, 0)
         if n < 0:
             return None

@@ -277,7 +277,24 @@ def check_tracepoints():
     ok(good, "field(), common_fields, raw, text of sched_switch; "
        "raw_syscalls' args as 48 bytes",
        repr((e.fields, e.common_fields, e.text)))
+    # the formats decoded in Python (one unpack a sample) against the
+    # library's pfr_perfdata_field() (PERFRING_PY_C_FIELDS=1), all fields
+    py = [(e.fields, e.common_fields) for e, _ in pairs]
+    planned = sorted(pd.event_names[i] for i, p in pd._plans.items() if p)
     pd.close()
+    os.environ["PERFRING_PY_C_FIELDS"] = "1"
+    with perfdata.open(path("tp.data")) as pd2:
+        cl = [(e.fields, e.common_fields) for e in pd2
+              if e.type == "SAMPLE"]
+        unplanned = not any(pd2._plans.values())
+    del os.environ["PERFRING_PY_C_FIELDS"]
+    same = len(py) == len(cl) and all(
+        a == b and all(type(a[0][k]) is type(b[0][k]) for k in a[0])
+        for a, b in zip(py, cl))
+    ok(same and unplanned and len(planned) == len(names),
+       "the formats decoded in Python (%s) give every field of every "
+       "sample as the library's pfr_perfdata_field()" % ", ".join(planned),
+       "%r" % [(a, b) for a, b in zip(py, cl) if a != b][:2])
 
 
 def child(code):

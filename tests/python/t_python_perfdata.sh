@@ -61,6 +61,7 @@ if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
 fi
 if [ -d /sys/kernel/tracing/events/raw_syscalls ] &&
 	"$P" record -e sched:sched_switch -e raw_syscalls:sys_enter \
+		-e sched:sched_process_exec \
 		-e syscalls:sys_enter_openat -o tp.data -- sh -c \
 		'for i in 1 2 3; do ls / >/dev/null; cat /etc/hostname; done' \
 		>tp.log 2>&1 &&
