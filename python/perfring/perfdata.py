@@ -728,6 +728,8 @@ class Reader(_Handle):
 
     @classmethod
     def _open(cls, path, o, samples_only=False):
+        if isinstance(path, os.PathLike):
+            path = os.fspath(path)
         if isinstance(path, str):
             path = os.fsencode(path)
         if not isinstance(path, bytes):
