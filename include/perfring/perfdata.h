@@ -56,6 +56,9 @@ struct pfr_perfdata;
 /* perf's own records (type 64 and up) returned as read, ahead of the
  * records their FINISHED_ROUND releases (perf script -D's order) */
 #define PFR_PERFDATA_OWN_AS_READ 0x20u
+/* no frames computed (nr_frames 0): for a caller that prints with
+ * pfr_perfdata_print(), which resolves them itself */
+#define PFR_PERFDATA_NO_FRAMES 0x40u
 
 struct pfr_perfdata_opts {
 	size_t sz; /* sizeof(struct pfr_perfdata_opts), or 0 */

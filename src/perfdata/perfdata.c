@@ -29,7 +29,8 @@
 #define PFR_PD_FLAGS                                                           \
 	(PFR_PERFDATA_FILE_ORDER | PFR_PERFDATA_NO_SYMBOLS |                   \
 	 PFR_PERFDATA_NO_INLINE | PFR_PERFDATA_NO_UNWIND |                     \
-	 PFR_PERFDATA_SAMPLES_ONLY | PFR_PERFDATA_OWN_AS_READ)
+	 PFR_PERFDATA_SAMPLES_ONLY | PFR_PERFDATA_OWN_AS_READ |                \
+	 PFR_PERFDATA_NO_FRAMES)
 #define PFR_PD_QUEUE_DEFAULT (64ull << 20)
 #define PFR_PD_FRAMES_DEFAULT 512u
 #define PFR_PD_FRAMES_MAX 65536u
@@ -343,7 +344,8 @@ static void pfr__pd_take(struct pfr_perfdata *pd)
 	}
 	pfr__out_track(pd->out, &e->rec);
 	e->comm = pfr__out_comm(pd->out, pfr__pd_tid(&e->rec));
-	if (e->type != PERF_RECORD_SAMPLE || !e->attr)
+	if (e->type != PERF_RECORD_SAMPLE || !e->attr ||
+	    (pd->flags & PFR_PERFDATA_NO_FRAMES))
 		return;
 	if (pd->flags & PFR_PERFDATA_NO_UNWIND)
 		what |= PFR_OUT_FR_NO_UNWIND;

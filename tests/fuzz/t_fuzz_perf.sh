@@ -27,6 +27,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$top/cli/script/script.c" "$top/util/util.c" \
 	"$top/src/perfdata/unwind.c" "$top/src/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
 	"$top"/src/perfdata/queue.c "$top"/cli/script/python.c \
+	"$top"/src/perfdata/perfdata.c "$top"/src/perfdata/perfdata_hdr.c \
 	"$top/src/perf/perf_decode.c" \
 	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
 	"$top/src/perf/perf.c" "$top/src/ring/ring.c" "$top/src/ring/task.c" \
