@@ -49,6 +49,7 @@ NO_INLINE = 0x4
 NO_UNWIND = 0x8
 SAMPLES_ONLY = 0x10
 OWN_AS_READ = 0x20  # perf's own records as read (script -D's order)
+NO_FRAMES = 0x40  # samples without frames (no call chain, no sym/dso)
 # pfr_perfdata_frame.flags
 FRAME_KERNEL, FRAME_FOUND, FRAME_INLINED, FRAME_UNWOUND = 0x1, 0x2, 0x4, 0x8
 # enum pfr_perfdata_kind
@@ -676,8 +677,8 @@ class Event(object):
 
 
 def _opts(flags=0, file_order=False, symbols=True, inline=True,
-          unwind=True, samples_only=False, max_frames=0, buildid_dir=None,
-          queue_bytes=0):
+          unwind=True, frames=True, samples_only=False, max_frames=0,
+          buildid_dir=None, queue_bytes=0):
     _uint("flags", flags, 32)
     _uint("max_frames", max_frames, 32)
     _uint("queue_bytes", queue_bytes, 64)
@@ -685,6 +686,7 @@ def _opts(flags=0, file_order=False, symbols=True, inline=True,
     flags |= 0 if symbols else NO_SYMBOLS
     flags |= 0 if inline else NO_INLINE
     flags |= 0 if unwind else NO_UNWIND
+    flags |= 0 if frames else NO_FRAMES
     flags &= ~SAMPLES_ONLY
     # samples_only: side-band records are skipped here, not by the
     # library, so that the reader sees them go past (its comm cache)
@@ -701,7 +703,8 @@ def open(path="perf.data", **opts):
     compressed or not; "-": standard input) and returns a Reader.
     Options: file_order (records as stored, not in time order),
     symbols=False (frames without symbols), inline=False (no inlined
-    frames), unwind=False (DWARF user stacks not unwound), samples_only
+    frames), unwind=False (DWARF user stacks not unwound), frames=False
+    (no frames at all: callchain [], sym/dso None), samples_only
     (side-band records tracked but not returned), max_frames (per sample;
     0: 512), buildid_dir (the build-id cache; None: $PERF_BUILDID_DIR,
     else ~/.debug), queue_bytes (memory for time ordering; 0: 64 MiB),
