@@ -107,7 +107,7 @@ measure() {
 	b=$(echo $b | median)
 	rows="$rows$(printf '| %s | %s | %s | %s | %.2f |' "$label" \
 		"$(eval echo "\$n_${file%.data}")" "$a" "$b" \
-		"$(echo "$b $a" | awk '{ print $2 > 0 ? $1 / $2 : 0 }')")
+		"$(echo "$b $a" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')")
 "
 	echo "$label: perf $a s, perfring $b s" >&2
 }
