@@ -49,7 +49,7 @@ def read(path):
 
 def commands():
     main = read(os.path.join(TOP, 'cli', 'main.c'))
-    return set(re.findall(r'\{\s*"([a-z]+)"\s*,\s*pfr_cmd_', main))
+    return set(re.findall(r'\{\s*"([a-z]+)"\s*,\s*(?:cli|pfr)_cmd_', main))
 
 
 def macros():
