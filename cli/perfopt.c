@@ -100,7 +100,8 @@ static int po_ambiguous(const struct cli_perfopt_cmd *c, const char *name,
 			     neg && !strncmp(l, "no-", 3) ? l + 3 : l);
 		at += w > 0 ? (size_t)w : 0;
 	}
-	return util_usage_error(c->name, "ambiguous option '--%.*s' (could be %s)",
+	return util_usage_error(c->name,
+				"ambiguous option '--%.*s' (could be %s)",
 				(int)len, name, list);
 }
 
@@ -130,17 +131,17 @@ static int po_long(const struct cli_perfopt_cmd *c, int argc, char **argv,
 	}
 	if (neg) {
 		if (eq)
-			return util_usage_error(c->name,
-						"option '--%.*s' takes no value",
-						(int)len, name);
+			return util_usage_error(
+				c->name, "option '--%.*s' takes no value",
+				(int)len, name);
 		return c->negate(c->arg, neg, a);
 	}
 	if (!o)
 		return util_usage_error(c->name, "unknown option '--%.*s'",
 					(int)len, name);
 	if (eq && o->arg == CLI_PERFOPT_FLAG)
-		return util_usage_error(c->name,
-					"option '--%s' takes no value", o->l);
+		return util_usage_error(c->name, "option '--%s' takes no value",
+					o->l);
 	if (eq)
 		v = eq + 1;
 	else if (o->arg == CLI_PERFOPT_VALUE && *i + 1 < argc)
@@ -168,8 +169,8 @@ static int po_short(const struct cli_perfopt_cmd *c, int argc, char **argv,
 			if (c->opts[k].s == a[j])
 				o = &c->opts[k];
 		if (!o)
-			return util_usage_error(c->name,
-						"unknown option '%s'", sp);
+			return util_usage_error(c->name, "unknown option '%s'",
+						sp);
 		if (o->arg != CLI_PERFOPT_FLAG && a[j + 1]) {
 			v = a + j + 1;
 		} else if (o->arg == CLI_PERFOPT_VALUE) {

@@ -1305,8 +1305,8 @@ static int opt_threads(struct rec *R, const char *v)
 }
 
 /* The options perf has in its own meaning that need more than a flag. */
-static int apply_perf_opt(struct rec *R, const struct cli_perfopt *o, const char *v,
-			  const char *spelled)
+static int apply_perf_opt(struct rec *R, const struct cli_perfopt *o,
+			  const char *v, const char *spelled)
 {
 	unsigned long long n;
 
@@ -1697,7 +1697,7 @@ static int rec_negate(void *arg, const struct cli_perfopt *o,
  * not an option, or everything after "--", is the command. */
 static int parse_args(struct rec *R, int argc, char **argv)
 {
-	const struct cli_perfopt_cmd cmd = {"record", ropts, NROPTS,
+	const struct cli_perfopt_cmd cmd = {"record",  ropts,	   NROPTS,
 					    rec_apply, rec_negate, R};
 	int rest, dashdash, rc;
 

@@ -640,7 +640,7 @@ static int cli_apply_value(struct cli_script *S, const struct cli_perfopt *o,
 
 /* One option (v: its value, NULL for a flag).  0, 1 for --help, or -1. */
 static int cli_opt_apply(void *arg, const struct cli_perfopt *o, const char *v,
-		     const char *spelled)
+			 const char *spelled)
 {
 	struct cli_script *S = arg;
 
@@ -700,7 +700,7 @@ static int cli_opt_apply(void *arg, const struct cli_perfopt *o, const char *v,
  * docs/script.md.)  0, or -1 with the one-line refusal.
  */
 static int cli_opt_negate(void *arg, const struct cli_perfopt *o,
-		      const char *spelled)
+			  const char *spelled)
 {
 	struct cli_script *S = arg;
 
@@ -793,7 +793,7 @@ static int cli_py_args(struct cli_script *S, int argc, char **argv, int i)
 int cli_script_opts(struct cli_script *S, int argc, char **argv)
 {
 	const struct cli_perfopt_cmd cmd = {
-		"script", sopts, sizeof(sopts) / sizeof(sopts[0]),
+		"script",      sopts,	       sizeof(sopts) / sizeof(sopts[0]),
 		cli_opt_apply, cli_opt_negate, S};
 	int rest, dashdash, r;
 
