@@ -16,7 +16,8 @@
 # prefixes (--inp), bundled short options (-Gfi), the ambiguous prefix
 # named with its candidates, "unknown option" for an unknown one,
 # "takes no value", negated prefixes (--no-hide), and --no-help refused in
-# one line; record only: the ambiguous prefix's candidates.
+# one line, --buildid-dir; record only: the ambiguous prefix's
+# candidates, --buildid-all and --buildid-dir.
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
 
@@ -141,6 +142,21 @@ refused script "-i s.data foo -G" 2 "unknown argument 'foo'" \
 	-i s.data foo -G
 # --NAME negates an option named no-NAME (record's -i, --no-inherit)
 accepted record "--no-inherit --inherit" --no-inherit --inherit -- true
+
+# The build-id options parsed (another change gives them their effect):
+# record's -N, --buildid-all, --buildid-dir DIR; script's --buildid-dir.
+accepted record "-N --buildid-all --buildid-dir DIR" -N --buildid-all \
+	--buildid-dir "$tmp" -- true
+accepted record "--no-buildid-cache --buildid-all --no-buildid-all \
+--buildid-dir=DIR --no-buildid-dir" --no-buildid-cache --buildid-all \
+	--no-buildid-all --buildid-dir="$tmp" --no-buildid-dir -- true
+accepted script "-i s.data --buildid-dir DIR" -i s.data --buildid-dir "$tmp"
+accepted script "-i s.data --buildid-dir=DIR --no-buildid-dir" -i s.data \
+	--buildid-dir="$tmp" --no-buildid-dir
+refused record "--buildid-dir (no value)" 2 "option '--buildid-dir' needs" \
+	--buildid-dir
+refused script "--buildid-dir (no value)" 2 "option '--buildid-dir' needs" \
+	-i s.data --buildid-dir
 
 # Optional values (perf's -z[N], --switch-output[=X]): attached or after
 # '=', never the next word.
