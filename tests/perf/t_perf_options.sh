@@ -18,6 +18,7 @@
 # "takes no value", negated prefixes (--no-hide), and --no-help refused in
 # one line, --buildid-dir; record only: the ambiguous prefix's
 # candidates, --buildid-all and --buildid-dir.
+# shellcheck source=tests/perf/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
 
@@ -59,8 +60,9 @@ refused() {
 	local cmd=$1 desc=$2 want=$3 re=$4
 	shift 4
 	run "$cmd" "$@"
-	[ $rc -eq "$want" ] && grep -v -e "^Try 'perfring" -e '^Fix: ' err | wc -l |
-		grep -qx 1 && grep -Eq -- "$re" err
+	[ $rc -eq "$want" ] &&
+		[ "$(grep -cv -e "^Try 'perfring" -e '^Fix: ' err)" -eq 1 ] &&
+		grep -Eq -- "$re" err
 	ok $? "$cmd $desc: exit $rc (want $want), /$re/" err
 }
 
