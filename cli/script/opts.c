@@ -536,6 +536,9 @@ static int cli_valopt(struct cli_script *S, int argc, char **argv, int *i)
 	if ((v = cli_optval(argc, argv, i, 'i', "--input", &bad))) {
 		S->in = v;
 	} else if (!bad &&
+		   (v = cli_optval(argc, argv, i, 0, "--buildid-dir", &bad))) {
+		S->buildid_dir = v; /* perf's `perf --buildid-dir DIR` */
+	} else if (!bad &&
 		   (v = cli_optval(argc, argv, i, 'F', "--fields", &bad))) {
 		if (S->nfields_arg == 8)
 			return cli_err("too many -F%s", "");

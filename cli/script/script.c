@@ -242,6 +242,8 @@ static int cli_script_run(struct cli_script *S)
 		goto out;
 	}
 	cli_script_trace(S);
+	if (strcmp(S->in, "-"))
+		pfr__out_read_buildids(S->out, S->in, S->buildid_dir);
 	pfr__out_set_style(S->out, &S->style);
 	pfr__q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
 	n = cli_script_read(S, &q);
