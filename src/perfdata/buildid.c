@@ -512,17 +512,20 @@ const char *pfr__bid_symfile(const struct pfr__bids *b, const char *dir,
 			     const char *name, char *buf, size_t n)
 {
 	const struct pfr__bid *e = NULL;
+	int vdso = !strcmp(name, "[vdso]");
 	char hex[41];
 
+	if (name[0] != '/' && !vdso)
+		return name; /* not a file */
 	for (size_t i = 0; b && i < b->n && !e; i++)
 		if (b->v[i].pid == -1 && !strcmp(b->v[i].name, name))
 			e = &b->v[i];
-	if (!e || pfr_bid_file_is(name, e->id, e->len, NULL))
+	if (!e || (!vdso && pfr_bid_file_is(name, e->id, e->len, NULL)))
 		return name;
 	pfr_bid_hex(hex, e->id, e->len);
 	if (!dir ||
-	    snprintf(buf, n, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2) >=
-		    (int)n ||
+	    snprintf(buf, n, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2,
+		     vdso ? "vdso" : "elf") >= (int)n ||
 	    !pfr_bid_file_is(buf, e->id, e->len, NULL))
 		return NULL;
 	return buf;

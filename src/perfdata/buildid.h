@@ -61,8 +61,9 @@ int pfr__bid_cache_add(const struct pfr__bids *b, const char *dir);
  * picks it: name itself when b does not list it or when its build id is
  * the recorded one; else (the file gone, or rebuilt) the cache's copy
  * DIR/.build-id/<2 hex>/<rest>/elf when it has that build id, written to
- * buf (n bytes).  NULL: no file has the recorded build id (the samples
- * stay unresolved, as in perf).
+ * buf (n bytes).  "[vdso]" resolves to the cache's .../vdso only; another
+ * name that is no path ("[heap]"), to itself.  NULL: no file has the
+ * recorded build id (the samples stay unresolved, as in perf).
  */
 const char *pfr__bid_symfile(const struct pfr__bids *b, const char *dir,
 			     const char *name, char *buf, size_t n);
