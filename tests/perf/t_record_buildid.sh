@@ -90,11 +90,11 @@ void run_cb(void (*f)(double), double secs)
 }
 EOC
 echo 'void unused_fn(void) {}' >unused.c
-FP="-O1 -g -fno-omit-frame-pointer -Wl,--build-id"
-cc $FP -shared -fPIC -o libbw.so bwlib.c &&
-	cc $FP -shared -fPIC -o libcb.so cb.c &&
-	cc $FP -shared -fPIC -o libunused.so unused.c &&
-	cc $FP -o bw bw.c -L. -Wl,--no-as-needed -lbw -lcb -lunused \
+FP=(-O1 -g -fno-omit-frame-pointer -Wl,--build-id)
+cc "${FP[@]}" -shared -fPIC -o libbw.so bwlib.c &&
+	cc "${FP[@]}" -shared -fPIC -o libcb.so cb.c &&
+	cc "${FP[@]}" -shared -fPIC -o libunused.so unused.c &&
+	cc "${FP[@]}" -o bw bw.c -L. -Wl,--no-as-needed -lbw -lcb -lunused \
 		-Wl,-rpath,"$tmp" ||
 	{
 		fail "the workload builds"
@@ -141,6 +141,38 @@ comm -23 pfr.ids pfr-all.ids >notsub
 ok $([ ! -s notsub ] && grep -q '/libunused\.so$' pfr-all.ids &&
 	! grep -q '/libunused\.so$' pfr.ids; echo $?) \
 	"--buildid-all lists a superset of the default, libunused.so (never run) only there" notsub
+# -a: the same rule over every process (a file whose id cannot be read,
+# deleted or without one, is listed by neither), and perf's ids.
+./bw >/dev/null 2>&1 &
+$P record -q -a --buildid-dir "$tmp/rcA" -o pfr-a.data -- sleep 0.5 \
+	2>rec.err
+ok $? "perfring record -a" rec.err
+perf --buildid-dir "$tmp/pcA" record -q -a -o perf-a.data -- sleep 0.5 \
+	>/dev/null 2>&1
+wait
+perf script -G -F ip,dso -i pfr-a.data 2>/dev/null |
+	sed -n 's/^ *[0-9a-f]* (\(.*\)) *$/\1/p' | grep -vx unknown |
+	sort -u >hit-a
+{
+	cat hit-a
+	echo '[vdso]'
+} | sort -u >want-a
+ids pfr-a.data >pfr-a.ids
+awk '{ print $2 }' pfr-a.ids | sort >got-a
+comm -13 want-a got-a >extra-a
+comm -23 want-a got-a | while read -r f; do
+	# a hit file not listed must be one no id can be read from
+	[ -f "$f" ] && readelf -n "$f" 2>/dev/null | grep -q 'Build ID' &&
+		echo "$f"
+done >missing-a
+cat extra-a missing-a >a.diff
+ok $([ ! -s a.diff ] && grep -qx '\[vdso\]' got-a; echo $?) \
+	"-a: the DSOs samples hit and [vdso] ($(wc -l <got-a) listed)" a.diff
+join -1 2 -2 2 <(sort -k2 pfr-a.ids) <(ids perf-a.data | sort -k2) >both-a
+awk '$2 != $3' both-a >idmis-a
+ok $([ ! -s idmis-a ] && grep -q '^\[kernel\.kallsyms\] ' both-a &&
+	grep -q '^\[vdso\] ' both-a; echo $?) \
+	"-a: the ids of the $(wc -l <both-a) DSOs both list are perf's, the kernel's and [vdso]'s among them" idmis-a
 $P record -q -B --buildid-dir "$tmp/rcB" -o pfr-B.data ./bw 2>/dev/null
 perf --buildid-dir "$tmp/pcB" record -q -B -o perf-B.data ./bw \
 	>/dev/null 2>&1
@@ -206,7 +238,7 @@ syms() { # syms: the user-space samples' ip, symbol and DSO
 		sed 's/^ *//'
 }
 cp bw bw.orig
-cc $FP -DREBUILT -o bw bw.c -L. -Wl,--no-as-needed -lbw -lcb -lunused \
+cc "${FP[@]}" -DREBUILT -o bw bw.c -L. -Wl,--no-as-needed -lbw -lcb -lunused \
 	-Wl,-rpath,"$tmp"
 perf --buildid-dir "$tmp/rc" script -G -F ip,sym,dso -i pfr.data \
 	2>/dev/null | syms >ref.rebuilt
