@@ -63,8 +63,8 @@ int main(int argc, char **argv)
 	(void)argv;
 	if (argc > 5)
 		unused_fn(); /* never: libunused.so is mapped, not run */
-	run_cb(mainwork, 0.3);
-	libwork(0.2);
+	run_cb(mainwork, 0.15);
+	libwork(0.1);
 	return 0;
 }
 EOC
