@@ -1908,8 +1908,6 @@ static void stamped_name(const char *path, char *out, size_t len)
 		 (unsigned)(tv.tv_usec / 10000));
 }
 
-/* The file written so far gets its time-stamped name; --switch-max-files
- * keeps only the newest ones. */
 /* perf record's build-id cache update: the objects HEADER_BUILD_ID lists
  * for the file at path go into the cache (unless -B or -N).  A cache
  * that cannot be written is warned about; the recording stands. */
@@ -1932,6 +1930,8 @@ static void cache_build_ids(struct rec *R, const char *path)
 	pfr__bids_free(&b);
 }
 
+/* The file written so far gets its time-stamped name; --switch-max-files
+ * keeps only the newest ones. */
 static int put_away(struct rec *R)
 {
 	char name[4096];

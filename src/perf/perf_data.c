@@ -615,10 +615,9 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
  * record --buildid-all), the kernel included. */
 static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 {
+	int all = f->buildids == PFR__BUILDID_ALL;
 	unsigned char id[20];
 	size_t n;
-
-	int all = f->buildids == PFR__BUILDID_ALL;
 
 	if (f->kernel_hit || all) {
 		unsigned char notes[4096];
