@@ -15,6 +15,7 @@
 #include <gelf.h>
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -179,23 +180,30 @@ static size_t pfr_bid_of_elf(Elf *e, unsigned char id[20])
 	return (size_t)n;
 }
 
-/* 1 when ELF e has a section named name. */
-static int pfr_bid_has_section(Elf *e, const char *name)
+/* ELF e's section named name (its header in *sh), or NULL. */
+static Elf_Scn *pfr_bid_section_named(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t str;
 
 	if (elf_getshdrstrndx(e, &str))
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
 		const char *s;
 
-		if (gelf_getshdr(scn, &sh) &&
-		    (s = elf_strptr(e, str, sh.sh_name)) && !strcmp(s, name))
-			return 1;
+		if (gelf_getshdr(scn, sh) &&
+		    (s = elf_strptr(e, str, sh->sh_name)) && !strcmp(s, name))
+			return scn;
 	}
-	return 0;
+	return NULL;
+}
+
+/* 1 when ELF e has a section named name. */
+static int pfr_bid_has_section(Elf *e, const char *name)
+{
+	GElf_Shdr sh;
+
+	return pfr_bid_section_named(e, name, &sh) != NULL;
 }
 
 /* 1 when the regular file at path is an ELF file with build id (id,
@@ -260,6 +268,342 @@ static int pfr_bid_vdso_is(const unsigned char *id, size_t len)
 	elf_end(e);
 	return ok;
 }
+
+/* --- perf's SDT probe list (the cache's probes file) --- */
+
+/* A growing text. */
+struct pfr_bid_text {
+	char *p;
+	size_t n, cap;
+	int err;
+};
+
+static void pfr_bid_add(struct pfr_bid_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void pfr_bid_add(struct pfr_bid_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	size_t nc;
+	char *np;
+	int w;
+
+	for (;;) {
+		va_start(ap, fmt);
+		w = vsnprintf(t->p ? t->p + t->n : NULL,
+			      t->p ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		if (w < 0) {
+			t->err = 1;
+			return;
+		}
+		if (t->p && (size_t)w < t->cap - t->n) {
+			t->n += (size_t)w;
+			return;
+		}
+		nc = t->cap * 2 + (size_t)w + 256;
+		np = realloc(t->p, nc);
+		if (!np) {
+			t->err = 1;
+			return;
+		}
+		t->p = np;
+		t->cap = nc;
+	}
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* perf's x86 renaming of an SDT operand's register for uprobe_events:
+ * every width of a general register is its 16-bit name, %r8d..%r15b
+ * are %r8..%r15. */
+static const char *const pfr_bid_regs[][2] = {
+	{"%eax", "%ax"},   {"%rax", "%ax"},   {"%al", "%ax"},
+	{"%ah", "%ax"},	   {"%ebx", "%bx"},   {"%rbx", "%bx"},
+	{"%bl", "%bx"},	   {"%bh", "%bx"},    {"%ecx", "%cx"},
+	{"%rcx", "%cx"},   {"%cl", "%cx"},    {"%ch", "%cx"},
+	{"%edx", "%dx"},   {"%rdx", "%dx"},   {"%dl", "%dx"},
+	{"%dh", "%dx"},	   {"%esi", "%si"},   {"%rsi", "%si"},
+	{"%sil", "%si"},   {"%edi", "%di"},   {"%rdi", "%di"},
+	{"%dil", "%di"},   {"%ebp", "%bp"},   {"%rbp", "%bp"},
+	{"%bpl", "%bp"},   {"%rsp", "%sp"},   {"%esp", "%sp"},
+	{"%spl", "%sp"},   {"%r8d", "%r8"},   {"%r8w", "%r8"},
+	{"%r8b", "%r8"},   {"%r9d", "%r9"},   {"%r9w", "%r9"},
+	{"%r9b", "%r9"},   {"%r10d", "%r10"}, {"%r10w", "%r10"},
+	{"%r10b", "%r10"}, {"%r11d", "%r11"}, {"%r11w", "%r11"},
+	{"%r11b", "%r11"}, {"%r12d", "%r12"}, {"%r12w", "%r12"},
+	{"%r12b", "%r12"}, {"%r13d", "%r13"}, {"%r13w", "%r13"},
+	{"%r13b", "%r13"}, {"%r14d", "%r14"}, {"%r14w", "%r14"},
+	{"%r14b", "%r14"}, {"%r15d", "%r15"}, {"%r15w", "%r15"},
+	{"%r15b", "%r15"},
+};
+
+/* The uprobe_events name of the register reg (rl bytes), or NULL when it
+ * keeps its own. */
+static const char *pfr_bid_reg(const char *reg, size_t rl)
+{
+	for (size_t i = 0; i < sizeof(pfr_bid_regs) / sizeof(pfr_bid_regs[0]);
+	     i++)
+		if (!strncmp(pfr_bid_regs[i][0], reg, rl))
+			return pfr_bid_regs[i][1];
+	return NULL;
+}
+
+/* One operand (SIZE@OP's OP) in uprobe_events' form into out (n bytes),
+ * as perf converts it: [sign][digits][(]%reg[)], a displacement in
+ * parentheses always signed ("+0" when there is none).  0, or -1 when
+ * perf skips it (a constant, or a form it does not take). */
+static int pfr_bid_sdt_op(const char *op, char *out, size_t n)
+{
+	const char *p = op, *sign = NULL, *dig, *reg, *name, *pre = "";
+	size_t nd, rl;
+	int open, close;
+
+	if (*p == '+' || *p == '-')
+		sign = p++;
+	for (dig = p; *p >= '0' && *p <= '9';)
+		p++;
+	nd = (size_t)(p - dig);
+	open = *p == '(';
+	p += open;
+	reg = p;
+	if (p[0] != '%' || p[1] < 'a' || p[1] > 'z' || !p[2])
+		return -1;
+	for (p += 2; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9');)
+		p++;
+	rl = (size_t)(p - reg);
+	close = *p == ')';
+	if (p[close])
+		return -1;
+	if (open)
+		pre = sign ? (*sign == '-' ? "-" : "+") : nd ? "+" : "+0";
+	name = pfr_bid_reg(reg, rl);
+	snprintf(out, n, "%s%.*s%s%.*s%s", pre, (int)nd, dig, open ? "(" : "",
+		 name ? (int)strlen(name) : (int)rl, name ? name : reg,
+		 close ? ")" : "");
+	return 0;
+}
+#else
+static int pfr_bid_sdt_op(const char *op, char *out, size_t n)
+{
+	(void)op;
+	(void)out;
+	(void)n;
+	return -1; /* perf's renaming is per architecture */
+}
+#endif
+
+/* The arguments ("SIZE@OP ...") as perf writes them: " argN=OP:TYPE". */
+static void pfr_bid_sdt_args(struct pfr_bid_text *t, const char *args)
+{
+	static const char *const suffix[17] = {
+		":s64", "",	"", "",	    ":s32", "", ":s16", ":s8", "",
+		":u8",	":u16", "", ":u32", "",	    "", "",	":u64"};
+	char arg[256], op[256];
+	int i = 0, k;
+
+	for (;;) {
+		const char *at, *type = "";
+		long sz;
+
+		while (*args == ' ')
+			args++;
+		for (k = 0; *args && *args != ' ' && k < 255; k++)
+			arg[k] = *args++;
+		arg[k] = 0;
+		if (!k)
+			return;
+		i++;
+		at = strchr(arg, '@');
+		if (at) {
+			sz = strtol(arg, NULL, 10);
+			if (sz < -8 || sz > 8)
+				continue;
+			type = suffix[sz + 8];
+		}
+		if (!pfr_bid_sdt_op(at ? at + 1 : arg, op, sizeof(op)))
+			pfr_bid_add(t, " arg%d=%s%s", i, op, type);
+	}
+}
+
+/* One SDT note's probe: its key and perf's "p:" line (no newline). */
+struct pfr_bid_probe {
+	char *key; /* "sdt_PROVIDER:NAME" */
+	char *line;
+	size_t first; /* the index of the key's first note */
+};
+
+static int pfr_bid_probe_cmp(const void *a, const void *b)
+{
+	const struct pfr_bid_probe *x = a, *y = b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
+/* An SDT note's descriptor: its three addresses (location, base,
+ * semaphore) and three strings. */
+struct pfr_bid_note {
+	uint64_t a[3];
+	const char *prov, *name, *args;
+};
+
+/* Splits the descriptor desc (len bytes) of a note of an ELF file of
+ * class elf64; 0, or -1 when it is malformed. */
+static int pfr_bid_note_split(struct pfr_bid_note *nt, const char *desc,
+			      size_t len, int elf64)
+{
+	size_t w = elf64 ? 8 : 4, pl, nl;
+
+	if (len < 3 * w + 2)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		uint32_t a32;
+
+		if (elf64) {
+			memcpy(&nt->a[i], desc + i * w, 8);
+		} else {
+			memcpy(&a32, desc + i * w, 4);
+			nt->a[i] = a32;
+		}
+	}
+	nt->prov = desc + 3 * w;
+	pl = strnlen(nt->prov, len - 3 * w);
+	if (3 * w + pl + 1 >= len)
+		return -1;
+	nt->name = nt->prov + pl + 1;
+	nl = strnlen(nt->name, len - 3 * w - pl - 1);
+	if (3 * w + pl + nl + 1 >= len)
+		return -1;
+	nt->args = 3 * w + pl + nl + 2 < len ? nt->name + nl + 1 : "";
+	return 0;
+}
+
+/* The probe of note nt of the file at real path rp into v[n]: its
+ * location moved by base_off (perf's prelink adjustment, from
+ * .stapsdt.base), its semaphore by sadj (to a file offset, from
+ * .probes).  0 or -1. */
+static int pfr_bid_probe(struct pfr_bid_probe *v, size_t n,
+			 struct pfr_bid_note *nt, const char *rp,
+			 uint64_t base_off, uint64_t sadj)
+{
+	struct pfr_bid_text k = {NULL, 0, 0, 0}, t = {NULL, 0, 0, 0};
+
+	if (base_off)
+		nt->a[0] += base_off - nt->a[1];
+	if (nt->a[2])
+		nt->a[2] -= sadj;
+	pfr_bid_add(&k, "sdt_%s:%s", nt->prov, nt->name);
+	pfr_bid_add(&t, "p:sdt_%s/%s %s:0x%llx", nt->prov, nt->name, rp,
+		    (unsigned long long)nt->a[0]);
+	if (nt->a[2])
+		pfr_bid_add(&t, "(0x%llx)", (unsigned long long)nt->a[2]);
+	pfr_bid_sdt_args(&t, nt->args);
+	v[n].key = k.p;
+	v[n].line = t.p;
+	v[n].first = n;
+	if (k.err || t.err || !k.p || !t.p)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].key, k.p)) {
+			v[n].first = v[i].first;
+			break;
+		}
+	return 0;
+}
+
+/* The probes of the SDT notes in d (the .note.stapsdt section of ELF e,
+ * the file at real path rp) into *vp; their count. */
+static size_t pfr_bid_probes_of(Elf *e, Elf_Data *d, const char *rp,
+				struct pfr_bid_probe **vp)
+{
+	int elf64 = gelf_getclass(e) == ELFCLASS64;
+	uint64_t base_off = 0, sadj = 0;
+	struct pfr_bid_probe *v = NULL;
+	size_t off = 0, n = 0, next, no, dd;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+
+	if (pfr_bid_section_named(e, ".stapsdt.base", &sh))
+		base_off = sh.sh_offset;
+	if (pfr_bid_section_named(e, ".probes", &sh))
+		sadj = sh.sh_addr - sh.sh_offset;
+	while ((next = gelf_getnote(d, off, &nh, &no, &dd)) > 0) {
+		struct pfr_bid_note nt;
+		struct pfr_bid_probe *nv;
+
+		off = next;
+		if (nh.n_type != 3 || nh.n_namesz != 8 ||
+		    memcmp((char *)d->d_buf + no, "stapsdt", 8) ||
+		    pfr_bid_note_split(&nt, (char *)d->d_buf + dd, nh.n_descsz,
+				       elf64))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		if (!pfr_bid_probe(v, n, &nt, rp, base_off, sadj)) {
+			n++;
+		} else {
+			free(v[n].key);
+			free(v[n].line);
+		}
+	}
+	*vp = v;
+	return n;
+}
+
+/* Appends the probes of ELF e's SDT notes to t, as perf's probe cache
+ * lists them: per PROVIDER:NAME in the order first seen,
+ * "%sdt_PROVIDER:NAME=NAME", then its probes' lines sorted, each once. */
+static void pfr_bid_sdt_notes(Elf *e, const char *rp, struct pfr_bid_text *t)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = pfr_bid_section_named(e, ".note.stapsdt", &sh);
+	Elf_Data *d =
+		scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
+	struct pfr_bid_probe *v = NULL;
+	size_t n = d ? pfr_bid_probes_of(e, d, rp, &v) : 0;
+
+	qsort(v, n, sizeof(*v), pfr_bid_probe_cmp);
+	for (size_t i = 0; i < n; i++) {
+		int head = !i || v[i].first != v[i - 1].first;
+
+		if (head)
+			pfr_bid_add(t, "%%%s=%s\n", v[i].key,
+				    strchr(v[i].key, ':') + 1);
+		if (head || strcmp(v[i].line, v[i - 1].line))
+			pfr_bid_add(t, "%s\n", v[i].line);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].line);
+	}
+	free(v);
+}
+
+/* perf's probes file for the ELF file at real path rp: its SDT probes
+ * (none for a file without); malloc'ed text, its length in *len, NULL
+ * when empty. */
+static char *pfr_bid_sdt_list(const char *rp, size_t *len)
+{
+	struct pfr_bid_text t = {NULL, 0, 0, 0};
+	int fd = util_open_regular(rp);
+	Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+
+	if (e && elf_kind(e) == ELF_K_ELF)
+		pfr_bid_sdt_notes(e, rp, &t);
+	elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	if (t.err) {
+		free(t.p);
+		t.p = NULL;
+		t.n = 0;
+	}
+	*len = t.n;
+	return t.p;
+}
 #else
 /* Built without elfutils: no build id can be checked. */
 static int pfr_bid_file_is(const char *path, const unsigned char *id,
@@ -283,6 +627,13 @@ static int pfr_bid_vdso_is(const unsigned char *id, size_t len)
 	(void)id;
 	(void)len;
 	return 0;
+}
+
+static char *pfr_bid_sdt_list(const char *rp, size_t *len)
+{
+	(void)rp;
+	*len = 0;
+	return NULL;
 }
 #endif
 
@@ -421,20 +772,39 @@ static int pfr_bid_link(const char *cache, const char *path, const char *hex)
 	return 0;
 }
 
-/* The object files of one user DSO (at real path rp); 0 or -1. */
-static int pfr_bid_add_file(const struct pfr__bid *e, const char *dir,
-			    const char *hex)
+/* perf's probes file in dir: the SDT probes of the file at real path rp
+ * (empty when it has none); kept when it exists.  0 or -1. */
+static int pfr_bid_probes(const char *dir, const char *rp)
+{
+	char to[PATH_MAX], *text;
+	size_t len;
+	int err;
+
+	if (snprintf(to, sizeof(to), "%s/probes", dir) >= (int)sizeof(to))
+		return errno = ENAMETOOLONG, -1;
+	if (!access(to, F_OK))
+		return 0;
+	text = pfr_bid_sdt_list(rp, &len);
+	err = pfr_bid_copy(NULL, text ? text : "", len, to, 0644);
+	free(text);
+	return err;
+}
+
+/* The object files of one user DSO (of entry e, at real path rp); 0 or
+ * -1. */
+static int pfr_bid_add_file(const struct pfr__bid *e, const char *rp,
+			    const char *dir, const char *hex)
 {
 	char dbg[PATH_MAX];
 
-	if (pfr_bid_place(dir, "elf", e->name))
+	if (pfr_bid_place(dir, "elf", rp))
 		return -1;
 	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 hex, hex + 2);
 	if (pfr_bid_file_is(dbg, e->id, e->len, ".debug_info") &&
 	    pfr_bid_place(dir, "debug", dbg))
 		return -1;
-	return pfr_bid_touch(dir, "probes");
+	return pfr_bid_probes(dir, rp);
 }
 
 /* The vdso's files; 0 or -1. */
@@ -489,7 +859,7 @@ static int pfr_bid_add_one(const struct pfr__bid *e, const char *cache)
 		return -1;
 	if (kernel ? pfr_bid_add_kallsyms(dir)
 	    : vdso ? pfr_bid_add_vdso(dir)
-		   : pfr_bid_add_file(e, dir, hex))
+		   : pfr_bid_add_file(e, path, dir, hex))
 		return -1;
 	return pfr_bid_link(cache, path, hex);
 }
