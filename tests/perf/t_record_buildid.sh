@@ -204,6 +204,28 @@ if [ -d pca ] && [ -d rca ]; then
 else
 	fail "--buildid-all: both caches written (perf: $([ -d pca ] && echo yes || echo no), perfring: $([ -d rca ] && echo yes || echo no))"
 fi
+# a C++ program: libstdc++'s SDT notes make perf write a non-empty
+# probes file (its probe list for uprobe_events)
+printf '%s\n' '#include <stdexcept>' \
+	'int main() { try { throw std::runtime_error("x"); } catch (...) {} }' \
+	>cx.cc
+if command -v c++ >/dev/null 2>&1 && c++ -O1 -o cx cx.cc 2>/dev/null; then
+	perf --buildid-dir "$tmp/pcx" record -q --buildid-all -o cx-perf.data \
+		./cx >/dev/null 2>&1
+	$P record -q --buildid-all --buildid-dir "$tmp/rcx" -o cx-pfr.data \
+		./cx 2>/dev/null
+	tree pcx >pcx.tree
+	tree rcx >rcx.tree
+	diff pcx.tree rcx.tree >cx.diff
+	for d in pcx rcx; do
+		(cd $d && find . -name probes -size +0 | sort | xargs cat) >$d.probes
+	done
+	diff pcx.probes rcx.probes >>cx.diff
+	ok $([ ! -s cx.diff ] && [ -d rcx ]; echo $?) \
+		"a C++ program: the cache tree and the probes files' SDT lists are perf's ($(grep -c '^p:' rcx.probes) probes)" cx.diff
+else
+	skip "no C++ compiler" "a C++ program's cache tree and SDT lists"
+fi
 k=$(awk '$2 == "[kernel.kallsyms]" { print $1 }' pfr-all.ids)
 cmp -s "rca/.build-id/${k:0:2}/${k:2}/kallsyms" /proc/kallsyms ||
 	[ "$(wc -l <"rca/.build-id/${k:0:2}/${k:2}/kallsyms")" -gt 1000 ]
