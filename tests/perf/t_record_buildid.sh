@@ -243,6 +243,9 @@ PERF_BUILDID_DIR=$tmp/envc2 $P record -q --buildid-dir "$tmp/optc" \
 	-o pfr-opt.data ./bw 2>/dev/null
 ok $([ -L "optc/.build-id/${b:0:2}/${b:2}" ] && [ ! -e envc2 ]; echo $?) \
 	"--buildid-dir wins over PERF_BUILDID_DIR"
+$P --buildid-dir "$tmp/glob" record -q -o pfr-glob.data ./bw 2>/dev/null
+ok $([ -L "glob/.build-id/${b:0:2}/${b:2}" ]; echo $?) \
+	"perf's global form: perfring --buildid-dir DIR record"
 $P record -q -o pfr-home.data ./bw 2>/dev/null
 ok $([ -L "$HOME/.debug/.build-id/${b:0:2}/${b:2}" ]; echo $?) \
 	"neither given: \$HOME/.debug, perf's default"
