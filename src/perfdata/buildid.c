@@ -27,6 +27,7 @@
 
 #include "../../util/util.h"
 #include "buildid.h"
+#include "perf/perf_header.h"
 
 #define PFR_BID_FEAT 2 /* HEADER_BUILD_ID's bit */
 #define PFR_BID_MISC_SIZE (1u << 15) /* the id's length is in the entry */
@@ -897,6 +898,40 @@ const char *pfr__bid_symfile(const struct pfr__bids *b, const char *dir,
 	    snprintf(buf, n, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2,
 		     vdso ? "vdso" : "elf") >= (int)n ||
 	    !pfr_bid_file_is(buf, e->id, e->len, NULL))
+		return NULL;
+	return buf;
+}
+
+const char *pfr__bid_kallsyms(const struct pfr__bids *b, const char *dir,
+			      char *buf, size_t n)
+{
+	const struct pfr__bid *e = NULL;
+	unsigned char notes[4096], id[20];
+	char hex[41];
+	ssize_t got = -1;
+	size_t len = 0;
+	int fd;
+
+	for (size_t i = 0; b && i < b->n && !e; i++)
+		if (b->v[i].pid == -1 &&
+		    !strcmp(b->v[i].name, "[kernel.kallsyms]"))
+			e = &b->v[i];
+	if (!e)
+		return "/proc/kallsyms";
+	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = read(fd, notes, sizeof(notes));
+		close(fd);
+	}
+	if (got > 0)
+		len = pfr__notes_build_id(notes, (size_t)got, id);
+	if (len == e->len && !memcmp(id, e->id, len))
+		return "/proc/kallsyms";
+	pfr_bid_hex(hex, e->id, e->len);
+	if (!dir ||
+	    snprintf(buf, n, "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex) >=
+		    (int)n ||
+	    access(buf, R_OK))
 		return NULL;
 	return buf;
 }

@@ -68,4 +68,14 @@ int pfr__bid_cache_add(const struct pfr__bids *b, const char *dir);
 const char *pfr__bid_symfile(const struct pfr__bids *b, const char *dir,
 			     const char *name, char *buf, size_t n);
 
+/*
+ * The kallsyms file the kernel's samples resolve through, as perf script
+ * picks it: /proc/kallsyms when b lists no kernel or the running kernel's
+ * build id (/sys/kernel/notes) is the recorded one; else the cache's
+ * DIR/[kernel.kallsyms]/<build-id>/kallsyms, written to buf (n bytes),
+ * when it is there; else NULL (no kernel symbols, as in perf).
+ */
+const char *pfr__bid_kallsyms(const struct pfr__bids *b, const char *dir,
+			      char *buf, size_t n);
+
 #endif

@@ -121,9 +121,9 @@ static const char *pfr__comm(struct pfr__out *o, uint32_t tid)
 	return o->anon;
 }
 
-static void pfr__load_kallsyms(struct pfr__symtab *t)
+static void pfr__load_kallsyms(struct pfr__symtab *t, const char *path)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = path ? fopen(path, "r") : NULL;
 	char line[512], name[256], type;
 	unsigned long long a;
 
@@ -209,6 +209,8 @@ struct pfr__loc {
 
 static struct pfr_dso *pfr__kernel(struct pfr__out *o)
 {
+	char ksyms[4096];
+
 	if (!o->kernel) {
 		o->kernel = calloc(1, sizeof(*o->kernel));
 		if (!o->kernel)
@@ -218,8 +220,12 @@ static struct pfr_dso *pfr__kernel(struct pfr__out *o)
 			free(o->kernel);
 			return o->kernel = NULL;
 		}
+		/* the running kernel's, else the cache's (buildid.h) */
 		if (!(o->flags & PFR_OUT_NO_SYMS))
-			pfr__load_kallsyms(&o->kernel->tab);
+			pfr__load_kallsyms(&o->kernel->tab,
+					   pfr__bid_kallsyms(&o->bids,
+							     o->bid_dir, ksyms,
+							     sizeof(ksyms)));
 		o->kernel->loaded = 1;
 	}
 	return o->kernel;

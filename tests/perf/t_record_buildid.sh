@@ -295,4 +295,45 @@ PERF_BUILDID_DIR=$tmp/rc $P script -G -F ip,sym,dso -i pfr.data \
 diff ref.moved out.moved >moved.diff
 ok $([ $? -eq 0 ] && grep -q 'mainwork' out.moved; echo $?) \
 	"bw moved away: the same symbols as perf script (PERF_BUILDID_DIR)" moved.diff
+
+# The kernel: a recording whose kernel build id is not the running
+# kernel's resolves through the cache's [kernel.kallsyms]/<id>/kallsyms
+# (here the running one's with every name but _text and _stext renamed
+# K_NAME), and without one stays unresolved, as perf script.
+cat >kpatch.py <<'EOP'
+import struct, sys
+src, dst, fake = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
+b = bytearray(open(src, 'rb').read())
+doff, dsize = struct.unpack_from('<QQ', b, 40)
+feat = struct.unpack_from('<Q', b, 72)[0]
+off, size = struct.unpack_from('<QQ', b, doff + dsize + 16 * bin(feat & 3).count('1'))
+o = off
+while o < off + size:
+    esz = struct.unpack_from('<H', b, o + 6)[0]
+    if bytes(b[o + 36:o + esz]).split(b'\0')[0] == b'[kernel.kallsyms]':
+        b[o + 12:o + 12 + len(fake)] = fake
+    o += esz
+open(dst, 'wb').write(b)
+EOP
+fake=abababababababababababababababababababab
+if python3 kpatch.py pfr.data kfake.data $fake 2>kp.err &&
+	ids kfake.data | grep -q "^$fake \[kernel.kallsyms\]"; then
+	mkdir -p "kc/[kernel.kallsyms]/$fake"
+	sed '/ _s\?text$/!s/^\([0-9a-f]* [tTwW] \)/\1K_/' /proc/kallsyms \
+		>"kc/[kernel.kallsyms]/$fake/kallsyms"
+	for c in kc none; do
+		perf --buildid-dir "$tmp/$c" script -G -F ip,sym,dso -i kfake.data \
+			2>/dev/null | grep 'kernel\.kallsyms' >"k.ref.$c"
+		$P script --buildid-dir "$tmp/$c" -G -F ip,sym,dso -i kfake.data \
+			2>/dev/null | grep 'kernel\.kallsyms' >"k.out.$c"
+	done
+	diff k.ref.kc k.out.kc >k.diff
+	ok $([ $? -eq 0 ] && grep -q ' K_' k.out.kc; echo $?) \
+		"another kernel's recording: its symbols from the cache's kallsyms, as perf script ($(grep -c ' K_' k.out.kc) samples)" k.diff
+	diff k.ref.none k.out.none >k.diff
+	ok $([ $? -eq 0 ] && [ -s k.out.none ] && ! grep -qv '\[unknown\]' k.out.none; echo $?) \
+		"and without a cached kallsyms, unresolved as in perf (not the running kernel's names)" k.diff
+else
+	fail "the kernel's build id patched into a copy of the file" kp.err
+fi
 tap_done
