@@ -129,7 +129,7 @@ perf script -G -F ip,dso -i pfr.data 2>/dev/null |
 awk '{ print $2 }' pfr.ids | sort >got
 diff want got >hit.diff
 ok $? "buildid-list on perfring's file: the DSOs samples hit, and [vdso] ($(wc -l <got) listed)" hit.diff
-grep -q 'libcb\.so' hit || ! grep -q 'libcb\.so' got
+[ -s got ] && { grep -q 'libcb\.so' hit || ! grep -q 'libcb\.so' got; }
 ok $? "a DSO only on the call chains is not listed (as perf)"
 # each id is the one perf lists for that path
 join -1 2 -2 2 <(sort -k2 pfr.ids) <(sort -k2 perf-all.ids) |
@@ -284,7 +284,7 @@ perf --buildid-dir "$tmp/none" script -G -F ip,sym,dso -i pfr.data \
 $P script --buildid-dir "$tmp/none" -G -F ip,sym,dso -i pfr.data \
 	2>/dev/null | syms >out.none
 diff ref.none out.none >none.diff
-ok $([ $? -eq 0 ] && ! grep -q ' mainwork ' out.none; echo $?) \
+ok $([ $? -eq 0 ] && [ -s out.none ] && ! grep -q ' mainwork ' out.none; echo $?) \
 	"no cache: bw's samples stay unresolved, as in perf (not the rebuilt file's symbols)" none.diff
 mv bw bw.moved
 mv bw.orig bw.gone
