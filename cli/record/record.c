@@ -34,6 +34,7 @@
 
 #include "../cli.h"
 #include "../perfopt.h"
+#include "perfdata/buildid.h"
 #include "perfdata/out.h"
 #include "perfdata/trace.h"
 
@@ -95,8 +96,8 @@ struct rec {
 	const char *output;
 	int stream; /* --stream: text on stdout */
 	int no_buildid, clockid, delay_ms, zlevel, ts_filename;
-	int no_buildid_cache, buildid_all; /* -N, --buildid-all */
-	const char *buildid_dir; /* --buildid-dir */
+	int buildid_all, no_buildid_cache; /* --buildid-all, -N */
+	const char *buildid_dir; /* --buildid-dir: the build-id cache */
 	unsigned long long max_size; /* --max-size: bytes, 0: none */
 	int switch_mode; /* --switch-output: SW_* */
 	unsigned long long switch_size, switch_secs;
@@ -177,10 +178,11 @@ static void usage(FILE *f)
 		"      --stream       print the records in perf script's shape "
 		"instead\n"
 		"      --json         print JSON Lines instead\n"
-		"  -B, --no-buildid   no build ids in the file\n"
-		"      --buildid-all  build ids of every object, not only "
-		"those hit\n"
-		"      --buildid-dir DIR  the build-id cache (default "
+		"  -B, --no-buildid   no build ids in the file (nor the cache)\n"
+		"  -N, --no-buildid-cache  no build-id cache update\n"
+		"      --buildid-all  the build ids of every file mapped, not only "
+		"of those hit\n"
+		"      --buildid-dir DIR  the build-id cache ($PERF_BUILDID_DIR, "
 		"~/.debug)\n"
 		"  -k, --clockid CLK  monotonic, monotonic_raw, realtime, "
 		"boottime, tai\n"
@@ -218,7 +220,7 @@ static void usage(FILE *f)
 		"  -r, --realtime PRIO  the reader at SCHED_FIFO priority PRIO\n"
 		"      --dry-run      check the options and stop\n"
 		"  -T, --timestamp, -P, --period, --sample-cpu, -v, --verbose,\n"
-		"  -N, --no-buildid-cache, --sample-identifier, --strict-freq,\n"
+		"      --sample-identifier, --strict-freq,\n"
 		"      --no-buffering, --num-thread-synthesize, "
 		"--proc-map-timeout,\n"
 		"      --mmap-flush, --affinity, --tail-synthesize  accepted as "
@@ -709,6 +711,9 @@ enum {
 	O_HELP,
 	O_STREAM,
 	O_NO_BUILDID,
+	O_NO_BUILDID_CACHE,
+	O_BUILDID_ALL,
+	O_BUILDID_DIR,
 	O_CLOCKID,
 	O_DELAY,
 	O_MAX_SIZE,
@@ -724,9 +729,6 @@ enum {
 	O_NO_BPF_EVENT,
 	O_REALTIME,
 	O_DRY_RUN,
-	O_NO_BUILDID_CACHE,
-	O_BUILDID_ALL,
-	O_BUILDID_DIR,
 	O_NOOP, /* accepted; perfring always does it, or it changes nothing */
 	O_NONE, /* perf has it, perfring does not */
 };
@@ -1460,6 +1462,15 @@ static int apply_opt(struct rec *R, const struct cli_perfopt *o, const char *v,
 	case O_NO_BUILDID:
 		R->no_buildid = 1;
 		return 0;
+	case O_NO_BUILDID_CACHE:
+		R->no_buildid_cache = 1;
+		return 0;
+	case O_BUILDID_ALL:
+		R->buildid_all = 1;
+		return 0;
+	case O_BUILDID_DIR:
+		R->buildid_dir = v;
+		return 0;
 	case O_TS_FILENAME:
 		R->ts_filename = 1;
 		return 0;
@@ -1479,15 +1490,6 @@ static int apply_opt(struct rec *R, const struct cli_perfopt *o, const char *v,
 		return 0;
 	case O_DRY_RUN:
 		R->dry_run = 1;
-		return 0;
-	case O_NO_BUILDID_CACHE:
-		R->no_buildid_cache = 1;
-		return 0;
-	case O_BUILDID_ALL:
-		R->buildid_all = 1;
-		return 0;
-	case O_BUILDID_DIR:
-		R->buildid_dir = v;
 		return 0;
 	case O_NOOP:
 		return 0;
@@ -1781,6 +1783,28 @@ static void stamped_name(const char *path, char *out, size_t len)
 		 (unsigned)(tv.tv_usec / 10000));
 }
 
+/* perf record's build-id cache update: the objects HEADER_BUILD_ID lists
+ * for the file at path go into the cache (unless -B or -N).  A cache
+ * that cannot be written is warned about; the recording stands. */
+static void cache_build_ids(struct rec *R, const char *path)
+{
+	struct pfr__bids b = {NULL, 0};
+	char dir[4096];
+
+	if (R->no_buildid || R->no_buildid_cache || !strcmp(path, "-") ||
+	    pfr__bids_read(&b, path) <= 0)
+		return;
+	/* perf makes the cache's directory itself, not its parents */
+	if (!pfr__bid_cache_dir(R->buildid_dir, dir, sizeof(dir)) ||
+	    (mkdir(dir, 0755) && errno != EEXIST) ||
+	    pfr__bid_cache_add(&b, dir))
+		fprintf(stderr,
+			"perfring record: warning: build-id cache %s not "
+			"updated: %s\n",
+			dir, strerror(errno));
+	pfr__bids_free(&b);
+}
+
 /* The file written so far gets its time-stamped name; --switch-max-files
  * keeps only the newest ones. */
 static int put_away(struct rec *R)
@@ -1793,6 +1817,7 @@ static int put_away(struct rec *R)
 		return fail(EX_FAIL, "rename %s to %s: %s", R->output, name,
 			    strerror(errno));
 	fprintf(stderr, "[ perfring record: dump %s ]\n", name);
+	cache_build_ids(R, name);
 	f = realloc(R->switch_files, (size_t)(R->nswitch + 1) * sizeof(*f));
 	if (!f || !(f[R->nswitch] = strdup(name)))
 		return fail(EX_FAIL, "out of memory");
@@ -1865,6 +1890,7 @@ static int make_session(struct rec *R)
 	if (R->all_cpus || R->delay_ms)
 		o.flags |= PFR_PERF_SESSION_TRACKING;
 	o.flags |= (R->no_buildid ? PFR_PERF_SESSION_NO_BUILDID : 0) |
+		   (R->buildid_all ? PFR_PERF_SESSION_BUILDID_ALL : 0) |
 		   (R->no_bpf_event ? PFR_PERF_SESSION_NO_BPF_EVENT : 0);
 	o.compress_level = R->zlevel;
 	o.delay_ms = R->delay_ms;
@@ -2302,6 +2328,8 @@ static int record_run(struct rec *R, int argc, char **argv)
 		rc = session_error(R, rc);
 	if (!rc && R->output && (R->switch_mode || R->ts_filename))
 		rc = put_away(R);
+	else if (!rc && R->output)
+		cache_build_ids(R, R->output);
 	if (R->out)
 		R->out_bad = pfr__out_bad(R->out);
 	fflush(stdout);

@@ -42,6 +42,10 @@ static void usage(FILE *f)
 		"-iF, --input=F, prefixes of long names).\n"
 		"  -i, --input FILE       the file to read (- : standard "
 		"input)\n"
+		"      --buildid-dir DIR  the build-id cache for rebuilt or "
+		"moved files\n"
+		"                         (default $PERF_BUILDID_DIR, "
+		"~/.debug)\n"
 		"  -F, --fields [TYPE:]LIST  perf script's fields: comm tid "
 		"pid time cpu\n"
 		"                         event trace ip sym symoff dso "
@@ -249,6 +253,8 @@ static int cli_script_run(struct cli_script *S)
 		goto out;
 	}
 	cli_script_trace(S);
+	if (strcmp(S->in, "-"))
+		pfr__out_read_buildids(S->out, S->in, S->buildid_dir);
 	pfr__out_set_style(S->out, &S->style);
 	pfr__q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
 	n = cli_script_read(S, &q);

@@ -17,10 +17,10 @@ struct cli_trange {
 
 struct cli_script {
 	const char *in;
+	const char *buildid_dir; /* --buildid-dir: the build-id cache */
 	unsigned flags; /* PFR_OUT_* */
 	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;
-	const char *buildid_dir; /* --buildid-dir (the build-id cache) */
 	struct pfr__out_style style;
 	/* -F's text per output type, applied once the events are known */
 	const char *fields_arg[8];

@@ -172,12 +172,13 @@ void pfr__file_set_bpf(struct pfr_perf_file *f, const unsigned char *info,
 	f->bpf_set = 1;
 }
 
-int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
+int pfr__file_set_opts(struct pfr_perf_file *f, int buildids, int clockid,
 		       int zlevel)
 {
-	if (!f || f->started || !f->out || zlevel < 0 || zlevel > 22)
+	if (!f || f->started || !f->out || zlevel < 0 || zlevel > 22 ||
+	    buildids < PFR__BUILDID_HIT || buildids > PFR__BUILDID_ALL)
 		return -PFR_E_INVAL;
-	f->no_buildid = no_buildid;
+	f->buildids = buildids;
 	f->clockid = clockid;
 	if (!zlevel)
 		return 0;
@@ -461,8 +462,9 @@ pfr_sample_attr(const struct pfr_perf_file *f,
 	return &f->ev[0].attr;
 }
 
-/* A sample: its time (for SAMPLE_TIME) and the DSOs its ip and call
- * chain fall in. */
+/* A sample: its time (for SAMPLE_TIME) and the DSO its ip falls in.  Only
+ * the ip, as perf record's build-id pass marks them (perf 6.1: a DSO that
+ * only appears in call chains is not listed). */
 static void pfr_note_sample(struct pfr_perf_file *f,
 			    const struct pfr_record_header *hdr,
 			    const void *payload, uint32_t len)
@@ -492,19 +494,6 @@ static void pfr_note_sample(struct pfr_perf_file *f,
 		return;
 	if (r.fields & PFR_PERF_F_IP)
 		pfr_mark_hit(f, mode, r.pid, r.ip);
-	for (uint64_t i = 0;
-	     (r.fields & PFR_PERF_F_CALLCHAIN) && i < r.nr_callchain; i++) {
-		uint64_t ip = pfr_perf_u64(r.callchain, i);
-
-		if (ip == PERF_CONTEXT_KERNEL)
-			mode = PERF_RECORD_MISC_KERNEL;
-		else if (ip == PERF_CONTEXT_USER)
-			mode = PERF_RECORD_MISC_USER;
-		else if (ip >= PERF_CONTEXT_MAX)
-			mode = 0;
-		else
-			pfr_mark_hit(f, mode, r.pid, ip);
-	}
 }
 
 /* One HEADER_BUILD_ID entry (perf's struct perf_record_header_build_id):
@@ -621,13 +610,16 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 /* HEADER_BUILD_ID: the build id of every DSO a sample hit -- the kernel
  * (from /sys/kernel/notes), the vdso (ours: every process of this ABI maps
  * the same), and the files -- so that perf can tell when a binary changed
- * since the recording. */
+ * since the recording.  As perf writes it: [vdso] whenever a process
+ * mapped it, hit or not; with PFR__BUILDID_ALL every DSO mapped (perf
+ * record --buildid-all), the kernel included. */
 static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 {
+	int all = f->buildids == PFR__BUILDID_ALL;
 	unsigned char id[20];
 	size_t n;
 
-	if (f->kernel_hit) {
+	if (f->kernel_hit || all) {
 		unsigned char notes[4096];
 		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 		ssize_t got = fd < 0 ? -1 : read(fd, notes, sizeof(notes));
@@ -642,7 +634,7 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 	for (uint32_t i = 0; i < f->nr_dsos; i++) {
 		const char *name = f->dsos[i].name;
 
-		if (!f->dsos[i].hit)
+		if (!f->dsos[i].hit && !all && strcmp(name, "[vdso]"))
 			continue;
 		n = name[0] == '/' ? pfr_file_build_id(name, id)
 				   : pfr__vdso_build_id(id);
@@ -1057,7 +1049,9 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 	case PFR_FEAT_TRACING_DATA:
 		return pfr_has_tracepoints(f) ? pfr_write_tracing(f, o) : -1;
 	case PFR_FEAT_BUILD_ID:
-		return f->no_buildid ? -1 : pfr_write_build_ids(f, o);
+		return f->buildids == PFR__BUILDID_NONE
+			       ? -1
+			       : pfr_write_build_ids(f, o);
 	case PFR_FEAT_HOSTNAME:
 		pfr__put_string(o, u.nodename);
 		return 0;
