@@ -524,10 +524,22 @@ static void pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
 		fwrite(zero, padded - l, 1, o);
 }
 
-/* One program header of an ELF file of either class: type, offset and
- * size of its contents in the file.  0, or -1 on a short read. */
-static int pfr_elf_phdr(int fd, int elf64, uint64_t at, uint32_t *type,
-			uint64_t *off, uint64_t *size)
+/* v in the other byte order when swap. */
+static uint64_t pfr_elf_u(uint64_t v, int size, int swap)
+{
+	if (!swap)
+		return v;
+	if (size == 2)
+		return __builtin_bswap16((uint16_t)v);
+	if (size == 4)
+		return __builtin_bswap32((uint32_t)v);
+	return __builtin_bswap64(v);
+}
+
+/* One program header of an ELF file of either class and byte order: type,
+ * offset and size of its contents in the file.  0, or -1 on a short read. */
+static int pfr_elf_phdr(int fd, int elf64, int swap, uint64_t at,
+			uint32_t *type, uint64_t *off, uint64_t *size)
 {
 	if (elf64) {
 		Elf64_Phdr ph;
@@ -535,24 +547,25 @@ static int pfr_elf_phdr(int fd, int elf64, uint64_t at, uint32_t *type,
 		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
 		    (ssize_t)sizeof(ph))
 			return -1;
-		*type = ph.p_type;
-		*off = ph.p_offset;
-		*size = ph.p_filesz;
+		*type = (uint32_t)pfr_elf_u(ph.p_type, 4, swap);
+		*off = pfr_elf_u(ph.p_offset, 8, swap);
+		*size = pfr_elf_u(ph.p_filesz, 8, swap);
 	} else {
 		Elf32_Phdr ph;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
 		    (ssize_t)sizeof(ph))
 			return -1;
-		*type = ph.p_type;
-		*off = ph.p_offset;
-		*size = ph.p_filesz;
+		*type = (uint32_t)pfr_elf_u(ph.p_type, 4, swap);
+		*off = pfr_elf_u(ph.p_offset, 4, swap);
+		*size = pfr_elf_u(ph.p_filesz, 4, swap);
 	}
 	return 0;
 }
 
-/* The build id of an ELF file (ELF64, or ELF32 as on 32-bit targets, in
- * this machine's byte order) from its PT_NOTE segments.  The file is read
+/* The build id of an ELF file (ELF64 or ELF32, of either byte order: a
+ * recording may map another ABI's files, as qemu-user's guests do) from
+ * its PT_NOTE segments.  The file is read
  * with pread(), not mapped: a file truncated meanwhile (it belongs to the
  * traced program, not to us) is a short read, never SIGBUS. */
 static size_t pfr_file_build_id(const char *path, unsigned char id[20])
@@ -566,7 +579,7 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 	uint64_t phoff, phnum, phsz;
 	size_t len, got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int elf64;
+	int elf64, swap;
 
 	if (fd < 0)
 		return 0;
@@ -581,18 +594,25 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 	}
 	len = (size_t)st.st_size;
 	elf64 = eh.ident[EI_CLASS] == ELFCLASS64;
-	phoff = elf64 ? eh.e64.e_phoff : eh.e32.e_phoff;
-	phnum = elf64 ? eh.e64.e_phnum : eh.e32.e_phnum;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	swap = eh.ident[EI_DATA] == ELFDATA2LSB;
+#else
+	swap = eh.ident[EI_DATA] == ELFDATA2MSB;
+#endif
+	phoff = elf64 ? pfr_elf_u(eh.e64.e_phoff, 8, swap)
+		      : pfr_elf_u(eh.e32.e_phoff, 4, swap);
+	phnum = pfr_elf_u(elf64 ? eh.e64.e_phnum : eh.e32.e_phnum, 2, swap);
 	phsz = elf64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	if ((elf64 ? eh.e64.e_phentsize : eh.e32.e_phentsize) == phsz &&
+	if (pfr_elf_u(elf64 ? eh.e64.e_phentsize : eh.e32.e_phentsize, 2,
+		      swap) == phsz &&
 	    phoff <= len && phnum * phsz <= len - phoff)
 		for (uint64_t i = 0; i < phnum && !got; i++) {
 			uint64_t off, size;
 			uint32_t type;
 			unsigned char *n;
 
-			if (pfr_elf_phdr(fd, elf64, phoff + i * phsz, &type,
-					 &off, &size))
+			if (pfr_elf_phdr(fd, elf64, swap, phoff + i * phsz,
+					 &type, &off, &size))
 				break;
 			if (type != PT_NOTE || off > len || size > len - off ||
 			    size > (1u << 20))
@@ -600,7 +620,7 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 			n = malloc(size ? size : 1);
 			if (n &&
 			    pread(fd, n, size, (off_t)off) == (ssize_t)size)
-				got = pfr__notes_build_id(n, size, id);
+				got = pfr__notes_build_id(n, size, swap, id);
 			free(n);
 		}
 	close(fd);
@@ -627,7 +647,7 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 		if (fd >= 0)
 			close(fd);
 		if (got > 0 &&
-		    (n = pfr__notes_build_id(notes, (size_t)got, id)))
+		    (n = pfr__notes_build_id(notes, (size_t)got, 0, id)))
 			pfr_put_build_id(o, PERF_RECORD_MISC_KERNEL, id, n,
 					 "[kernel.kallsyms]");
 	}

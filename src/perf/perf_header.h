@@ -29,9 +29,10 @@ int pfr__feat_mem_topology(FILE *o);
 int pfr__feat_cpu_pmu_caps(FILE *o);
 int pfr__feat_pmu_caps(FILE *o);
 
-/* The GNU build id in a sequence of ELF notes [p, p + n): its length (at
- * most 20), or 0. */
-size_t pfr__notes_build_id(const unsigned char *p, size_t n,
+/* The GNU build id in a sequence of ELF notes [p, p + n), whose header
+ * words are in the other byte order when swap: its length (at most 20),
+ * or 0. */
+size_t pfr__notes_build_id(const unsigned char *p, size_t n, int swap,
 			   unsigned char id[20]);
 /* The build id of an ELF64 image of len bytes at m (a mapped file or the
  * vdso), from its PT_NOTE segments: its length, or 0. */

@@ -924,7 +924,7 @@ const char *pfr__bid_kallsyms(const struct pfr__bids *b, const char *dir,
 		close(fd);
 	}
 	if (got > 0)
-		len = pfr__notes_build_id(notes, (size_t)got, id);
+		len = pfr__notes_build_id(notes, (size_t)got, 0, id);
 	if (len == e->len && !memcmp(id, e->id, len))
 		return "/proc/kallsyms";
 	pfr_bid_hex(hex, e->id, e->len);

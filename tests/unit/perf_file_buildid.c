@@ -8,6 +8,7 @@
  * mapped; with -B (PFR__BUILDID_NONE) no BUILD_ID at all.  Hand-built
  * records, no perf privileges needed.
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -40,6 +41,59 @@ static void sample(struct pfr_perf_file *f, uint32_t pid, uint64_t ip,
 	write_rec(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, &b);
 }
 
+/* A file of the other byte order hit by samples: foreign[0] when none. */
+static char foreign[64];
+
+/* v's size bytes at p in the other byte order than this machine's. */
+static void put_other(unsigned char *p, uint64_t v, int size)
+{
+	for (int i = 0; i < size; i++) {
+		int sh = 8 * i;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		p[i] = (unsigned char)(v >> sh);
+#else
+		p[size - 1 - i] = (unsigned char)(v >> sh);
+#endif
+	}
+}
+
+/* An ELF64 file of the other byte order, one PT_NOTE with a 20-byte GNU
+ * build id, at path; 0 or -1. */
+static int write_foreign(const char *path)
+{
+	unsigned char e[64 + 56 + 36];
+	int fd, rc;
+
+	memset(e, 0, sizeof(e));
+	memcpy(e, ELFMAG, SELFMAG);
+	e[EI_CLASS] = ELFCLASS64;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	e[EI_DATA] = ELFDATA2LSB;
+#else
+	e[EI_DATA] = ELFDATA2MSB;
+#endif
+	e[EI_VERSION] = EV_CURRENT;
+	put_other(e + 16, ET_DYN, 2);		   /* e_type */
+	put_other(e + 32, 64, 8);		   /* e_phoff */
+	put_other(e + 52, 64, 2);		   /* e_ehsize */
+	put_other(e + 54, 56, 2);		   /* e_phentsize */
+	put_other(e + 56, 1, 2);		   /* e_phnum */
+	put_other(e + 64, PT_NOTE, 4);		   /* p_type */
+	put_other(e + 64 + 8, 120, 8);		   /* p_offset */
+	put_other(e + 64 + 32, 36, 8);		   /* p_filesz */
+	put_other(e + 120, 4, 4);		   /* n_namesz */
+	put_other(e + 124, 20, 4);		   /* n_descsz */
+	put_other(e + 128, NT_GNU_BUILD_ID, 4); /* n_type */
+	memcpy(e + 132, "GNU", 4);
+	memset(e + 136, 0xab, 20);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	rc = write(fd, e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
 /* Writes the workload's file with BUILD_ID mode mode; 0 or -1. */
 static int write_file(const char *path, const char *exe, int mode)
 {
@@ -62,6 +116,10 @@ static int write_file(const char *path, const char *exe, int mode)
 	write_mmap2(f, 100, 0x900000, 0x2000, "[vdso]"); /* never hit */
 	for (int i = 0; i < 10; i++)
 		sample(f, 100, 0x400100 + (uint64_t)i, 0x800200);
+	if (foreign[0]) {
+		write_mmap2(f, 100, 0xa00000, 0x1000, foreign);
+		sample(f, 100, 0xa00010, 0x400100);
+	}
 	return pfr_perf_file_close(f) ? -1 : 0;
 }
 
@@ -146,6 +204,18 @@ int main(void)
 		ok(has(names, "[vdso]"), "[vdso], mapped but not hit, is");
 	else
 		ok(1, "[vdso] # SKIP this process's vdso has no build id");
+
+	strcpy(foreign, "/tmp/pfr-bid-elf-XXXXXX");
+	fd = mkstemp(foreign);
+	if (fd >= 0)
+		close(fd);
+	ok(fd >= 0 && !write_foreign(foreign), "an other-order ELF written");
+	ok(!write_file(path, exe, PFR__BUILDID_HIT), "default: written again");
+	nr = listed(path, names, sizeof(names));
+	ok(nr > 0 && has(names, foreign),
+	   "a hit file of the other byte order is listed");
+	unlink(foreign);
+	foreign[0] = 0;
 
 	ok(!write_file(path, exe, PFR__BUILDID_ALL), "--buildid-all: written");
 	nr = listed(path, names, sizeof(names));
