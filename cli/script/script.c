@@ -34,9 +34,15 @@ static void usage(FILE *f)
 		"\n"
 		"Prints the samples of a perf.data file (default ./perf.data) "
 		"as perf script\n"
-		"does, or JSON Lines with --json.\n"
+		"does, or JSON Lines with --json.  Options as perf script "
+		"spells them (-Gi F,\n"
+		"-iF, --input=F, prefixes of long names).\n"
 		"  -i, --input FILE       the file to read (- : standard "
 		"input)\n"
+		"      --buildid-dir DIR  the build-id cache for rebuilt or "
+		"moved files\n"
+		"                         (default $PERF_BUILDID_DIR, "
+		"~/.debug)\n"
 		"  -F, --fields [TYPE:]LIST  perf script's fields: comm tid "
 		"pid time cpu\n"
 		"                         event trace ip sym symoff dso "
@@ -67,6 +73,11 @@ static void usage(FILE *f)
 		"all of them)\n"
 		"      --json             one JSON object per record\n"
 		"      --no-symbols       addresses without symbols\n"
+		"      --samples          with --json: samples only\n"
+		"      --buildid-dir DIR  the build-id cache (default "
+		"~/.debug)\n"
+		"  -f, --force            accepted; perfring checks no "
+		"owner\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
 		"  -s, --script FILE.py [--] [ARGS]  run a perf script -s "
@@ -179,6 +190,7 @@ static int cli_script_open(struct cli_script *S)
 		  (S->dump ? PFR_PERFDATA_OWN_AS_READ : 0u) |
 		  ((S->flags & CLI_OUT_NO_SYMS) ? PFR_PERFDATA_NO_SYMBOLS : 0u);
 	o.queue_bytes = (uint64_t)S->queue_mib << 20;
+	o.buildid_dir = S->buildid_dir;
 	err = pfr_perfdata_open(&S->pd, S->in, &o);
 	if (err) {
 		fprintf(stderr, "perfring script: %s: %s\n", S->in,

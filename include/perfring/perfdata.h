@@ -283,6 +283,24 @@ PFR_API const char *pfr_perfdata_feature(struct pfr_perfdata *pd,
 PFR_API int pfr_perfdata_buildid(struct pfr_perfdata *pd, const char *path,
 				 unsigned char *id, size_t *len);
 
+/*
+ * Adds the objects whose build ids the perf.data file at path records
+ * (HEADER_BUILD_ID) to the build-id cache at dir, as perf record's
+ * post-pass does, with perf's layout: DIR/<real path>/<build id>/elf (a
+ * hard link to the file, else a copy), debug (the installed separate
+ * debug file, if any), probes (the object's SDT probes), the kernel's
+ * kallsyms and the vdso's image, and DIR/.build-id/<2 hex>/<rest> links.
+ * An object rebuilt since the recording (its build id differs) is left
+ * out.  dir NULL: $PERF_BUILDID_DIR, else $HOME/.debug; dir itself is
+ * created when missing (its parents are not).  Returns the number of
+ * objects the file records (0: none, or no HEADER_BUILD_ID), or
+ * -PFR_E_INVAL (path NULL), -PFR_PERF_E_FILE_LAYOUT (the feature is
+ * malformed or the file unreadable) or -PFR_E_SYSTEM (errno: from the
+ * first object that could not be added; the others are still tried).
+ * Progress: blocking (file I/O).
+ */
+PFR_API int pfr_perfdata_buildid_cache_add(const char *path, const char *dir);
+
 /* --- the process model --- */
 
 /* The command of thread tid as the records read so far name it (":TID"

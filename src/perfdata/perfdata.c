@@ -176,6 +176,10 @@ PFR_API int pfr_perfdata_open(struct pfr_perfdata **pdp, const char *path,
 		goto fail;
 	if (!(op.flags & PFR_PERFDATA_NO_UNWIND))
 		pfr__out_use_unwind(pd->out);
+	/* the recorded build ids, for symbols through the build-id cache
+	 * (a pipe's records carry none this reader looks up) */
+	if (strcmp(path, "-"))
+		pfr__out_read_buildids(pd->out, path, op.buildid_dir);
 	pfr__q_init(&pd->q,
 		    op.queue_bytes ? (size_t)op.queue_bytes
 				   : (size_t)PFR_PD_QUEUE_DEFAULT,

@@ -18,6 +18,7 @@
 #include <perfring/perfdata.h>
 
 #include "../../util/util.h"
+#include "buildid.h"
 #include "perfdata_int.h"
 #include "trace.h"
 
@@ -471,4 +472,29 @@ PFR_API void pfr_perfdata_printer_free(struct pfr_perfdata_printer *p)
 		return;
 	pfr__out_free(p->out);
 	free(p);
+}
+
+PFR_API int pfr_perfdata_buildid_cache_add(const char *path, const char *dir)
+{
+	struct pfr__bids b = {NULL, 0};
+	char buf[4096];
+	int n, err = 0;
+
+	if (!path)
+		return -PFR_E_INVAL;
+	n = pfr__bids_read(&b, path);
+	if (n < 0)
+		return -PFR_PERF_E_FILE_LAYOUT;
+	if (n == 0)
+		return 0;
+	/* perf makes the cache's directory itself, not its parents */
+	if (!pfr__bid_cache_dir(dir, buf, sizeof(buf))) {
+		errno = ENAMETOOLONG;
+		err = -PFR_E_SYSTEM;
+	} else if ((mkdir(buf, 0755) && errno != EEXIST) ||
+		   pfr__bid_cache_add(&b, buf)) {
+		err = -PFR_E_SYSTEM;
+	}
+	pfr__bids_free(&b);
+	return err ? err : n;
 }

@@ -77,6 +77,12 @@ ok $? "libperfring-perfdata needs libperfring.so.$sov"
 core_in=$(nm -D --defined-only "$lib" | grep -c ' pfr_perf_file_open' || true)
 [ "$core_in" = 0 ]
 ok $? "the core's functions are not exported again by libperfring-perfdata ($core_in)"
+# Everything it takes from the core is the core's public, versioned
+# API: an internal (pfr__*) or unversioned pfr_ symbol would be an
+# undefined reference for every program that links it.
+internal=$(nm -D --undefined-only "$lib" | awk '$2 ~ /^pfr/ && $2 !~ /@PERFRING_[0-9.]+$/ { print $2 }' | tr '\n' ' ')
+[ -z "$internal" ]
+ok $? "libperfring-perfdata needs only the core's versioned public symbols (others: ${internal:-none})"
 
 # 7. The core stays libc-only.
 foreign=$(nm -D "$core" | grep -E ' (tep_|elf_|gelf_|dwfl_|dwarf_|dwelf_|cplus_demangle|ZSTD_)' | tr '\n' ' ')

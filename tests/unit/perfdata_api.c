@@ -363,6 +363,36 @@ static void test_sample(void)
 	pfr_perfdata_close(pd);
 }
 
+/* The build-id cache: this program, which the samples hit, is added
+ * under perf's layout (the .build-id link to it). */
+static void test_cache(void)
+{
+	char cache[256], link[512], cmd[300], hex[41];
+	unsigned char id[20];
+	size_t len = sizeof(id);
+	struct pfr_perfdata *pd;
+	struct stat st;
+
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	is_int(pfr_perfdata_buildid_cache_add(NULL, cache), -PFR_E_INVAL,
+	       "cache_add: path NULL");
+	ok(pfr_perfdata_buildid_cache_add(path, cache) >= 1,
+	   "cache_add: the objects the file records");
+	if (pfr_perfdata_open(&pd, path, NULL) ||
+	    pfr_perfdata_buildid(pd, exe, id, &len))
+		len = 0;
+	else
+		pfr_perfdata_close(pd);
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", cache, hex,
+		 hex + 2);
+	ok(len && !lstat(link, &st) && S_ISLNK(st.st_mode) && !stat(link, &st),
+	   "cache_add: %s is a link to this program's entry", link);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
+	ok(!system(cmd), "cache removed");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pfr-pd.XXXXXX");
@@ -375,6 +405,7 @@ int main(void)
 	test_errors();
 	test_order();
 	test_sample();
+	test_cache();
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/junk", dir);
 	unlink(path);
