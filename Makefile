@@ -125,9 +125,13 @@ $(BUILD)/perfring.pc: perfring.pc.in Makefile
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		$< > $@
 
+# PERF_BUILDID_DIR: the build-id cache that perfring record and perf
+# record fill after each recording stays in the build directory, not in
+# the user's ~/.debug (tests that check the default set their own HOME).
 TEST_ENV = PFR_TOP=$(CURDIR) PFR_BUILD=$(abspath $(BUILD)) \
 	PERFRING=$(abspath $(PERFRING)) RUNNER="$(RUNNER)" CC="$(CC)" \
-	SANITIZE="$(SANITIZE)"
+	SANITIZE="$(SANITIZE)" \
+	PERF_BUILDID_DIR=$(abspath $(BUILD))/test-buildid-cache
 
 check: $(CHECK_DEPS)
 	$(TEST_ENV) PFR_LONG=0 tests/run.sh -t $(TEST_TIMEOUT) $(CHECK_TESTS)
