@@ -49,10 +49,9 @@ struct pfr_ring {
 	unsigned char *scratch; /* reader's copy of a straddling record */
 	/* the roles this handle took (pfr_ring_close() gives them back) */
 	uint8_t held_writer, held_reader;
-	/* the reader's eventfd (PFR_RING_EVENTFD, pfr_ring_set_eventfd();
-	 * -1: none) and its waker, registered while efd >= 0 */
-	int efd;
-	struct pfr__waker wk;
+	/* the reader's eventfd (PFR_RING_EVENTFD, pfr_ring_set_eventfd())
+	 * in its waker, registered; NULL: none */
+	struct pfr__waker *wk;
 };
 
 static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
@@ -235,35 +234,51 @@ struct pfr__waker *pfr__waker_find(const void *p)
 	return NULL;
 }
 
-/* Gives the ring the eventfd efd (-1 with errno: its creation failed) and
- * registers its waker; an earlier one is closed.  0 or -PFR_E_SYSTEM. */
+/* Unregisters and frees the ring's waker, closing its eventfd. */
+static void pfr__ring_eventfd_drop(struct pfr_ring *ring)
+{
+	if (!ring->wk)
+		return;
+	pfr__waker_del(ring->wk);
+	close(ring->wk->efd);
+	free(ring->wk);
+	ring->wk = NULL;
+}
+
+/* Gives the ring the eventfd efd (-1 with errno: its creation failed) in
+ * a waker of its own, registered; an earlier one is dropped.  0 or
+ * -PFR_E_SYSTEM (efd is closed). */
 static int pfr__ring_eventfd_set(struct pfr_ring *ring, int efd)
 {
+	struct pfr__waker *wk;
+	int e;
+
 	if (efd < 0)
 		return -PFR_E_SYSTEM;
-	if (ring->efd >= 0) {
-		pfr__waker_del(&ring->wk);
-		close(ring->efd);
+	wk = (struct pfr__waker *)malloc(sizeof(*wk));
+	if (wk) {
+		wk->lo = ring->ctl;
+		wk->hi = ring->ctl + 1;
+		wk->word = &ring->ctl->reader_waiting;
+		wk->efd = efd;
+		if (!pfr__waker_add(wk)) {
+			pfr__ring_eventfd_drop(ring);
+			ring->wk = wk;
+			return 0;
+		}
 	}
-	ring->efd = efd;
-	ring->wk.lo = ring->ctl;
-	ring->wk.hi = ring->ctl + 1;
-	ring->wk.word = &ring->ctl->reader_waiting;
-	ring->wk.efd = efd;
-	if (pfr__waker_add(&ring->wk)) {
-		int e = errno;
-
-		close(efd);
-		ring->efd = -1;
-		errno = e;
-		return -PFR_E_SYSTEM;
-	}
-	return 0;
+	e = errno;
+	free(wk);
+	close(efd);
+	errno = e;
+	return -PFR_E_SYSTEM;
 }
 
 int pfr_ring_eventfd(const struct pfr_ring *ring)
 {
-	return ring ? ring->efd : -PFR_E_INVAL;
+	if (!ring)
+		return -PFR_E_INVAL;
+	return ring->wk ? ring->wk->efd : -1;
 }
 
 int pfr_ring_set_eventfd(struct pfr_ring *ring, int efd)
@@ -302,7 +317,6 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ring->ordering = o->ordering;
 	ring->flags = o->flags & PFR__RING_FLAGS;
 	ring->fd = fd;
-	ring->efd = -1;
 	ring->sealed = fd < 0; /* anonymous memory has no size to change */
 	pfr__ring_fill(ring);
 	if ((o->flags & PFR_RING_EVENTFD) &&
@@ -441,7 +455,6 @@ static int pfr__ring_map(struct pfr_ring **ringp, int fd, uint64_t max)
 	ring->ordering = ordering;
 	ring->flags = flags;
 	ring->fd = fd;
-	ring->efd = -1;
 	ring->sealed = pk.sealed;
 	pfr__ring_fill(ring);
 	*ringp = ring;
@@ -645,10 +658,7 @@ void pfr_ring_close(struct pfr_ring *ring)
 		pfr__role_release(&ring->ctl->reader_owner);
 		pfr__role_wake(&ring->ctl->writer_waiting);
 	}
-	if (ring->efd >= 0) {
-		pfr__waker_del(&ring->wk);
-		close(ring->efd);
-	}
+	pfr__ring_eventfd_drop(ring);
 	munmap(ring->ctl, ring->map_len);
 	if (ring->fd >= 0)
 		close(ring->fd);
