@@ -28,12 +28,17 @@
  *     prepare returns 0 when armed, 1 when there is something to read;
  *     the eventfd becomes readable when a writer publishes to an armed
  *     reader, not before, and done empties it; -PFR_E_INVAL and -1 for
- *     the fd without an eventfd.
+ *     the fd without an eventfd;
+ *  8. the kernel ring's snapshot (pfr_perf_ring_snapshot()) follows the
+ *     stop rule too: a callback's negative value is returned (it returned
+ *     the count), a positive one stops with the count of records passed
+ *     (skipped where the kernel refuses a perf event).
  */
 #include <errno.h>
 #include <poll.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -604,6 +609,76 @@ static void test_pollfd(void)
 	pfr_group_close(g);
 }
 
+/* ---- 8. the kernel ring's snapshot ---- */
+
+struct snap_stop {
+	int n, at, rc;
+};
+
+static int snap_cb(void *arg, const struct pfr_record *rec)
+{
+	struct snap_stop *s = arg;
+
+	(void)rec;
+	return ++s->n == s->at ? s->rc : 0;
+}
+
+static void test_perf_snapshot(void)
+{
+	struct perf_event_attr a;
+	struct pfr_perf_ring pr;
+	struct snap_stop s;
+	int fd, i;
+	int64_t all, got;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap_data = 1; /* a record per mmap() of data */
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.write_backward = 1;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 || pfr_perf_ring_map(&pr, fd, -1, 4, 1)) {
+		for (i = 0; i < 4; i++)
+			ok(1, "snapshot # SKIP no perf event here (%s)",
+			   fd < 0 ? strerror(-fd) : "map");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (i = 0; i < 8; i++) {
+		void *p = mmap(NULL, 4096 * (size_t)(i + 1),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096 * (size_t)(i + 1));
+	}
+	s = (struct snap_stop){0, 0, 0};
+	all = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(all >= 3, "snapshot: every record (%lld)", (long long)all);
+	s = (struct snap_stop){0, 2, -77};
+	got = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(got == -77 && s.n == 2,
+	   "snapshot: the callback's negative value is returned, as "
+	   "pfr_reader_consume()'s (got %lld after %d)",
+	   (long long)got, s.n);
+	s = (struct snap_stop){0, 2, 1};
+	got = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(got == 2 && s.n == 2,
+	   "snapshot: a positive value stops after its record, the count "
+	   "returned (got %lld)",
+	   (long long)got);
+	got = pfr_perf_ring_snapshot(&pr, NULL, NULL);
+	ok(got == -PFR_E_INVAL,
+	   "snapshot: no callback is -PFR_E_INVAL, nothing called (got %lld)",
+	   (long long)got);
+	pfr_perf_ring_unmap(&pr);
+	close(fd);
+}
+
 int main(void)
 {
 	test_errors();
@@ -615,5 +690,6 @@ int main(void)
 	test_attach();
 	test_names();
 	test_pollfd();
+	test_perf_snapshot();
 	return tap_done();
 }
