@@ -4,7 +4,9 @@
 # python3 searches (.../dist-packages on Debian), else
 # PREFIX/lib/pythonX.Y/site-packages; PYTHONDIR=... overrides it.  The
 # installed package also records LIBDIR (perfring/_paths.py), where it
-# looks for libperfring.so.0 first when PERFRING_LIB is not set.
+# looks for libperfring.so.0 first when PERFRING_LIB is not set (and
+# perfring.perfdata for libperfring-perfdata.so.0).  The Python examples
+# (docs/examples/*.py) go beside the C ones, in DOCDIR/examples.
 PYTHON ?= python3
 PYTHONDIR ?= $(shell $(PYTHON) -c 'import sys; p = sys.argv[1].rstrip("/"); \
 	c = [d for d in sys.path if d.startswith(p + "/") and \
@@ -26,6 +28,10 @@ install-python:
 	printf '# Written by make install.\nLIBDIR = %s\n' "'$(LIBDIR)'" \
 		>$(DESTDIR)$(PYTHONDIR)/perfring/_paths.py
 	chmod 644 $(DESTDIR)$(PYTHONDIR)/perfring/_paths.py
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 644 docs/examples/*.py $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall-python:
 	rm -rf $(DESTDIR)$(PYTHONDIR)/perfring
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/examples/, \
+		$(notdir $(wildcard docs/examples/*.py)))

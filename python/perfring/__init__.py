@@ -33,6 +33,14 @@ errno when a system call failed (else None).
     for rec in r:
         print(rec.type, rec.payload)
 
+perf.data files are read by the submodule perfring.perfdata (import it:
+it loads the second library, libperfring-perfdata):
+
+    import perfring.perfdata as perfdata
+    with perfdata.open("perf.data") as pd:
+        for ev in pd:
+            print(ev.type, ev.time, ev.comm, ev.sym, ev.callchain)
+
 The library is found at $PERFRING_LIB, else in the LIBDIR `make install`
 put it in, else as libperfring.so.0 by the dynamic linker (LD_LIBRARY_PATH,
 the system's paths); when none loads, the first call raises

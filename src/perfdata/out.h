@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
 struct pfr__out;
 struct pfr__trace;
@@ -105,6 +106,13 @@ void pfr__out_record(struct pfr__out *o, const char *ev,
 		     const struct pfr_perf_layout *lay,
 		     const struct pfr_record_header *hdr, const void *payload,
 		     uint32_t len);
+/* Resolves symbols as perf script does through the build-id cache
+ * (buildid.h): the HEADER_BUILD_ID of the perf.data file at path, the
+ * cache at dir (NULL: $PERF_BUILDID_DIR or ~/.debug).  A DSO whose file
+ * is gone or rebuilt then loads the cache's copy, or no symbols.  Returns
+ * the number of build ids read, or -1. */
+int pfr__out_read_buildids(struct pfr__out *o, const char *path,
+			   const char *dir);
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
 void pfr__out_set_trace(struct pfr__out *o, struct pfr__trace *t);
@@ -119,5 +127,28 @@ void pfr__out_free(struct pfr__out *o);
  * returns 1 if a symbol was found. */
 int pfr__out_resolve(struct pfr__out *o, uint32_t pid, uint64_t ip, int kernel,
 		     const char **sym, uint64_t *off, const char **dso);
+
+/* --- for the perf.data library (perfdata.c) --- */
+
+/* Output to f with flags (PFR_OUT_JSON ...; NO_SYMS stays as created). */
+void pfr__out_set_file(struct pfr__out *o, FILE *f, unsigned flags);
+/* DWARF user stacks are unwound from now on (unless NO_SYMS). */
+void pfr__out_use_unwind(struct pfr__out *o);
+/* ip of pid (kernel: in the kernel) resolved into *fr. */
+void pfr__out_frame_at(struct pfr__out *o, uint32_t pid, uint64_t ip,
+		       int kernel, struct pfr_perfdata_frame *fr);
+
+#define PFR_OUT_FR_NO_UNWIND 0x1u /* no DWARF user stack */
+#define PFR_OUT_FR_NO_INLINE 0x2u /* no inlined functions */
+
+/* The frames of sample r of event attr (payload, len: its record), as
+ * perf script prints its call chain (pfr__style_chain()), into fr[max]:
+ * the sample's ip alone when it has no chain.  The names of inlined
+ * functions are malloc'ed, put in names[] (max entries suffice) and
+ * counted in *nnames: the caller frees them.  Returns the frames. */
+int pfr__out_frames(struct pfr__out *o, const struct perf_event_attr *attr,
+		    const struct pfr_perf_rec *r, const void *payload,
+		    uint32_t len, unsigned what, struct pfr_perfdata_frame *fr,
+		    int max, char **names, int *nnames);
 
 #endif
