@@ -66,6 +66,8 @@ SPECIAL = {
     'pfr_mpsc_fd': 'the fd (-1: private memory), or `-PFR_E_INVAL`',
     'pfr_group_fd': 'the fd (-1: private memory), or `-PFR_E_INVAL`',
     'pfr_group_eventfd': 'the eventfd (-1: none), or `-PFR_E_INVAL`',
+    'pfr_ring_eventfd': 'the eventfd (-1: none), or `-PFR_E_INVAL`',
+    'pfr_reader_poll_prepare': '1 (something to read, or the end), 0 (armed), or a negative code',
     'pfr_ordering_parse': 'the value, or -1',
     'pfr_policy_parse': 'the value, or -1',
     'pfr_perf_open': 'the fd, or -errno (perf_event_open(2))',

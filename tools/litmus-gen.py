@@ -800,9 +800,10 @@ def cmd_check_code():
     # load a READ_ONCE Sometimes (ring-pub-ctrldep-no-c: the kernel's B
     # is CTRLDEP's smp_wmb).
     # (its parameters hold a function pointer: the body is found from the
-    # definition's opening brace, alone on its line)
+    # definition's opening brace, alone on its line; defined as
+    # pfr__perf_ring_snapshot_v03 since PERFRING_0.3, src/abi/compat.h)
     b = None
-    m = re.search(r"^\w[^\n;]*\bpfr_perf_ring_snapshot\(.*?\n\{", perf,
+    m = re.search(r"^\w[^\n;]*\bpfr__perf_ring_snapshot_v03\(.*?\n\{", perf,
                   re.S | re.M)
     if m:
         i, depth = m.end(), 1

@@ -227,7 +227,7 @@ static void mp_produce(void *q, struct bench_mw_run *run, unsigned w)
 	uint64_t seq;
 	int err = 0;
 
-	if (!m || pfr_mpsc_join(mq, &p)) {
+	if (!m || pfr_mpsc_producer_join(mq, &p) < 0) {
 		me->error = -1;
 		free(m);
 		return;
@@ -243,7 +243,7 @@ static void mp_produce(void *q, struct bench_mw_run *run, unsigned w)
 			break;
 	}
 	writer_end(me, seq, err);
-	pfr_mpsc_leave(&p);
+	pfr_mpsc_producer_leave(&p);
 	free(m);
 }
 
@@ -260,7 +260,7 @@ static void mp_produce_burst(void *q, struct bench_mw_run *run, unsigned w)
 	uint64_t seq;
 	int err = 0;
 
-	if (!m || pfr_mpsc_join(mq, &p)) {
+	if (!m || pfr_mpsc_producer_join(mq, &p) < 0) {
 		me->error = -1;
 		free(m);
 		return;
@@ -288,7 +288,7 @@ static void mp_produce_burst(void *q, struct bench_mw_run *run, unsigned w)
 			seq += k;
 	}
 	writer_end(me, seq, err);
-	pfr_mpsc_leave(&p);
+	pfr_mpsc_producer_leave(&p);
 	free(m);
 }
 
@@ -299,7 +299,7 @@ static void mp_consume(void *q, struct bench_mw_run *run)
 	struct pfr_record rec;
 	unsigned spins = 0;
 
-	if (pfr_mpsc_reader(mq, &r)) {
+	if (pfr_mpsc_reader_open(mq, &r)) {
 		run->error = -1;
 		return;
 	}

@@ -196,8 +196,11 @@ PFR_API void pfr_perf_ring_unmap(struct pfr_perf_ring *ring);
 /* Overwrite rings: pause the kernel's output (PERF_EVENT_IOC_PAUSE_OUTPUT),
  * call fn for each intact record from the newest back to the oldest (at
  * most one ring's worth; a record cut by the oldest edge is left out), and
- * resume.  fn returns 0 to continue.  Returns the records passed to fn or
- * a negative error.  Progress: blocking (two ioctls). */
+ * resume.  fn follows the callback stop rule (docs/api.md): 0 goes on,
+ * nonzero stops after its record.  Returns the records passed to fn (the
+ * stopping one included), fn's negative value (PERFRING_0.3: the 0.1
+ * symbol returns the count), or a negative error.
+ * Progress: blocking (two ioctls). */
 PFR_API int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 				       int (*fn)(void *arg,
 						 const struct pfr_record *rec),

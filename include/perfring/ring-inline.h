@@ -327,33 +327,23 @@ PFR__INLINE int pfr_reader_next(struct pfr_reader *r, struct pfr_record *rec)
 	return 1;
 }
 
-/* The last place in [p, end) where a record of `size` bytes still fits,
- * or p - 1 when none does (p > the data area's start: never 0). */
-PFR__INLINE const unsigned char *
-pfr__last_fit(const unsigned char *p, const unsigned char *end, uint64_t size)
-{
-	return (uint64_t)(end - p) >= size
-		       ? end - size
-		       : (const unsigned char *)((uintptr_t)p - 1);
-}
-
 PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 				       void *ctx, uint64_t max)
 {
 	const unsigned char *data = r->data;
 	uint64_t mask = r->mask, budget = max ? max : UINT64_MAX;
-	/* The last header that passed the checks and its size (0: none yet;
-	 * ok_raw is then never compared, see last). */
+	/* The last header that passed the checks, its size (0: none yet;
+	 * ok_raw is then never trusted) and its payload's length (the size
+	 * less the header and, on perfring's rings, the padding misc
+	 * holds). */
 	uint64_t ok_raw = 0, ok_size = 0;
-	/* the payload length of the reference header (its size less the
-	 * header and, on perfring's rings, the padding misc holds) */
 	uint32_t ok_len = 0;
 
 	/* budget: records still allowed; max - budget were passed to fn */
 	while (budget) {
 		uint64_t tail = r->tail, off = tail & mask;
 		uint64_t left = r->head - tail, room = mask + 1 - off;
-		const unsigned char *p = data + off, *end, *last;
+		const unsigned char *p = data + off, *end;
 		/* the position of the byte at p is base + p: one register
 		 * for the loop, not two (tail and the stretch's start) */
 		uint64_t base = tail - (uint64_t)(uintptr_t)p;
@@ -364,45 +354,38 @@ PFR__INLINE int64_t pfr_reader_consume(struct pfr_reader *r, pfr_record_fn fn,
 			break;
 		/* the contiguous stretch: up to head or the end of the data
 		 * area, whichever is first (left <= the data size: begin
-		 * checked head); last: the last place where a record of
-		 * ok_size still fits in it, before p while there is no
-		 * reference (so every header is checked in full) */
+		 * checked head) */
 		end = p + (room < left ? room : left);
-		last = ok_size ? pfr__last_fit(p, end, ok_size)
-			       : (const unsigned char *)((uintptr_t)p - 1);
-		do {
-			struct pfr_record_header h;
+		while (p != end) {
 			struct pfr_record rec;
-			uint64_t raw, size, len;
+			uint64_t raw = PFR_READ_ONCE(*(const uint64_t *)p), k;
 
 			/* The header is read once into a private copy.  One
-			 * equal to the reference, at or before last, is the
-			 * same type and size as a header that passed, and
-			 * fits: a stream of records of one type and size, the
-			 * common case, costs two compares per record.  Past
-			 * last (a record of ok_size would not fit, or there
-			 * is no reference), or a header that differs, gets
-			 * the checks of pfr_reader_next()'s fast path: size
-			 * - 8 has no bit set outside 3..15 iff size is a
-			 * multiple of 8 and at least 8 (a u16 size below 8
-			 * wraps).  A record that fails goes to the slow path,
-			 * which returns what pfr_reader_next() would. */
-			if (__builtin_expect(p > last, 0)) {
-				if (p == end)
-					break;
-				raw = PFR_READ_ONCE(*(const uint64_t *)p);
-				goto full;
-			}
-			raw = PFR_READ_ONCE(*(const uint64_t *)p);
-			if (__builtin_expect(raw != ok_raw, 0)) {
-full:
+			 * equal to the reference is the same type and size as
+			 * a header that passed: a run of them, the common
+			 * case (a stream of records of one type and size),
+			 * goes through the loop below, k records at most -
+			 * those of ok_size that fit before end, within the
+			 * budget - each costing one compare of its header.
+			 * A header that differs gets the checks of
+			 * pfr_reader_next()'s fast path (size - 8 - padding
+			 * wraps for a size below 8 or a padding longer than
+			 * the payload space: with size a multiple of 8, it is
+			 * at most 0xfff0 iff both are sound) and becomes the
+			 * reference, for its one record (no division for a
+			 * stream whose headers keep changing).  A record that
+			 * fails goes to the slow path, which returns what
+			 * pfr_reader_next() would. */
+			if (__builtin_expect(raw == ok_raw && ok_size, 1)) {
+				k = (uint64_t)(end - p) / ok_size;
+				if (!k)
+					goto slow;
+			} else {
+				struct pfr_record_header h;
+				uint64_t size, len;
+
 				memcpy(&h, &raw, sizeof(h));
 				size = h.size;
-				/* the payload's length, which wraps for a size
-				 * below 8 or a padding longer than the payload
-				 * space (as in pfr_reader_next()): with size a
-				 * multiple of 8, it is at most 0xfff0 iff the
-				 * size is at least 8 and the padding fits */
 				len = size - 8 - (h.misc & r->len_mask);
 				if (h.type == PFR_RECORD_LOST ||
 				    h.type == PFR_RECORD_PAD || (size & 7) ||
@@ -412,22 +395,39 @@ full:
 				ok_raw = raw;
 				ok_size = size;
 				ok_len = (uint32_t)len;
-				last = pfr__last_fit(p, end, size);
+				k = 1;
 			}
-			memcpy(&rec.hdr, &raw, sizeof(rec.hdr));
-			rec.payload = p + sizeof(rec.hdr);
-			rec.len = ok_len;
-			rec.pos = base + (uint64_t)(uintptr_t)p;
-			stop = fn(ctx, &rec);
-			p += ok_size;
-			if (stop) {
-				budget--;
-				r->tail = base + (uint64_t)(uintptr_t)p;
-				if (stop < 0)
-					return stop; /* fn's error */
-				goto out;
+			if (k > budget)
+				k = budget;
+			budget -= k;
+			for (;;) {
+				/* the reference: raw equals it here (no copy of
+				 * raw carried from one record to the next) */
+				memcpy(&rec.hdr, &ok_raw, sizeof(rec.hdr));
+				rec.payload = p + sizeof(rec.hdr);
+				rec.len = ok_len;
+				rec.pos = base + (uint64_t)(uintptr_t)p;
+				stop = fn(ctx, &rec);
+				p += ok_size;
+				k--;
+				if (stop) {
+					budget += k; /* not passed to fn */
+					r->tail = base + (uint64_t)(uintptr_t)p;
+					if (stop < 0)
+						return stop; /* fn's error */
+					goto out;
+				}
+				if (!k)
+					break;
+				raw = PFR_READ_ONCE(*(const uint64_t *)p);
+				if (__builtin_expect(raw != ok_raw, 0)) {
+					budget += k; /* checked above */
+					break;
+				}
 			}
-		} while (--budget);
+			if (!budget)
+				break;
+		}
 		r->tail = base + (uint64_t)(uintptr_t)p;
 		continue;
 slow:

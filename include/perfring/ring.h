@@ -177,6 +177,13 @@ PFR_API int pfr_policy_parse(const char *s);
  * small rings (data_size / 2 - 16).  perfring's own rings only: the
  * kernel's ring has no such mode (docs/ring.md, "In-band publication"). */
 #define PFR_RING_INBAND 0x2u
+/* Also create an eventfd that the reader can poll(2) or epoll for POLLIN
+ * (implies PFR_RING_WAIT; not with PFR_RING_INBAND): see
+ * pfr_reader_poll_prepare().  The eventfd is the creating handle's (and
+ * its forked children's), not the ring's: pfr_ring_eventfd() gives it,
+ * pfr_ring_set_eventfd() hands it to an attaching process; the control
+ * block says PFR_RING_WAIT only.  (PERFRING_0.3) */
+#define PFR_RING_EVENTFD 0x4u
 
 #define PFR_RING_MAGIC 0x31474e4952524650ull /* "PFRRING1" little-endian */
 #define PFR_RING_VERSION 2u /* 2: the sleep flags swapped lines */
@@ -420,6 +427,24 @@ PFR_API void pfr_ring_close(struct pfr_ring *ring);
 PFR_API int pfr_ring_unlink(const char *name);
 /* The ring's fd (-1 for a private ring; -PFR_E_INVAL for NULL). */
 PFR_API int pfr_ring_fd(const struct pfr_ring *ring);
+/* The eventfd a poll/epoll reader waits on (PFR_RING_EVENTFD, or the one
+ * given with pfr_ring_set_eventfd()): the fd, -1 when the ring has none in
+ * this process, -PFR_E_INVAL for NULL.  The handle owns it
+ * (pfr_ring_close() closes it).  (PERFRING_0.3) */
+PFR_API int pfr_ring_eventfd(const struct pfr_ring *ring);
+/* Give an attached ring the creator's eventfd, received with the ring's
+ * fd (SCM_RIGHTS) or inherited: it is dup'ed (close-on-exec) and from then
+ * on this process's writer writes it to wake a reader armed for poll, and
+ * this process's reader can poll it.  A writer process without it wakes
+ * futex sleepers only (as a group's: pfr_group_poll_prepare()): a poll
+ * reader whose writer has not got the eventfd must poll with a time-out.
+ * Replaces an eventfd the handle had.  Returns 0, -PFR_E_INVAL (NULL, a
+ * ring without PFR_RING_WAIT, or efd not an eventfd: the wake-up would
+ * write 8 bytes into it) or -PFR_E_SYSTEM (dup failed, or this process
+ * holds 64 rings and groups with eventfds already: errno).
+ * Concurrency: not while this process's writer or reader of the ring runs.
+ * Progress: blocking (system calls).  (PERFRING_0.3) */
+PFR_API int pfr_ring_set_eventfd(struct pfr_ring *ring, int efd);
 /* Hand the ring to a program this process execs: inherit 1 clears the
  * ring's fd's FD_CLOEXEC (the exec'd program finds the ring at the same
  * fd number: pass the number on, in an argument or the environment, and
@@ -652,6 +677,31 @@ PFR_API int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns);
  * bytes available, -PFR_E_CLOSED, -PFR_E_TIMEDOUT or -PFR_E_INVAL.
  * Progress: blocking.  (PERFRING_0.3) */
 PFR_API int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns);
+/*
+ * poll/epoll readers (the ring's eventfd in this process:
+ * pfr_ring_eventfd()): call pfr_reader_poll_prepare() before polling the
+ * eventfd for POLLIN.  It ends the batch (pfr_reader_end()) and returns 1
+ * when there is something to do already - records that meet the
+ * thresholds (pfr_reader_set_wakeup()) or were flushed, or the end of
+ * stream (the writer closed) - so do not poll then; 0 when armed: the
+ * next publication that meets the thresholds, pfr_writer_flush(), a BLOCK
+ * writer waiting for room, or pfr_writer_close() (pfr_ring_close() of the
+ * writer's handle) writes the eventfd, as they wake pfr_reader_wait_end().
+ * After the poll (or instead of it) call pfr_reader_poll_done(), then
+ * read; a reader that finds nothing after a wake-up with the writer gone
+ * is at the end (pfr_reader_eof()).  A writer that dies wakes nobody: a
+ * poll reader that must see it polls with a time-out and calls
+ * pfr_reader_eof() (which looks at /proc).  The writer's fast path is
+ * unchanged: it makes the one system call (the eventfd write) only when
+ * it finds the reader armed, as for a futex sleeper.  Returns 1, 0, or
+ * -PFR_E_INVAL (NULL, a raw reader, a ring without PFR_RING_WAIT, or no
+ * eventfd in this process).  pfr_reader_poll_done() returns 0 or
+ * -PFR_E_INVAL.  The group's twin: pfr_group_poll_prepare().
+ * Concurrency: the reader only.  Progress: wait-free (prepare), blocking
+ * (done: reads the eventfd).  (PERFRING_0.3)
+ */
+PFR_API int pfr_reader_poll_prepare(struct pfr_reader *r);
+PFR_API int pfr_reader_poll_done(struct pfr_reader *r);
 /* Wake-up thresholds: bytes available to the reader (capped at half the
  * data area) and/or records published since the wait began (0 = any data /
  * no record threshold). */

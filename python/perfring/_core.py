@@ -23,7 +23,7 @@ E_HEAD_AHEAD, E_HEAD_BEHIND = 5, 6
 E_RECSIZE_ZERO, E_RECSIZE_ALIGN, E_RECSIZE_SHORT = 7, 8, 9
 E_RECSIZE_PAST_HEAD, E_MAGIC, E_VERSION, E_LAYOUT = 10, 11, 12, 13
 E_MAPPING, E_OVERWRITTEN, E_SYSTEM, E_BUSY = 14, 15, 16, 17
-E_TOOBIG, E_FULL, E_STALLED = 18, 19, 20
+E_TOOBIG, E_FULL, E_STALLED, E_CLOSED = 18, 19, 20, 21
 FOREVER = (1 << 64) - 1
 RECORD_LOST = 2
 RECORD_USER_MAX = 0x7fffffff  # types above it are the ring's own (PAD)
@@ -119,6 +119,16 @@ SIGS = [
     ("pfr_reader_end", None, [_vp]),
     ("pfr_reader_pending", _u64, [_vp]),
     ("pfr_reader_wait", _i64, [_vp, _u64]),
+    # the single ring's ends, liveness and pollable fd (PERFRING_0.3)
+    ("pfr_writer_close", _int, [_vp]),
+    ("pfr_reader_close", _int, [_vp]),
+    ("pfr_ring_writer_alive", _int, [_vp]),
+    ("pfr_ring_reader_alive", _int, [_vp]),
+    ("pfr_reader_eof", _int, [_vp]),
+    ("pfr_reader_wait_end", _i64, [_vp, _u64]),
+    ("pfr_ring_eventfd", _int, [_vp]),
+    ("pfr_reader_poll_prepare", _int, [_vp]),
+    ("pfr_reader_poll_done", _int, [_vp]),
     # the group
     ("pfr_group_close", None, [_vp]),
     ("pfr_group_fd", _int, [_vp]),
@@ -166,6 +176,8 @@ SYS_SIGS = [
     ("pfr_ring_attach_fd", _int, [P(_vp), _int]),
     ("pfr_ring_attach_shm", _int, [P(_vp), _cp]),
     ("pfr_ring_unlink", _int, [_cp]),
+    ("pfr_ring_set_inherit", _int, [_vp, _int]),
+    ("pfr_ring_set_eventfd", _int, [_vp, _int]),
     ("pfr_group_create", _int, [P(_vp), P(_GroupOpts)]),
     ("pfr_group_create_shm", _int, [P(_vp), _cp, P(_GroupOpts)]),
     ("pfr_group_create_memfd", _int, [P(_vp), P(_GroupOpts)]),

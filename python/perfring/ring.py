@@ -6,12 +6,13 @@ import ctypes
 from perfring._core import (
     _c, _ce, _Handle, _RingOpts, _Record, Error, _check, _check_sys,
     _cint, _uint, _name, _payload, _opaque, _vp, load, E_TIMEDOUT,
-    FOREVER)
+    E_CLOSED, E_INVAL, FOREVER)
 
 POLICY_DROP, POLICY_BLOCK, POLICY_OVERWRITE = 0, 1, 2
 ORDER_FULL, ORDER_ACQREL, ORDER_CTRLDEP = 0, 1, 2
 RING_WAIT = 0x1
 RING_INBAND = 0x2  # in-band publication (ACQREL, DROP or BLOCK, no WAIT)
+RING_EVENTFD = 0x4  # an eventfd for poll/select readers (implies WAIT)
 
 
 class Ring(_Handle):
@@ -104,8 +105,49 @@ class Ring(_Handle):
                    "pfr_ring_attach_shm")
         return cls._adopt(h)
 
+    @property
+    def writer_alive(self):
+        """True while a live process holds the writer role."""
+        return _check(self._call("writer_alive", _c.pfr_ring_writer_alive),
+                      "pfr_ring_writer_alive") > 0
 
+    @property
+    def reader_alive(self):
+        """True while a live process holds the reader role."""
+        return _check(self._call("reader_alive", _c.pfr_ring_reader_alive),
+                      "pfr_ring_reader_alive") > 0
 
+    def set_inherit(self, inherit=True):
+        """Hands the ring to a program this process execs: clears the
+        fd's close-on-exec flag (inherit False sets it again) and returns
+        the fd, for the exec'd program's Ring.attach_fd().  Error E_INVAL
+        for a private ring (no fd)."""
+        if not isinstance(inherit, bool):
+            raise TypeError("perfring: inherit is True or False")
+        h = self._enter("set_inherit")
+        try:
+            rc = _ce.pfr_ring_set_inherit(h, 1 if inherit else 0)
+        finally:
+            self._leave()
+        return _check_sys(rc, "pfr_ring_set_inherit")
+
+    @property
+    def eventfd(self):
+        """The eventfd a poll reader waits on (RING_EVENTFD, or the one
+        given to set_eventfd()); -1: none in this process."""
+        return self._call("eventfd", _c.pfr_ring_eventfd)
+
+    def set_eventfd(self, fd):
+        """Gives an attached ring the creator's eventfd (received with the
+        ring's fd, or inherited); it is dup'ed.  Error E_INVAL for an fd
+        that is not an eventfd or a ring without RING_WAIT."""
+        _cint("fd", fd)
+        h = self._enter("set_eventfd")
+        try:
+            rc = _ce.pfr_ring_set_eventfd(h, fd)
+        finally:
+            self._leave()
+        _check_sys(rc, "pfr_ring_set_eventfd")
 
     @property
     def sealed(self):
@@ -173,9 +215,32 @@ class _WriterOps:
 
 
 class Writer(_WriterOps):
-    """The ring's one writer (this process takes the role): ring.writer()."""
+    """The ring's one writer (this process takes the role): ring.writer().
+    close() ends the stream: the reader sees the end once it has read
+    every record."""
 
-    __slots__ = ("_owner", "_w", "__weakref__")
+    __slots__ = ("_owner", "_w", "_closed", "__weakref__")
+
+    def _usable(self, what):
+        if self._closed:
+            raise ValueError("perfring: %s on a closed writer (closed by "
+                             "close()): open another with ring.writer()"
+                             % what)
+
+    def close(self):
+        """Publishes, gives the writer role up and wakes the reader: its
+        wait_end() returns None and eof() True once it has read every
+        record.  Idempotent."""
+        if self._closed:
+            return
+        self._call("close", _c.pfr_writer_close)
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def __init__(self, ring):
         if not isinstance(ring, Ring):
@@ -183,6 +248,7 @@ class Writer(_WriterOps):
                             "ring.writer()), not %s" % type(ring).__name__)
         self._owner = ring  # keeps the mapping alive
         self._w = _opaque("pfr_writer")
+        self._closed = False
         h = ring._enter("writer")
         try:
             _check(_c.pfr_ring_writer(h, self._w), "pfr_ring_writer")
@@ -211,7 +277,7 @@ class Reader:
     """The ring's one reader (this process takes the role): ring.reader().
     Iterating over it yields the records published so far (one batch)."""
 
-    __slots__ = ("_ring", "_r", "_rec", "__weakref__")
+    __slots__ = ("_ring", "_r", "_rec", "_closed", "__weakref__")
 
     def __init__(self, ring):
         if not isinstance(ring, Ring):
@@ -220,6 +286,7 @@ class Reader:
         self._ring = ring  # keeps the mapping alive
         self._r = _opaque("pfr_reader")
         self._rec = _Record()
+        self._closed = False
         h = ring._enter("reader")
         try:
             _check(_c.pfr_ring_reader(h, self._r), "pfr_ring_reader")
@@ -229,6 +296,9 @@ class Reader:
     def records(self):
         """Every record published so far, in order: one batch (begin,
         next..., end); the space is freed when the batch is done."""
+        if self._closed:
+            raise ValueError("perfring: records on a closed reader "
+                             "(closed by close())")
         r, rec, out = self._r, self._rec, []
         nxt, ref = _c.pfr_reader_next, ctypes.byref(rec)
         ring = self._ring
@@ -266,12 +336,68 @@ class Reader:
         or 0 on time-out.  A close() from another thread meanwhile takes
         effect when the wait returns."""
         _uint("timeout_ns", timeout_ns, 64)
-        ring = self._ring
-        ring._enter("wait")
-        try:
-            rc = _c.pfr_reader_wait(self._r, timeout_ns)
-        finally:
-            ring._leave()
+        rc = self._rcall("wait", _c.pfr_reader_wait, timeout_ns)
         if rc == -E_TIMEDOUT:
             return 0
         return _check(rc, "pfr_reader_wait")
+
+    def _rcall(self, what, f, *args):
+        if self._closed:
+            raise ValueError("perfring: %s on a closed reader (closed by "
+                             "close())" % what)
+        ring = self._ring
+        ring._enter(what)
+        try:
+            return f(self._r, *args)
+        finally:
+            ring._leave()
+
+    def wait_end(self, timeout_ns=FOREVER):
+        """wait() that also ends at the end of stream: the bytes available,
+        0 on time-out, None once the writer closed or died and every
+        record it published was read."""
+        _uint("timeout_ns", timeout_ns, 64)
+        rc = self._rcall("wait_end", _c.pfr_reader_wait_end, timeout_ns)
+        if rc == -E_TIMEDOUT:
+            return 0
+        if rc == -E_CLOSED:
+            return None
+        return _check(rc, "pfr_reader_wait_end")
+
+    def eof(self):
+        """True when the writer closed or died and everything it published
+        was read (call it when a batch is drained: it loads head)."""
+        return _check(self._rcall("eof", _c.pfr_reader_eof),
+                      "pfr_reader_eof") > 0
+
+    def fileno(self):
+        """The ring's eventfd (RING_EVENTFD, or Ring.set_eventfd()), so
+        that select and selectors take the reader: call poll_prepare()
+        before waiting on it, poll_done() after.  Error E_INVAL without
+        one."""
+        fd = self._ring._call("fileno", _c.pfr_ring_eventfd)
+        if fd < 0:
+            raise Error(E_INVAL, "pfr_ring_eventfd")
+        return fd
+
+    def poll_prepare(self):
+        """Arms the eventfd: False when armed (wait on fileno() now), True
+        when there is something to read already or the stream ended (do
+        not wait)."""
+        return _check(self._rcall("poll_prepare",
+                                  _c.pfr_reader_poll_prepare),
+                      "pfr_reader_poll_prepare") > 0
+
+    def poll_done(self):
+        """After the wait on fileno() (or instead of it): disarms and
+        empties the eventfd; then read."""
+        _check(self._rcall("poll_done", _c.pfr_reader_poll_done),
+               "pfr_reader_poll_done")
+
+    def close(self):
+        """Publishes what was read and gives the reader role up: a BLOCK
+        writer that finds no room then fails at once.  Idempotent."""
+        if self._closed:
+            return
+        self._rcall("close", _c.pfr_reader_close)
+        self._closed = True

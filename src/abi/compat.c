@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PERFRING_0.2's conventions, for binaries linked against 0.2: each
- * function here is <name>@PERFRING_0.2, beside the default
+ * function here is <name>@PERFRING_0.2 (pfr_perf_ring_snapshot():
+ * @PERFRING_0.1, the version it had), beside the default
  * <name>@@PERFRING_0.3 (src/abi/compat.h), and gives the old answer by
  * calling the new function.  docs/abi.md lists what changed.
  */
@@ -97,6 +98,21 @@ int64_t pfr__reader_consume_v02(struct pfr_reader *r, pfr_record_fn fn,
 	return pfr__reader_consume_v03(r, pfr__legacy_ring_fn, &l, max);
 }
 PFR__SYMVER_COMPAT(pfr__reader_consume_v02, pfr_reader_consume, "PERFRING_0.2");
+
+/* The kernel ring's 0.1 snapshot: the same rule as the ring's 0.2
+ * consume (any nonzero value stops, the count is returned). */
+int64_t pfr__perf_ring_snapshot_v01(struct pfr_perf_ring *ring,
+				    int (*fn)(void *arg,
+					      const struct pfr_record *rec),
+				    void *arg)
+{
+	struct pfr__legacy_ring l = {fn, arg};
+
+	return pfr__perf_ring_snapshot_v03(ring,
+					   fn ? pfr__legacy_ring_fn : NULL, &l);
+}
+PFR__SYMVER_COMPAT(pfr__perf_ring_snapshot_v01, pfr_perf_ring_snapshot,
+		   "PERFRING_0.1");
 
 /* The session's 0.2 rule: on_record's positive values act as 0. */
 int pfr__perf_session_create_v02(struct pfr_perf_session **sp,

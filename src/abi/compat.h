@@ -12,6 +12,7 @@
 
 #include <perfring/group.h>
 #include <perfring/mpsc.h>
+#include <perfring/perf.h>
 #include <perfring/ring.h>
 #include <perfring/session.h>
 
@@ -33,6 +34,15 @@ PFR_API int64_t pfr__reader_consume_v03(struct pfr_reader *r, pfr_record_fn fn,
 					void *ctx, uint64_t max);
 PFR_API int64_t pfr__group_consume_v03(struct pfr_group *g, pfr_group_fn fn,
 				       void *arg, uint32_t flags);
+
+/* The kernel ring's snapshot: a callback's negative value is returned
+ * (0.1: the count). */
+PFR_API int64_t pfr__perf_ring_snapshot_v03(
+	struct pfr_perf_ring *ring,
+	int (*fn)(void *arg, const struct pfr_record *rec), void *arg);
+PFR_API int64_t pfr__perf_ring_snapshot_v01(
+	struct pfr_perf_ring *ring,
+	int (*fn)(void *arg, const struct pfr_record *rec), void *arg);
 
 /* wait: -PFR_E_TIMEDOUT on time-out (0.2: 0). */
 PFR_API int pfr__group_wait_v02(struct pfr_group *g, uint64_t timeout_ns);

@@ -21,6 +21,7 @@
 
 #include <perfring/perf.h>
 
+#include "abi/compat.h"
 #include "ring/compiler.h"
 
 /* The layout facts the reader relies on are the kernel's ABI. */
@@ -785,10 +786,14 @@ void pfr_perf_ring_unmap(struct pfr_perf_ring *ring)
 	ring->scratch = NULL;
 }
 
-int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
-			       int (*fn)(void *arg,
-					 const struct pfr_record *rec),
-			       void *arg)
+/* pfr_perf_ring_snapshot() as of PERFRING_0.3: the callback stop rule
+ * of docs/api.md (fn's negative value returned, after the output is
+ * resumed); src/abi/compat.c serves 0.1's, where any nonzero value
+ * stopped with the count returned. */
+int64_t pfr__perf_ring_snapshot_v03(struct pfr_perf_ring *ring,
+				    int (*fn)(void *arg,
+					      const struct pfr_record *rec),
+				    void *arg)
 {
 	struct perf_event_mmap_page *pg = ring ? ring->page : NULL;
 	struct pfr_reader rd;
@@ -817,9 +822,14 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 			      ring->scratch);
 	if (!err && pfr_reader_begin_unpaced(&rd) >= 0) {
 		while (pfr_reader_next(&rd, &rec) == 1) {
+			int stop = fn(arg, &rec);
+
 			n++;
-			if (fn && fn(arg, &rec))
+			if (stop) {
+				if (stop < 0)
+					n = stop; /* fn's error */
 				break;
+			}
 		}
 		/* A negative result is the record the oldest edge cut. */
 	}
@@ -828,3 +838,5 @@ int64_t pfr_perf_ring_snapshot(struct pfr_perf_ring *ring,
 		return -PFR_E_SYSTEM;
 	return err ? err : n;
 }
+PFR__SYMVER_DEFAULT(pfr__perf_ring_snapshot_v03, pfr_perf_ring_snapshot,
+		    "PERFRING_0.3");

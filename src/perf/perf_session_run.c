@@ -274,11 +274,14 @@ int pfr_perf_session_snapshot(struct pfr_perf_session *s)
 		if (!s->rings[i].overwrite)
 			continue;
 		n = pfr_perf_ring_snapshot(&s->rings[i], snap_one, &c);
+		/* the callback's own value first: a negative one is also
+		 * what the snapshot returned (docs/api.md), not a ring's
+		 * failure */
+		if (c.err)
+			return c.err;
 		if (n < 0)
 			return pfr__sess_fail(s, (int)n, PFR_PERF_STEP_RING, 0,
 					      -1, s->rings[i].cpu, 0);
-		if (c.err)
-			return c.err;
 		s->snap_last[i] = c.newest;
 	}
 	if (err)

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +35,7 @@
 #include "ring/opts.h"
 #include "ring/shm_int.h"
 #include "ring/task_int.h"
+#include "ring/wakefd_int.h"
 
 struct pfr_ring {
 	struct pfr_ring_ctl *ctl;
@@ -47,6 +49,9 @@ struct pfr_ring {
 	unsigned char *scratch; /* reader's copy of a straddling record */
 	/* the roles this handle took (pfr_ring_close() gives them back) */
 	uint8_t held_writer, held_reader;
+	/* the reader's eventfd (PFR_RING_EVENTFD, pfr_ring_set_eventfd())
+	 * in its waker, registered; NULL: none */
+	struct pfr__waker *wk;
 };
 
 static const char *const pfr_orderings[] = {"full", "acqrel", "ctrldep"};
@@ -115,8 +120,11 @@ static uint64_t pfr__data_offset(void)
 							   : PFR__OFFSET_ALIGN;
 }
 
-/* Every PFR_RING_* flag this library knows. */
+/* Every PFR_RING_* flag this library knows in a control block, and those
+ * a creator may pass besides (PFR_RING_EVENTFD is the creating handle's,
+ * not the ring's: the control block gets PFR_RING_WAIT for it). */
 #define PFR__RING_FLAGS (PFR_RING_WAIT | PFR_RING_INBAND)
+#define PFR__RING_CREATE_FLAGS (PFR__RING_FLAGS | PFR_RING_EVENTFD)
 
 /* PFR_RING_INBAND's conditions: the ACQREL ordering (its Bi and Ci are a
  * release and an acquire whatever A-D are, and the models check it with
@@ -153,8 +161,11 @@ static int pfr__check_opts(struct pfr_ring_opts *o,
 		return -PFR_E_INVAL;
 	if ((unsigned)o->policy >= PFR_POLICY__COUNT ||
 	    (unsigned)o->ordering >= PFR_ORDER__COUNT ||
-	    (o->flags & ~PFR__RING_FLAGS) || (o->mode & ~PFR__MODE_BITS) ||
-	    !pfr__inband_ok(o->flags, o->policy, o->ordering))
+	    (o->flags & ~PFR__RING_CREATE_FLAGS) || (o->mode & ~PFR__MODE_BITS))
+		return -PFR_E_INVAL;
+	if (o->flags & PFR_RING_EVENTFD)
+		o->flags |= PFR_RING_WAIT;
+	if (!pfr__inband_ok(o->flags, o->policy, o->ordering))
 		return -PFR_E_INVAL;
 	return 0;
 }
@@ -166,6 +177,120 @@ static void pfr__ring_fill(struct pfr_ring *ring)
 	ring->data =
 		(unsigned char *)ring->ctl + ring->map_len - ring->data_size;
 	ring->max_record = pfr__max_record_of(ring->data_size, ring->flags);
+}
+
+/* ---- the reader's eventfd (src/ring/wakefd_int.h) ---- */
+
+/* Registry of the wakers this process holds: a writer's wake path finds
+ * the one whose range holds its ring's control block.  Entries are added
+ * and removed under a mutex and read without it. */
+#define PFR__WAKERS 64
+static struct pfr__waker *pfr__wakers[PFR__WAKERS];
+static pthread_mutex_t pfr__wakers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int pfr__waker_add(struct pfr__waker *wk)
+{
+	int rc = -PFR_E_SYSTEM;
+
+	pthread_mutex_lock(&pfr__wakers_lock);
+	for (int i = 0; i < PFR__WAKERS; i++)
+		if (!pfr__wakers[i]) {
+			/* purpose: publish a filled waker; pairs with the
+			 * acquire in pfr__waker_find() */
+			__atomic_store_n(&pfr__wakers[i], wk, __ATOMIC_RELEASE);
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&pfr__wakers_lock);
+	if (rc)
+		errno = EMFILE;
+	return rc;
+}
+
+void pfr__waker_del(struct pfr__waker *wk)
+{
+	pthread_mutex_lock(&pfr__wakers_lock);
+	for (int i = 0; i < PFR__WAKERS; i++)
+		if (pfr__wakers[i] == wk)
+			PFR_WRITE_ONCE(pfr__wakers[i], NULL);
+	pthread_mutex_unlock(&pfr__wakers_lock);
+}
+
+struct pfr__waker *pfr__waker_find(const void *p)
+{
+	const unsigned char *q = (const unsigned char *)p;
+
+	for (int i = 0; i < PFR__WAKERS; i++) {
+		/* purpose: see the waker's fields that pfr__waker_add()
+		 * filled before publishing it; pairs with its release */
+		struct pfr__waker *wk = __atomic_load_n(
+			&pfr__wakers[i],
+			__ATOMIC_ACQUIRE); /* pairs with pfr__waker_add() */
+
+		if (wk && q >= (const unsigned char *)wk->lo &&
+		    q < (const unsigned char *)wk->hi)
+			return wk;
+	}
+	return NULL;
+}
+
+/* Unregisters and frees the ring's waker, closing its eventfd. */
+static void pfr__ring_eventfd_drop(struct pfr_ring *ring)
+{
+	if (!ring->wk)
+		return;
+	pfr__waker_del(ring->wk);
+	close(ring->wk->efd);
+	free(ring->wk);
+	ring->wk = NULL;
+}
+
+/* Gives the ring the eventfd efd (-1 with errno: its creation failed) in
+ * a waker of its own, registered; an earlier one is dropped.  0 or
+ * -PFR_E_SYSTEM (efd is closed). */
+static int pfr__ring_eventfd_set(struct pfr_ring *ring, int efd)
+{
+	struct pfr__waker *wk;
+	int e;
+
+	if (efd < 0)
+		return -PFR_E_SYSTEM;
+	wk = (struct pfr__waker *)malloc(sizeof(*wk));
+	if (wk) {
+		wk->lo = ring->ctl;
+		wk->hi = ring->ctl + 1;
+		wk->word = &ring->ctl->reader_waiting;
+		wk->efd = efd;
+		if (!pfr__waker_add(wk)) {
+			pfr__ring_eventfd_drop(ring);
+			ring->wk = wk;
+			return 0;
+		}
+	}
+	e = errno;
+	free(wk);
+	close(efd);
+	errno = e;
+	return -PFR_E_SYSTEM;
+}
+
+int pfr_ring_eventfd(const struct pfr_ring *ring)
+{
+	if (!ring)
+		return -PFR_E_INVAL;
+	return ring->wk ? ring->wk->efd : -1;
+}
+
+int pfr_ring_set_eventfd(struct pfr_ring *ring, int efd)
+{
+	int dfd;
+
+	if (!ring || !(ring->flags & PFR_RING_WAIT) || !pfr__is_eventfd(efd))
+		return -PFR_E_INVAL;
+	dfd = fcntl(efd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return -PFR_E_SYSTEM;
+	return pfr__ring_eventfd_set(ring, dfd);
 }
 
 /* Maps a new ring of the given options onto fd (-1: anonymous shared
@@ -190,10 +315,19 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ring->data_size = size;
 	ring->policy = o->policy;
 	ring->ordering = o->ordering;
-	ring->flags = o->flags;
+	ring->flags = o->flags & PFR__RING_FLAGS;
 	ring->fd = fd;
 	ring->sealed = fd < 0; /* anonymous memory has no size to change */
 	pfr__ring_fill(ring);
+	if ((o->flags & PFR_RING_EVENTFD) &&
+	    pfr__ring_eventfd_set(ring, pfr__eventfd_new())) {
+		int e = errno;
+
+		munmap(p, ring->map_len);
+		free(ring);
+		errno = e;
+		return -PFR_E_SYSTEM;
+	}
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->version = PFR_RING_VERSION;
 	ctl->ctl_size = sizeof(*ctl);
@@ -201,7 +335,7 @@ static int pfr__ring_new(struct pfr_ring **ringp, int fd,
 	ctl->data_size = size;
 	ctl->policy = o->policy;
 	ctl->ordering = o->ordering;
-	ctl->flags = o->flags;
+	ctl->flags = ring->flags;
 	ctl->max_record = (uint32_t)ring->max_record;
 	ctl->lost_id = o->lost_id;
 	/* purpose: publish the initialised control block before the magic
@@ -406,6 +540,8 @@ static void pfr__role_wake(uint32_t *word)
 	pfr__futex_wake(word);
 }
 
+static void pfr__role_wake_reader(struct pfr_ring_ctl *c);
+
 /* Moves a role word from `old` to `to`: 1, or 0 when it held another
  * value.  A full barrier either way. */
 static int pfr__role_cas(uint64_t *word, uint64_t old, uint64_t to)
@@ -516,12 +652,13 @@ void pfr_ring_close(struct pfr_ring *ring)
 		return;
 	if (ring->held_writer) {
 		pfr__role_release(&ring->ctl->writer_owner);
-		pfr__role_wake(&ring->ctl->reader_waiting);
+		pfr__role_wake_reader(ring->ctl);
 	}
 	if (ring->held_reader) {
 		pfr__role_release(&ring->ctl->reader_owner);
 		pfr__role_wake(&ring->ctl->writer_waiting);
 	}
+	pfr__ring_eventfd_drop(ring);
 	munmap(ring->ctl, ring->map_len);
 	if (ring->fd >= 0)
 		close(ring->fd);
@@ -686,9 +823,10 @@ int pfr_writer_close(struct pfr_writer *w)
 	c = w->ctl;
 	pfr_writer_flush(w); /* publishes, and kicks a sleeping reader */
 	pfr__role_release(&c->writer_owner);
-	/* the reader asleep sees the end (pfr_reader_wait() looks after
-	 * its smp_mb(), as for a flush) */
-	pfr__role_wake(&c->reader_waiting);
+	/* the reader asleep sees the end (pfr_reader_wait() and
+	 * pfr_reader_poll_prepare() look after their smp_mb(), as for a
+	 * flush) */
+	pfr__role_wake_reader(c);
 	w->limit = w->inband_limit = 0;
 	return 0;
 }
@@ -897,22 +1035,36 @@ int pfr_reader_eof(struct pfr_reader *r)
 
 /* ---- futexes (src/ring/futex_int.h) ---- */
 
-void (*pfr__group_waker)(struct pfr_ring_ctl *c);
-
 /* Clears reader_waiting and wakes the reader: the one asleep on the word,
- * or a group reader (src/writers/group.c), which marks the word with
- * PFR__READER_WAITING_GROUP and sleeps on its group's word. */
+ * or one woken through a waker this process registered
+ * (src/ring/wakefd_int.h): a ring's reader armed for poll, which stores
+ * PFR__WAKE_POLL in the word and waits on the ring's eventfd, or a group
+ * reader, which marks the word so (PFR__READER_WAITING_GROUP) and sleeps
+ * on its group's word.  A process without the waker (no eventfd passed to
+ * it) wakes futex sleepers only. */
 static void pfr__wake_reader_word(struct pfr_ring_ctl *c)
 {
 	uint32_t v = PFR_READ_ONCE(c->reader_waiting);
-	void (*group_wake)(struct pfr_ring_ctl *) =
-		PFR_READ_ONCE(pfr__group_waker);
+	struct pfr__waker *wk = v == PFR__WAKE_POLL ? pfr__waker_find(c) : NULL;
 
+	if (wk) {
+		if (wk->word != &c->reader_waiting)
+			PFR_WRITE_ONCE(c->reader_waiting, 0);
+		pfr__waker_wake(wk->word, wk->efd);
+		return;
+	}
 	PFR_WRITE_ONCE(c->reader_waiting, 0);
-	if (v == PFR__READER_WAITING_GROUP && group_wake)
-		group_wake(c);
-	else
-		pfr__futex_wake(&c->reader_waiting);
+	pfr__futex_wake(&c->reader_waiting);
+}
+
+/* After the writer's role word changed (closed): wakes the reader however
+ * it sleeps, its thresholds aside (pfr__role_wake() for a futex sleeper,
+ * the eventfd for a reader armed for poll). */
+static void pfr__role_wake_reader(struct pfr_ring_ctl *c)
+{
+	if (PFR_READ_ONCE(c->reader_waiting) == PFR__WAKE_POLL)
+		pfr__wake_reader_word(c);
+	pfr__role_wake(&c->reader_waiting);
 }
 
 void pfr__writer_wake_reader(struct pfr_writer *w)
@@ -1392,6 +1544,27 @@ static int64_t pfr__wait_end(struct pfr_reader *r, int look)
 	return avail ? avail : -PFR_E_CLOSED;
 }
 
+/* Before a reader sleeps (pfr_reader_wait(), pfr_reader_poll_prepare()):
+ * ends its batch, and wakes a BLOCK writer waiting for what it freed. */
+static void pfr__wait_enter(struct pfr_reader *r)
+{
+	struct pfr_ring_ctl *c = r->ctl;
+
+	pfr_reader_end(r);
+	if (r->iflags & PFR__READER_WAKE_WRITER) {
+		/* the check pfr_reader_end() may have skipped (the reader
+		 * may sleep with records unread) */
+		r->wake_checked = r->tail;
+		/* purpose: store-buffering hand-shake, as in
+		 * pfr_reader_end(); pairs with smp_mb() in
+		 * pfr__writer_block(): tail store before writer_waiting load;
+		 * without it: litmus/ring-wakeup-waker-no-mb.litmus */
+		pfr_smp_mb();
+		if (PFR_READ_ONCE(c->writer_waiting))
+			pfr__reader_wake_writer(r);
+	}
+}
+
 /* Set by pfr_reader_wait_end() around its call of pfr_reader_wait() in
  * this thread: the wait then also ends at the end of stream, and sleeps in
  * slices so that a dead writer is noticed.  (The one loop stays in
@@ -1411,19 +1584,7 @@ int64_t pfr_reader_wait(struct pfr_reader *r, uint64_t timeout_ns)
 
 	if (!c || !(r->iflags & PFR__READER_CAN_WAIT))
 		return -PFR_E_INVAL;
-	pfr_reader_end(r);
-	if (r->iflags & PFR__READER_WAKE_WRITER) {
-		/* the check pfr_reader_end() may have skipped (the reader
-		 * may sleep with records unread) */
-		r->wake_checked = r->tail;
-		/* purpose: store-buffering hand-shake, as in
-		 * pfr_reader_end(); pairs with smp_mb() in
-		 * pfr__writer_block(): tail store before writer_waiting load;
-		 * without it: litmus/ring-wakeup-waker-no-mb.litmus */
-		pfr_smp_mb();
-		if (PFR_READ_ONCE(c->writer_waiting))
-			pfr__reader_wake_writer(r);
-	}
+	pfr__wait_enter(r);
 	wb = PFR_READ_ONCE(c->wake_bytes);
 	wr = PFR_READ_ONCE(c->wake_records);
 	mark = PFR_READ_ONCE(c->records);
@@ -1473,6 +1634,73 @@ int64_t pfr_reader_wait_end(struct pfr_reader *r, uint64_t timeout_ns)
 	rc = pfr_reader_wait(r, timeout_ns);
 	pfr__wait_end_of_stream = 0;
 	return rc;
+}
+
+/* The reader's waker when it may poll: this process holds the ring's
+ * eventfd. */
+static struct pfr__waker *pfr__reader_waker(const struct pfr_reader *r)
+{
+	struct pfr__waker *wk;
+
+	if (!r || !r->ctl || !(r->iflags & PFR__READER_CAN_WAIT))
+		return NULL;
+	wk = pfr__waker_find(r->ctl);
+	return wk && wk->word == &r->ctl->reader_waiting && wk->efd >= 0 ? wk
+									 : NULL;
+}
+
+/*
+ * Arms the eventfd as pfr_reader_wait() sleeps: the mark and
+ * reader_waiting = PFR__WAKE_POLL, smp_mb(), then head, the thresholds
+ * and the writer's role word are looked at again (the store-buffering
+ * hand-shake of the wait, with the eventfd write for the futex wake: the
+ * writer's pfr__wake_reader_word()).  A writer's close clears the word
+ * after its role word, so one of the two sees the other.
+ */
+int pfr_reader_poll_prepare(struct pfr_reader *r)
+{
+	struct pfr_ring_ctl *c;
+	uint64_t mark;
+	uint32_t wb, wr;
+	int64_t avail;
+
+	if (!pfr__reader_waker(r))
+		return -PFR_E_INVAL;
+	c = r->ctl;
+	pfr__wait_enter(r);
+	wb = PFR_READ_ONCE(c->wake_bytes);
+	wr = PFR_READ_ONCE(c->wake_records);
+	mark = PFR_READ_ONCE(c->records);
+	avail = pfr_reader_begin_unpaced(r);
+	if (pfr__wait_done(r, avail, mark, wb, wr))
+		return 1;
+	PFR_WRITE_ONCE(c->wake_mark, mark);
+	PFR_WRITE_ONCE(c->reader_waiting, PFR__WAKE_POLL);
+	/* purpose: store-buffering hand-shake; pairs with smp_mb() in
+	 * pfr_writer_publish() and pfr_writer_flush(), and with the role
+	 * CAS of pfr_writer_close(): reader_waiting store before the head,
+	 * flush_head and writer_owner loads; without it:
+	 * litmus/ring-wakeup-sleeper-no-mb.litmus */
+	pfr_smp_mb();
+	avail = pfr_reader_begin_unpaced(r);
+	if (pfr__wait_done(r, avail, mark, wb, wr) ||
+	    pfr__role_gone(&c->writer_owner, 0)) {
+		PFR_WRITE_ONCE(c->reader_waiting, 0);
+		return 1;
+	}
+	return 0;
+}
+
+int pfr_reader_poll_done(struct pfr_reader *r)
+{
+	struct pfr__waker *wk = pfr__reader_waker(r);
+
+	if (!wk)
+		return -PFR_E_INVAL;
+	if (PFR_READ_ONCE(r->ctl->reader_waiting))
+		PFR_WRITE_ONCE(r->ctl->reader_waiting, 0);
+	pfr__eventfd_drain(wk->efd);
+	return 0;
 }
 
 /* ---- flight-recorder snapshots ---- */

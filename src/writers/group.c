@@ -58,6 +58,7 @@
 
 #include "ring/compiler.h"
 #include "ring/futex_int.h"
+#include "ring/wakefd_int.h"
 #include "writers/group_int.h"
 #include "abi/compat.h"
 #include "ring/opts.h"
@@ -144,6 +145,7 @@ struct pfr_group {
 	unsigned char *base;
 	size_t map_len;
 	int fd, efd;
+	struct pfr__waker wk; /* its wake-up, registered (wakefd_int.h) */
 	/* validated copies of line 0 */
 	uint32_t nslots, policy, ordering, flags;
 	uint64_t dir_off, rings_off, stride, data_off, data_size, max_record;
@@ -223,85 +225,32 @@ static uint64_t pfr__self_start(void)
 	return cached;
 }
 
-/* ---- the process's open groups, for the writers' wake path ---- */
+/* ---- the writers' wake path ---- */
 
 /*
- * pfr__group_waker (called by a writer's out-of-line wake path in
- * src/ring/ring.c with its ring's control block) finds the group by address
- * among the groups this process has mapped: the pointer is the writer's
- * own, so nothing read from shared memory decides where we look.  Entries
- * are added and removed under a mutex and read without it.
+ * A writer's out-of-line wake path in src/ring/ring.c finds the group that
+ * holds its ring by the ring's address among the wakers this process
+ * registered (src/ring/wakefd_int.h, shared with the single ring's
+ * eventfd): the group's sleep word and eventfd, for the range of its rings.
  */
-#define PFR__GREG 64
-static struct pfr_group *pfr__greg[PFR__GREG];
-static pthread_mutex_t pfr__greg_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Wakes the group's reader if it sleeps: exactly one waker per sleep
- * takes the word (the exchange) and makes the system call. */
 static void pfr__wake_group(struct pfr_group *g)
 {
-	/* purpose: full barrier RMW; the waker that swaps a nonzero value
-	 * out is the only one that makes the system call */
-	uint32_t v = __atomic_exchange_n(&g->h->sleep, 0, __ATOMIC_SEQ_CST);
-
-	if (v == 2 && g->efd >= 0) {
-		uint64_t one = 1;
-
-		if (write(g->efd, &one, sizeof(one)) < 0) {
-			/* counter full (cannot happen: the reader reads
-			 * it) or closed: the reader's time-out covers it */
-		}
-	} else if (v) {
-		pfr__futex_wake(&g->h->sleep);
-	}
+	pfr__waker_wake(&g->h->sleep, g->efd);
 }
 
-static void pfr__group_wake_ctl(struct pfr_ring_ctl *c)
-{
-	const unsigned char *p = (const unsigned char *)c;
-
-	for (int i = 0; i < PFR__GREG; i++) {
-		/* purpose: see the group's fields that pfr__greg_add()
-		 * filled before publishing it; pairs with its release */
-		struct pfr_group *g = __atomic_load_n(
-			&pfr__greg[i],
-			__ATOMIC_ACQUIRE); /* pairs with pfr__greg_add() */
-
-		if (g && p >= g->base + g->rings_off &&
-		    p < g->base + g->map_len) {
-			pfr__wake_group(g);
-			return;
-		}
-	}
-}
-
+/* Registers the group's waker (after g->base, map_len and efd are set). */
 static int pfr__greg_add(struct pfr_group *g)
 {
-	int rc = -PFR_E_SYSTEM;
-
-	pthread_mutex_lock(&pfr__greg_lock);
-	for (int i = 0; i < PFR__GREG; i++)
-		if (!pfr__greg[i]) {
-			/* purpose: publish a filled group; pairs with the
-			 * acquire in pfr__group_wake_ctl() */
-			__atomic_store_n(&pfr__greg[i], g, __ATOMIC_RELEASE);
-			rc = 0;
-			break;
-		}
-	PFR_WRITE_ONCE(pfr__group_waker, pfr__group_wake_ctl);
-	pthread_mutex_unlock(&pfr__greg_lock);
-	if (rc)
-		errno = EMFILE;
-	return rc;
+	g->wk.lo = g->base + g->rings_off;
+	g->wk.hi = g->base + g->map_len;
+	g->wk.word = &g->h->sleep;
+	g->wk.efd = g->efd;
+	return pfr__waker_add(&g->wk);
 }
 
 static void pfr__greg_del(struct pfr_group *g)
 {
-	pthread_mutex_lock(&pfr__greg_lock);
-	for (int i = 0; i < PFR__GREG; i++)
-		if (pfr__greg[i] == g)
-			PFR_WRITE_ONCE(pfr__greg[i], NULL);
-	pthread_mutex_unlock(&pfr__greg_lock);
+	pfr__waker_del(&g->wk);
 }
 
 /* ---- creation and attachment ---- */
@@ -404,7 +353,7 @@ static int pfr__group_new(struct pfr_group **gp, int fd,
 	g->map_len = total;
 	pfr__fill(g, &v);
 	if (v.flags & PFR_GROUP_EVENTFD) {
-		g->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		g->efd = pfr__eventfd_new();
 		if (g->efd < 0)
 			goto fail_unmap;
 	}
@@ -550,30 +499,6 @@ static int pfr__group_map_max(struct pfr_group **gp, int fd, int efd,
 	}
 	*gp = g;
 	return 0;
-}
-
-/*
- * 1 when fd is an eventfd.  A writer's wake-up writes 8 bytes to it: into
- * anything else (the group's own memfd, a file, a pipe) that write would
- * corrupt data.  Every eventfd is an anonymous inode (no file type in its
- * mode), which no regular file, pipe or socket is; and when /proc is there
- * the link names it.  Other anonymous inodes (timerfd, signalfd, epoll)
- * refuse an 8-byte write of 1 with EINVAL: nothing to corrupt.
- */
-static int pfr__is_eventfd(int fd)
-{
-	char path[64], link[64];
-	struct stat st;
-	ssize_t n;
-
-	if (fstat(fd, &st) || (st.st_mode & S_IFMT) != 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return errno != EACCES && errno != ENOENT ? 0 : 1;
-	link[n] = 0;
-	return !strcmp(link, "anon_inode:[eventfd]");
 }
 
 /* Without a limit (the models attach through it). */
@@ -1728,14 +1653,10 @@ int pfr_group_poll_prepare(struct pfr_group *g)
 
 void pfr_group_poll_done(struct pfr_group *g)
 {
-	uint64_t v;
-
 	if (!g || g->efd < 0)
 		return;
 	pfr__disarm(g);
-	if (read(g->efd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nobody wrote it */
-	}
+	pfr__eventfd_drain(g->efd);
 }
 
 void pfr_group_stats(const struct pfr_group *g, struct pfr_group_stats *st)

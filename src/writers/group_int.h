@@ -12,7 +12,11 @@
 
 #include <perfring/ring.h>
 
-#define PFR__READER_WAITING_GROUP 2u
+#include "ring/wakefd_int.h"
+
+/* the value that sends a writer's wake-up through the registered waker
+ * that holds its ring (src/ring/wakefd_int.h): the group's */
+#define PFR__READER_WAITING_GROUP PFR__WAKE_POLL
 
 /* Opens the writer side of a ring at (c, data) of data_size bytes with the
  * given policy, ordering and PFR_RING_* flags, all validated by the
@@ -27,9 +31,4 @@ int pfr__writer_open_at(struct pfr_writer *w, struct pfr_ring_ctl *c,
 uint64_t pfr__ring_lost_pending(const struct pfr_ring_ctl *c);
 /* The largest record (header included) a ring of data_size bytes takes. */
 uint64_t pfr__ring_max_record(uint64_t data_size);
-/* Wakes the group reader asleep on the group that holds ring c: set by
- * src/writers/group.c when this process first opens a group (NULL before; a ring
- * in no group this process has open wakes nobody through it). */
-extern void (*pfr__group_waker)(struct pfr_ring_ctl *c);
-
 #endif

@@ -9,6 +9,9 @@
 #     stops; pfr_group_consume and pfr_group_iter_begin have the same
 #     compatibility symbols, tests/unit/conformance.c holds their 0.3);
 #   pfr_perf_session_create: on_record's positive values act as 0;
+# one bound to pfr_perf_ring_snapshot@PERFRING_0.1 (the version it had)
+# gets the count when its callback returns a negative value (0.3: the
+# value; skipped where the kernel refuses a perf event);
 # and the same program bound to the defaults gets 0.3's.
 set -u
 top=${PFR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,6 +29,7 @@ cat >"$tmp/compat.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <perfring/group.h>
@@ -36,6 +40,7 @@ cat >"$tmp/compat.c" <<'C'
 V(pfr_group_wait, "PERFRING_0.2");
 V(pfr_group_drain, "PERFRING_0.2");
 V(pfr_perf_session_create, "PERFRING_0.2");
+V(pfr_perf_ring_snapshot, "PERFRING_0.1");
 #endif
 
 static int one(void *arg, const struct pfr_group_rec *r)
@@ -50,6 +55,48 @@ static int sess_one(void *arg, const struct pfr_perf_session_rec *r)
 	(void)r;
 	++*(int *)arg;
 	return 1;
+}
+
+/* -77 on the second record */
+static int snap_two(void *arg, const struct pfr_record *r)
+{
+	(void)r;
+	return ++*(int *)arg == 2 ? -77 : 0;
+}
+
+/* A dummy event's backward (overwrite) ring, a few mmap records in it,
+ * and a snapshot whose callback fails on the second. */
+static void snap(void)
+{
+	struct perf_event_attr a;
+	struct pfr_perf_ring pr;
+	int fd, seen = 0;
+	long long got;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap_data = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.write_backward = 1;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 || pfr_perf_ring_map(&pr, fd, -1, 4, 1)) {
+		printf("snap none\n");
+		return;
+	}
+	for (int i = 1; i <= 4; i++) {
+		void *p = mmap(NULL, 4096 * (size_t)i, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096 * (size_t)i);
+	}
+	got = (long long)pfr_perf_ring_snapshot(&pr, snap_two, &seen);
+	printf("snap %lld seen %d\n", got, seen);
+	pfr_perf_ring_unmap(&pr);
+	close(fd);
 }
 
 int main(void)
@@ -111,6 +158,7 @@ int main(void)
 	n = pfr_perf_session_drain(s, 1);
 	printf("session %d seen %d\n", n, sn);
 	pfr_perf_session_destroy(s);
+	snap();
 	return 0;
 }
 C
@@ -126,9 +174,9 @@ for v in old new; do
 	ok $? "the $v program runs" "$tmp/$v.out"
 done
 bound=$(nm -D "$tmp/old" | grep -cE \
-	'(group_wait|group_drain|session_create)@PERFRING_0.2')
-[ "$bound" -eq 3 ]
-ok $? "the old program binds to its 3 symbols @PERFRING_0.2 ($bound)"
+	'(group_wait|group_drain|session_create)@PERFRING_0.2|ring_snapshot@PERFRING_0.1')
+[ "$bound" -eq 4 ]
+ok $? "the old program binds to its 4 symbols @PERFRING_0.2/0.1 ($bound)"
 grep -qx 'wait 0' "$tmp/old.out"
 ok $? "0.2: pfr_group_wait() returns 0 on a time-out ($(head -1 "$tmp/old.out"))"
 grep -qx 'wait -3' "$tmp/new.out"
@@ -141,4 +189,13 @@ grep -qx 'session 0 seen 2' "$tmp/old.out"
 ok $? "0.2: on_record's 1 does not stop ($(sed -n 3p "$tmp/old.out"))"
 grep -qx 'session 1 seen 1' "$tmp/new.out"
 ok $? "0.3: on_record's 1 stops and is returned ($(sed -n 3p "$tmp/new.out"))"
+if grep -qx 'snap none' "$tmp/new.out"; then
+	skip "no perf event here" "the kernel ring's snapshot (0.1)"
+	skip "no perf event here" "the kernel ring's snapshot (0.3)"
+else
+	grep -qx 'snap 2 seen 2' "$tmp/old.out"
+	ok $? "0.1: a snapshot callback's -77 stops, the count returned ($(sed -n 4p "$tmp/old.out"))"
+	grep -qx 'snap -77 seen 2' "$tmp/new.out"
+	ok $? "0.3: a snapshot callback's -77 is returned ($(sed -n 4p "$tmp/new.out"))"
+fi
 tap_done

@@ -683,7 +683,8 @@ const model_case cases[] = {
 	 "snapshot with head loaded relaxed and no smp_rmb before oldest", 256,
 	 CB(3)},
 
-	{"kernel-snap-relaxed", KE, AR, "pfr_perf_ring_snapshot", RACE_OR_VALUE,
+	{"kernel-snap-relaxed", KE, AR, "pfr__perf_ring_snapshot_v03",
+	 RACE_OR_VALUE,
 	 "perf.c's snapshot with its load of data_head relaxed (C)", 256, FS},
 
 	/* Mutants of creation's publication. */

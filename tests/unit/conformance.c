@@ -23,11 +23,22 @@
  *     pfr_ring_attach_opts) for all three, -PFR_E_TOOBIG past the limit,
  *     -PFR_E_INVAL for an sz too small or an unknown nonzero field;
  *  6. one name, one thing: the control-block and reader-open functions
- *     under names no struct has; named constants for the group's mode.
+ *     under names no struct has; named constants for the group's mode;
+ *  7. a pollable fd (the ring's and the group's, one implementation):
+ *     prepare returns 0 when armed, 1 when there is something to read;
+ *     the eventfd becomes readable when a writer publishes to an armed
+ *     reader, not before, and done empties it; -PFR_E_INVAL and -1 for
+ *     the fd without an eventfd;
+ *  8. the kernel ring's snapshot (pfr_perf_ring_snapshot()) follows the
+ *     stop rule too: a callback's negative value is returned (it returned
+ *     the count), a positive one stops with the count of records passed
+ *     (skipped where the kernel refuses a perf event).
  */
 #include <errno.h>
+#include <poll.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +533,152 @@ static void test_names(void)
 	pfr_group_close(g);
 }
 
+/* ---- 7. the pollable fd ---- */
+
+static int fd_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* prepare (0: armed), not readable, a publication, readable, done, and
+ * prepare again (1: the record waits); for the ring (g NULL) or the group. */
+static void poll_case(struct pfr_reader *r, struct pfr_group *g, int efd,
+		      struct pfr_writer *w, const char *what)
+{
+	uint64_t v = 7;
+	int armed = g ? pfr_group_poll_prepare(g) : pfr_reader_poll_prepare(r);
+
+	ok(armed == 0, "%s: prepare on nothing to read: 0 (armed), got %d",
+	   what, armed);
+	ok(!fd_readable(efd), "%s: not readable before a publication", what);
+	pfr_writer_write(w, 1, &v, sizeof(v));
+	ok(fd_readable(efd), "%s: readable after one", what);
+	if (g)
+		pfr_group_poll_done(g);
+	else
+		pfr_reader_poll_done(r);
+	ok(!fd_readable(efd), "%s: done empties it", what);
+	armed = g ? pfr_group_poll_prepare(g) : pfr_reader_poll_prepare(r);
+	ok(armed == 1, "%s: prepare with a record waiting: 1, got %d", what,
+	   armed);
+}
+
+static void test_pollfd(void)
+{
+	struct pfr_ring_opts ro = {
+		.sz = sizeof(ro), .data_size = 4096, .flags = PFR_RING_EVENTFD};
+	struct pfr_group_opts go = {.sz = sizeof(go),
+				    .slots = 2,
+				    .data_size = 4096,
+				    .flags = PFR_GROUP_EVENTFD};
+	struct pfr_ring *ring, *plain;
+	struct pfr_group *g, *gplain;
+	struct pfr_writer w, gw;
+	struct pfr_reader r, pr;
+
+	if (pfr_ring_create(&ring, &ro) || pfr_ring_writer(ring, &w) ||
+	    pfr_ring_reader(ring, &r) || pfr_group_create(&g, &go) ||
+	    pfr_group_reader_open(g, PFR_GROUP_UNORDERED, NULL, NULL) ||
+	    pfr_group_join(g, &gw, 0) < 0) {
+		ok(0, "create the ring and the group with eventfds");
+		return;
+	}
+	pfr_group_drain(g, NULL, NULL, PFR_GROUP_DRAIN_ROUND); /* the join */
+	poll_case(&r, NULL, pfr_ring_eventfd(ring), &w, "ring");
+	poll_case(NULL, g, pfr_group_eventfd(g), &gw, "group");
+	ro.flags = PFR_RING_WAIT;
+	go.flags = PFR_GROUP_WAIT;
+	if (!pfr_ring_create(&plain, &ro) && !pfr_ring_reader(plain, &pr)) {
+		is_int(pfr_reader_poll_prepare(&pr), -PFR_E_INVAL,
+		       "ring without an eventfd: -PFR_E_INVAL");
+		is_int(pfr_ring_eventfd(plain), -1, "ring: no eventfd is -1");
+		pfr_ring_close(plain);
+	}
+	if (!pfr_group_create(&gplain, &go) &&
+	    !pfr_group_reader_open(gplain, PFR_GROUP_UNORDERED, NULL, NULL)) {
+		is_int(pfr_group_poll_prepare(gplain), -PFR_E_INVAL,
+		       "group without an eventfd: -PFR_E_INVAL, as the ring's");
+		is_int(pfr_group_eventfd(gplain), -1,
+		       "group: no eventfd is -1, as the ring's");
+		pfr_group_close(gplain);
+	}
+	pfr_group_leave(g, &gw);
+	pfr_ring_close(ring);
+	pfr_group_close(g);
+}
+
+/* ---- 8. the kernel ring's snapshot ---- */
+
+struct snap_stop {
+	int n, at, rc;
+};
+
+static int snap_cb(void *arg, const struct pfr_record *rec)
+{
+	struct snap_stop *s = arg;
+
+	(void)rec;
+	return ++s->n == s->at ? s->rc : 0;
+}
+
+static void test_perf_snapshot(void)
+{
+	struct perf_event_attr a;
+	struct pfr_perf_ring pr;
+	struct snap_stop s;
+	int fd, i;
+	int64_t all, got;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap_data = 1; /* a record per mmap() of data */
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.write_backward = 1;
+	fd = pfr_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 || pfr_perf_ring_map(&pr, fd, -1, 4, 1)) {
+		for (i = 0; i < 4; i++)
+			ok(1, "snapshot # SKIP no perf event here (%s)",
+			   fd < 0 ? strerror(-fd) : "map");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (i = 0; i < 8; i++) {
+		void *p = mmap(NULL, 4096 * (size_t)(i + 1),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096 * (size_t)(i + 1));
+	}
+	s = (struct snap_stop){0, 0, 0};
+	all = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(all >= 3, "snapshot: every record (%lld)", (long long)all);
+	s = (struct snap_stop){0, 2, -77};
+	got = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(got == -77 && s.n == 2,
+	   "snapshot: the callback's negative value is returned, as "
+	   "pfr_reader_consume()'s (got %lld after %d)",
+	   (long long)got, s.n);
+	s = (struct snap_stop){0, 2, 1};
+	got = pfr_perf_ring_snapshot(&pr, snap_cb, &s);
+	ok(got == 2 && s.n == 2,
+	   "snapshot: a positive value stops after its record, the count "
+	   "returned (got %lld)",
+	   (long long)got);
+	got = pfr_perf_ring_snapshot(&pr, NULL, NULL);
+	ok(got == -PFR_E_INVAL,
+	   "snapshot: no callback is -PFR_E_INVAL, nothing called (got %lld)",
+	   (long long)got);
+	pfr_perf_ring_unmap(&pr);
+	close(fd);
+}
+
 int main(void)
 {
 	test_errors();
@@ -532,5 +689,7 @@ int main(void)
 	test_wait();
 	test_attach();
 	test_names();
+	test_pollfd();
+	test_perf_snapshot();
 	return tap_done();
 }

@@ -142,7 +142,8 @@ static void test_opts(void)
 	{
 		uint32_t accepted = 0;
 
-		for (uint32_t f = 4; f; f <<= 1) {
+		/* 4 is PFR_RING_EVENTFD (PERFRING_0.3) */
+		for (uint32_t f = 8; f; f <<= 1) {
 			o.flags = PFR_RING_WAIT | f;
 			if (pfr_ring_create(&ring, &o) != -PFR_E_INVAL)
 				accepted |= f;

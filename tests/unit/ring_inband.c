@@ -53,7 +53,7 @@ static void test_opts(void)
 		{PFR_POLICY_DROP, PFR_ORDER_ACQREL,
 		 PFR_RING_INBAND | PFR_RING_WAIT, -PFR_E_INVAL,
 		 "with PFR_RING_WAIT refused"},
-		{PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0x4, -PFR_E_INVAL,
+		{PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0x8, -PFR_E_INVAL,
 		 "an unknown flag refused"},
 	};
 

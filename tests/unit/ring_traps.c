@@ -16,10 +16,15 @@
  *    gets -PFR_E_TIMEDOUT at once, not after its time-out (a time-out of
  *    an hour: alarm() ends a test that waits it);
  *  - close-on-exec: the memfd is close-on-exec, and pfr_ring_set_inherit()
- *    hands the ring to an exec'd program, which attaches and writes.
+ *    hands the ring to an exec'd program, which attaches and writes;
+ *  - a pollable fd: with PFR_RING_EVENTFD a reader armed by
+ *    pfr_reader_poll_prepare() finds the eventfd readable when a writer in
+ *    another process (attached by fd, given the eventfd) publishes or
+ *    closes, and not when the writer publishes while it is not armed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -490,6 +495,131 @@ static void test_inherit(void)
 	pfr_ring_close(ring);
 }
 
+/* ---- the pollable fd ---- */
+
+/* 1 when fd is readable within ms milliseconds. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+/* The child of test_pollfd(): attaches by fd, takes the eventfd, and on
+ * each byte from `go` writes one record ('w') or closes its writer ('c'),
+ * answering each on `ack`. */
+static int poll_child(int fd, int efd, int go, int ack)
+{
+	struct pfr_ring *ring;
+	struct pfr_writer w;
+	uint64_t v = 0;
+	char c;
+
+	if (pfr_ring_attach_fd(&ring, fd) || pfr_ring_set_eventfd(ring, efd) ||
+	    pfr_ring_writer(ring, &w))
+		return 2;
+	while (read(go, &c, 1) == 1) {
+		if (c == 'w' && pfr_writer_write(&w, TT_TYPE, &v, sizeof(v)))
+			return 3;
+		v++;
+		if (c == 'c' && pfr_writer_close(&w))
+			return 4;
+		if (write(ack, &c, 1) != 1)
+			return 5;
+		if (c == 'c')
+			break;
+	}
+	pfr_ring_close(ring);
+	return 0;
+}
+
+/* Sends c to the child and waits for its answer. */
+static int step(int go, int ack, char c)
+{
+	char a;
+
+	return write(go, &c, 1) == 1 && read(ack, &a, 1) == 1 && a == c;
+}
+
+static void test_pollfd(void)
+{
+	struct pfr_ring_opts o = {
+		.sz = sizeof(o), .data_size = 4096, .flags = PFR_RING_EVENTFD};
+	struct pfr_ring *ring, *plain;
+	struct pfr_reader r, pr;
+	struct pfr_record rec;
+	int efd, go[2], ack[2], st, n = 0;
+	pid_t pid;
+
+	if (pfr_ring_create_memfd(&ring, &o) || pfr_ring_reader(ring, &r) ||
+	    pipe(go) || pipe(ack)) {
+		ok(0, "eventfd ring");
+		return;
+	}
+	efd = pfr_ring_eventfd(ring);
+	ok(efd >= 0 && (fcntl(efd, F_GETFD) & FD_CLOEXEC),
+	   "PFR_RING_EVENTFD: an eventfd, close-on-exec");
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(ack[0]);
+		_exit(poll_child(pfr_ring_fd(ring), efd, go[0], ack[1]));
+	}
+	close(go[0]);
+	close(ack[1]);
+	is_int(pfr_reader_poll_prepare(&r), 0, "empty: armed");
+	ok(!readable(efd, 0), "nothing published: not readable");
+	ok(step(go[1], ack[0], 'w'), "the child's writer published");
+	ok(readable(efd, 10000), "a publication wakes the poll");
+	is_int(pfr_reader_poll_done(&r), 0, "poll_done");
+	while (pfr_reader_begin(&r) > 0 && pfr_reader_next(&r, &rec) == 1)
+		n++;
+	is_int(n, 1, "its record read");
+	ok(step(go[1], ack[0], 'w'), "published again, the reader not armed");
+	ok(!readable(efd, 0), "no eventfd write while the reader is not armed");
+	is_int(pfr_reader_poll_prepare(&r), 1, "a record waiting: prepare 1");
+	while (pfr_reader_begin(&r) > 0 && pfr_reader_next(&r, &rec) == 1)
+		n++;
+	is_int(n, 2, "read");
+	is_int(pfr_reader_poll_prepare(&r), 0, "armed again");
+	ok(step(go[1], ack[0], 'c'), "the child's writer closed");
+	ok(readable(efd, 10000), "the writer's close wakes the poll");
+	pfr_reader_poll_done(&r);
+	is_int(pfr_reader_poll_prepare(&r), 1, "at the end: prepare 1");
+	is_int(pfr_reader_eof(&r), 1, "and the end of stream");
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d",
+	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(ack[0]);
+
+	is_int(pfr_ring_set_eventfd(ring, pfr_ring_fd(ring)), -PFR_E_INVAL,
+	       "set_eventfd: a memfd is not an eventfd");
+	o.flags = PFR_RING_EVENTFD | PFR_RING_INBAND;
+	is_int(pfr_ring_create(&plain, &o), -PFR_E_INVAL,
+	       "PFR_RING_EVENTFD with PFR_RING_INBAND");
+	if (!rt_mkring(&plain, 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL,
+		       PFR_RING_WAIT) &&
+	    !pfr_ring_reader(plain, &pr)) {
+		is_int(pfr_ring_eventfd(plain), -1, "no eventfd: -1");
+		is_int(pfr_reader_poll_prepare(&pr), -PFR_E_INVAL,
+		       "prepare without an eventfd");
+		is_int(pfr_ring_set_eventfd(plain, efd), 0,
+		       "set_eventfd on a WAIT ring");
+		is_int(pfr_reader_poll_prepare(&pr), 0, "then it arms");
+		pfr_reader_poll_done(&pr);
+		pfr_ring_close(plain);
+	}
+	if (!rt_mkring(&plain, 4096, PFR_POLICY_DROP, PFR_ORDER_ACQREL, 0)) {
+		is_int(pfr_ring_set_eventfd(plain, efd), -PFR_E_INVAL,
+		       "set_eventfd without PFR_RING_WAIT");
+		pfr_ring_close(plain);
+	}
+	is_int(pfr_ring_eventfd(NULL), -PFR_E_INVAL, "eventfd(NULL)");
+	is_int(pfr_reader_poll_prepare(NULL), -PFR_E_INVAL, "prepare(NULL)");
+	pfr_ring_close(ring);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--exec-child"))
@@ -506,6 +636,7 @@ int main(int argc, char **argv)
 	test_block_reader_gone(1, "reader closed");
 	test_block_reader_gone(0, "reader died");
 	test_inherit();
+	test_pollfd();
 	ok(!strcmp(pfr_strerror(-PFR_E_CLOSED),
 		   "the ring's other side closed or died"),
 	   "PFR_E_CLOSED has a message");
