@@ -117,13 +117,12 @@ ok $? "the build log shows its compile and link lines ($ncc)"
 
 # Install, then the autopkgtests against the installed files.
 installed=$(echo "$built" | tr -s ' ' ' ')
-# shellcheck disable=SC2086 # a word list
+# shellcheck disable=SC2046 # a word list
 (cd "$tmp/rel" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends $(for d in $debs; do echo "./${d##*/}"; done)) \
 	>"$log" 2>&1
 ok $? "apt-get install ./*.deb" "$log"
-dpkg -L python3-perfring 2>/dev/null | grep -q '/_paths.py$'
-[ $? -ne 0 ]
+dpkg -L python3-perfring >"$log" 2>&1 && ! grep -q '/_paths.py$' "$log"
 ok $? "python3-perfring has no _paths.py (finds libperfring.so.0 by SONAME)"
 
 t=$(date +%s)
