@@ -98,18 +98,22 @@ for d in $debs; do
 done
 
 # lintian: no error, no warning (overrides carry their reasons).
-lintian --fail-on error,warning --display-info --show-overrides \
-	"$changes" >"$tmp/lintian.log" 2>&1
+# (--show-overrides would count the overridden tags as failures: the
+# overrides are listed by a second run.)
+lintian --fail-on error,warning --display-info "$changes" \
+	>"$tmp/lintian.log" 2>&1
 rc=$?
-diag <"$tmp/lintian.log"
+lintian --display-info --show-overrides "$changes" 2>&1 | diag
 ok $rc "lintian --fail-on error,warning: $(grep -c '^[EW]:' "$tmp/lintian.log") errors and warnings" \
 	"$tmp/lintian.log"
 
-# blhc: the hardening flags on every compile and link line of the log.
-blhc --all "$tmp/build.log" >"$tmp/blhc.log" 2>&1
+# blhc: the hardening flags on every compile and link line of the log
+# (bindnow from hardening=+all, which blhc detects in the log; PIE is
+# gcc's default here, which blhc knows: --all would demand -fPIE anyway).
+blhc "$tmp/build.log" >"$tmp/blhc.log" 2>&1
 rc=$?
 diag <"$tmp/blhc.log"
-ok $rc "blhc --all on the build log: $(grep -c . "$tmp/blhc.log") lines" \
+ok $rc "blhc on the build log: $(grep -c . "$tmp/blhc.log") lines" \
 	"$tmp/blhc.log"
 ncc=$(grep -cE '^(cc|g\+\+|gcc) ' "$tmp/build.log")
 [ "$ncc" -gt 50 ]
