@@ -66,6 +66,17 @@ src=$tmp/rel/perfring-$ver
 	! git -C "$src" rev-parse --git-dir >/dev/null 2>&1
 ok $? "unpacked outside git, debian/ included"
 
+# The source package (3.0 (quilt): the tarball is its orig), and lintian.
+(cd "$tmp/rel" && dpkg-source -b "perfring-$ver") >"$log" 2>&1
+ok $? "dpkg-source -b with perfring_$ver.orig.tar.gz" "$log"
+dsc=$(ls "$tmp"/rel/perfring_*.dsc 2>/dev/null)
+lintian --fail-on error,warning --display-info ${dsc:-none.dsc} \
+	>"$tmp/lintian-src.log" 2>&1
+rc=$?
+lintian --display-info --show-overrides ${dsc:-none.dsc} 2>&1 | diag
+ok $rc "lintian on the source package: $(grep -c '^[EW]:' "$tmp/lintian-src.log") errors and warnings" \
+	"$tmp/lintian-src.log"
+
 # Build dependencies, then the packages.
 t=$(date +%s)
 (cd "$src" && DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -q \
