@@ -45,7 +45,8 @@ static const struct cli_cmd *cmds(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: perfring [--version] [--help] <command> [<args>]\n\n"
+	fprintf(f, "usage: perfring [--version] [--help] [--buildid-dir DIR] "
+		   "<command> [<args>]\n\n"
 		   "commands:\n");
 	for (const struct cli_cmd *c = cmds(); c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
@@ -54,6 +55,17 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* perf's global option: the build-id cache for the command, passed
+	 * on in PERF_BUILDID_DIR as perf does */
+	if (argc > 1 && !strncmp(argv[1], "--buildid-dir=", 14)) {
+		setenv("PERF_BUILDID_DIR", argv[1] + 14, 1);
+		argc--;
+		argv++;
+	} else if (argc > 2 && !strcmp(argv[1], "--buildid-dir")) {
+		setenv("PERF_BUILDID_DIR", argv[2], 1);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return PFR_EXIT_USAGE;

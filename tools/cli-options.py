@@ -11,11 +11,13 @@ the way the commands read their arguments:
   - a getopt_long table (`struct option NAME[] = { {"long", ...}, ... }`),
     with the entries of a macro it names that is defined in a header
     (bench/core/cmd_opts.h's PFR_BENCH_COMMON_LOPTS);
-  - cli/record/record.c's table of perf record's options ({'x', "long", arg, ID,
-    why}); an entry whose ID is O_NONE is refused ("no equivalent"), so it
-    is not an option the command accepts;
+  - the tables of the perf commands' one option grammar (cli/perfopt.h's
+    struct cli_perfopt: {'x', "long", arg, ID, why}, one entry a line), as
+    cli/record/record.c and cli/script/opts.c hold them; an entry whose ID
+    is O_NONE is perf's option refused ("no equivalent"), so it is not an
+    option the command accepts;
   - comparisons of an argument with a literal option (`!strcmp(argv[i],
-    "--name")`), as cmd_script.c parses.
+    "--name")`).
 
 Not listed: -h and --help, which every command takes (perfring(1) says
 so), and an option whose table line carries the comment /* internal */
@@ -36,7 +38,7 @@ OPT_TABLE = re.compile(r'struct\s+option\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\s*\};',
                        re.S)
 OPT_ENTRY = re.compile(
     r'\{\s*"([A-Za-z0-9][A-Za-z0-9-]*)"\s*,\s*(no|required|optional)_argument')
-RECORD_ENTRY = re.compile(
+PERFOPT_ENTRY = re.compile(
     r"\{\s*(?:'(.)'|0)\s*,\s*(?:\"([A-Za-z0-9-]+)\"|NULL)\s*,\s*\d\s*,\s*(O_\w+)")
 STRCMP = re.compile(r'strn?cmp\(\s*argv\[\w+\]\s*,\s*"(--?[A-Za-z0-9][A-Za-z0-9-]*)=?"')
 IDENT = re.compile(r'\b([A-Z][A-Z0-9_]+)\b')
@@ -49,7 +51,7 @@ def read(path):
 
 def commands():
     main = read(os.path.join(TOP, 'cli', 'main.c'))
-    return set(re.findall(r'\{\s*"([a-z]+)"\s*,\s*pfr_cmd_', main))
+    return set(re.findall(r'\{\s*"([a-z]+)"\s*,\s*(?:cli|pfr)_cmd_', main))
 
 
 def macros():
@@ -91,7 +93,7 @@ def options_of(text, defs):
         for ident in IDENT.findall(body):
             body += ' ' + defs.get(ident, '')
         found += ['--' + m.group(1) for m in OPT_ENTRY.finditer(body)]
-    for m in RECORD_ENTRY.finditer(text):
+    for m in PERFOPT_ENTRY.finditer(text):
         short, long_, ident = m.groups()
         if ident == 'O_NONE':
             continue

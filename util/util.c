@@ -146,9 +146,17 @@ void util_text_str(FILE *f, const char *s)
 
 	while (n) {
 		char c[17];
-		size_t l = util_text_char(p, n, c);
+		size_t l = 0;
 
-		fputs(c, f);
+		/* a run of printable ASCII goes out in one write */
+		while (l < n && p[l] >= 0x20 && p[l] < 0x7f)
+			l++;
+		if (l) {
+			fwrite(p, 1, l, f);
+		} else {
+			l = util_text_char(p, n, c);
+			fputs(c, f);
+		}
 		p += l;
 		n -= l;
 	}

@@ -33,6 +33,8 @@
 #include <perfring/perf.h>
 
 #include "../cli.h"
+#include "../perfopt.h"
+#include "perfdata/buildid.h"
 #include "perfdata/out.h"
 #include "perfdata/trace.h"
 
@@ -94,6 +96,8 @@ struct rec {
 	const char *output;
 	int stream; /* --stream: text on stdout */
 	int no_buildid, clockid, delay_ms, zlevel, ts_filename;
+	int buildid_all, no_buildid_cache; /* --buildid-all, -N */
+	const char *buildid_dir; /* --buildid-dir: the build-id cache */
 	unsigned long long max_size; /* --max-size: bytes, 0: none */
 	int switch_mode; /* --switch-output: SW_* */
 	unsigned long long switch_size, switch_secs;
@@ -174,7 +178,12 @@ static void usage(FILE *f)
 		"      --stream       print the records in perf script's shape "
 		"instead\n"
 		"      --json         print JSON Lines instead\n"
-		"  -B, --no-buildid   no build ids in the file\n"
+		"  -B, --no-buildid   no build ids in the file (nor the cache)\n"
+		"  -N, --no-buildid-cache  no build-id cache update\n"
+		"      --buildid-all  the build ids of every file mapped, not only "
+		"of those hit\n"
+		"      --buildid-dir DIR  the build-id cache ($PERF_BUILDID_DIR, "
+		"~/.debug)\n"
 		"  -k, --clockid CLK  monotonic, monotonic_raw, realtime, "
 		"boottime, tai\n"
 		"  -D, --delay MSECS  enable the events this long after the "
@@ -211,7 +220,7 @@ static void usage(FILE *f)
 		"  -r, --realtime PRIO  the reader at SCHED_FIFO priority PRIO\n"
 		"      --dry-run      check the options and stop\n"
 		"  -T, --timestamp, -P, --period, --sample-cpu, -v, --verbose,\n"
-		"  -N, --no-buildid-cache, --sample-identifier, --strict-freq,\n"
+		"      --sample-identifier, --strict-freq,\n"
 		"      --no-buffering, --num-thread-synthesize, "
 		"--proc-map-timeout,\n"
 		"      --mmap-flush, --affinity, --tail-synthesize  accepted as "
@@ -702,6 +711,9 @@ enum {
 	O_HELP,
 	O_STREAM,
 	O_NO_BUILDID,
+	O_NO_BUILDID_CACHE,
+	O_BUILDID_ALL,
+	O_BUILDID_DIR,
 	O_CLOCKID,
 	O_DELAY,
 	O_MAX_SIZE,
@@ -721,15 +733,8 @@ enum {
 	O_NONE, /* perf has it, perfring does not */
 };
 
-struct ropt {
-	char s; /* short name, or 0 */
-	const char *l; /* long name */
-	int arg; /* takes a value */
-	int id;
-	const char *why; /* O_NONE: what to use instead */
-};
-
-static const struct ropt ropts[] = {
+/* perf record's options (cli_perfopt: short, long, value, id, why). */
+static const struct cli_perfopt ropts[] = {
 	{'e', "event", 1, O_EVENT, NULL},
 	{0, "filter", 1, O_FILTER, NULL},
 	{'c', "count", 1, O_COUNT, NULL},
@@ -772,6 +777,9 @@ static const struct ropt ropts[] = {
 	{0, "no-bpf-event", 0, O_NO_BPF_EVENT, NULL},
 	{'r', "realtime", 1, O_REALTIME, NULL},
 	{0, "dry-run", 0, O_DRY_RUN, NULL},
+	{'N', "no-buildid-cache", 0, O_NO_BUILDID_CACHE, NULL},
+	{0, "buildid-all", 0, O_BUILDID_ALL, NULL},
+	{0, "buildid-dir", 1, O_BUILDID_DIR, NULL},
 	/* What perfring always does, or what changes nothing here. */
 	{'T', "timestamp", 0, O_NOOP, NULL},
 	{'P', "period", 0, O_NOOP, NULL},
@@ -779,7 +787,6 @@ static const struct ropt ropts[] = {
 	{0, "sample-identifier", 0, O_NOOP, NULL},
 	{0, "strict-freq", 0, O_NOOP, NULL}, /* -F above the limit fails */
 	{'v', "verbose", 0, O_NOOP, NULL},
-	{'N', "no-buildid-cache", 0, O_NOOP, NULL},
 	{0, "no-buffering", 0, O_NOOP, NULL},
 	{0, "num-thread-synthesize", 1, O_NOOP, NULL},
 	{0, "proc-map-timeout", 1, O_NOOP, NULL},
@@ -810,7 +817,6 @@ static const struct ropt ropts[] = {
 	{0, "transaction", 0, O_NONE, NULL},
 	{0, "running-time", 0, O_NONE, NULL},
 	{0, "inherit-stat", 0, O_NONE, NULL},
-	{0, "buildid-all", 0, O_NONE, NULL},
 	{0, "buildid-mmap", 0, O_NONE, NULL},
 	{0, "vmlinux", 1, O_NONE, NULL},
 	{0, "setup-filter", 1, O_NONE, NULL},
@@ -830,25 +836,6 @@ static int no_equivalent(const char *opt, const char *val, const char *why)
 		val ? " " : "", val ? val : "", why ? "; " : "",
 		why ? why : "");
 	return 2;
-}
-
-/* A long option by its name or an unambiguous prefix of it. */
-static const struct ropt *find_long(const char *name, size_t len, int *amb)
-{
-	const struct ropt *hit = NULL;
-
-	*amb = 0;
-	for (size_t k = 0; k < NROPTS; k++)
-		if (ropts[k].l && strlen(ropts[k].l) == len &&
-		    !strncmp(ropts[k].l, name, len))
-			return &ropts[k];
-	for (size_t k = 0; k < NROPTS; k++)
-		if (ropts[k].l && !strncmp(ropts[k].l, name, len)) {
-			if (hit)
-				*amb = 1;
-			hit = &ropts[k];
-		}
-	return *amb ? NULL : hit;
 }
 
 /* -m: pages (rounded up to a power of two), or bytes with a B, K, M or G
@@ -1320,8 +1307,8 @@ static int opt_threads(struct rec *R, const char *v)
 }
 
 /* The options perf has in its own meaning that need more than a flag. */
-static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
-			  const char *spelled)
+static int apply_perf_opt(struct rec *R, const struct cli_perfopt *o,
+			  const char *v, const char *spelled)
 {
 	unsigned long long n;
 
@@ -1376,7 +1363,7 @@ static int apply_perf_opt(struct rec *R, const struct ropt *o, const char *v,
 }
 
 /* One option with its value (NULL for a flag). */
-static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
+static int apply_opt(struct rec *R, const struct cli_perfopt *o, const char *v,
 		     const char *spelled)
 {
 	unsigned long long n;
@@ -1475,6 +1462,15 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
 	case O_NO_BUILDID:
 		R->no_buildid = 1;
 		return 0;
+	case O_NO_BUILDID_CACHE:
+		R->no_buildid_cache = 1;
+		return 0;
+	case O_BUILDID_ALL:
+		R->buildid_all = 1;
+		return 0;
+	case O_BUILDID_DIR:
+		R->buildid_dir = v;
+		return 0;
 	case O_TS_FILENAME:
 		R->ts_filename = 1;
 		return 0;
@@ -1512,7 +1508,7 @@ static int apply_opt(struct rec *R, const struct ropt *o, const char *v,
  * that would ask for what perfring does not do, get the one-line
  * refusal.
  */
-static int apply_negated(struct rec *R, const struct ropt *o,
+static int apply_negated(struct rec *R, const struct cli_perfopt *o,
 			 const char *spelled)
 {
 	switch (o->id) {
@@ -1624,6 +1620,15 @@ static int apply_negated(struct rec *R, const struct ropt *o,
 	case O_DRY_RUN:
 		R->dry_run = 0;
 		return 0;
+	case O_NO_BUILDID_CACHE:
+		R->no_buildid_cache = 0;
+		return 0;
+	case O_BUILDID_ALL:
+		R->buildid_all = 0;
+		return 0;
+	case O_BUILDID_DIR:
+		R->buildid_dir = NULL;
+		return 0;
 	case O_NOOP:
 		return 0;
 	case O_NONE: /* without it: what perfring does */
@@ -1636,36 +1641,6 @@ static int apply_negated(struct rec *R, const struct ropt *o,
 	/* -e, --filter, --exclude-perf, -F, -m, -h: perf refuses their
 	 * negation too (a usage error, or a crash) */
 	return no_equivalent(spelled, NULL, NULL);
-}
-
-/* The option named exactly name[0..len), or NULL. */
-static const struct ropt *find_exact(const char *name, size_t len)
-{
-	for (size_t k = 0; k < NROPTS; k++)
-		if (ropts[k].l && strlen(ropts[k].l) == len &&
-		    !strncmp(ropts[k].l, name, len))
-			return &ropts[k];
-	return NULL;
-}
-
-/* A long option of perf's negated (see apply_negated()): --no-NAME or,
- * for an option named no-NAME, --NAME; exact names only when prefix is
- * 0, else NAME may be a prefix.  The option, or NULL. */
-static const struct ropt *find_negated(const char *name, size_t len, int prefix)
-{
-	char buf[64];
-	const struct ropt *o = NULL;
-	int amb;
-
-	if (len > 3 && !strncmp(name, "no-", 3))
-		o = prefix ? find_long(name + 3, len - 3, &amb)
-			   : find_exact(name + 3, len - 3);
-	if (o && o->l)
-		return o;
-	if (prefix || len + 4 > sizeof(buf))
-		return NULL;
-	snprintf(buf, sizeof(buf), "no-%.*s", (int)len, name);
-	return find_exact(buf, len + 3);
 }
 
 /* What the options mean together. */
@@ -1708,105 +1683,32 @@ static int check_args(struct rec *R)
 	return 0;
 }
 
-/*
- * perf's option grammar (its parse-options): short options bundle (-ag)
- * and take a value attached (-F99) or as the next word (-F 99); long ones
- * take --name=value or --name value and may be shortened to any
- * unambiguous prefix; the first word that is not an option, or everything
- * after "--", is the command.
- */
+static int rec_apply(void *arg, const struct cli_perfopt *o, const char *v,
+		     const char *spelled)
+{
+	return apply_opt(arg, o, v, spelled);
+}
+
+static int rec_negate(void *arg, const struct cli_perfopt *o,
+		      const char *spelled)
+{
+	return apply_negated(arg, o, spelled);
+}
+
+/* The options in perf's grammar (cli/perfopt.h); the first word that is
+ * not an option, or everything after "--", is the command. */
 static int parse_args(struct rec *R, int argc, char **argv)
 {
-	int i, rc;
+	const struct cli_perfopt_cmd cmd = {"record",  ropts,	   NROPTS,
+					    rec_apply, rec_negate, R};
+	int rest, dashdash, rc;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct ropt *o = NULL, *neg;
-		const char *v = NULL;
-
-		if (!strcmp(a, "--")) {
-			if (i + 1 >= argc)
-				return util_usage_error("record",
-							"'--' needs a command");
-			R->cmd = argv + i + 1;
-			break;
-		}
-		if (a[0] != '-' || !a[1]) {
-			R->cmd = argv + i; /* a command without '--' */
-			break;
-		}
-		if (a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			int amb = 0;
-
-			/* an exact name, its exact negation, a prefix, a
-			 * negated prefix */
-			o = find_exact(a + 2, len);
-			neg = o ? NULL : find_negated(a + 2, len, 0);
-			if (!o && !neg)
-				o = find_long(a + 2, len, &amb);
-			if (!o && !neg && !amb)
-				neg = find_negated(a + 2, len, 1);
-			if (neg) {
-				if (eq)
-					return util_usage_error(
-						"record",
-						"option '%.*s' takes no value",
-						(int)len + 2, a);
-				if ((rc = apply_negated(R, neg, a)))
-					return rc;
-				continue;
-			}
-			if (!o)
-				return util_usage_error(
-					"record", "%s option '%.*s'",
-					amb ? "ambiguous" : "unknown",
-					(int)len + 2, a);
-			if (eq && !o->arg)
-				return util_usage_error(
-					"record",
-					"option '--%s' takes no value", o->l);
-			if (eq)
-				v = eq + 1;
-			else if (o->arg == 1 && i + 1 < argc)
-				v = argv[++i];
-			else if (o->arg == 1)
-				return util_usage_error(
-					"record", "option '%s' needs a value",
-					a);
-			if ((rc = apply_opt(R, o, v, a)))
-				return rc;
-			continue;
-		}
-		/* A bundle of short options; one taking a value ends it. */
-		for (int j = 1; a[j]; j++) {
-			char sp[3] = {'-', a[j], 0};
-
-			o = NULL;
-			for (size_t k = 0; k < NROPTS && !o; k++)
-				if (ropts[k].s == a[j])
-					o = &ropts[k];
-			if (!o)
-				return util_usage_error(
-					"record", "unknown option '%s'", sp);
-			v = NULL;
-			if (o->arg && a[j + 1]) {
-				v = a + j + 1;
-			} else if (o->arg == 1) {
-				if (i + 1 >= argc)
-					return util_usage_error(
-						"record",
-						"option '%s' needs a value",
-						sp);
-				v = argv[++i];
-			}
-			if ((rc = apply_opt(R, o, v, sp)))
-				return rc;
-			if (v)
-				break;
-		}
-	}
+	if ((rc = cli_perfopt_parse(&cmd, argc, argv, &rest, &dashdash)))
+		return rc;
+	if (dashdash && rest >= argc)
+		return util_usage_error("record", "'--' needs a command");
+	if (rest < argc)
+		R->cmd = argv + rest;
 	if (R->period && R->freq)
 		return util_usage_error("record",
 					"-c and -F exclude each other");
@@ -1881,6 +1783,28 @@ static void stamped_name(const char *path, char *out, size_t len)
 		 (unsigned)(tv.tv_usec / 10000));
 }
 
+/* perf record's build-id cache update: the objects HEADER_BUILD_ID lists
+ * for the file at path go into the cache (unless -B or -N).  A cache
+ * that cannot be written is warned about; the recording stands. */
+static void cache_build_ids(struct rec *R, const char *path)
+{
+	struct pfr__bids b = {NULL, 0};
+	char dir[4096];
+
+	if (R->no_buildid || R->no_buildid_cache || !strcmp(path, "-") ||
+	    pfr__bids_read(&b, path) <= 0)
+		return;
+	/* perf makes the cache's directory itself, not its parents */
+	if (!pfr__bid_cache_dir(R->buildid_dir, dir, sizeof(dir)) ||
+	    (mkdir(dir, 0755) && errno != EEXIST) ||
+	    pfr__bid_cache_add(&b, dir))
+		fprintf(stderr,
+			"perfring record: warning: build-id cache %s not "
+			"updated: %s\n",
+			dir, strerror(errno));
+	pfr__bids_free(&b);
+}
+
 /* The file written so far gets its time-stamped name; --switch-max-files
  * keeps only the newest ones. */
 static int put_away(struct rec *R)
@@ -1893,6 +1817,7 @@ static int put_away(struct rec *R)
 		return fail(EX_FAIL, "rename %s to %s: %s", R->output, name,
 			    strerror(errno));
 	fprintf(stderr, "[ perfring record: dump %s ]\n", name);
+	cache_build_ids(R, name);
 	f = realloc(R->switch_files, (size_t)(R->nswitch + 1) * sizeof(*f));
 	if (!f || !(f[R->nswitch] = strdup(name)))
 		return fail(EX_FAIL, "out of memory");
@@ -1965,6 +1890,7 @@ static int make_session(struct rec *R)
 	if (R->all_cpus || R->delay_ms)
 		o.flags |= PFR_PERF_SESSION_TRACKING;
 	o.flags |= (R->no_buildid ? PFR_PERF_SESSION_NO_BUILDID : 0) |
+		   (R->buildid_all ? PFR_PERF_SESSION_BUILDID_ALL : 0) |
 		   (R->no_bpf_event ? PFR_PERF_SESSION_NO_BPF_EVENT : 0);
 	o.compress_level = R->zlevel;
 	o.delay_ms = R->delay_ms;
@@ -2402,6 +2328,8 @@ static int record_run(struct rec *R, int argc, char **argv)
 		rc = session_error(R, rc);
 	if (!rc && R->output && (R->switch_mode || R->ts_filename))
 		rc = put_away(R);
+	else if (!rc && R->output)
+		cache_build_ids(R, R->output);
 	if (R->out)
 		R->out_bad = pfr__out_bad(R->out);
 	fflush(stdout);

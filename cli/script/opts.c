@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "../perfopt.h"
 #include "script.h"
 
 /* perf script's field names (tools/perf/builtin-script.c), with the
@@ -449,243 +450,332 @@ int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r)
 	return ok;
 }
 
-/* The value of option name at argv[*i]: "-X VAL", "-XVAL" (a short
- * one), "--long=VAL" or "--long VAL".  NULL when argv[*i] is not it;
- * *bad when it is but has no value. */
-static const char *cli_optval(int argc, char **argv, int *i, char s,
-			      const char *l, int *bad)
-{
-	const char *a = argv[*i];
-	size_t n = l ? strlen(l) : 0;
+/* The options of perf script, in its grammar (cli/perfopt.h). */
+enum {
+	O_INPUT = 1,
+	O_FIELDS,
+	O_SCRIPT,
+	O_GEN_SCRIPT,
+	O_LIST,
+	O_TIME,
+	O_TID,
+	O_PID,
+	O_COMMS,
+	O_CPU,
+	O_QUEUE_SIZE,
+	O_JSON,
+	O_SAMPLES,
+	O_NO_SYMS,
+	O_FILE_ORDER,
+	O_NS,
+	O_RELTIME,
+	O_HIDE_CALLGRAPH,
+	O_DUMP,
+	O_HEADER,
+	O_HEADER_ONLY,
+	O_SHOW,
+	O_BUILDID_DIR,
+	O_HELP,
+	O_NOOP, /* accepted; perfring always does it */
+	O_NONE, /* perf has it, perfring does not */
+};
 
-	if (s && a[0] == '-' && a[1] == s) {
-		if (a[2])
-			return a + 2;
-	} else if (l && !strncmp(a, l, n) && a[n] == '=') {
-		return a + n + 1;
-	} else if (!l || strcmp(a, l)) {
-		return NULL;
-	}
-	if (*i + 1 >= argc) {
-		cli_err("option '%s' needs a value", a);
-		*bad = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
+#define ALWAYS_DEMANGLES "it always demangles C++ and Rust names"
+#define ALWAYS_INLINES "it always shows inlined frames of DWARF stacks"
 
+/* perf script's options (cli_perfopt: short, long, value, id, why).  The
+ * O_NONE ones are perf 6.1's (builtin-script.c) that perfring has no
+ * equivalent for: refused, and their negation (--no-NAME) is their
+ * default, without them, which is what perfring does. */
+static const struct cli_perfopt sopts[] = {
+	{'i', "input", 1, O_INPUT, NULL},
+	{'F', "fields", 1, O_FIELDS, NULL},
+	{'s', "script", 1, O_SCRIPT, NULL},
+	{'g', "gen-script", 1, O_GEN_SCRIPT, NULL},
+	{'l', "list", 0, O_LIST, NULL},
+	{0, "time", 1, O_TIME, NULL},
+	{0, "tid", 1, O_TID, NULL},
+	{0, "pid", 1, O_PID, NULL},
+	{0, "comms", 1, O_COMMS, NULL},
+	{'C', "cpu", 1, O_CPU, NULL},
+	{0, "queue-size", 1, O_QUEUE_SIZE, NULL},
+	{0, "json", 0, O_JSON, NULL},
+	{0, "samples", 0, O_SAMPLES, NULL},
+	{0, "no-symbols", 0, O_NO_SYMS, NULL},
+	{0, "file-order", 0, O_FILE_ORDER, NULL},
+	{0, "ns", 0, O_NS, NULL},
+	{0, "reltime", 0, O_RELTIME, NULL},
+	{'G', "hide-call-graph", 0, O_HIDE_CALLGRAPH, NULL},
+	{'D', "dump-raw-trace", 0, O_DUMP, NULL},
+	{0, "header", 0, O_HEADER, NULL},
+	{0, "header-only", 0, O_HEADER_ONLY, NULL},
+	{0, "show-task-events", 0, O_SHOW, NULL},
+	{0, "show-mmap-events", 0, O_SHOW, NULL},
+	{0, "show-switch-events", 0, O_SHOW, NULL},
+	{0, "show-namespace-events", 0, O_SHOW, NULL},
+	{0, "show-lost-events", 0, O_SHOW, NULL},
+	{0, "show-round-events", 0, O_SHOW, NULL},
+	{0, "show-bpf-events", 0, O_SHOW, NULL},
+	{0, "show-cgroup-events", 0, O_SHOW, NULL},
+	{0, "show-text-poke-events", 0, O_SHOW, NULL},
+	{0, "show-all-events", 0, O_SHOW, NULL},
+	{0, "buildid-dir", 1, O_BUILDID_DIR, NULL},
+	{'h', "help", 0, O_HELP, NULL},
+	{'f', "force", 0, O_NOOP, NULL}, /* perfring checks no owner */
+	/* perf has them, perfring does not. */
+	{0, "demangle", 0, O_NONE, ALWAYS_DEMANGLES},
+	{0, "inline", 0, O_NONE, ALWAYS_INLINES},
+	{0, "addr-range", 1, O_NONE, NULL},
+	{0, "all-cpus", 0, O_NONE, NULL},
+	{0, "call-ret-trace", 0, O_NONE, NULL},
+	{0, "call-trace", 0, O_NONE, NULL},
+	{0, "debug-mode", 0, O_NONE, NULL},
+	{0, "deltatime", 0, O_NONE, NULL},
+	{0, "demangle-kernel", 0, O_NONE, NULL},
+	{0, "dlarg", 1, O_NONE, NULL},
+	{0, "dlfilter", 1, O_NONE, NULL},
+	{0, "dsos", 1, O_NONE, NULL},
+	{0, "dump-unsorted-raw-trace", 0, O_NONE, NULL},
+	{0, "full-source-path", 0, O_NONE, NULL},
+	{0, "graph-function", 1, O_NONE, NULL},
+	{0, "guest-code", 0, O_NONE, NULL},
+	{0, "guestkallsyms", 1, O_NONE, NULL},
+	{0, "guestmodules", 1, O_NONE, NULL},
+	{0, "guestmount", 1, O_NONE, NULL},
+	{0, "guestvmlinux", 1, O_NONE, NULL},
+	{0, "insn-trace", 0, O_NONE, NULL},
+	{0, "itrace", 2, O_NONE, NULL},
+	{0, "kallsyms", 1, O_NONE, NULL},
+	{0, "list-dlfilters", 0, O_NONE, NULL},
+	{0, "max-blocks", 1, O_NONE, NULL},
+	{0, "max-stack", 1, O_NONE, NULL},
+	{0, "per-event-dump", 0, O_NONE, NULL},
+	{0, "show-info", 0, O_NONE, NULL},
+	{0, "show-kernel-path", 0, O_NONE, NULL},
+	{0, "show-on-off-events", 0, O_NONE, NULL},
+	{0, "stitch-lbr", 0, O_NONE, NULL},
+	{0, "stop-bt", 1, O_NONE, NULL},
+	{0, "switch-off", 1, O_NONE, NULL},
+	{0, "switch-on", 1, O_NONE, NULL},
+	{0, "symbols", 1, O_NONE, NULL},
+	{0, "symfs", 1, O_NONE, NULL},
+	{0, "verbose", 0, O_NONE, NULL},
+	{0, "vmlinux", 1, O_NONE, NULL},
+	{0, "xed", 0, O_NONE, NULL},
+};
+
+/* The records each --show-*-events adds (by its long name). */
 static const struct {
 	const char *name;
 	unsigned show;
 } cli_shows[] = {
-	{"--show-task-events", PFR_SHOW_TASK},
-	{"--show-mmap-events", PFR_SHOW_MMAP},
-	{"--show-switch-events", PFR_SHOW_SWITCH},
-	{"--show-namespace-events", PFR_SHOW_NAMESPACE},
-	{"--show-lost-events", PFR_SHOW_LOST},
-	{"--show-round-events", PFR_SHOW_ROUND},
-	{"--show-bpf-events", PFR_SHOW_BPF},
-	{"--show-cgroup-events", PFR_SHOW_CGROUP},
-	{"--show-text-poke-events", PFR_SHOW_TEXT_POKE},
-	{"--show-all-events", ~0u},
+	{"show-task-events", PFR_SHOW_TASK},
+	{"show-mmap-events", PFR_SHOW_MMAP},
+	{"show-switch-events", PFR_SHOW_SWITCH},
+	{"show-namespace-events", PFR_SHOW_NAMESPACE},
+	{"show-lost-events", PFR_SHOW_LOST},
+	{"show-round-events", PFR_SHOW_ROUND},
+	{"show-bpf-events", PFR_SHOW_BPF},
+	{"show-cgroup-events", PFR_SHOW_CGROUP},
+	{"show-text-poke-events", PFR_SHOW_TEXT_POKE},
+	{"show-all-events", ~0u},
 };
 
-/* A flag without a value; 1 if argv[i] was one. */
-static int cli_flag(struct cli_script *S, const char *a)
+static unsigned cli_show_bits(const char *name)
 {
 	for (size_t k = 0; k < sizeof(cli_shows) / sizeof(cli_shows[0]); k++)
-		if (!strcmp(a, cli_shows[k].name)) {
-			S->style.show |= cli_shows[k].show;
-			return 1;
-		}
-	if (!strcmp(a, "--json"))
-		S->flags |= PFR_OUT_JSON;
-	else if (!strcmp(a, "--samples"))
-		S->samples_only = 1; /* text: the default, as in perf */
-	else if (!strcmp(a, "--no-symbols"))
-		S->flags |= PFR_OUT_NO_SYMS;
-	else if (!strcmp(a, "--file-order"))
-		S->file_order = 1;
-	else if (!strcmp(a, "--ns"))
-		S->style.ns = 1;
-	else if (!strcmp(a, "--reltime"))
-		S->style.reltime = 1;
-	else if (!strcmp(a, "-G") || !strcmp(a, "--hide-call-graph"))
-		S->style.hide_callgraph = 1;
-	else if (!strcmp(a, "-D") || !strcmp(a, "--dump-raw-trace"))
-		S->dump = 1;
-	else if (!strcmp(a, "--header"))
-		S->header |= 1;
-	else if (!strcmp(a, "--header-only"))
-		S->header |= 2, S->header_only = 1;
-	else if (!strcmp(a, "-l") || !strcmp(a, "--list"))
-		S->py_mode = 'l';
-	else if (!strcmp(a, "-f") || !strcmp(a, "--force"))
-		; /* perf: no ownership check; perfring makes none */
-	else
-		return 0;
-	return 1;
+		if (!strcmp(name, cli_shows[k].name))
+			return cli_shows[k].show;
+	return 0;
 }
 
-/* An option with a value; 1 if argv[*i] was one, -1 when it is bad. */
-static int cli_valopt(struct cli_script *S, int argc, char **argv, int *i)
+/* perf script's one-line refusal of an option perfring has none of. */
+static int cli_no_equivalent(const char *spelled, const char *why)
 {
-	const char *v;
-	int bad = 0;
+	fprintf(stderr, "perfring script: %s: no equivalent in perfring%s%s\n",
+		spelled, why ? "; " : "", why ? why : "");
+	return -1;
+}
 
-	if ((v = cli_optval(argc, argv, i, 'i', "--input", &bad))) {
+/* An option with a value (one perfring checks as it comes).  0 or -1. */
+static int cli_apply_value(struct cli_script *S, const struct cli_perfopt *o,
+			   const char *v)
+{
+	switch (o->id) {
+	case O_INPUT:
 		S->in = v;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 'F', "--fields", &bad))) {
+		return 0;
+	case O_FIELDS:
 		if (S->nfields_arg == 8)
 			return cli_err("too many -F%s", "");
 		S->fields_arg[S->nfields_arg++] = v;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 's', "--script", &bad))) {
-		S->py_mode = 's';
+		return 0;
+	case O_SCRIPT:
+	case O_GEN_SCRIPT:
+		S->py_mode = o->id == O_SCRIPT ? 's' : 'g';
 		S->py_what = v;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 'g', "--gen-script", &bad))) {
-		S->py_mode = 'g';
-		S->py_what = v;
-	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--time", &bad))) {
-		return cli_parse_time(S, v) ? -1 : 1;
-	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--tid", &bad))) {
-		return cli_parse_ids("--tid", v, &S->tids, &S->ntids) ? -1 : 1;
-	} else if (!bad && (v = cli_optval(argc, argv, i, 0, "--pid", &bad))) {
-		return cli_parse_ids("--pid", v, &S->pids, &S->npids) ? -1 : 1;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 0, "--comms", &bad))) {
-		return cli_parse_comms(S, v) ? -1 : 1;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 'C', "--cpu", &bad))) {
-		return cli_parse_cpus(S, v) ? -1 : 1;
-	} else if (!bad &&
-		   (v = cli_optval(argc, argv, i, 0, "--queue-size", &bad))) {
+		return 0;
+	case O_TIME:
+		return cli_parse_time(S, v);
+	case O_TID:
+		return cli_parse_ids("--tid", v, &S->tids, &S->ntids);
+	case O_PID:
+		return cli_parse_ids("--pid", v, &S->pids, &S->npids);
+	case O_COMMS:
+		return cli_parse_comms(S, v);
+	case O_CPU:
+		return cli_parse_cpus(S, v);
+	case O_QUEUE_SIZE:
 		if (util_parse_u64(v, &S->queue_mib) || !S->queue_mib ||
 		    S->queue_mib > (1ULL << 20))
 			return cli_err("--queue-size '%s': MiB, 1 to 1048576",
 				       v);
+		return 0;
+	case O_BUILDID_DIR:
+		S->buildid_dir = v;
+		return 0;
 	}
-	return bad ? -1 : v ? 1 : 0;
+	return cli_no_equivalent(o->l ? o->l : "?", o->why);
 }
 
-/* perf script's long options perfring has no equivalent for, whose
- * negation (--no-NAME) is their default: without them, what perfring
- * does (perf 6.1's builtin-script.c).  --demangle and --inline are not
- * here: perfring always demangles and shows inlined frames. */
-static const char *const cli_perf_only[] = {
-	"addr-range",
-	"all-cpus",
-	"call-ret-trace",
-	"call-trace",
-	"debug-mode",
-	"deltatime",
-	"demangle-kernel",
-	"dlarg",
-	"dlfilter",
-	"dsos",
-	"dump-unsorted-raw-trace",
-	"full-source-path",
-	"gen-script",
-	"graph-function",
-	"guest-code",
-	"guestkallsyms",
-	"guestmodules",
-	"guestmount",
-	"guestvmlinux",
-	"insn-trace",
-	"itrace",
-	"kallsyms",
-	"list",
-	"list-dlfilters",
-	"max-blocks",
-	"max-stack",
-	"per-event-dump",
-	"script",
-	"show-info",
-	"show-kernel-path",
-	"show-on-off-events",
-	"stitch-lbr",
-	"stop-bt",
-	"switch-off",
-	"switch-on",
-	"symbols",
-	"symfs",
-	"verbose",
-	"vmlinux",
-	"xed",
-};
+/* One option (v: its value, NULL for a flag).  0, 1 for --help, or -1. */
+static int cli_opt_apply(void *arg, const struct cli_perfopt *o, const char *v,
+			 const char *spelled)
+{
+	struct cli_script *S = arg;
+
+	switch (o->id) {
+	case O_LIST:
+		S->py_mode = 'l';
+		return 0;
+	case O_JSON:
+		S->flags |= PFR_OUT_JSON;
+		return 0;
+	case O_SAMPLES:
+		S->samples_only = 1; /* text: the default, as in perf */
+		return 0;
+	case O_NO_SYMS:
+		S->flags |= PFR_OUT_NO_SYMS;
+		return 0;
+	case O_FILE_ORDER:
+		S->file_order = 1;
+		return 0;
+	case O_NS:
+		S->style.ns = 1;
+		return 0;
+	case O_RELTIME:
+		S->style.reltime = 1;
+		return 0;
+	case O_HIDE_CALLGRAPH:
+		S->style.hide_callgraph = 1;
+		return 0;
+	case O_DUMP:
+		S->dump = 1;
+		return 0;
+	case O_HEADER:
+		S->header |= 1;
+		return 0;
+	case O_HEADER_ONLY:
+		S->header |= 2;
+		S->header_only = 1;
+		return 0;
+	case O_SHOW:
+		S->style.show |= cli_show_bits(o->l);
+		return 0;
+	case O_HELP:
+		return 1;
+	case O_NOOP:
+		return 0;
+	case O_NONE:
+		return cli_no_equivalent(spelled, o->why);
+	}
+	return cli_apply_value(S, o, v);
+}
 
 /*
- * perf's negation of a long option, --no-NAME: the option back to its
- * default.  (perfring's own --no-symbols, matched before this, is not
- * perf's negation of its --symbols filter: docs/script.md.)  1 if a was one, -1 for one perfring has
- * no equivalent of (the one-line refusal), 0 if a is none.
+ * perf's negation of an option, --no-NAME (or --NAME of --no-symbols):
+ * the option back to its default; for one perfring has no equivalent of,
+ * the default is "without it", what perfring does.  (perfring's own
+ * --no-symbols is not perf's negation of its --symbols filter:
+ * docs/script.md.)  0, or -1 with the one-line refusal.
  */
-static int cli_negated(struct cli_script *S, const char *a)
+static int cli_opt_negate(void *arg, const struct cli_perfopt *o,
+			  const char *spelled)
 {
-	const char *n = a + 5;
+	struct cli_script *S = arg;
 
-	if (strncmp(a, "--no-", 5) || !*n)
-		return 0;
-	for (size_t k = 0; k < sizeof(cli_shows) / sizeof(cli_shows[0]); k++)
-		if (!strcmp(n, cli_shows[k].name + 2)) {
-			S->style.show &= ~cli_shows[k].show;
-			return 1;
-		}
-	if (!strcmp(n, "input")) {
+	switch (o->id) {
+	case O_INPUT:
 		S->in = "perf.data";
-	} else if (!strcmp(n, "fields")) {
+		return 0;
+	case O_FIELDS:
 		S->nfields_arg = 0;
-	} else if (!strcmp(n, "time")) {
+		return 0;
+	case O_TIME:
 		S->ntimes = 0;
-	} else if (!strcmp(n, "tid")) {
+		return 0;
+	case O_TID:
 		S->ntids = 0;
-	} else if (!strcmp(n, "pid")) {
+		return 0;
+	case O_PID:
 		S->npids = 0;
-	} else if (!strcmp(n, "comms")) {
+		return 0;
+	case O_COMMS:
 		while (S->ncomms)
 			free(S->comms[--S->ncomms]);
-	} else if (!strcmp(n, "cpu")) {
+		return 0;
+	case O_CPU:
 		S->ncpus = 0;
-	} else if (!strcmp(n, "ns")) {
+		return 0;
+	case O_QUEUE_SIZE:
+		S->queue_mib = 64;
+		return 0;
+	case O_JSON:
+		S->flags &= ~PFR_OUT_JSON;
+		return 0;
+	case O_SAMPLES:
+		S->samples_only = 0;
+		return 0;
+	case O_NO_SYMS:
+		S->flags &= ~PFR_OUT_NO_SYMS;
+		return 0;
+	case O_FILE_ORDER:
+		S->file_order = 0;
+		return 0;
+	case O_NS:
 		S->style.ns = 0;
-	} else if (!strcmp(n, "reltime")) {
+		return 0;
+	case O_RELTIME:
 		S->style.reltime = 0;
-	} else if (!strcmp(n, "hide-call-graph")) {
+		return 0;
+	case O_HIDE_CALLGRAPH:
 		S->style.hide_callgraph = 0;
-	} else if (!strcmp(n, "dump-raw-trace")) {
+		return 0;
+	case O_DUMP:
 		S->dump = 0;
-	} else if (!strcmp(n, "header")) {
+		return 0;
+	case O_HEADER:
 		S->header &= ~1;
-	} else if (!strcmp(n, "header-only")) {
+		return 0;
+	case O_HEADER_ONLY:
 		S->header &= ~2;
 		S->header_only = 0;
-	} else if (!strcmp(n, "force")) {
-		;
-	} else if (!strcmp(n, "json")) {
-		S->flags &= ~PFR_OUT_JSON;
-	} else if (!strcmp(n, "samples")) {
-		S->samples_only = 0;
-	} else if (!strcmp(n, "file-order")) {
-		S->file_order = 0;
-	} else if (!strcmp(n, "demangle") || !strcmp(n, "inline")) {
-		fprintf(stderr,
-			"perfring script: %s: no equivalent in perfring; it "
-			"always %s\n",
-			a,
-			n[0] == 'd' ? "demangles C++ and Rust names"
-				    : "shows inlined frames of DWARF stacks");
-		return -1;
-	} else {
-		for (size_t k = 0;
-		     k < sizeof(cli_perf_only) / sizeof(cli_perf_only[0]); k++)
-			if (!strcmp(n, cli_perf_only[k]))
-				return 1;
 		return 0;
+	case O_SHOW:
+		S->style.show &= ~cli_show_bits(o->l);
+		return 0;
+	case O_BUILDID_DIR:
+		S->buildid_dir = NULL;
+		return 0;
+	case O_SCRIPT: /* perf's negations of these are no-ops */
+	case O_GEN_SCRIPT:
+	case O_LIST:
+	case O_NOOP:
+		return 0;
+	case O_NONE: /* without it: what perfring does */
+		return o->why ? cli_no_equivalent(spelled, o->why) : 0;
 	}
-	return 1;
+	return cli_no_equivalent(spelled, NULL); /* --no-help */
 }
 
 /* The script's arguments: argv[i] on (perf stops at the first word that
@@ -702,6 +792,11 @@ static int cli_py_args(struct cli_script *S, int argc, char **argv, int i)
 
 int cli_script_opts(struct cli_script *S, int argc, char **argv)
 {
+	const struct cli_perfopt_cmd cmd = {
+		"script",      sopts,	       sizeof(sopts) / sizeof(sopts[0]),
+		cli_opt_apply, cli_opt_negate, S};
+	int rest, dashdash, r;
+
 	/* perf script report NAME [ARGS], record NAME [ARGS] */
 	if (argc > 2 &&
 	    (!strcmp(argv[1], "report") || !strcmp(argv[1], "record"))) {
@@ -709,34 +804,11 @@ int cli_script_opts(struct cli_script *S, int argc, char **argv)
 		S->py_what = argv[2];
 		return cli_py_args(S, argc, argv, 3);
 	}
-	for (int i = 1; i < argc; i++) {
-		int r;
-
-		if (!strcmp(argv[i], "--") ||
-		    (S->py_mode && (argv[i][0] != '-' || !argv[i][1]))) {
-			if (cli_py_args(S, argc, argv,
-					i + !strcmp(argv[i], "--")))
-				return -1;
-			break;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-		if (cli_flag(S, argv[i]))
-			continue;
-		r = cli_negated(S, argv[i]);
-		if (r < 0)
-			return -1;
-		if (r)
-			continue;
-		r = cli_valopt(S, argc, argv, &i);
-		if (r < 0)
-			return -1;
-		if (!r) {
-			util_usage_error("script", "unknown argument '%s'",
-					 argv[i]);
-			return -1;
-		}
-	}
+	r = cli_perfopt_parse(&cmd, argc, argv, &rest, &dashdash);
+	if (r)
+		return r == 1 ? 1 : -1;
+	if ((dashdash || rest < argc) && cli_py_args(S, argc, argv, rest))
+		return -1;
 	if (S->dump && (S->flags & PFR_OUT_JSON))
 		return cli_err("-D and --json: choose one%s", "");
 	if (S->py_args && !S->py_mode) {

@@ -37,9 +37,15 @@ static void usage(FILE *f)
 		"\n"
 		"Prints the samples of a perf.data file (default ./perf.data) "
 		"as perf script\n"
-		"does, or JSON Lines with --json.\n"
+		"does, or JSON Lines with --json.  Options as perf script "
+		"spells them (-Gi F,\n"
+		"-iF, --input=F, prefixes of long names).\n"
 		"  -i, --input FILE       the file to read (- : standard "
 		"input)\n"
+		"      --buildid-dir DIR  the build-id cache for rebuilt or "
+		"moved files\n"
+		"                         (default $PERF_BUILDID_DIR, "
+		"~/.debug)\n"
 		"  -F, --fields [TYPE:]LIST  perf script's fields: comm tid "
 		"pid time cpu\n"
 		"                         event trace ip sym symoff dso "
@@ -70,6 +76,11 @@ static void usage(FILE *f)
 		"all of them)\n"
 		"      --json             one JSON object per record\n"
 		"      --no-symbols       addresses without symbols\n"
+		"      --samples          with --json: samples only\n"
+		"      --buildid-dir DIR  the build-id cache (default "
+		"~/.debug)\n"
+		"  -f, --force            accepted; perfring checks no "
+		"owner\n"
 		"      --file-order       as stored, not sorted by time\n"
 		"      --queue-size MIB   memory for sorting (default 64)\n"
 		"  -s, --script FILE.py [--] [ARGS]  run a perf script -s "
@@ -242,6 +253,8 @@ static int cli_script_run(struct cli_script *S)
 		goto out;
 	}
 	cli_script_trace(S);
+	if (strcmp(S->in, "-"))
+		pfr__out_read_buildids(S->out, S->in, S->buildid_dir);
 	pfr__out_set_style(S->out, &S->style);
 	pfr__q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
 	n = cli_script_read(S, &q);

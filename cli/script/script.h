@@ -17,6 +17,7 @@ struct cli_trange {
 
 struct cli_script {
 	const char *in;
+	const char *buildid_dir; /* --buildid-dir: the build-id cache */
 	unsigned flags; /* PFR_OUT_* */
 	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;

@@ -112,6 +112,9 @@ typedef void (*pfr_perf_log_fn)(void *arg, int level, const char *msg);
 #define PFR_PERF_SESSION_NO_BUILDID 0x10u /* the file without BUILD_ID */
 /* No PERF_RECORD_KSYMBOL / BPF_EVENT (set where the kernel has them). */
 #define PFR_PERF_SESSION_NO_BPF_EVENT 0x20u
+/* BUILD_ID lists every DSO mapped, not only those the samples hit (perf
+ * record --buildid-all); NO_BUILDID wins over it. */
+#define PFR_PERF_SESSION_BUILDID_ALL 0x40u
 
 struct pfr_perf_session_opts {
 	size_t sz; /* sizeof(struct pfr_perf_session_opts) */

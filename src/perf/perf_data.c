@@ -172,12 +172,13 @@ void pfr__file_set_bpf(struct pfr_perf_file *f, const unsigned char *info,
 	f->bpf_set = 1;
 }
 
-int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
+int pfr__file_set_opts(struct pfr_perf_file *f, int buildids, int clockid,
 		       int zlevel)
 {
-	if (!f || f->started || !f->out || zlevel < 0 || zlevel > 22)
+	if (!f || f->started || !f->out || zlevel < 0 || zlevel > 22 ||
+	    buildids < PFR__BUILDID_HIT || buildids > PFR__BUILDID_ALL)
 		return -PFR_E_INVAL;
-	f->no_buildid = no_buildid;
+	f->buildids = buildids;
 	f->clockid = clockid;
 	if (!zlevel)
 		return 0;
@@ -461,8 +462,9 @@ pfr_sample_attr(const struct pfr_perf_file *f,
 	return &f->ev[0].attr;
 }
 
-/* A sample: its time (for SAMPLE_TIME) and the DSOs its ip and call
- * chain fall in. */
+/* A sample: its time (for SAMPLE_TIME) and the DSO its ip falls in.  Only
+ * the ip, as perf record's build-id pass marks them (perf 6.1: a DSO that
+ * only appears in call chains is not listed). */
 static void pfr_note_sample(struct pfr_perf_file *f,
 			    const struct pfr_record_header *hdr,
 			    const void *payload, uint32_t len)
@@ -492,19 +494,6 @@ static void pfr_note_sample(struct pfr_perf_file *f,
 		return;
 	if (r.fields & PFR_PERF_F_IP)
 		pfr_mark_hit(f, mode, r.pid, r.ip);
-	for (uint64_t i = 0;
-	     (r.fields & PFR_PERF_F_CALLCHAIN) && i < r.nr_callchain; i++) {
-		uint64_t ip = pfr_perf_u64(r.callchain, i);
-
-		if (ip == PERF_CONTEXT_KERNEL)
-			mode = PERF_RECORD_MISC_KERNEL;
-		else if (ip == PERF_CONTEXT_USER)
-			mode = PERF_RECORD_MISC_USER;
-		else if (ip >= PERF_CONTEXT_MAX)
-			mode = 0;
-		else
-			pfr_mark_hit(f, mode, r.pid, ip);
-	}
 }
 
 /* One HEADER_BUILD_ID entry (perf's struct perf_record_header_build_id):
@@ -535,10 +524,22 @@ static void pfr_put_build_id(FILE *o, uint16_t misc, const unsigned char *id,
 		fwrite(zero, padded - l, 1, o);
 }
 
-/* One program header of an ELF file of either class: type, offset and
- * size of its contents in the file.  0, or -1 on a short read. */
-static int pfr_elf_phdr(int fd, int elf64, uint64_t at, uint32_t *type,
-			uint64_t *off, uint64_t *size)
+/* v in the other byte order when swap. */
+static uint64_t pfr_elf_u(uint64_t v, int size, int swap)
+{
+	if (!swap)
+		return v;
+	if (size == 2)
+		return __builtin_bswap16((uint16_t)v);
+	if (size == 4)
+		return __builtin_bswap32((uint32_t)v);
+	return __builtin_bswap64(v);
+}
+
+/* One program header of an ELF file of either class and byte order: type,
+ * offset and size of its contents in the file.  0, or -1 on a short read. */
+static int pfr_elf_phdr(int fd, int elf64, int swap, uint64_t at,
+			uint32_t *type, uint64_t *off, uint64_t *size)
 {
 	if (elf64) {
 		Elf64_Phdr ph;
@@ -546,24 +547,25 @@ static int pfr_elf_phdr(int fd, int elf64, uint64_t at, uint32_t *type,
 		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
 		    (ssize_t)sizeof(ph))
 			return -1;
-		*type = ph.p_type;
-		*off = ph.p_offset;
-		*size = ph.p_filesz;
+		*type = (uint32_t)pfr_elf_u(ph.p_type, 4, swap);
+		*off = pfr_elf_u(ph.p_offset, 8, swap);
+		*size = pfr_elf_u(ph.p_filesz, 8, swap);
 	} else {
 		Elf32_Phdr ph;
 
 		if (pread(fd, &ph, sizeof(ph), (off_t)at) !=
 		    (ssize_t)sizeof(ph))
 			return -1;
-		*type = ph.p_type;
-		*off = ph.p_offset;
-		*size = ph.p_filesz;
+		*type = (uint32_t)pfr_elf_u(ph.p_type, 4, swap);
+		*off = pfr_elf_u(ph.p_offset, 4, swap);
+		*size = pfr_elf_u(ph.p_filesz, 4, swap);
 	}
 	return 0;
 }
 
-/* The build id of an ELF file (ELF64, or ELF32 as on 32-bit targets, in
- * this machine's byte order) from its PT_NOTE segments.  The file is read
+/* The build id of an ELF file (ELF64 or ELF32, of either byte order: a
+ * recording may map another ABI's files, as qemu-user's guests do) from
+ * its PT_NOTE segments.  The file is read
  * with pread(), not mapped: a file truncated meanwhile (it belongs to the
  * traced program, not to us) is a short read, never SIGBUS. */
 static size_t pfr_file_build_id(const char *path, unsigned char id[20])
@@ -577,7 +579,7 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 	uint64_t phoff, phnum, phsz;
 	size_t len, got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int elf64;
+	int elf64, swap;
 
 	if (fd < 0)
 		return 0;
@@ -592,18 +594,25 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 	}
 	len = (size_t)st.st_size;
 	elf64 = eh.ident[EI_CLASS] == ELFCLASS64;
-	phoff = elf64 ? eh.e64.e_phoff : eh.e32.e_phoff;
-	phnum = elf64 ? eh.e64.e_phnum : eh.e32.e_phnum;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	swap = eh.ident[EI_DATA] == ELFDATA2LSB;
+#else
+	swap = eh.ident[EI_DATA] == ELFDATA2MSB;
+#endif
+	phoff = elf64 ? pfr_elf_u(eh.e64.e_phoff, 8, swap)
+		      : pfr_elf_u(eh.e32.e_phoff, 4, swap);
+	phnum = pfr_elf_u(elf64 ? eh.e64.e_phnum : eh.e32.e_phnum, 2, swap);
 	phsz = elf64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	if ((elf64 ? eh.e64.e_phentsize : eh.e32.e_phentsize) == phsz &&
+	if (pfr_elf_u(elf64 ? eh.e64.e_phentsize : eh.e32.e_phentsize, 2,
+		      swap) == phsz &&
 	    phoff <= len && phnum * phsz <= len - phoff)
 		for (uint64_t i = 0; i < phnum && !got; i++) {
 			uint64_t off, size;
 			uint32_t type;
 			unsigned char *n;
 
-			if (pfr_elf_phdr(fd, elf64, phoff + i * phsz, &type,
-					 &off, &size))
+			if (pfr_elf_phdr(fd, elf64, swap, phoff + i * phsz,
+					 &type, &off, &size))
 				break;
 			if (type != PT_NOTE || off > len || size > len - off ||
 			    size > (1u << 20))
@@ -611,7 +620,7 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 			n = malloc(size ? size : 1);
 			if (n &&
 			    pread(fd, n, size, (off_t)off) == (ssize_t)size)
-				got = pfr__notes_build_id(n, size, id);
+				got = pfr__notes_build_id(n, size, swap, id);
 			free(n);
 		}
 	close(fd);
@@ -621,13 +630,16 @@ static size_t pfr_file_build_id(const char *path, unsigned char id[20])
 /* HEADER_BUILD_ID: the build id of every DSO a sample hit -- the kernel
  * (from /sys/kernel/notes), the vdso (ours: every process of this ABI maps
  * the same), and the files -- so that perf can tell when a binary changed
- * since the recording. */
+ * since the recording.  As perf writes it: [vdso] whenever a process
+ * mapped it, hit or not; with PFR__BUILDID_ALL every DSO mapped (perf
+ * record --buildid-all), the kernel included. */
 static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 {
+	int all = f->buildids == PFR__BUILDID_ALL;
 	unsigned char id[20];
 	size_t n;
 
-	if (f->kernel_hit) {
+	if (f->kernel_hit || all) {
 		unsigned char notes[4096];
 		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 		ssize_t got = fd < 0 ? -1 : read(fd, notes, sizeof(notes));
@@ -635,14 +647,14 @@ static int pfr_write_build_ids(struct pfr_perf_file *f, FILE *o)
 		if (fd >= 0)
 			close(fd);
 		if (got > 0 &&
-		    (n = pfr__notes_build_id(notes, (size_t)got, id)))
+		    (n = pfr__notes_build_id(notes, (size_t)got, 0, id)))
 			pfr_put_build_id(o, PERF_RECORD_MISC_KERNEL, id, n,
 					 "[kernel.kallsyms]");
 	}
 	for (uint32_t i = 0; i < f->nr_dsos; i++) {
 		const char *name = f->dsos[i].name;
 
-		if (!f->dsos[i].hit)
+		if (!f->dsos[i].hit && !all && strcmp(name, "[vdso]"))
 			continue;
 		n = name[0] == '/' ? pfr_file_build_id(name, id)
 				   : pfr__vdso_build_id(id);
@@ -1057,7 +1069,9 @@ static int pfr_write_feature(struct pfr_perf_file *f, int feat, FILE *o)
 	case PFR_FEAT_TRACING_DATA:
 		return pfr_has_tracepoints(f) ? pfr_write_tracing(f, o) : -1;
 	case PFR_FEAT_BUILD_ID:
-		return f->no_buildid ? -1 : pfr_write_build_ids(f, o);
+		return f->buildids == PFR__BUILDID_NONE
+			       ? -1
+			       : pfr_write_build_ids(f, o);
 	case PFR_FEAT_HOSTNAME:
 		pfr__put_string(o, u.nodename);
 		return 0;

@@ -137,7 +137,7 @@ struct pfr_perf_file {
 	uint64_t nr_samples, first_time, last_time; /* SAMPLE_TIME */
 	struct pfr_file_group *groups; /* GROUP_DESC */
 	uint32_t nr_groups;
-	int no_buildid; /* BUILD_ID left out (perf record -B) */
+	int buildids; /* PFR__BUILDID_*: BUILD_ID's DSOs */
 	int clockid; /* CLOCKID: the events' clock, or -1 */
 	int zlevel; /* > 0: records go out zstd-compressed (COMPRESSED) */
 	unsigned char *zbuf; /* records waiting to be compressed */

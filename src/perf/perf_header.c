@@ -712,7 +712,7 @@ int pfr__feat_pmu_caps(FILE *o)
 
 /* --- build ids --- */
 
-size_t pfr__notes_build_id(const unsigned char *p, size_t n,
+size_t pfr__notes_build_id(const unsigned char *p, size_t n, int swap,
 			   unsigned char id[20])
 {
 	size_t o = 0;
@@ -724,6 +724,11 @@ size_t pfr__notes_build_id(const unsigned char *p, size_t n,
 		memcpy(&nsz, p + o, 4);
 		memcpy(&dsz, p + o + 4, 4);
 		memcpy(&type, p + o + 8, 4);
+		if (swap) {
+			nsz = __builtin_bswap32(nsz);
+			dsz = __builtin_bswap32(dsz);
+			type = __builtin_bswap32(type);
+		}
 		o += 12;
 		nal = ((size_t)nsz + 3) & ~(size_t)3;
 		dal = ((size_t)dsz + 3) & ~(size_t)3;
@@ -760,7 +765,7 @@ size_t pfr__elf_build_id(const unsigned char *m, size_t len,
 		if (ph.p_type == PT_NOTE && ph.p_offset <= len &&
 		    ph.p_filesz <= len - ph.p_offset)
 			got = pfr__notes_build_id(m + ph.p_offset, ph.p_filesz,
-						  id);
+						  0, id);
 	}
 	return got;
 }

@@ -29,9 +29,10 @@ int pfr__feat_mem_topology(FILE *o);
 int pfr__feat_cpu_pmu_caps(FILE *o);
 int pfr__feat_pmu_caps(FILE *o);
 
-/* The GNU build id in a sequence of ELF notes [p, p + n): its length (at
- * most 20), or 0. */
-size_t pfr__notes_build_id(const unsigned char *p, size_t n,
+/* The GNU build id in a sequence of ELF notes [p, p + n), whose header
+ * words are in the other byte order when swap: its length (at most 20),
+ * or 0. */
+size_t pfr__notes_build_id(const unsigned char *p, size_t n, int swap,
 			   unsigned char id[20]);
 /* The build id of an ELF64 image of len bytes at m (a mapped file or the
  * vdso), from its PT_NOTE segments: its length, or 0. */
@@ -41,12 +42,20 @@ size_t pfr__elf_build_id(const unsigned char *m, size_t len,
  * same one): its length, or 0. */
 size_t pfr__vdso_build_id(unsigned char id[20]);
 
+/* Which DSOs the BUILD_ID feature lists: those the samples hit (perf
+ * record's default), none (the feature left out: -B), every one mapped
+ * (--buildid-all). */
+#define PFR__BUILDID_HIT 0
+#define PFR__BUILDID_NONE 1
+#define PFR__BUILDID_ALL 2
+
 /* The writer's options of a file pfr_perf_file_create() made, before its
- * first record: no BUILD_ID feature, the events' clock for CLOCKID (-1:
- * perf's), zstd compression at level zlevel (0: none; not for the pipe
- * format).  Returns 0 or -PFR_E_INVAL / -PFR_E_SYSTEM. */
+ * first record: the BUILD_ID feature's DSOs (PFR__BUILDID_*), the events'
+ * clock for CLOCKID (-1: perf's), zstd compression at level zlevel (0:
+ * none; not for the pipe format).  Returns 0 or -PFR_E_INVAL /
+ * -PFR_E_SYSTEM. */
 struct pfr_perf_file;
-int pfr__file_set_opts(struct pfr_perf_file *f, int no_buildid, int clockid,
+int pfr__file_set_opts(struct pfr_perf_file *f, int buildids, int clockid,
 		       int zlevel);
 /* A FINISHED_ROUND record (after the records of a round; with -z the
  * round's compressed records go out first).  Returns 0 or an error. */

@@ -928,7 +928,10 @@ static int open_file(struct pfr_perf_session *s, const char *path)
 		return pfr__sess_fail(s, -PFR_E_SYSTEM, PFR_PERF_STEP_FILE,
 				      errno, -1, -1, 0);
 	err = pfr__file_set_opts(
-		s->file, !!(s->o.flags & PFR_PERF_SESSION_NO_BUILDID),
+		s->file,
+		s->o.flags & PFR_PERF_SESSION_NO_BUILDID    ? PFR__BUILDID_NONE
+		: s->o.flags & PFR_PERF_SESSION_BUILDID_ALL ? PFR__BUILDID_ALL
+							    : PFR__BUILDID_HIT,
 		a0->use_clockid ? (int)a0->clockid : -1, s->o.compress_level);
 	if (err)
 		return pfr__sess_fail(s, err, PFR_PERF_STEP_FILE, errno, -1, -1,

@@ -105,6 +105,13 @@ void pfr__out_record(struct pfr__out *o, const char *ev,
 		     const struct pfr_perf_layout *lay,
 		     const struct pfr_record_header *hdr, const void *payload,
 		     uint32_t len);
+/* Resolves symbols as perf script does through the build-id cache
+ * (buildid.h): the HEADER_BUILD_ID of the perf.data file at path, the
+ * cache at dir (NULL: $PERF_BUILDID_DIR or ~/.debug).  A DSO whose file
+ * is gone or rebuilt then loads the cache's copy, or no symbols.  Returns
+ * the number of build ids read, or -1. */
+int pfr__out_read_buildids(struct pfr__out *o, const char *path,
+			   const char *dir);
 /* Decode tracepoint samples' fields with t (perf_trace.h; not owned,
  * outlives o): text as perf script prints them, JSON as "fields". */
 void pfr__out_set_trace(struct pfr__out *o, struct pfr__trace *t);

@@ -3,9 +3,14 @@
  * DWARF call chains: a `--call-graph dwarf` sample carries the user
  * registers (REGS_USER) and a copy of the top of the user stack
  * (STACK_USER); elfutils' libdwfl unwinds them with the mapped files' CFI
- * (.eh_frame, .debug_frame), as perf's unwind-libdw does: a Dwfl per
- * sample, each mapped file reported where the process mapped it, memory
- * read from the stack copy, else from the mapped file.  Inlined functions
+ * (.eh_frame, .debug_frame), as perf's unwind-libdw does: each mapped
+ * file reported where the process mapped it, memory read from the stack
+ * copy, else from the mapped file.  The Dwfl of a process is kept across
+ * its samples (PFR_UNW_PROCS processes, the least recently used dropped),
+ * so that a file is opened and its CFI parsed once per process, not once
+ * per sample; a module whose file or place no longer matches the
+ * process's mapping at that address (an exec, a remap) drops the
+ * process's Dwfl and the sample is unwound again on a new one.  Inlined functions
  * come from the files' DWARF scopes (dwarf_getscopes).  Every input is
  * untrusted: the stack copy and the registers are bounds-checked against
  * the sample; files are opened only when regular.
@@ -159,14 +164,43 @@ struct pfr__inl_file {
 	struct pfr__inl_die *dies[PFR_INL_HASH];
 };
 
+/* At most 8 x 32 files held open by the kept Dwfls. */
+#define PFR_UNW_PROCS 8
+#define PFR_UNW_MODS 32
+
+/* A file reported to a process's Dwfl: where, so that a later mapping of
+ * something else at that address is noticed. */
+struct pfr__unw_mod {
+	Dwfl_Module *mod;
+	uint64_t base; /* start - pgoff of the mapping reported */
+	char *path;
+};
+
+/* One process's Dwfl, kept across its samples. */
+struct pfr__unw_proc {
+	Dwfl *dwfl; /* NULL: the slot is free */
+	uint32_t pid;
+	int attached; /* dwfl_attach_state done (needs a module first) */
+	uint64_t used; /* pfr__unwind's tick at its last sample */
+	struct pfr__unw_mod mods[PFR_UNW_MODS];
+	int nmods;
+};
+
 struct pfr__unwind {
 	pfr__unwind_map_fn map;
 	void *arg;
 	struct pfr__inl_file files[PFR_INL_CACHE];
 	int nfiles;
+	struct pfr__unw_proc procs[PFR_UNW_PROCS];
+	uint64_t tick;
+	/* the file pfr__memory_read() last read, open */
+	char *rd_path;
+	int rd_fd;
 	/* the sample being unwound */
+	struct pfr__unw_proc *proc;
 	Dwfl *dwfl;
 	uint32_t pid;
+	int stale; /* a module no longer matches the mapping */
 	const struct pfr__ustack *us;
 	uint64_t sp, *ips;
 	int n, max;
@@ -187,8 +221,18 @@ struct pfr__unwind *pfr__unwind_new(pfr__unwind_map_fn fn, void *arg)
 	if (u) {
 		u->map = fn;
 		u->arg = arg;
+		u->rd_fd = -1;
 	}
 	return u;
+}
+
+static void pfr__unw_proc_free(struct pfr__unw_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	for (int i = 0; i < p->nmods; i++)
+		free(p->mods[i].path);
+	memset(p, 0, sizeof(*p));
 }
 
 static void pfr__inl_file_free(struct pfr__inl_file *f)
@@ -222,6 +266,11 @@ void pfr__unwind_free(struct pfr__unwind *u)
 		return;
 	for (int i = 0; i < u->nfiles; i++)
 		pfr__inl_file_free(&u->files[i]);
+	for (int i = 0; i < PFR_UNW_PROCS; i++)
+		pfr__unw_proc_free(&u->procs[i]);
+	if (u->rd_fd >= 0)
+		close(u->rd_fd);
+	free(u->rd_path);
 	free(u);
 }
 
@@ -244,27 +293,51 @@ static int pfr__ureg(const struct pfr__ustack *us, int reg, uint64_t *v)
 	return 0;
 }
 
-/* Reports the file mapped at addr to the Dwfl (once); its module. */
+/* Reports the file mapped at addr to the process's Dwfl (once); its
+ * module.  A module already there that is not what the process maps at
+ * addr now (another file, or the same at another place) sets u->stale. */
 static Dwfl_Module *pfr__report(struct pfr__unwind *u, uint64_t addr)
 {
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, addr);
+	struct pfr__unw_proc *p = u->proc;
 	uint64_t start, end, pgoff;
 	const char *path;
 	int fd;
 
-	if (m)
-		return m;
 	if (u->map(u->arg, u->pid, addr, &start, &end, &pgoff, &path) ||
 	    path[0] != '/')
+		path = NULL;
+	if (m) {
+		for (int i = 0; i < p->nmods; i++)
+			if (p->mods[i].mod == m) {
+				if (!path || p->mods[i].base != start - pgoff ||
+				    strcmp(p->mods[i].path, path))
+					u->stale = 1;
+				break;
+			}
+		return u->stale ? NULL : m;
+	}
+	if (!path || p->nmods == PFR_UNW_MODS) {
+		u->stale |= !!path; /* full: start this process again */
 		return NULL;
+	}
 	fd = util_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	dwfl_report_begin_add(u->dwfl);
 	m = dwfl_report_elf(u->dwfl, path, path, fd, start - pgoff, false);
 	dwfl_report_end(u->dwfl, NULL, NULL);
-	if (!m)
+	if (!m) {
 		close(fd); /* else libdwfl owns it */
+		return NULL;
+	}
+	p->mods[p->nmods].path = strdup(path);
+	if (!p->mods[p->nmods].path) {
+		u->stale = 1;
+		return NULL;
+	}
+	p->mods[p->nmods].mod = m;
+	p->mods[p->nmods++].base = start - pgoff;
 	return m;
 }
 
@@ -287,11 +360,18 @@ static bool pfr__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	if (u->map(u->arg, u->pid, addr, &start, &end, &pgoff, &path) ||
 	    addr + sizeof(*result) > end)
 		return false;
-	fd = util_open_regular(path);
-	if (fd < 0)
-		return false;
-	r = pread(fd, result, sizeof(*result), (off_t)(addr - start + pgoff));
-	close(fd);
+	if (!u->rd_path || strcmp(u->rd_path, path)) {
+		fd = util_open_regular(path);
+		if (fd < 0)
+			return false;
+		if (u->rd_fd >= 0)
+			close(u->rd_fd);
+		free(u->rd_path);
+		u->rd_fd = fd;
+		u->rd_path = strdup(path);
+	}
+	r = pread(u->rd_fd, result, sizeof(*result),
+		  (off_t)(addr - start + pgoff));
 	return r == (ssize_t)sizeof(*result);
 }
 
@@ -336,10 +416,57 @@ static int pfr__frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
 	pfr__report(u, pc);
+	if (u->stale)
+		return DWARF_CB_ABORT;
 	if (!act)
 		pc--; /* a return address: the call is the byte before */
 	u->ips[u->n++] = pc;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* Process pid's kept Dwfl (a new one, in the least recently used slot,
+ * when it has none), or NULL when out of memory. */
+static struct pfr__unw_proc *pfr__unw_proc(struct pfr__unwind *u, uint32_t pid)
+{
+	struct pfr__unw_proc *p = NULL;
+
+	for (int i = 0; i < PFR_UNW_PROCS; i++) {
+		struct pfr__unw_proc *q = &u->procs[i];
+
+		if (q->dwfl && q->pid == pid) {
+			p = q;
+			break;
+		}
+		if (!p || (p->dwfl && (!q->dwfl || q->used < p->used)))
+			p = q;
+	}
+	if (!p->dwfl || p->pid != pid) {
+		pfr__unw_proc_free(p);
+		p->dwfl = dwfl_begin(&pfr__dwfl_cb);
+		if (!p->dwfl)
+			return NULL;
+		p->pid = pid;
+	}
+	p->used = ++u->tick;
+	return p;
+}
+
+/* One unwind of the sample set in u on its process's Dwfl. */
+static void pfr__unwind_once(struct pfr__unwind *u, uint64_t ip)
+{
+	struct pfr__unw_proc *p = u->proc;
+
+	u->n = 0;
+	u->stale = 0;
+	/* as perf: no frame at all when the ip is in no mapped file */
+	if (!pfr__report(u, ip))
+		return;
+	/* the thread callbacks' argument is u, whose sample changes */
+	if (!p->attached)
+		p->attached = dwfl_attach_state(u->dwfl, NULL, (pid_t)p->pid,
+						&pfr__thread_cb, u);
+	if (p->attached)
+		dwfl_getthread_frames(u->dwfl, (pid_t)p->pid, pfr__frame_cb, u);
 }
 
 int pfr__unwind_user(struct pfr__unwind *u, uint32_t pid,
@@ -350,20 +477,24 @@ int pfr__unwind_user(struct pfr__unwind *u, uint32_t pid,
 	if (!u || us->abi != PERF_SAMPLE_REGS_ABI_64 || max <= 0 ||
 	    pfr__ureg(us, 7, &u->sp) || pfr__ureg(us, 8, &ip))
 		return 0;
-	u->dwfl = dwfl_begin(&pfr__dwfl_cb);
-	if (!u->dwfl)
-		return 0;
 	u->pid = pid;
 	u->us = us;
 	u->ips = ips;
-	u->n = 0;
 	u->max = max;
-	/* as perf: no frame at all when the ip is in no mapped file */
-	if (pfr__report(u, ip) &&
-	    dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &pfr__thread_cb, u))
-		dwfl_getthread_frames(u->dwfl, (pid_t)pid, pfr__frame_cb, u);
-	dwfl_end(u->dwfl);
+	for (int pass = 0; pass < 2; pass++) {
+		u->proc = pfr__unw_proc(u, pid);
+		if (!u->proc)
+			return 0;
+		u->dwfl = u->proc->dwfl;
+		pfr__unwind_once(u, ip);
+		if (!u->stale)
+			break;
+		/* the process's files moved: again on a new Dwfl */
+		pfr__unw_proc_free(u->proc);
+		u->n = 0;
+	}
 	u->dwfl = NULL;
+	u->proc = NULL;
 	return u->n;
 }
 

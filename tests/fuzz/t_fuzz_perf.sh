@@ -22,16 +22,9 @@ echo "# building $bin with clang -fsanitize=fuzzer,address,undefined"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 	-I"$top/include" -I"$top/src" -I"$top/cli" -o "$bin" \
-	"$top/tests/fuzz/fuzz_perf_decode.c" "$top/src/perfdata/out.c" \
-	"$top/src/perfdata/elf.c" "$top/src/perfdata/trace.c" \
-	"$top/cli/script/script.c" "$top/util/util.c" \
-	"$top/src/perfdata/unwind.c" "$top/src/perfdata/zstd.c" "$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-	"$top"/src/perfdata/queue.c "$top"/cli/script/python.c \
-	"$top/src/perf/perf_decode.c" \
-	"$top/src/perf/perf_data.c" "$top/src/perf/perf_data_read.c" \
-	"$top/src/perf/perf.c" "$top/src/ring/ring.c" "$top/src/ring/task.c" \
-	"$top/src/perf/perf_header.c" "$top/src/perf/perf_maps.c" \
-	"$top/src/abi/version.c" "$top/src/abi/errors.c" $(pkg-config --cflags --libs libtraceevent \
+	"$top/tests/fuzz/fuzz_perf_decode.c" "$top"/cli/script/*.c \
+	"$top/cli/perfopt.c" "$top/util/util.c" "$top"/src/*/*.c \
+	$(pkg-config --cflags --libs libtraceevent \
 	libelf libdw) -liberty -ldl -lpthread -lrt 2>"$out/build.log"; then
 	cat "$out/build.log"
 	fail "fuzzer builds (needs clang and libclang-rt-14-dev: tools/deps.sh)"

@@ -28,9 +28,9 @@ build_tool() {
 	# shellcheck disable=SC2086
 	if ! $cc "$@" -std=gnu11 -D_GNU_SOURCE -Wall -Wextra \
 		-I"$top/include" -I"$top/src" -I"$top/cli" -o "$tool" \
-		"$top/tests/harden/harden_tool.c" "$top/cli/script/script.c" \
-		"$top"/cli/script/dump.c "$top"/cli/script/opts.c \
-		"$top"/cli/script/python.c "$top/util/util.c" \
+		"$top/tests/harden/harden_tool.c" "$top"/cli/script/*.c \
+		"$top/cli/perfopt.c" \
+		"$top/util/util.c" \
 		"$top"/src/*/*.c \
 		$libs -ldl -lpthread -lrt >"$tmp/build.log" 2>&1; then
 		diag <"$tmp/build.log"

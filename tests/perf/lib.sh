@@ -7,6 +7,10 @@ P=${PERFRING:-$build/perfring}
 tmp=$(mktemp -d /tmp/pfr-perf.XXXXXX)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
+# perfring record's build-id cache goes here, not into the user's
+# ~/.debug (perf itself ignores the variable: its tests pass
+# --buildid-dir when they care)
+export PERF_BUILDID_DIR=$tmp/.debug
 # shellcheck source=tests/lib/tap.sh
 . "${BASH_SOURCE[0]%/*}/../lib/tap.sh"
 

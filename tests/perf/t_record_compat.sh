@@ -118,6 +118,7 @@ works_long "--all-kernel" --all-kernel -- true
 works "-B" -B -- true
 works_long "--no-buildid" --no-buildid -- true
 works_long "-N" -N -- true
+works_long "--buildid-all" --buildid-all -- true
 works "-k mono" -k mono -- true
 works_long "--clockid=monotonic_raw" --clockid=monotonic_raw -- true
 works "-D 10" -D 10 -- "$S" 0.05
@@ -154,7 +155,7 @@ wait $bg 2>/dev/null
 
 for o in -I --intr-regs=ax -b "-j any" -W --per-thread --off-cpu \
 	--namespaces --all-cgroups --kcore --aio -S -s -n --transaction \
-	--phys-data --running-time --synth=no --buildid-all \
+	--phys-data --running-time --synth=no \
 	"--switch-output-event=sched:sched_switch" "--control=fd:3"; do
 	# shellcheck disable=SC2086
 	refused $o

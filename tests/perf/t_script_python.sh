@@ -159,6 +159,12 @@ for (t,) in a.execute("select name from sqlite_master where type='table' "
     ra, rb = a.execute(q).fetchall(), b.execute(q).fetchall()
     print("%s: %d rows, %s" % (t, len(ra), "same" if ra == rb else "DIFFER"))
     bad += ra != rb
+    if ra != rb:  # the rows that differ, for a failure seen once
+        diff = [(x, y) for x, y in zip(ra, rb) if x != y]
+        for x, y in diff[:5]:
+            print("  perf:     %r\n  perfring: %r" % (x, y))
+        if len(ra) != len(rb):
+            print("  rows: perf %d, perfring %d" % (len(ra), len(rb)))
 q = ("select command, pid, tid, symbol, dso_short_name, count(*) from "
      "samples_view group by 1, 2, 3, 4, 5 order by 6 desc, 4")
 ra, rb = a.execute(q).fetchall(), b.execute(q).fetchall()
