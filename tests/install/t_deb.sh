@@ -3,11 +3,11 @@
 # The Debian packaging's quick checks (the package build itself is
 # long_deb.sh's): every debian/*.symbols file is what tools/gen-symbols.py
 # makes of its version map, and the check catches a map that changed; the
-# symbols file lists exactly what this build's libperfring.so exports
-# (dpkg-gensymbols -c4, as the package build runs it) and -c4 catches a
-# missing line; the version is one: <perfring/common.h>'s string, its
-# MAJOR.MINOR.PATCH, debian/changelog's upstream version, perfring.pc and
-# perfring --version agree.
+# symbols files list exactly what this build's libperfring.so.0 and
+# libperfring-perfdata.so.0 export (dpkg-gensymbols -c4, as the package
+# build runs it) and -c4 catches a missing line; the version is one:
+# <perfring/common.h>'s string, its MAJOR.MINOR.PATCH, debian/changelog's
+# upstream version, perfring.pc and perfring --version agree.
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
@@ -39,33 +39,46 @@ rc=$?
 [ $rc -ne 0 ] && grep -q 'not one symbol' "$log"
 ok $? "a wildcard in the map is refused (rc $rc)" "$log"
 
-# What the built library exports, as dpkg-gensymbols sees it in a package.
-gensym() { # gensym SYMBOLS-FILE: dpkg-gensymbols -c4 on the built library
-	(cd "$tmp/pkg" && dpkg-gensymbols -plibperfring0 -v"$want" \
-		-P"$tmp/pkg/root" -I"$1" -O"$tmp/out.symbols" -c4 \
-		-e"$tmp/pkg/root/usr/lib/libperfring.so.0")
+# What each built library exports, as dpkg-gensymbols sees it in a
+# package: the symbols file matches (-c4), and -c4 catches a missing line.
+gensym() { # gensym PKG SONAME SYMBOLS-FILE: dpkg-gensymbols -c4
+	(cd "$tmp/pkg" && dpkg-gensymbols -p"$1" -v"$want" \
+		-P"$tmp/pkg/root" -I"$3" -O"$tmp/out.symbols" -c4 \
+		-e"$tmp/pkg/root/usr/lib/$2")
+}
+checksyms() { # checksyms PKG SONAME MAP SYMBOL-TO-DROP NODE
+	local lib rc
+	lib=$(readlink -f "$build/$2" 2>/dev/null)
+	if [ ! -f "$top/$3" ]; then
+		skip "no $3 in this tree" "$1: symbols file = exports"
+		return
+	elif ! command -v dpkg-gensymbols >/dev/null 2>&1; then
+		skip "dpkg-gensymbols not installed (dpkg-dev)" \
+			"$1: symbols file = exports"
+		return
+	elif [ -n "${RUNNER:-}" ] || [ ! -f "$lib" ]; then
+		skip "no native $build/$2" "$1: symbols file = exports"
+		return
+	fi
+	rm -rf "$tmp/pkg"
+	mkdir -p "$tmp/pkg/root/usr/lib" "$tmp/pkg/debian"
+	cp "$lib" "$tmp/pkg/root/usr/lib/$2"
+	printf 'Source: perfring\n\nPackage: %s\nArchitecture: any\n' "$1" \
+		>"$tmp/pkg/debian/control"
+	gensym "$1" "$2" "$top/debian/$1.symbols" >"$log" 2>&1
+	ok $? "dpkg-gensymbols -c4: the built $2 exports what debian/$1.symbols lists" "$log"
+	grep -v " $4@" "$top/debian/$1.symbols" >"$tmp/short.symbols"
+	gensym "$1" "$2" "$tmp/short.symbols" >"$log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && grep -q "^+ *$4@$5" "$log"
+	ok $? "dpkg-gensymbols -c4 fails on debian/$1.symbols without $4 (rc $rc)" "$log"
 }
 want=$(sed -n 's/^#define PFR_VERSION_STRING "\(.*\)"$/\1/p' \
 	"$top/include/perfring/common.h")
-lib=$(readlink -f "$build/libperfring.so.0" 2>/dev/null)
-if ! command -v dpkg-gensymbols >/dev/null 2>&1; then
-	skip "dpkg-gensymbols not installed (dpkg-dev)" "symbols file = exports"
-elif [ -n "${RUNNER:-}" ] || [ ! -f "$lib" ]; then
-	skip "no native $build/libperfring.so.0" "symbols file = exports"
-else
-	mkdir -p "$tmp/pkg/root/usr/lib" "$tmp/pkg/debian"
-	cp "$lib" "$tmp/pkg/root/usr/lib/libperfring.so.0"
-	printf 'Source: perfring\n\nPackage: libperfring0\nArchitecture: any\n' \
-		>"$tmp/pkg/debian/control"
-	gensym "$top/debian/libperfring0.symbols" >"$log" 2>&1
-	ok $? "dpkg-gensymbols -c4: the built library exports what debian/libperfring0.symbols lists" "$log"
-	grep -v ' pfr_ring_set_inherit@' "$top/debian/libperfring0.symbols" \
-		>"$tmp/short.symbols"
-	gensym "$tmp/short.symbols" >"$log" 2>&1
-	rc=$?
-	[ $rc -ne 0 ] && grep -q '^+ *pfr_ring_set_inherit@PERFRING_0.3' "$log"
-	ok $? "dpkg-gensymbols -c4 fails on a symbols file without a line (rc $rc)" "$log"
-fi
+checksyms libperfring0 libperfring.so.0 src/abi/perfring.map \
+	pfr_ring_set_inherit PERFRING_0.3
+checksyms libperfring-perfdata0 libperfring-perfdata.so.0 \
+	src/perfdata/perfdata.map pfr_perfdata_open PERFRING_PERFDATA_0.1
 
 # One version.
 h=$top/include/perfring/common.h
