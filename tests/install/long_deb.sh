@@ -146,7 +146,9 @@ autopkgtest --no-built-binaries --output-dir "$tmp/apt-out" "$src" -- null \
 rc=$?
 diag "autopkgtest (null server): exit $rc, $(elapsed "$t") s"
 summary=$tmp/apt-out/summary
-for test in build-c record-script python; do
+tests="build-c record-script python"
+[ -z "$prof" ] && tests="$tests perfdata-c"
+for test in $tests; do
 	res=$(awk -v t="$test" '$1 == t { print $2 }' "$summary" 2>/dev/null)
 	case $res in
 	PASS) pass "autopkgtest $test: PASS" ;;
