@@ -24,7 +24,7 @@ pkgs=(
 	valgrind bc python3
 	libtraceevent-dev libelf-dev libdw-dev libiberty-dev libzstd-dev
 	python3-pyside2.qtsql libqt5sql5-sqlite
-	git dpkg-dev debhelper dh-python lintian blhc autopkgtest
+	git dpkg-dev debhelper dh-python lintian blhc autopkgtest python3-all
 )
 missing=()
 for p in "${pkgs[@]}"; do
