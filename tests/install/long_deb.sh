@@ -92,6 +92,9 @@ t=$(date +%s)
 ok $? "dpkg-buildpackage -us -uc -b $prof ($(elapsed "$t") s)" "$tmp/build.log"
 changes=$(ls "$tmp"/rel/perfring_*.changes 2>/dev/null)
 debs=$(ls "$tmp"/rel/*.deb 2>/dev/null)
+# PFR_DEB_KEEP=DIR keeps a copy of the built packages.
+[ -z "${PFR_DEB_KEEP:-}" ] || { mkdir -p "$PFR_DEB_KEEP" &&
+	cp $debs "$PFR_DEB_KEEP"/; }
 [ -n "$changes" ] && [ -n "$debs" ] || tap_done
 
 want="libperfring0 libperfring-dev perfring perfring-bench python3-perfring"
@@ -104,9 +107,27 @@ done
 [ -z "$missing" ]
 ok $? "packages built: $built(missing:${missing:- none})"
 for d in $debs; do
-	dpkg-deb -f "$d" Package Version Architecture Installed-Size Depends |
+	dpkg-deb -f "$d" Package Version Architecture Installed-Size Depends \
+		Recommends |
 		paste -sd' ' | sed 's/^/package: /' | diag
 done
+
+# A package whose programs or libraries dlopen() libzstd.so.1 (which
+# dpkg-shlibdeps cannot see; a static archive's user packages its own
+# program) names libzstd1 in Depends or Recommends.
+nodl=
+for d in $debs; do
+	rm -rf "$tmp/x" && mkdir "$tmp/x" && dpkg-deb -x "$d" "$tmp/x"
+	grep -rq --exclude-dir=debug --exclude='*.a' 'libzstd\.so\.1' \
+		"$tmp/x" || continue
+	p=$(dpkg-deb -f "$d" Package)
+	dpkg-deb -f "$d" Depends Recommends | grep -qw 'libzstd1' ||
+		nodl="$nodl $p"
+	diag "$p loads libzstd.so.1: $(dpkg-deb -f "$d" Recommends)"
+done
+rm -rf "$tmp/x"
+[ -z "$nodl" ]
+ok $? "packages that dlopen libzstd.so.1 recommend libzstd1${nodl:+ (not:$nodl)}"
 
 # lintian: no error, no warning (overrides carry their reasons).
 # (--show-overrides would count the overridden tags as failures: the
