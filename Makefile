@@ -32,7 +32,7 @@ SANITIZE ?=
 RUNNER ?=
 
 # What the project requires goes on top of the user's flags.
-PFR_CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
+PFR_CPPFLAGS := -Iinclude -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 PFR_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-fvisibility=hidden -fno-strict-aliasing
 ifneq ($(SANITIZE),)
@@ -78,6 +78,11 @@ TEST_TIMEOUT ?= 600
 all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
+
+# Only the library's own sources, and the tests of its internals, see
+# src/'s internal headers (-Isrc); the programs (cli/, bench/) compile
+# against the installed headers alone.
+$(BUILD)/src/%.o $(BUILD)/src/%.pic.o $(BUILD)/tests/%: PFR_CPPFLAGS += -Isrc
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h cli/*/*.h util/*.h)
 	@mkdir -p $(dir $@)

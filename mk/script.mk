@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-# `perfring script` decodes tracepoint fields with libtraceevent and reads
-# ELF symbol tables with elfutils' libelf and libdw, and demangles C++
-# and Rust names with libiberty: the command's
-# dependencies (tools/deps.sh installs libtraceevent-dev, libelf-dev,
-# libdw-dev and libiberty-dev); the library never links them.  A native build without them
+# The perf.data library (src/perfdata/, mk/perfdata.mk: `perfring script`
+# and `record --print` are its clients) decodes tracepoint fields with
+# libtraceevent, reads ELF symbol tables with elfutils' libelf and libdw,
+# and demangles C++ and Rust names with libiberty (tools/deps.sh installs
+# libtraceevent-dev, libelf-dev, libdw-dev and libiberty-dev); the core
+# library never links them.  A native build without them
 # stops with the fix; a cross build (no such libraries for its target)
 # builds perfring without them, and its script prints no symbols and no
 # tracepoint fields (it says so).
@@ -33,6 +34,6 @@ SCRIPT_LIBS :=
 endif
 endif
 
-$(BUILD)/cli/%.o $(BUILD)/src/perfdata/%.o $(BUILD)/src/perfdata/%.pic.o: \
+$(BUILD)/src/perfdata/%.o $(BUILD)/src/perfdata/%.pic.o: \
 	PFR_CPPFLAGS += $(SCRIPT_CPPFLAGS)
 CLI_EXTRA_LIBS += $(SCRIPT_LIBS)

@@ -23,13 +23,16 @@ import sys
 def nodes(top):
     """name -> [node, ...] from the version script; compat marked later."""
     out = {}
-    with open(os.path.join(top, 'src', 'abi', 'perfring.map'),
-              encoding='utf-8') as f:
-        text = re.sub(r'/\*.*?\*/', '', f.read(), flags=re.S)
-    for m in re.finditer(r'(PERFRING_[0-9.]+)\s*\{(.*?)\}', text, re.S):
-        for n in re.findall(r'^\s*(pfr_[a-z0-9][a-z0-9_]*);', m.group(2),
-                            re.M):
-            out.setdefault(n, []).append(m.group(1))
+    # the core's, then the perf.data library's (PERFRING_PERFDATA_*)
+    for path in (('src', 'abi', 'perfring.map'),
+                 ('src', 'perfdata', 'perfdata.map')):
+        with open(os.path.join(top, *path), encoding='utf-8') as f:
+            text = re.sub(r'/\*.*?\*/', '', f.read(), flags=re.S)
+        for m in re.finditer(r'(PERFRING_[A-Z_]*[0-9.]+)\s*\{(.*?)\}', text,
+                             re.S):
+            for n in re.findall(r'^\s*(pfr_[a-z0-9][a-z0-9_]*);',
+                                m.group(2), re.M):
+                out.setdefault(n, []).append(m.group(1))
     return out
 
 
@@ -81,6 +84,16 @@ SPECIAL = {
     'pfr_perf_session_switch_file': STATUS + ", or on_record's nonzero value",
     'pfr_merge_create': STATUS,
     'pfr_merge_push': STATUS + ' (`-PFR_E_NOSPC` at the cap)',
+    'pfr_perf_file_tracing': 'a pointer into the file (valid until close), NULL when it has none',
+    'pfr_perf_file_unfinished': '1 or 0',
+    'pfr_perfdata_next': '1 (a record), 0 (the end), or a negative code',
+    'pfr_perfdata_nr_fields': 'the fields (>= 0; 0: not a tracepoint sample)',
+    'pfr_perfdata_trace_text': "the text's length (>= 0, as snprintf), or a negative code",
+    'pfr_perfdata_feature': 'a string valid until close, NULL when the file lacks it',
+    'pfr_perfdata_comm': 'a string valid until the next call, NULL for NULL',
+    'pfr_perfdata_resolve': '1 (a symbol), 0 (none), or a negative code',
+    'pfr_perfdata_print_fields': 'the fields (>= 0), or a negative code',
+    'pfr_perfdata_buildid': STATUS + ' (`-PFR_E_AGAIN`: none recorded, `-PFR_E_NOSPC`: too small)',
 }
 COUNT = ('the count (records or bytes, >= 0), or a negative code; a '
          "callback's negative value is returned")

@@ -31,12 +31,10 @@
 #include <unistd.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
 #include "../cli.h"
 #include "../perfopt.h"
-#include "perfdata/buildid.h"
-#include "perfdata/out.h"
-#include "perfdata/trace.h"
 
 /* Exit statuses (man/perfring-record.1). */
 #define EX_FAIL 1
@@ -112,7 +110,7 @@ struct rec {
 	/* the recording */
 	struct pfr_perf_session *sess;
 	int writing; /* the output file was created */
-	struct pfr__out *out;
+	struct pfr_perfdata_printer *out;
 	uint64_t out_bad; /* records the printer could not decode */
 	struct rusage ru_loop; /* at the start of the reading loop */
 };
@@ -1748,9 +1746,9 @@ static int emit(void *arg, const struct pfr_perf_session_rec *r)
 	struct rec *R = arg;
 
 	if (R->out)
-		pfr__out_record(R->out,
-				pfr_perf_session_event_name(R->sess, r->event),
-				r->lay, r->hdr, r->payload, r->len);
+		pfr_perfdata_printer_record(
+			R->out, pfr_perf_session_event_name(R->sess, r->event),
+			r->lay, r->hdr, r->payload, r->len);
 	if ((R->max_size || R->switch_mode == SW_SIZE) && !R->size_hit) {
 		uint64_t b = pfr_perf_session_file_bytes(R->sess);
 
@@ -1788,21 +1786,17 @@ static void stamped_name(const char *path, char *out, size_t len)
  * that cannot be written is warned about; the recording stands. */
 static void cache_build_ids(struct rec *R, const char *path)
 {
-	struct pfr__bids b = {NULL, 0};
-	char dir[4096];
-
-	if (R->no_buildid || R->no_buildid_cache || !strcmp(path, "-") ||
-	    pfr__bids_read(&b, path) <= 0)
+	if (R->no_buildid || R->no_buildid_cache || !strcmp(path, "-"))
 		return;
-	/* perf makes the cache's directory itself, not its parents */
-	if (!pfr__bid_cache_dir(R->buildid_dir, dir, sizeof(dir)) ||
-	    (mkdir(dir, 0755) && errno != EEXIST) ||
-	    pfr__bid_cache_add(&b, dir))
+	const char *dir =
+		R->buildid_dir ? R->buildid_dir : getenv("PERF_BUILDID_DIR");
+
+	if (pfr_perfdata_buildid_cache_add(path, R->buildid_dir) ==
+	    -PFR_E_SYSTEM)
 		fprintf(stderr,
 			"perfring record: warning: build-id cache %s not "
 			"updated: %s\n",
-			dir, strerror(errno));
-	pfr__bids_free(&b);
+			dir ? dir : "$HOME/.debug", strerror(errno));
 }
 
 /* The file written so far gets its time-stamped name; --switch-max-files
@@ -2096,19 +2090,18 @@ static int start_output(struct rec *R, int argc, char **argv)
 		R->writing = 1;
 	}
 	if (R->stream || R->json) {
-		const char *names[MAX_EV], *why;
+		const char *names[MAX_EV];
 
-		R->out = pfr__out_new(
-			stdout, (R->json ? PFR_OUT_JSON : 0) |
-					(R->no_syms ? PFR_OUT_NO_SYMS : 0));
-		if (!R->out)
-			return fail(EX_FAIL, "out of memory");
 		/* tracepoint fields, from this machine's formats */
 		for (int i = 0; i < R->nev; i++)
 			names[i] = R->ev[i].name;
-		pfr__out_take_trace(
-			R->out,
-			pfr__trace_open_tracefs(names, (unsigned)R->nev, &why));
+		if (pfr_perfdata_printer_new(
+			    &R->out, stdout,
+			    (R->json ? PFR_PERFDATA_PRINT_JSON : 0u) |
+				    (R->no_syms ? PFR_PERFDATA_PRINT_NO_SYMBOLS
+						: 0u),
+			    names, (unsigned)R->nev))
+			return fail(EX_FAIL, "out of memory");
 	}
 	return 0;
 }
@@ -2331,7 +2324,7 @@ static int record_run(struct rec *R, int argc, char **argv)
 	else if (!rc && R->output)
 		cache_build_ids(R, R->output);
 	if (R->out)
-		R->out_bad = pfr__out_bad(R->out);
+		R->out_bad = pfr_perfdata_printer_bad(R->out);
 	fflush(stdout);
 	getrusage(RUSAGE_SELF, &ru);
 	pfr_perf_session_stats(R->sess, &st);
@@ -2354,7 +2347,7 @@ int cli_cmd_record(int argc, char **argv)
 	for (int i = 0; i < R->nev; i++)
 		if (R->ev[i].cgroup_fd > 0)
 			close(R->ev[i].cgroup_fd);
-	pfr__out_free(R->out);
+	pfr_perfdata_printer_free(R->out);
 	for (int i = 0; i < R->nev; i++)
 		free(R->ev[i].filter_buf);
 	for (int i = 0; i < R->nswitch; i++)

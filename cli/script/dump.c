@@ -488,6 +488,7 @@ void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 {
 	unsigned char *b = malloc(rec->hdr.size);
 	const char *name = pfr_perf_record_name(rec->hdr.type);
+	struct pfr_perf_layout lay;
 	struct pfr_perf_rec r;
 
 	if (!b)
@@ -498,8 +499,8 @@ void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 	       S->in, rec->hdr.size, rec->hdr.type);
 	pfr_hex(b, rec->hdr.size);
 	free(b);
-	if (!pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload, rec->len,
-			     &r) &&
+	pfr_perf_file_layout(S->f, ev, &lay);
+	if (!pfr_perf_decode(&lay, &rec->hdr, rec->payload, rec->len, &r) &&
 	    (r.fields & PFR_PERF_F_TIME))
 		printf("%llu ", (unsigned long long)r.time);
 	else
@@ -507,8 +508,7 @@ void cli_script_dump(struct cli_script *S, const struct pfr_record *rec,
 	printf("%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)rec->pos,
 	       rec->hdr.size, name ? name : "UNKNOWN");
 	if (rec->hdr.type == PERF_RECORD_SAMPLE &&
-	    !pfr_perf_decode(&S->ev[ev].lay, &rec->hdr, rec->payload, rec->len,
-			     &r))
+	    !pfr_perf_decode(&lay, &rec->hdr, rec->payload, rec->len, &r))
 		printf("(IP, 0x%x): %u/%u: %#llx period: %llu addr: %#llx",
 		       rec->hdr.misc, r.pid, r.tid, (unsigned long long)r.ip,
 		       (unsigned long long)r.period,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+
 #include "../cli.h"
 #include "../perfopt.h"
 #include "script.h"
@@ -18,19 +20,19 @@ static const struct {
 	const char *name;
 	unsigned fld;
 } cli_fields[] = {
-	{"comm", PFR_FLD_COMM},
-	{"tid", PFR_FLD_TID},
-	{"pid", PFR_FLD_PID},
-	{"time", PFR_FLD_TIME},
-	{"cpu", PFR_FLD_CPU},
-	{"event", PFR_FLD_EVENT},
-	{"trace", PFR_FLD_TRACE},
-	{"ip", PFR_FLD_IP},
-	{"sym", PFR_FLD_SYM},
-	{"symoff", PFR_FLD_SYMOFF},
-	{"dso", PFR_FLD_DSO},
-	{"period", PFR_FLD_PERIOD},
-	{"addr", PFR_FLD_ADDR},
+	{"comm", PFR_PERFDATA_FLD_COMM},
+	{"tid", PFR_PERFDATA_FLD_TID},
+	{"pid", PFR_PERFDATA_FLD_PID},
+	{"time", PFR_PERFDATA_FLD_TIME},
+	{"cpu", PFR_PERFDATA_FLD_CPU},
+	{"event", PFR_PERFDATA_FLD_EVENT},
+	{"trace", PFR_PERFDATA_FLD_TRACE},
+	{"ip", PFR_PERFDATA_FLD_IP},
+	{"sym", PFR_PERFDATA_FLD_SYM},
+	{"symoff", PFR_PERFDATA_FLD_SYMOFF},
+	{"dso", PFR_PERFDATA_FLD_DSO},
+	{"period", PFR_PERFDATA_FLD_PERIOD},
+	{"addr", PFR_PERFDATA_FLD_ADDR},
 	{"srcline", 0},
 	{"iregs", 0},
 	{"uregs", 0},
@@ -67,7 +69,7 @@ static const struct {
 	{"hw", 0}, {"sw", 1}, {"trace", 2}, {"raw", 4}, {"break", 5},
 };
 
-static const char *const cli_type_names[PFR_OUT_NTYPES] = {
+static const char *const cli_type_names[PFR_PERFDATA_NTYPES] = {
 	"hardware", "software",	  "tracepoint", "hardware-cache",
 	"raw",	    "breakpoint", "other",
 };
@@ -80,7 +82,7 @@ static int cli_err(const char *fmt, const char *a)
 	return -1;
 }
 
-/* One field name of -F: its PFR_FLD_ bit, or 0 (message printed). */
+/* One field name of -F: its PFR_PERFDATA_FLD_ bit, or 0 (message printed). */
 static unsigned cli_field(const char *tok)
 {
 	for (size_t i = 0; i < sizeof(cli_fields) / sizeof(cli_fields[0]); i++)
@@ -98,15 +100,15 @@ static unsigned cli_field(const char *tok)
 /* A field invalid for output type t (perf's invalid_fields). */
 static int cli_field_invalid(int t, unsigned fld)
 {
-	return fld == PFR_FLD_TRACE && t != PERF_TYPE_TRACEPOINT &&
-	       t != PFR_OUT_NTYPES - 1;
+	return fld == PFR_PERFDATA_FLD_TRACE && t != PERF_TYPE_TRACEPOINT &&
+	       t != PFR_PERFDATA_NTYPES - 1;
 }
 
 /* Applies one field of -F to type t (-1: every type). */
-static int cli_apply(struct pfr__out_style *s, unsigned *user_fields, int t,
+static int cli_apply(struct cli_style *s, unsigned *user_fields, int t,
 		     unsigned fld, int remove, const char *tok)
 {
-	for (int j = 0; j < PFR_OUT_NTYPES; j++) {
+	for (int j = 0; j < PFR_PERFDATA_NTYPES; j++) {
 		if (t >= 0 && j != t)
 			continue;
 		if (cli_field_invalid(j, fld)) {
@@ -138,7 +140,7 @@ static int cli_apply(struct pfr__out_style *s, unsigned *user_fields, int t,
 static int cli_parse_fields(struct cli_script *S, unsigned *user_fields,
 			    const char *arg)
 {
-	struct pfr__out_style *s = &S->style;
+	struct cli_style *s = &S->style;
 	char *copy = strdup(arg), *tok, *save = NULL, *list = copy;
 	int t = -1, change = 0; /* 0 none yet, 1 set, 2 add, 3 remove */
 	const char *colon = strchr(arg, ':');
@@ -165,7 +167,7 @@ static int cli_parse_fields(struct cli_script *S, unsigned *user_fields,
 		free(copy);
 		return cli_err("-F: no fields%s", "");
 	} else if (!strchr(arg, '+') && !strchr(arg, '-')) {
-		for (int j = 0; j < PFR_OUT_NTYPES; j++) {
+		for (int j = 0; j < PFR_PERFDATA_NTYPES; j++) {
 			s->fields[j] = 0;
 			user_fields[j] = 0;
 		}
@@ -201,23 +203,23 @@ static void cli_missing(const char *name, unsigned fld)
 		if (cli_fields[i].fld == fld)
 			f = cli_fields[i].name;
 	switch (fld) {
-	case PFR_FLD_TID:
-	case PFR_FLD_PID:
+	case PFR_PERFDATA_FLD_TID:
+	case PFR_PERFDATA_FLD_PID:
 		a = "TID";
 		break;
-	case PFR_FLD_TIME:
+	case PFR_PERFDATA_FLD_TIME:
 		a = "TIME";
 		break;
-	case PFR_FLD_CPU:
+	case PFR_PERFDATA_FLD_CPU:
 		a = "CPU";
 		break;
-	case PFR_FLD_PERIOD:
+	case PFR_PERFDATA_FLD_PERIOD:
 		a = "PERIOD";
 		break;
-	case PFR_FLD_ADDR:
+	case PFR_PERFDATA_FLD_ADDR:
 		a = "ADDR";
 		break;
-	case PFR_FLD_TRACE:
+	case PFR_PERFDATA_FLD_TRACE:
 		a = "RAW";
 		break;
 	default:
@@ -233,37 +235,35 @@ static void cli_missing(const char *name, unsigned fld)
 int cli_script_events(struct cli_script *S)
 {
 	uint32_t n = pfr_perf_file_nr_events(S->f);
-	unsigned user_fields[PFR_OUT_NTYPES] = {0}, checked = 0;
-	int any_chain = 0;
+	unsigned user_fields[PFR_PERFDATA_NTYPES] = {0}, checked = 0;
+	struct pfr_perfdata_print_opts *po = &S->popts;
 
-	for (int j = 0; j < PFR_OUT_NTYPES; j++)
-		S->style.fields[j] = pfr__out_default_fields(j);
+	for (int j = 0; j < PFR_PERFDATA_NTYPES; j++)
+		S->style.fields[j] = pfr_perfdata_default_fields((unsigned)j);
 	for (int i = 0; i < S->nfields_arg; i++)
 		if (cli_parse_fields(S, user_fields, S->fields_arg[i]))
 			return -1;
-	S->nev = n ? n : 1;
-	S->ev = calloc(S->nev, sizeof(*S->ev));
-	if (!S->ev)
-		return -1;
-	for (uint32_t i = 0; i < n; i++) {
-		const char *name = pfr_perf_file_event_name(S->f, i);
-		int w = (int)strlen(name);
-
-		if (w > S->style.name_width)
-			S->style.name_width = w;
-		if (pfr_perf_file_attr(S->f, i)->sample_type &
-		    PERF_SAMPLE_CALLCHAIN)
-			any_chain = 1;
-	}
+	memset(po, 0, sizeof(*po));
+	po->sz = sizeof(*po);
+	po->flags = ((S->flags & CLI_OUT_JSON) ? PFR_PERFDATA_PRINT_JSON : 0u) |
+		    ((S->flags & CLI_OUT_JSON_PY) ? PFR_PERFDATA_PRINT_JSON_PY
+						  : 0u) |
+		    (S->style.ns ? PFR_PERFDATA_PRINT_NS : 0u) |
+		    (S->style.reltime ? PFR_PERFDATA_PRINT_RELTIME : 0u) |
+		    (S->style.hide_callgraph ? PFR_PERFDATA_PRINT_NO_CALLCHAIN
+					     : 0u);
+	po->show = S->style.show & CLI_SHOW_ALL;
+	memcpy(po->fields, S->style.fields, sizeof(po->fields));
+	po->fields_set = S->style.user_set;
+	S->nev = n;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct perf_event_attr *a = pfr_perf_file_attr(S->f, i);
-		struct pfr_perf_layout lay;
-		int t = pfr__out_type(a->type);
+		int t = a->type < PERF_TYPE_MAX ? (int)a->type
+						: PFR_PERFDATA_NTYPES - 1;
+		int fl = pfr_perfdata_print_fields(S->pd, i, po);
 
-		pfr_perf_file_layout(S->f, i, &lay);
-		pfr__out_ev_init(&S->ev[i], &S->style,
-				 pfr_perf_file_event_name(S->f, i), a, &lay,
-				 any_chain);
+		if (fl < 0)
+			return -1;
 		/* perf: a field -F named for every type must be there, in
 		 * the first event of the type (the tracking dummy aside) */
 		if (checked & (1u << t))
@@ -272,9 +272,10 @@ int cli_script_events(struct cli_script *S)
 		if (a->type == PERF_TYPE_SOFTWARE &&
 		    a->config == PERF_COUNT_SW_DUMMY)
 			continue;
-		for (unsigned b = 1; b <= PFR_FLD_ADDR; b <<= 1)
-			if ((user_fields[t] & b) && !(S->ev[i].fields & b)) {
-				cli_missing(S->ev[i].name, b);
+		for (unsigned b = 1; b <= PFR_PERFDATA_FLD_ADDR; b <<= 1)
+			if ((user_fields[t] & b) && !((unsigned)fl & b)) {
+				cli_missing(pfr_perf_file_event_name(S->f, i),
+					    b);
 				return -1;
 			}
 	}
@@ -441,7 +442,7 @@ int cli_script_keep(struct cli_script *S, const struct pfr_perf_rec *r)
 	if (S->npids && !cli_has_id(S->pids, S->npids, r->pid))
 		return 0;
 	if (S->ncomms) {
-		const char *c = pfr__out_comm(S->out, r->tid);
+		const char *c = pfr_perfdata_comm(S->pd, r->tid);
 
 		ok = 0;
 		for (int i = 0; i < S->ncomms && !ok; i++)
@@ -569,15 +570,15 @@ static const struct {
 	const char *name;
 	unsigned show;
 } cli_shows[] = {
-	{"show-task-events", PFR_SHOW_TASK},
-	{"show-mmap-events", PFR_SHOW_MMAP},
-	{"show-switch-events", PFR_SHOW_SWITCH},
-	{"show-namespace-events", PFR_SHOW_NAMESPACE},
-	{"show-lost-events", PFR_SHOW_LOST},
-	{"show-round-events", PFR_SHOW_ROUND},
-	{"show-bpf-events", PFR_SHOW_BPF},
-	{"show-cgroup-events", PFR_SHOW_CGROUP},
-	{"show-text-poke-events", PFR_SHOW_TEXT_POKE},
+	{"show-task-events", PFR_PERFDATA_SHOW_TASK},
+	{"show-mmap-events", PFR_PERFDATA_SHOW_MMAP},
+	{"show-switch-events", PFR_PERFDATA_SHOW_SWITCH},
+	{"show-namespace-events", PFR_PERFDATA_SHOW_NAMESPACE},
+	{"show-lost-events", PFR_PERFDATA_SHOW_LOST},
+	{"show-round-events", PFR_PERFDATA_SHOW_ROUND},
+	{"show-bpf-events", PFR_PERFDATA_SHOW_BPF},
+	{"show-cgroup-events", PFR_PERFDATA_SHOW_CGROUP},
+	{"show-text-poke-events", PFR_PERFDATA_SHOW_TEXT_POKE},
 	{"show-all-events", ~0u},
 };
 
@@ -649,13 +650,13 @@ static int cli_opt_apply(void *arg, const struct cli_perfopt *o, const char *v,
 		S->py_mode = 'l';
 		return 0;
 	case O_JSON:
-		S->flags |= PFR_OUT_JSON;
+		S->flags |= CLI_OUT_JSON;
 		return 0;
 	case O_SAMPLES:
 		S->samples_only = 1; /* text: the default, as in perf */
 		return 0;
 	case O_NO_SYMS:
-		S->flags |= PFR_OUT_NO_SYMS;
+		S->flags |= CLI_OUT_NO_SYMS;
 		return 0;
 	case O_FILE_ORDER:
 		S->file_order = 1;
@@ -731,13 +732,13 @@ static int cli_opt_negate(void *arg, const struct cli_perfopt *o,
 		S->queue_mib = 64;
 		return 0;
 	case O_JSON:
-		S->flags &= ~PFR_OUT_JSON;
+		S->flags &= ~CLI_OUT_JSON;
 		return 0;
 	case O_SAMPLES:
 		S->samples_only = 0;
 		return 0;
 	case O_NO_SYMS:
-		S->flags &= ~PFR_OUT_NO_SYMS;
+		S->flags &= ~CLI_OUT_NO_SYMS;
 		return 0;
 	case O_FILE_ORDER:
 		S->file_order = 0;
@@ -809,23 +810,24 @@ int cli_script_opts(struct cli_script *S, int argc, char **argv)
 		return r == 1 ? 1 : -1;
 	if ((dashdash || rest < argc) && cli_py_args(S, argc, argv, rest))
 		return -1;
-	if (S->dump && (S->flags & PFR_OUT_JSON))
+	if (S->dump && (S->flags & CLI_OUT_JSON))
 		return cli_err("-D and --json: choose one%s", "");
 	if (S->py_args && !S->py_mode) {
 		util_usage_error("script", "unknown argument '%s'",
 				 S->npy_args ? S->py_args[0] : "--");
 		return -1;
 	}
-	if (S->py_mode && (S->dump || (S->flags & PFR_OUT_JSON)))
+	if (S->py_mode && (S->dump || (S->flags & CLI_OUT_JSON)))
 		return cli_err("-s, -g, -l: not with -D or --json%s", "");
 	if (S->py_mode == 's' || S->py_mode == 'g') { /* samples, as JSON */
-		S->flags |= PFR_OUT_JSON | PFR_OUT_JSON_PY;
+		S->flags |= CLI_OUT_JSON | CLI_OUT_JSON_PY;
 		S->samples_only = 1;
-		S->style.show = PFR_SHOW_TASK; /* comm's times (db export) */
+		S->style.show =
+			PFR_PERFDATA_SHOW_TASK; /* comm's times (db export) */
 	}
 	/* JSON Lines (perfring's own) carry every record unless told */
-	if ((S->flags & PFR_OUT_JSON) && !S->style.show && !S->samples_only)
-		S->style.show = ~0u;
+	if ((S->flags & CLI_OUT_JSON) && !S->style.show && !S->samples_only)
+		S->style.show = CLI_SHOW_ALL;
 	return 0;
 }
 

@@ -4,9 +4,10 @@
  * perf's own) as perf script does, with perf script's options (-F, --time,
  * --tid, --pid, --comms, -C, --ns, --reltime, -G, -D, --header,
  * --show-*-events), or as JSON Lines, or hands them to a perf Python
- * script (-s, python.c).  The file is streamed: records are
- * read through a window and put in time order a round at a time within a
- * memory cap (queue.c).  See man/perfring-script.1.
+ * script (-s, python.c).  A client of the perf.data library
+ * (<perfring/perfdata.h>): it streams the file, puts the records in time
+ * order a round at a time within a memory cap, tracks them and prints
+ * them as perf script does.  See man/perfring-script.1.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,14 +16,10 @@
 #include <unistd.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
 #include "../cli.h"
-#include "perf/perf_read.h"
-#include "perfdata/out.h"
-#include "perfdata/trace.h"
-#include "perfdata/zstd.h"
 #include "script.h"
-#include "perfdata/queue.h"
 
 static void usage(FILE *f)
 {
@@ -95,91 +92,83 @@ static void usage(FILE *f)
 		"Exit status: 0, 1 unreadable or malformed file, 2 usage.\n");
 }
 
-/* One delivered record: tracked, filtered, printed. */
-static void cli_script_deliver(void *arg, const struct pfr__q_item *it)
+/* One record, tracked by the library: filtered and printed (or dumped in
+ * hex with -D). */
+static void cli_script_event(struct cli_script *S,
+			     const struct pfr_perfdata_event *ev)
 {
-	struct cli_script *S = arg;
-	struct pfr_perf_rec r;
-	const struct pfr__out_ev *e = &S->ev[it->ev < S->nev ? it->ev : 0];
-
 	if (S->dump) {
-		struct pfr_record rec = {it->hdr, it->payload,
-					 it->hdr.size - 8u, it->pos};
+		struct pfr_record rec = {ev->hdr, ev->payload, ev->len,
+					 ev->pos};
 
-		cli_script_dump(S, &rec, it->ev < S->nev ? it->ev : 0);
+		cli_script_dump(S, &rec, ev->evidx);
 		return;
 	}
 	S->records++;
-	if (pfr_perf_decode(&e->lay, &it->hdr, it->payload, it->hdr.size - 8,
-			    &r)) {
+	if (ev->decoded) {
 		S->bad++;
 		return;
 	}
-	pfr__out_track(S->out, &r);
-	if (!cli_script_keep(S, &r))
+	if (!cli_script_keep(S, &ev->rec))
 		return;
-	pfr__out_event(S->out, e, &r, &it->hdr, it->payload);
+	pfr_perfdata_print(S->pd, ev, S->py_feed ? S->py_feed : stdout,
+			   &S->popts);
 }
 
-/* Reads every record into the queue (or straight out with --file-order,
- * or as hex with -D).  Returns 0, or the reader's error. */
-static int cli_script_read(struct cli_script *S, struct pfr__queue *q)
+/* Reads every record in time order (or as stored with --file-order; -D:
+ * perf's own records as read).  Returns 0, or the reader's error. */
+static int cli_script_read(struct cli_script *S)
 {
-	struct pfr_record rec;
-	const char *why = "";
-	uint64_t cut;
+	const struct pfr_perfdata_event *ev;
+	struct pfr_perfdata_stats st = {.sz = sizeof(st)};
 	int n;
 
-	while ((n = pfr_perf_file_next(S->f, &rec)) == 1 ||
-	       n == -PFR_PERF_E_COMPRESSED) {
-		if (n < 0) { /* perf record -z: zstd, loaded now */
-			if (pfr__zstd_reader(S->f, &why)) {
-				fprintf(stderr,
-					"perfring script: %s: records "
-					"compressed (record -z) and %s\n",
-					S->in, why);
-				return n;
-			}
-			continue;
-		}
-		uint32_t ev = pfr_perf_file_event_of(S->f, &rec.hdr,
-						     rec.payload, rec.len);
-		struct pfr_perf_rec d;
-		int has_time;
-
-		if (ev >= S->nev)
-			ev = 0;
-		/* -D, as perf: perf's own records (64 and up) dumped as
-		 * read, the kernel's as delivered in time order */
-		if (S->dump && rec.hdr.type >= 64)
-			cli_script_dump(S, &rec, ev);
-		has_time = !pfr_perf_decode(&S->ev[ev].lay, &rec.hdr,
-					    rec.payload, rec.len, &d) &&
-			   (d.fields & PFR_PERF_F_TIME);
-		if (rec.hdr.type == 68 /* FINISHED_ROUND */)
-			pfr__q_round(q);
-		if (S->dump && rec.hdr.type >= 64)
-			continue;
-		if (pfr__q_add(q, has_time ? d.time : 0, has_time, ev, &rec)) {
-			fprintf(stderr, "perfring script: out of memory\n");
-			return -PFR_E_SYSTEM;
-		}
-		if (S->file_order)
-			pfr__q_flush(q);
-	}
+	while ((n = pfr_perfdata_next(S->pd, &ev)) == 1)
+		cli_script_event(S, ev);
+	pfr_perfdata_stats(S->pd, &st);
+	if (n == -PFR_PERF_E_COMPRESSED)
+		fprintf(stderr,
+			"perfring script: %s: records compressed (record -z) "
+			"and libzstd.so.1 cannot be loaded (Debian: libzstd1) "
+			"or this perfring was built without zstd.h\n",
+			S->in);
 	/* at the end, or at a malformed record: what came before it is
 	 * printed (perf warns and reads on) */
-	pfr__q_flush(q);
-	if (n == 0 && pfr__perf_file_unfinished(S->f, &cut) && cut)
+	if (n == 0 && st.cut)
 		fprintf(stderr,
 			"perfring script: warning: %s: its last record is cut "
 			"short (%llu bytes), skipped\n",
-			S->in, (unsigned long long)cut);
-	return n;
+			S->in, (unsigned long long)st.cut);
+	if (st.zstd_cut_frame) {
+		fprintf(stderr,
+			"perfring script: %s: the compressed stream ends "
+			"inside zstd frame %llu (cut short, or a frame whose "
+			"size field runs past the data): the records in it "
+			"are lost, %llu records read\n",
+			S->in, (unsigned long long)st.zstd_cut_frame,
+			(unsigned long long)S->records);
+		return 1;
+	}
+	if (n < 0 && n != -PFR_PERF_E_COMPRESSED)
+		fprintf(stderr,
+			"perfring script: %s: malformed record after %llu "
+			"records: %s\n",
+			S->in, (unsigned long long)S->records,
+			pfr_perf_strerror(n));
+	if (st.late)
+		fprintf(stderr,
+			"perfring script: %llu records out of time order by "
+			"more than --queue-size %llu MiB holds: printed "
+			"where they came\n",
+			(unsigned long long)st.late,
+			(unsigned long long)S->queue_mib);
+	return n < 0;
 }
 
 static int cli_script_open(struct cli_script *S)
 {
+	struct pfr_perfdata_opts o = {.sz = sizeof(o)};
+	struct pfr_perfdata_stats st = {.sz = sizeof(st)};
 	int n, err;
 
 	/* Only a regular file: a FIFO would block the open for a writer
@@ -195,7 +184,14 @@ static int cli_script_open(struct cli_script *S)
 	}
 	if (n >= 0)
 		close(n);
-	err = pfr__perf_file_open_stream(&S->f, S->in);
+	/* the printer resolves frames itself: none computed twice */
+	o.flags = PFR_PERFDATA_NO_FRAMES | PFR_PERFDATA_NO_UNWIND |
+		  (S->file_order ? PFR_PERFDATA_FILE_ORDER : 0u) |
+		  (S->dump ? PFR_PERFDATA_OWN_AS_READ : 0u) |
+		  ((S->flags & CLI_OUT_NO_SYMS) ? PFR_PERFDATA_NO_SYMBOLS : 0u);
+	o.queue_bytes = (uint64_t)S->queue_mib << 20;
+	o.buildid_dir = S->buildid_dir;
+	err = pfr_perfdata_open(&S->pd, S->in, &o);
 	if (err) {
 		fprintf(stderr, "perfring script: %s: %s\n", S->in,
 			err == -PFR_E_SYSTEM ? strerror(errno)
@@ -207,7 +203,8 @@ static int cli_script_open(struct cli_script *S)
 				S->in);
 		return 1;
 	}
-	if (pfr__perf_file_unfinished(S->f, NULL))
+	S->f = pfr_perfdata_file(S->pd);
+	if (!pfr_perfdata_stats(S->pd, &st) && st.unfinished)
 		fprintf(stderr,
 			"perfring script: warning: %s: its header was never "
 			"completed (data size 0 or stale: was the recorder "
@@ -216,26 +213,9 @@ static int cli_script_open(struct cli_script *S)
 	return 0;
 }
 
-/* Tracepoint fields from the formats the file or stream carries. */
-static void cli_script_trace(struct cli_script *S)
-{
-	const char *why = "";
-	uint64_t len;
-	const void *td = pfr__perf_file_tracing(S->f, &len);
-
-	S->tp = td ? pfr__trace_open_mem(td, (size_t)len, &why) : NULL;
-	if (!S->tp && *why)
-		fprintf(stderr,
-			"perfring script: %s: tracepoint fields not decoded: "
-			"%s\n",
-			S->in, why);
-	pfr__out_set_trace(S->out, S->tp);
-}
-
 static int cli_script_run(struct cli_script *S)
 {
-	struct pfr__queue q;
-	int n, err = 0;
+	int err = 0;
 
 	if (cli_script_open(S))
 		return 1;
@@ -247,46 +227,11 @@ static int cli_script_run(struct cli_script *S)
 		err = 1;
 		goto out;
 	}
-	S->out = pfr__out_new(S->py_feed ? S->py_feed : stdout, S->flags);
-	if (!S->out || cli_script_events(S)) {
-		err = S->out ? PFR_EXIT_USAGE : 1;
+	if (cli_script_events(S)) {
+		err = PFR_EXIT_USAGE;
 		goto out;
 	}
-	cli_script_trace(S);
-	if (strcmp(S->in, "-"))
-		pfr__out_read_buildids(S->out, S->in, S->buildid_dir);
-	pfr__out_set_style(S->out, &S->style);
-	pfr__q_init(&q, S->queue_mib << 20, cli_script_deliver, S);
-	n = cli_script_read(S, &q);
-	pfr__q_free(&q);
-	if (n == 0 && pfr__zstd_cut_frame()) {
-		fprintf(stderr,
-			"perfring script: %s: the compressed stream ends "
-			"inside zstd frame %llu (cut short, or a frame whose "
-			"size field runs past the data): the records in it "
-			"are lost, %llu records read\n",
-			S->in, pfr__zstd_cut_frame(),
-			(unsigned long long)S->records);
-		err = 1;
-	}
-	pfr__zstd_reader_free();
-	if (n == -PFR_PERF_E_COMPRESSED) {
-		err = 1;
-	} else if (n < 0) {
-		fprintf(stderr,
-			"perfring script: %s: malformed record after %llu "
-			"records: %s\n",
-			S->in, (unsigned long long)S->records,
-			pfr_perf_strerror(n));
-		err = 1;
-	}
-	if (q.late)
-		fprintf(stderr,
-			"perfring script: %llu records out of time order by "
-			"more than --queue-size %llu MiB holds: printed "
-			"where they came\n",
-			(unsigned long long)q.late,
-			(unsigned long long)S->queue_mib);
+	err = cli_script_read(S);
 	if (S->bad)
 		fprintf(stderr,
 			"perfring script: %llu of %llu records malformed, "
@@ -294,15 +239,15 @@ static int cli_script_run(struct cli_script *S)
 			(unsigned long long)S->bad,
 			(unsigned long long)S->records);
 out:
-	pfr__out_free(S->out);
 	if (S->py_mode) {
-		int rc = cli_script_py_finish(S);
+		int rc;
 
+		if (S->py_feed)
+			fflush(S->py_feed);
+		rc = cli_script_py_finish(S);
 		err = err ? err : rc;
 	}
-	pfr__trace_free(S->tp);
-	free(S->ev);
-	pfr_perf_file_close(S->f);
+	pfr_perfdata_close(S->pd);
 	cli_script_opts_free(S);
 	return err;
 }

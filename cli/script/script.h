@@ -8,8 +8,22 @@
 #include <stdio.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
-#include "perfdata/out.h"
+/* What the output is (S->flags). */
+#define CLI_OUT_JSON 0x1u /* --json */
+#define CLI_OUT_NO_SYMS 0x4u /* --no-symbols */
+#define CLI_OUT_JSON_PY 0x8u /* -s: JSON for perf's Python scripts */
+#define CLI_SHOW_ALL (2 * PFR_PERFDATA_SHOW_OTHER - 1)
+
+/* perf script's style: the printer's options (-F per output type, the
+ * side-band records shown, --ns, --reltime, -G). */
+struct cli_style {
+	unsigned fields[PFR_PERFDATA_NTYPES]; /* -F, per output type */
+	unsigned user_set; /* bit t: fields[t] came from -F */
+	unsigned show; /* PFR_PERFDATA_SHOW_* */
+	int ns, reltime, hide_callgraph;
+};
 
 struct cli_trange {
 	uint64_t start, stop; /* 0: open */
@@ -18,10 +32,10 @@ struct cli_trange {
 struct cli_script {
 	const char *in;
 	const char *buildid_dir; /* --buildid-dir: the build-id cache */
-	unsigned flags; /* PFR_OUT_* */
+	unsigned flags; /* CLI_OUT_* */
 	int file_order, dump, header, header_only, samples_only;
 	unsigned long long queue_mib;
-	struct pfr__out_style style;
+	struct cli_style style;
 	/* -F's text per output type, applied once the events are known */
 	const char *fields_arg[8];
 	int nfields_arg;
@@ -34,11 +48,10 @@ struct cli_script {
 	int ncomms;
 	int *cpus;
 	int ncpus;
-	/* the file */
-	struct pfr_perf_file *f;
-	struct pfr__out *out;
-	struct pfr__trace *tp;
-	struct pfr__out_ev *ev;
+	/* the file, read with the perf.data library */
+	struct pfr_perfdata *pd;
+	struct pfr_perf_file *f; /* pd's */
+	struct pfr_perfdata_print_opts popts; /* from style and flags */
 	uint32_t nev;
 	uint64_t records, bad;
 	/* perf's scripting (python.c): -s FILE, -l, -g LANG, report NAME,

@@ -201,7 +201,7 @@ static uint64_t pfr_data_end(const struct pfr_file_header *h, uint64_t len,
 	return *open_end ? len : end;
 }
 
-int pfr__perf_file_unfinished(const struct pfr_perf_file *f, uint64_t *cut)
+int pfr_perf_file_unfinished(const struct pfr_perf_file *f, uint64_t *cut)
 {
 	if (cut)
 		*cut = f ? f->cut : 0;
@@ -758,7 +758,7 @@ fail : {
 	return -1;
 }
 
-int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
+int pfr_perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 {
 	struct pfr_perf_file *f;
 	int fd, err;
@@ -808,9 +808,10 @@ int pfr__perf_file_open_stream(struct pfr_perf_file **fp, const char *path)
 	return 0;
 }
 
-const void *pfr__perf_file_tracing(const struct pfr_perf_file *f, uint64_t *len)
+const void *pfr_perf_file_tracing(const struct pfr_perf_file *f, uint64_t *len)
 {
-	*len = f && f->tracing ? f->tracing_len : 0;
+	if (len)
+		*len = f && f->tracing ? f->tracing_len : 0;
 	return f ? f->tracing : NULL;
 }
 

@@ -27,7 +27,6 @@
 
 #include "../../util/util.h"
 #include "buildid.h"
-#include "perf/perf_header.h"
 
 #define PFR_BID_FEAT 2 /* HEADER_BUILD_ID's bit */
 #define PFR_BID_MISC_SIZE (1u << 15) /* the id's length is in the entry */
@@ -902,15 +901,48 @@ const char *pfr__bid_symfile(const struct pfr__bids *b, const char *dir,
 	return buf;
 }
 
+/* The GNU build id among the running kernel's notes (/sys/kernel/notes:
+ * ELF note headers in this machine's byte order) into id: its length, or
+ * 0. */
+static size_t pfr_bid_kernel(unsigned char id[20])
+{
+	unsigned char p[4096];
+	size_t o = 0, n;
+	ssize_t got = -1;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		got = read(fd, p, sizeof(p));
+		close(fd);
+	}
+	n = got > 0 ? (size_t)got : 0;
+	while (n - o >= 12) {
+		uint32_t h[3]; /* namesz, descsz, type */
+		size_t nal, dal;
+
+		memcpy(h, p + o, sizeof(h));
+		o += 12;
+		nal = ((size_t)h[0] + 3) & ~(size_t)3;
+		dal = ((size_t)h[1] + 3) & ~(size_t)3;
+		if (nal > n - o || dal > n - o - nal)
+			return 0;
+		if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 &&
+		    !memcmp(p + o, "GNU", 4) && h[1] >= 1 && h[1] <= 20) {
+			memcpy(id, p + o + nal, h[1]);
+			return h[1];
+		}
+		o += nal + dal;
+	}
+	return 0;
+}
+
 const char *pfr__bid_kallsyms(const struct pfr__bids *b, const char *dir,
 			      char *buf, size_t n)
 {
 	const struct pfr__bid *e = NULL;
-	unsigned char notes[4096], id[20];
+	unsigned char id[20];
 	char hex[41];
-	ssize_t got = -1;
-	size_t len = 0;
-	int fd;
+	size_t len;
 
 	for (size_t i = 0; b && i < b->n && !e; i++)
 		if (b->v[i].pid == -1 &&
@@ -918,13 +950,7 @@ const char *pfr__bid_kallsyms(const struct pfr__bids *b, const char *dir,
 			e = &b->v[i];
 	if (!e)
 		return "/proc/kallsyms";
-	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		got = read(fd, notes, sizeof(notes));
-		close(fd);
-	}
-	if (got > 0)
-		len = pfr__notes_build_id(notes, (size_t)got, 0, id);
+	len = pfr_bid_kernel(id);
 	if (len == e->len && !memcmp(id, e->id, len))
 		return "/proc/kallsyms";
 	pfr_bid_hex(hex, e->id, e->len);

@@ -124,25 +124,32 @@ static const char *pfr__comm(struct pfr__out *o, uint32_t tid)
 static void pfr__load_kallsyms(struct pfr__symtab *t, const char *path)
 {
 	FILE *f = path ? fopen(path, "r") : NULL;
-	char line[512], *name, *e, type;
+	char line[512], type, *e, *name;
 	unsigned long long a;
+	size_t n;
 
 	if (!f)
 		return;
-	/* "ADDR TYPE NAME[\t[MODULE]]" (by hand: sscanf was 6% of a read) */
+	/* "ADDR TYPE NAME[\t[MODULE]]" lines, some 10^5 of them: parsed by
+	 * hand and read in large blocks (sscanf and 4 KiB reads cost a
+	 * reader of a short file more than its samples do) */
+	setvbuf(f, NULL, _IOFBF, 1u << 20);
 	while (fgets(line, sizeof(line), f)) {
 		a = strtoull(line, &e, 16);
-		if (e == line || e[0] != ' ' || !e[1] || e[2] != ' ')
+		if (e == line || *e != ' ' || !a || !e[1] || e[2] != ' ')
 			continue;
 		type = e[1];
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
 		name = e + 3;
-		name[strcspn(name, " \t\n")] = 0;
-		if (*name && a &&
-		    (type == 't' || type == 'T' || type == 'w' || type == 'W'))
-			pfr__symtab_add(t, a, 0, name,
-					type == 'w' || type == 'W' ? STB_WEAK
-					: type == 'T'		   ? STB_GLOBAL
-								   : STB_LOCAL);
+		n = strcspn(name, " \t\n");
+		if (!n)
+			continue;
+		name[n < 255 ? n : 255] = 0;
+		pfr__symtab_add(t, a, 0, name,
+				type == 'w' || type == 'W' ? STB_WEAK
+				: type == 'T'		   ? STB_GLOBAL
+							   : STB_LOCAL);
 	}
 	fclose(f);
 	pfr__symtab_finish(t, 0);
@@ -1193,4 +1200,121 @@ void pfr__out_track(struct pfr__out *o, const struct pfr_perf_rec *r)
 const char *pfr__out_comm(struct pfr__out *o, uint32_t tid)
 {
 	return pfr__comm(o, tid);
+}
+
+/* --- the perf.data library's frames (pfr__out_frames) --- */
+
+void pfr__out_set_file(struct pfr__out *o, FILE *f, unsigned flags)
+{
+	o->f = f;
+	o->flags = (o->flags & PFR_OUT_NO_SYMS) | (flags & ~PFR_OUT_NO_SYMS);
+}
+
+void pfr__out_use_unwind(struct pfr__out *o)
+{
+	if (!o->unwind && !(o->flags & PFR_OUT_NO_SYMS))
+		o->unwind = pfr__unwind_new(pfr__unwind_map, o);
+}
+
+/* Where pfr__out_frames() writes. */
+struct pfr__fsink {
+	struct pfr_perfdata_frame *fr;
+	int n, max;
+	char **names;
+	int nnames;
+};
+
+static void pfr__fput(struct pfr__fsink *s, uint64_t ip, uint64_t addr,
+		      const char *sym, uint64_t off, const char *dso,
+		      unsigned flags)
+{
+	if (s->n < s->max)
+		s->fr[s->n++] = (struct pfr_perfdata_frame){
+			ip, addr, sym, off, dso, flags, 0};
+}
+
+void pfr__out_frame_at(struct pfr__out *o, uint32_t pid, uint64_t ip,
+		       int kernel, struct pfr_perfdata_frame *fr)
+{
+	struct pfr__loc l;
+
+	pfr__locate(o, pid, ip, kernel, &l);
+	*fr = (struct pfr_perfdata_frame){
+		ip,
+		l.addr,
+		l.sym,
+		l.off,
+		l.dso,
+		(kernel ? PFR_PERFDATA_FRAME_KERNEL : 0u) |
+			(l.found ? PFR_PERFDATA_FRAME_FOUND : 0u),
+		0};
+}
+
+/* A user frame, with the functions inlined there first when inl (as
+ * pfr__style_user_frame() prints them). */
+static void pfr__fuser(struct pfr__out *o, struct pfr__fsink *s, uint32_t pid,
+		       uint64_t ip, int inl, unsigned uw)
+{
+	char *names[16];
+	struct pfr__loc l;
+	int n = 0;
+
+	pfr__locate(o, pid, ip, 0, &l);
+	if (l.found && inl && s->max - s->n > 0)
+		n = pfr__unwind_inlines(
+			o->unwind, l.dso, l.vaddr, l.sym, l.vaddr - l.off,
+			names, s->max - s->n < 16 ? s->max - s->n : 16);
+	for (int i = 0; i < n; i++) {
+		int same = !strcmp(names[i], l.sym);
+
+		pfr__fput(s, ip, l.addr, names[i], l.off, same ? l.dso : NULL,
+			  uw | PFR_PERFDATA_FRAME_FOUND |
+				  (same ? 0u : PFR_PERFDATA_FRAME_INLINED));
+		s->names[s->nnames++] = names[i];
+	}
+	if (!n)
+		pfr__fput(s, ip, l.addr, l.sym, l.off, l.dso,
+			  uw | (l.found ? PFR_PERFDATA_FRAME_FOUND : 0u));
+}
+
+int pfr__out_frames(struct pfr__out *o, const struct perf_event_attr *attr,
+		    const struct pfr_perf_rec *r, const void *payload,
+		    uint32_t len, unsigned what, struct pfr_perfdata_frame *fr,
+		    int max, char **names, int *nnames)
+{
+	struct pfr__fsink s = {fr, 0, max, names, 0};
+	struct pfr__ustack us;
+	int kernel = -1, nu;
+	struct pfr__loc l;
+	uint64_t ip, ips[127]; /* perf's PERF_MAX_STACK_DEPTH */
+
+	*nnames = 0;
+	if (!(r->fields & PFR_PERF_F_CALLCHAIN)) {
+		if (max > 0 && (r->fields & PFR_PERF_F_IP))
+			pfr__out_frame_at(o, r->pid, r->ip,
+					  pfr__is_kernel(r->misc), &fr[s.n++]);
+		return s.n;
+	}
+	for (uint64_t i = 0; i < r->nr_callchain && s.n < max; i++) {
+		if (pfr__frame(o, r, i, &kernel, &ip, &l))
+			continue;
+		if (kernel)
+			pfr__fput(&s, ip, l.addr, l.sym, l.off, l.dso,
+				  PFR_PERFDATA_FRAME_KERNEL |
+					  (l.found ? PFR_PERFDATA_FRAME_FOUND
+						   : 0u));
+		else
+			pfr__fuser(o, &s, r->pid, ip, 0, 0);
+	}
+	*nnames = s.nnames;
+	if ((what & PFR_OUT_FR_NO_UNWIND) || !o->unwind ||
+	    pfr__ustack_get(attr, r, payload, len, &us))
+		return s.n;
+	nu = pfr__unwind_user(o->unwind, r->pid, &us, ips, 127);
+	for (int i = 0; i < nu && s.n < max; i++)
+		pfr__fuser(o, &s, r->pid, ips[i],
+			   !(what & PFR_OUT_FR_NO_INLINE),
+			   PFR_PERFDATA_FRAME_UNWOUND);
+	*nnames = s.nnames;
+	return s.n;
 }

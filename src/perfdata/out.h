@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
 struct pfr__out;
 struct pfr__trace;
@@ -126,5 +127,28 @@ void pfr__out_free(struct pfr__out *o);
  * returns 1 if a symbol was found. */
 int pfr__out_resolve(struct pfr__out *o, uint32_t pid, uint64_t ip, int kernel,
 		     const char **sym, uint64_t *off, const char **dso);
+
+/* --- for the perf.data library (perfdata.c) --- */
+
+/* Output to f with flags (PFR_OUT_JSON ...; NO_SYMS stays as created). */
+void pfr__out_set_file(struct pfr__out *o, FILE *f, unsigned flags);
+/* DWARF user stacks are unwound from now on (unless NO_SYMS). */
+void pfr__out_use_unwind(struct pfr__out *o);
+/* ip of pid (kernel: in the kernel) resolved into *fr. */
+void pfr__out_frame_at(struct pfr__out *o, uint32_t pid, uint64_t ip,
+		       int kernel, struct pfr_perfdata_frame *fr);
+
+#define PFR_OUT_FR_NO_UNWIND 0x1u /* no DWARF user stack */
+#define PFR_OUT_FR_NO_INLINE 0x2u /* no inlined functions */
+
+/* The frames of sample r of event attr (payload, len: its record), as
+ * perf script prints its call chain (pfr__style_chain()), into fr[max]:
+ * the sample's ip alone when it has no chain.  The names of inlined
+ * functions are malloc'ed, put in names[] (max entries suffice) and
+ * counted in *nnames: the caller frees them.  Returns the frames. */
+int pfr__out_frames(struct pfr__out *o, const struct perf_event_attr *attr,
+		    const struct pfr_perf_rec *r, const void *payload,
+		    uint32_t len, unsigned what, struct pfr_perfdata_frame *fr,
+		    int max, char **names, int *nnames);
 
 #endif

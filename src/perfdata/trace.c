@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <perfring/perf.h>
+#include <perfring/perfdata.h>
 
 #include "../../util/util.h"
 #include "trace.h"
@@ -951,6 +952,119 @@ static int pfr__trace_print_to(struct pfr__trace *t, FILE *f, int json,
 	return 1;
 }
 
+/* --- fields for the perf.data library (pfr__trace_field()) --- */
+
+/* The event of the tracepoint data (raw, size), every field of it
+ * checked to lie inside; NULL when none.  The data is copied into t->buf
+ * first (as pfr__trace_print_to() does). */
+static struct tep_event *pfr__trace_event_of(struct pfr__trace *t,
+					     const void *raw, uint32_t size)
+{
+	struct tep_record rec = {0};
+	struct tep_event *ev;
+
+	if (!t || !raw || size < 2 || size > PFR_TRACE_MAX)
+		return NULL;
+	if (t->cap < (size_t)size + 1) {
+		unsigned char *nb = realloc(t->buf, (size_t)size + 1);
+
+		if (!nb)
+			return NULL;
+		t->buf = nb;
+		t->cap = (size_t)size + 1;
+	}
+	memcpy(t->buf, raw, size);
+	t->buf[size] = 0;
+	rec.data = t->buf;
+	rec.size = (int)size;
+	ev = tep_get_first_event(t->tep);
+	if (!ev || pfr__trace_check(tep_find_common_field(ev, "common_type"),
+				    t->buf, size))
+		return NULL;
+	ev = tep_find_event_by_record(t->tep, &rec);
+	if (!ev || pfr__trace_check(ev->format.common_fields, t->buf, size) ||
+	    pfr__trace_check(ev->format.fields, t->buf, size))
+		return NULL;
+	return ev;
+}
+
+int pfr__trace_nr_fields(struct pfr__trace *t, const void *raw, uint32_t size)
+{
+	struct tep_event *ev = pfr__trace_event_of(t, raw, size);
+
+	return ev ? ev->format.nr_common + ev->format.nr_fields : 0;
+}
+
+/* An array or string field's bytes, pointing into raw. */
+static int pfr__trace_array(struct tep_format_field *fl, const void *raw,
+			    uint32_t size, struct pfr_perfdata_value *v)
+{
+	uint64_t off = (uint64_t)fl->offset, len = (uint64_t)fl->size;
+	const char *p;
+
+	if ((fl->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    pfr__trace_loc(fl, raw, &off, &len))
+		return -1;
+	if (off > size || len > size - off)
+		return -1;
+	p = (const char *)raw + off;
+	v->len = (uint32_t)len;
+	if (fl->flags & TEP_FIELD_IS_STRING) {
+		const char *z = memchr(p, 0, (size_t)len);
+
+		v->kind = PFR_PERFDATA_STRING;
+		v->str = p;
+		v->len = z ? (uint32_t)(z - p) : (uint32_t)len;
+	} else {
+		v->kind = PFR_PERFDATA_BYTES;
+		v->bytes = p;
+		v->elem_size = fl->elementsize;
+	}
+	return 0;
+}
+
+int pfr__trace_field(struct pfr__trace *t, const void *raw, uint32_t size,
+		     int i, const char *name, struct pfr_perfdata_value *v)
+{
+	struct tep_event *ev = pfr__trace_event_of(t, raw, size);
+	struct tep_format_field *fl = NULL;
+	unsigned long long u;
+
+	if (!ev)
+		return -1;
+	for (int k = 0, c = 0; k < 2 && !fl; k++) {
+		fl = k ? ev->format.fields : ev->format.common_fields;
+		for (; fl; fl = fl->next, c++)
+			if (name ? !strcmp(fl->name, name) : c == i)
+				break;
+	}
+	if (!fl || fl->offset < 0 || fl->size < 0)
+		return -1;
+	memset(v, 0, sizeof(*v));
+	v->name = fl->name;
+	v->type = fl->type;
+	v->common = !strncmp(fl->name, "common_", 7);
+	if (fl->flags &
+	    (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))
+		return pfr__trace_array(fl, raw, size, v);
+	if (tep_read_number_field(fl, t->buf, &u))
+		return -1;
+	v->u = u;
+	if ((fl->flags & TEP_FIELD_IS_SIGNED) &&
+	    !(fl->flags & TEP_FIELD_IS_POINTER)) {
+		int sh = 64 - 8 * fl->size;
+
+		v->kind = PFR_PERFDATA_SIGNED;
+		v->i = sh > 0 && sh < 64 ? (int64_t)(u << sh) >> sh
+					 : (int64_t)u;
+		v->u = (uint64_t)v->i;
+	} else {
+		v->kind = PFR_PERFDATA_UNSIGNED;
+		v->i = (int64_t)u;
+	}
+	return 0;
+}
+
 #else
 /* Built without libtraceevent (a cross build): no fields. */
 struct pfr__trace *pfr__trace_open(const char *path, const char **why)
@@ -1000,3 +1114,25 @@ int pfr__trace_print(struct pfr__trace *t, FILE *f, int json, const void *raw,
 {
 	return pfr__trace_print_to(t, f, json, raw, size);
 }
+
+#ifdef PFR_NO_SCRIPT_LIBS
+int pfr__trace_nr_fields(struct pfr__trace *t, const void *raw, uint32_t size)
+{
+	(void)t;
+	(void)raw;
+	(void)size;
+	return 0;
+}
+
+int pfr__trace_field(struct pfr__trace *t, const void *raw, uint32_t size,
+		     int i, const char *name, struct pfr_perfdata_value *v)
+{
+	(void)t;
+	(void)raw;
+	(void)size;
+	(void)i;
+	(void)name;
+	(void)v;
+	return -1;
+}
+#endif

@@ -40,4 +40,15 @@ void pfr__trace_free(struct pfr__trace *t);
 int pfr__trace_print(struct pfr__trace *t, FILE *f, int json, const void *raw,
 		     uint32_t size);
 
+struct pfr_perfdata_value;
+
+/* The fields (common_* first) of the tracepoint data (raw, size): how
+ * many, 0 when the event is not in the formats or the data does not hold
+ * every field. */
+int pfr__trace_nr_fields(struct pfr__trace *t, const void *raw, uint32_t size);
+/* Field i, or the one called name when name is not NULL, into *v (its
+ * pointers into raw).  0, or -1 (no such field or event, data short). */
+int pfr__trace_field(struct pfr__trace *t, const void *raw, uint32_t size,
+		     int i, const char *name, struct pfr_perfdata_value *v);
+
 #endif

@@ -9,7 +9,19 @@
 
 #include <perfring/perf.h>
 
-/*
+/* One file's zstd stream (perf record -z), state of its own: files read
+ * at once do not share it. */
+struct pfr__zstd;
+
+/* Sets f's decompressor to a new zstd stream and returns it, or NULL
+ * with *why saying what is missing (as pfr__zstd_reader()). */
+struct pfr__zstd *pfr__zstd_new(struct pfr_perf_file *f, const char **why);
+/* As pfr__zstd_cut_frame(), for z (NULL: 0). */
+unsigned long long pfr__zstd_cut(const struct pfr__zstd *z);
+/* Frees z (NULL: nothing); after the file it decompresses is closed. */
+void pfr__zstd_free(struct pfr__zstd *z);
+
+/* The same for one file at a time (perfring script):
  * Sets f's decompressor to a zstd stream.  Returns 0, or -1 with *why
  * saying what is missing (this build has no zstd.h, or libzstd.so.1
  * cannot be loaded): f then reads as without one, and stops at its first

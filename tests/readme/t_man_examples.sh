@@ -117,4 +117,17 @@ else
 	fail "perfring_session(3)'s example (docs/examples/record.c) builds" \
 		"$tmp/log"
 fi
+# perfring_perfdata(3) names docs/examples/perfdata_read.c and its build
+# line; it builds against this build's perf.data library.
+if grep -q 'docs/examples/perfdata_read.c' "$top/man/perfring_perfdata.3" &&
+	grep -q 'pkg\\-config \\-\\-cflags \\-\\-libs perfring\\-perfdata' \
+		"$top/man/perfring_perfdata.3" &&
+	"$cc" "${flags[@]}" -o "$tmp/perfdata_read" \
+		"$top/docs/examples/perfdata_read.c" -L"$build" \
+		-lperfring-perfdata -lperfring >"$tmp/log" 2>&1; then
+	pass "perfring_perfdata(3)'s example (docs/examples/perfdata_read.c) builds"
+else
+	fail "perfring_perfdata(3)'s example (docs/examples/perfdata_read.c) builds" \
+		"$tmp/log"
+fi
 tap_done
