@@ -5,7 +5,12 @@
 # or SANITIZE=thread builds everything (and runs every test) sanitized;
 # BUILD=dir puts the objects elsewhere (the cross and sanitizer runs do).
 
-VERSION := 0.1.0
+# The release version has one home, <perfring/common.h>'s
+# PFR_VERSION_STRING (what pfr_version() returns); perfring.pc, the shared
+# library's file name, `make dist` and debian/changelog (checked by
+# tests/install/t_deb.sh) follow it.
+VERSION := $(shell sed -n 's/^\#define PFR_VERSION_STRING "\(.*\)"$$/\1/p' \
+	include/perfring/common.h)
 SOVERSION := 0
 
 PREFIX ?= /usr/local

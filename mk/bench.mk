@@ -131,9 +131,12 @@ $(BUILD)/bench/mw/peers_cxx.o: bench/mw/peers_cxx.cc $(BENCH_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_MW_CXX_DEFS) -c $< -o $@
 
-# The program's own objects see which peers are linked, and the flags.
+# The program's own objects see which peers are linked, and the flags
+# (without the build directory a -ffile-prefix-map names, so that the
+# program does not depend on where it was built).
 $(BENCH_CMD_OBJS): PFR_CPPFLAGS += $(BENCH_DEFS) \
-	-DPFR_BENCH_CFLAGS='"$(CFLAGS)"'
+	-DPFR_BENCH_CFLAGS='"$(filter-out -ffile-prefix-map=% \
+	-fdebug-prefix-map=% -fmacro-prefix-map=%,$(CFLAGS))"'
 
 # util/ (libpfrutil.a): the messages and parsers perfring's commands
 # share.

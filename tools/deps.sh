@@ -4,7 +4,8 @@
 # the seven-target cross toolchains and qemu-user, Relacy, the benchmark
 # peers, linux-perf, gnuplot, the fuzzers and clang's sanitizer runtimes,
 # what `perfring script` links (libtraceevent, libelf, libdw), and the
-# Qt SQL binding perf's export-to-sqlite script needs (t_script_python).
+# Qt SQL binding perf's export-to-sqlite script needs (t_script_python),
+# and the Debian packaging tools (tests/install/t_deb.sh, long_deb.sh).
 # Run as root (or through sudo) on Debian 12.  Safe to run again.
 set -eu
 pkgs=(
@@ -23,6 +24,7 @@ pkgs=(
 	valgrind bc python3
 	libtraceevent-dev libelf-dev libdw-dev libiberty-dev libzstd-dev
 	python3-pyside2.qtsql libqt5sql5-sqlite
+	git dpkg-dev debhelper dh-python lintian blhc autopkgtest python3-all
 )
 missing=()
 for p in "${pkgs[@]}"; do

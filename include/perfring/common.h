@@ -7,9 +7,9 @@
 #define PERFRING_COMMON_H
 
 #define PFR_VERSION_MAJOR 0
-#define PFR_VERSION_MINOR 1
+#define PFR_VERSION_MINOR 3
 #define PFR_VERSION_PATCH 0
-#define PFR_VERSION_STRING "0.1.0"
+#define PFR_VERSION_STRING "0.3.0"
 
 /* Marks a function the shared library exports (it is built with
  * -fvisibility=hidden; the version script names what is public). */
@@ -30,7 +30,7 @@
 
 PFR__EXTERN_C_BEGIN
 
-/* Returns the library's version string, e.g. "0.1.0".
+/* Returns the library's version string, e.g. "0.3.0".
  * Concurrency: any thread, any time.  Progress: wait-free. */
 PFR_API const char *pfr_version(void);
 
