@@ -5,8 +5,11 @@
  *   cc perfdata_read.c $(pkg-config --cflags --libs perfring-perfdata)
  *   ./a.out perf.data
  */
-#include <perfring/perfdata.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <perfring/perfdata.h>
 
 #define SAMPLE 9 /* PERF_RECORD_SAMPLE */
 
@@ -27,8 +30,10 @@ int main(int argc, char **argv)
 				       &o);
 
 	if (err) {
+		/* -PFR_E_SYSTEM: errno holds the failed call's cause */
 		fprintf(stderr, "%s: %s\n", argc > 1 ? argv[1] : "perf.data",
-			pfr_strerror(err));
+			err == -PFR_E_SYSTEM ? strerror(errno)
+					     : pfr_strerror(err));
 		return 1;
 	}
 	while ((n = pfr_perfdata_next(pd, &ev)) == 1) {
