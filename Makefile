@@ -138,8 +138,11 @@ TEST_ENV = PFR_TOP=$(CURDIR) PFR_BUILD=$(abspath $(BUILD)) \
 	SANITIZE="$(SANITIZE)" \
 	PERF_BUILDID_DIR=$(abspath $(BUILD))/test-buildid-cache
 
+# EXTRA_TESTS: long tests run with the check's in one report (.ci/run
+# adds the Debian package build, tests/install/long_deb.sh).
 check: $(CHECK_DEPS)
-	$(TEST_ENV) PFR_LONG=0 tests/run.sh -t $(TEST_TIMEOUT) $(CHECK_TESTS)
+	$(TEST_ENV) PFR_LONG=0 tests/run.sh -t $(TEST_TIMEOUT) $(CHECK_TESTS) \
+		$(EXTRA_TESTS)
 
 check-long: $(CHECK_DEPS)
 	$(TEST_ENV) PFR_LONG=1 tests/run.sh -t 3600 $(CHECK_TESTS) $(LONG_TESTS)
