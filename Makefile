@@ -79,10 +79,14 @@ all: $(STATIC_LIB) $(SHARED_LIB) $(PERFRING) $(BUILD)/perfring.pc
 
 -include $(sort $(wildcard mk/*.mk))
 
-# Only the library's own sources, and the tests of its internals, see
-# src/'s internal headers (-Isrc); the programs (cli/, bench/) compile
-# against the installed headers alone.
-$(BUILD)/src/%.o $(BUILD)/src/%.pic.o $(BUILD)/tests/%: PFR_CPPFLAGS += -Isrc
+# Only the library's own sources, and the unit tests of its internals
+# (those that include an internal header), see src/'s internal headers
+# (-Isrc); the programs (cli/, bench/), the examples and every other test
+# compile against the installed headers alone.
+WHITEBOX_UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,\
+	$(shell grep -l '^\#include "\(abi\|perf\|perfdata\|ring\|writers\)/' \
+	tests/unit/*.c 2>/dev/null))
+$(BUILD)/src/%.o $(BUILD)/src/%.pic.o $(WHITEBOX_UNITS): PFR_CPPFLAGS += -Isrc
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard src/*/*.h cli/*.h cli/*/*.h util/*.h)
 	@mkdir -p $(dir $@)
