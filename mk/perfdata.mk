@@ -66,6 +66,6 @@ PD_UNIT_BINS := $(BUILD)/tests/unit/perfdata_api
 $(PD_UNIT_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/tests/tap.o \
 		$(PD_STATIC_LIB) $(STATIC_LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(SCRIPT_CPPFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< \
 		$(BUILD)/tests/tap.o $(PD_STATIC_LIB) $(STATIC_LIB) \
 		$(SCRIPT_LIBS) -ldl $(LDLIBS_CORE)

@@ -40,6 +40,16 @@ __attribute__((noinline)) int pd_caller(int x)
 	return pd_target(x) + 1;
 }
 
+/* A build for a target without elfutils (a cross build: mk/script.mk)
+ * resolves no symbol and reads no build id: those checks say SKIP. */
+#ifdef PFR_NO_SCRIPT_LIBS
+#define NO_ELF " # SKIP built without elfutils"
+static const int have_elf = 0;
+#else
+#define NO_ELF ""
+static const int have_elf = 1;
+#endif
+
 /* The mapping of this program's text holding pd_target. */
 static int find_map(void)
 {
@@ -300,7 +310,10 @@ static void test_sample(void)
 	   "decoded: pid %u period %llu", ev->rec.pid,
 	   (unsigned long long)ev->rec.period);
 	is_int(ev->nr_frames, 2, "two frames (the context marker left out)");
-	if (ev->nr_frames == 2) {
+	if (!have_elf) {
+		ok(1, "frame 0: pd_target" NO_ELF);
+		ok(1, "frame 1: pd_caller" NO_ELF);
+	} else if (ev->nr_frames == 2) {
 		ok(!strcmp(ev->frames[0].sym, "pd_target") &&
 			   ev->frames[0].symoff == 4 &&
 			   (ev->frames[0].flags & PFR_PERFDATA_FRAME_FOUND) &&
@@ -320,18 +333,27 @@ static void test_sample(void)
 	ok(!strcmp(pfr_perfdata_comm(pd, PID), "pdtest") &&
 		   !strcmp(pfr_perfdata_comm(pd, 77), ":77"),
 	   "comm(): a named thread, an unnamed one");
-	is_int(pfr_perfdata_resolve(
-		       pd, PID, (uint64_t)(uintptr_t)&pd_caller + 1, 0, &fr),
-	       1, "resolve() finds pd_caller");
-	ok(!strcmp(fr.sym, "pd_caller") && fr.symoff == 1, "as %s+0x%llx",
-	   fr.sym, (unsigned long long)fr.symoff);
+	if (!have_elf) {
+		ok(1, "resolve() finds pd_caller" NO_ELF);
+		ok(1, "as pd_caller+0x1" NO_ELF);
+	} else {
+		is_int(pfr_perfdata_resolve(pd, PID,
+					    (uint64_t)(uintptr_t)&pd_caller +
+						    1,
+					    0, &fr),
+		       1, "resolve() finds pd_caller");
+		ok(!strcmp(fr.sym, "pd_caller") && fr.symoff == 1,
+		   "as %s+0x%llx", fr.sym, (unsigned long long)fr.symoff);
+	}
 	is_int(pfr_perfdata_resolve(pd, PID + 1, 0x1000, 0, &fr), 0,
 	       "resolve() in an unknown process: 0, [unknown]");
 	out = open_memstream(&text, &tl);
 	is_int(pfr_perfdata_print(pd, ev, out, NULL), 0, "print");
 	fclose(out);
-	ok(text && strstr(text, "pdtest") && strstr(text, "pd_target+0x4"),
-	   "print: perf script's lines (comm, pd_target+0x4)");
+	ok(text && strstr(text, "pdtest") &&
+		   (!have_elf || strstr(text, "pd_target+0x4")),
+	   "print: perf script's lines (comm, pd_target+0x4%s)",
+	   have_elf ? "" : ": no symbols without elfutils");
 	free(text);
 	is_int(pfr_perfdata_print(
 		       pd, ev, stdout,
@@ -387,8 +409,12 @@ static void test_cache(void)
 		sprintf(hex + 2 * i, "%02x", id[i]);
 	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", cache, hex,
 		 hex + 2);
-	ok(len && !lstat(link, &st) && S_ISLNK(st.st_mode) && !stat(link, &st),
-	   "cache_add: %s is a link to this program's entry", link);
+	if (!have_elf)
+		ok(1, "cache_add: the .build-id link" NO_ELF);
+	else
+		ok(len && !lstat(link, &st) && S_ISLNK(st.st_mode) &&
+			   !stat(link, &st),
+		   "cache_add: %s is a link to this program's entry", link);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
 	ok(!system(cmd), "cache removed");
 }
