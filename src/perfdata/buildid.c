@@ -51,11 +51,15 @@ struct pfr_bid_fhdr {
 static int pfr_bid_section(int fd, struct pfr_bid_sec *s)
 {
 	struct pfr_bid_fhdr h;
-	uint64_t at;
+	uint64_t at, magic;
 	int idx;
 
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, "PERFILE2", 8) || h.size < sizeof(h))
+	/* the magic is the u64 "PERFILE2" read on a little-endian machine,
+	 * written in the writer's byte order (ours: this machine's) */
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -1;
+	memcpy(&magic, h.magic, 8);
+	if (magic != 0x32454c4946524550ull || h.size < sizeof(h))
 		return -1;
 	if (!(h.feat[0] & (1u << PFR_BID_FEAT)))
 		return 0;

@@ -204,21 +204,24 @@ static int pfr__trace_in_pipe(int fd, uint64_t sec[2])
 }
 
 /* The HEADER_TRACING_DATA section of a perf.data file (PERFILE2, this
- * machine's byte order), in a new buffer; NULL when it has none. */
+ * machine's byte order: the u64 magic compared as a number, as the
+ * writer stored it), in a new buffer; NULL when it has none. */
+#define PFR_TRACE_MAGIC 0x32454c4946524550ull /* "PERFILE2" */
+
 static unsigned char *pfr__trace_section(int fd, size_t *len, const char **why)
 {
 	uint64_t h[13], sec[2], at;
 	unsigned char *b;
 	int idx = 0;
 
-	if (pread(fd, h, 16, 0) == 16 && !memcmp(h, "PERFILE2", 8) &&
+	if (pread(fd, h, 16, 0) == 16 && h[0] == PFR_TRACE_MAGIC &&
 	    h[1] == 16) {
 		if (pfr__trace_in_pipe(fd, sec))
 			return *why = "", NULL;
 		goto read;
 	}
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h, "PERFILE2", 8))
+	    h[0] != PFR_TRACE_MAGIC)
 		return *why = "not a perf.data file with a header", NULL;
 	if (!(h[9] & (1ULL << PFR_FEAT_TRACING_DATA)))
 		return *why = "", NULL;
