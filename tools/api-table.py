@@ -96,6 +96,7 @@ SPECIAL = {
     'pfr_perfdata_resolve': '1 (a symbol), 0 (none), or a negative code',
     'pfr_perfdata_print_fields': 'the fields (>= 0), or a negative code',
     'pfr_perfdata_buildid': STATUS + ' (`-PFR_E_AGAIN`: none recorded, `-PFR_E_NOSPC`: too small)',
+    'pfr_perfdata_buildid_cache_add': 'the objects the file records (>= 0), or a negative code (`-PFR_E_SYSTEM`: errno from the first object not added)',
 }
 COUNT = ('the count (records or bytes, >= 0), or a negative code; a '
          "callback's negative value is returned")
