@@ -569,7 +569,8 @@ static void pfr_bid_sdt_notes(Elf *e, const char *rp, struct pfr_bid_text *t)
 	struct pfr_bid_probe *v = NULL;
 	size_t n = d ? pfr_bid_probes_of(e, d, rp, &v) : 0;
 
-	qsort(v, n, sizeof(*v), pfr_bid_probe_cmp);
+	if (n) /* qsort's array may not be NULL, even for no elements */
+		qsort(v, n, sizeof(*v), pfr_bid_probe_cmp);
 	for (size_t i = 0; i < n; i++) {
 		int head = !i || v[i].first != v[i - 1].first;
 
